@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Installs everything the build, the demo and the tests need, skipping what is already there.
+# Safe to run any number of times. Sourced by demo.sh and test.sh; can also be run on its own.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+WASM_PACK_VERSION="0.15.1"
+GECKODRIVER_VERSION="0.37.1"
+
+log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# The wasm-bindgen CLI must match the library version that Cargo.lock pins.
+locked_version() {
+  awk -v name="$1" '$0 == "name = \"" name "\"" { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+installed_version() {
+  command -v "$1" >/dev/null 2>&1 || return 0
+  "$1" --version 2>/dev/null | awk '{ print $2 }' | head -n 1
+}
+
+ensure_rust_target() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    log "adding rust target wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+ensure_debian_packages() {
+  local missing=()
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+  command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
+  command -v wasm-opt >/dev/null 2>&1 || missing+=(binaryen)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
+  fi
+}
+
+ensure_cargo_tool() {
+  local binary="$1" crate="$2" version="$3"
+  if [ "$(installed_version "$binary")" != "$version" ]; then
+    log "installing $crate $version"
+    # --locked can name a dependency version the registry no longer serves (seen with
+    # wasm-bindgen-cli 0.2.130 and webpki-roots 1.0.11); then resolve afresh.
+    cargo install "$crate" --version "$version" --locked --force ||
+      cargo install "$crate" --version "$version" --force
+  fi
+}
+
+ensure_node_packages() {
+  local dir="$ROOT/tests/js"
+  local stamp="$dir/node_modules/.lock-stamp"
+  local want
+  want="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    log "installing node packages from tests/js/package-lock.json"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" >"$stamp"
+  fi
+}
+
+ensure_rust_target
+ensure_debian_packages
+ensure_cargo_tool wasm-bindgen wasm-bindgen-cli "$(locked_version wasm-bindgen)"
+ensure_cargo_tool wasm-pack wasm-pack "$WASM_PACK_VERSION"
+ensure_cargo_tool geckodriver geckodriver "$GECKODRIVER_VERSION"
+ensure_node_packages
+log "all tools present"

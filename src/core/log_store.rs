@@ -1,0 +1,236 @@
+//! The three logs of a reasoning loop in a key-value store: appends, iterations, reads.
+
+use super::clock::{iso_timestamp, Clock};
+use super::entries::{
+    js_number, normalise_error, ExecutionEntry, ExecutionInput, ToolActivityEntry,
+    ToolActivityInput,
+};
+use super::error::StorageError;
+use super::ids::IdGenerator;
+use super::iteration::{highest_reasoning_iteration, infer_iterations, iteration_header};
+use super::keys::StorageKeys;
+use super::storage::KeyValueStore;
+use super::stored_json::{read_list, write_json};
+use super::tokens::estimate_tokens;
+
+/// All three logs as read at one moment.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogSnapshot {
+    /// Reasoning entries, headers included.
+    pub reasoning: Vec<String>,
+    /// Execution entries with their iteration filled in (stated or inferred).
+    pub execution: Vec<ExecutionEntry>,
+    /// Tool entries with their iteration filled in (stated or inferred).
+    pub tool_activity: Vec<ToolActivityEntry>,
+}
+
+impl LogSnapshot {
+    /// The highest iteration any log names, 0 when all are empty.
+    pub fn current_iteration(&self) -> u32 {
+        let reasoning = highest_reasoning_iteration(&self.reasoning);
+        let execution = self.execution.iter().filter_map(|e| e.iteration).max();
+        let tools = self.tool_activity.iter().filter_map(|e| e.iteration).max();
+        reasoning
+            .max(execution.unwrap_or(0))
+            .max(tools.unwrap_or(0))
+    }
+
+    /// Estimated tokens of all three logs: reasoning text, and each entry as its JSON.
+    pub fn estimate_tokens(&self) -> usize {
+        let reasoning: usize = self.reasoning.iter().map(|e| estimate_tokens(e)).sum();
+        let execution: usize = self.execution.iter().map(json_tokens).sum();
+        let tools: usize = self.tool_activity.iter().map(json_tokens).sum();
+        reasoning + execution + tools
+    }
+}
+
+fn json_tokens<T: serde::Serialize>(entry: &T) -> usize {
+    serde_json::to_string(entry)
+        .map(|text| estimate_tokens(&text))
+        .unwrap_or(0)
+}
+
+/// The reasoning, execution and tool-activity logs of one app, stored under [`StorageKeys`].
+///
+/// Every read goes to the store, so entries written by other code or another tab are seen.
+/// Every write replaces one key at once; a failed write leaves the key as it was.
+pub struct LogStore<S, C> {
+    store: S,
+    clock: C,
+    keys: StorageKeys,
+    ids: IdGenerator,
+    running: bool,
+}
+
+impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
+    /// A store over `store` with keys under `keys`; `id_seed` makes this instance's ids unique.
+    pub fn new(store: S, clock: C, keys: StorageKeys, id_seed: u64) -> Self {
+        Self {
+            store,
+            clock,
+            keys,
+            ids: IdGenerator::new(id_seed),
+            running: false,
+        }
+    }
+
+    /// The keys this store uses.
+    pub fn keys(&self) -> &StorageKeys {
+        &self.keys
+    }
+
+    /// The underlying key-value store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// The clock stamping entries.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    /// Appends the header of the next iteration, marks it running and returns its number.
+    pub fn start_iteration(&mut self) -> Result<u32, StorageError> {
+        let next = self.current_iteration()? + 1;
+        self.append_reasoning(&iteration_header(next))?;
+        self.running = true;
+        Ok(next)
+    }
+
+    /// Marks the running iteration finished.
+    pub fn finish_iteration(&mut self) {
+        self.running = false;
+    }
+
+    /// Whether an iteration was started and not yet finished.
+    pub fn iteration_running(&self) -> bool {
+        self.running
+    }
+
+    /// The highest iteration any log names, 0 when all are empty.
+    pub fn current_iteration(&self) -> Result<u32, StorageError> {
+        Ok(self.snapshot()?.current_iteration())
+    }
+
+    /// Appends reasoning text to the current iteration.
+    pub fn append_reasoning(&mut self, text: &str) -> Result<(), StorageError> {
+        let key = self.keys.reasoning();
+        let mut log: Vec<String> = read_list(&self.store, &key)?;
+        log.push(text.to_owned());
+        write_json(&self.store, &key, &log)
+    }
+
+    /// Appends an execution, stamped with id, timestamp and the current iteration.
+    pub fn append_execution(
+        &mut self,
+        input: ExecutionInput,
+    ) -> Result<ExecutionEntry, StorageError> {
+        let iteration = self.current_iteration()?;
+        let now = self.clock.now_ms();
+        let entry = ExecutionEntry {
+            id: Some(self.ids.next("exec", now)),
+            timestamp: Some(iso_timestamp(now)),
+            iteration: Some(iteration),
+            success: Some(input.success),
+            code: Some(input.code),
+            result: input.result,
+            error: Some(normalise_error(input.error)),
+            execution_time: Some(js_number(input.execution_time.unwrap_or(0.0))),
+            source: Some(input.source.unwrap_or_else(|| "auto".to_owned())),
+            metadata: input.metadata,
+            extra: input.extra,
+        };
+        let key = self.keys.execution();
+        let mut log: Vec<ExecutionEntry> = read_list(&self.store, &key)?;
+        log.push(entry.clone());
+        write_json(&self.store, &key, &log)?;
+        Ok(entry)
+    }
+
+    /// Appends a tool operation, stamped with id, timestamp and the current iteration.
+    pub fn append_tool_activity(
+        &mut self,
+        input: ToolActivityInput,
+    ) -> Result<ToolActivityEntry, StorageError> {
+        let iteration = self.current_iteration()?;
+        let now = self.clock.now_ms();
+        let entry = ToolActivityEntry {
+            id: Some(self.ids.next("tool", now)),
+            timestamp: Some(iso_timestamp(now)),
+            iteration: Some(iteration),
+            kind: Some(input.kind),
+            action: Some(input.action),
+            status: Some(input.status),
+            details: input.details,
+            extra: input.extra,
+        };
+        let key = self.keys.tool_activity();
+        let mut log: Vec<ToolActivityEntry> = read_list(&self.store, &key)?;
+        log.push(entry.clone());
+        write_json(&self.store, &key, &log)?;
+        Ok(entry)
+    }
+
+    /// The reasoning log as stored.
+    pub fn reasoning_log(&self) -> Result<Vec<String>, StorageError> {
+        read_list(&self.store, &self.keys.reasoning())
+    }
+
+    /// The execution log; entries that do not state their iteration get the inferred one.
+    pub fn execution_log(&self) -> Result<Vec<ExecutionEntry>, StorageError> {
+        Ok(self.snapshot()?.execution)
+    }
+
+    /// The tool-activity log; entries that do not state their iteration get the inferred one.
+    pub fn tool_activity_log(&self) -> Result<Vec<ToolActivityEntry>, StorageError> {
+        Ok(self.snapshot()?.tool_activity)
+    }
+
+    /// All three logs, with every entry's iteration filled in.
+    pub fn snapshot(&self) -> Result<LogSnapshot, StorageError> {
+        let reasoning = self.reasoning_log()?;
+        let fallback = highest_reasoning_iteration(&reasoning);
+        let mut execution: Vec<ExecutionEntry> = read_list(&self.store, &self.keys.execution())?;
+        let stated: Vec<_> = execution
+            .iter()
+            .map(ExecutionEntry::stated_iteration)
+            .collect();
+        for (entry, n) in execution
+            .iter_mut()
+            .zip(infer_iterations(&stated, fallback))
+        {
+            entry.iteration = Some(n);
+        }
+        let mut tool_activity: Vec<ToolActivityEntry> =
+            read_list(&self.store, &self.keys.tool_activity())?;
+        let stated: Vec<_> = tool_activity
+            .iter()
+            .map(ToolActivityEntry::stated_iteration)
+            .collect();
+        for (entry, n) in tool_activity
+            .iter_mut()
+            .zip(infer_iterations(&stated, fallback))
+        {
+            entry.iteration = Some(n);
+        }
+        Ok(LogSnapshot {
+            reasoning,
+            execution,
+            tool_activity,
+        })
+    }
+
+    /// Estimated tokens of all three logs.
+    pub fn estimate_tokens(&self) -> Result<usize, StorageError> {
+        Ok(self.snapshot()?.estimate_tokens())
+    }
+
+    /// Removes the three logs (archives and metrics stay) and ends any running iteration.
+    pub fn clear(&mut self) -> Result<(), StorageError> {
+        self.store.remove(&self.keys.reasoning())?;
+        self.store.remove(&self.keys.execution())?;
+        self.store.remove(&self.keys.tool_activity())?;
+        self.running = false;
+        Ok(())
+    }
+}

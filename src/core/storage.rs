@@ -1,0 +1,147 @@
+//! The storage port: a string key-value store such as localStorage, and an in-memory one.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use super::error::StorageError;
+
+/// A string key-value store with the semantics of `window.localStorage`.
+///
+/// A failed `set` must leave the previous value in place, as browsers do on a quota error.
+pub trait KeyValueStore {
+    /// The value of `key`, or `None` when it is absent.
+    fn get(&self, key: &str) -> Result<Option<String>, StorageError>;
+    /// Stores `value` under `key`, replacing what was there.
+    fn set(&self, key: &str, value: &str) -> Result<(), StorageError>;
+    /// Removes `key`; removing an absent key is not an error.
+    fn remove(&self, key: &str) -> Result<(), StorageError>;
+    /// Every key currently stored, in no particular order.
+    fn keys(&self) -> Result<Vec<String>, StorageError>;
+}
+
+impl<T: KeyValueStore + ?Sized> KeyValueStore for Rc<T> {
+    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
+        (**self).get(key)
+    }
+    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+        (**self).set(key, value)
+    }
+    fn remove(&self, key: &str) -> Result<(), StorageError> {
+        (**self).remove(key)
+    }
+    fn keys(&self) -> Result<Vec<String>, StorageError> {
+        (**self).keys()
+    }
+}
+
+/// Size of a string as localStorage's quota counts it: UTF-16 code units.
+pub fn utf16_units(text: &str) -> usize {
+    text.encode_utf16().count()
+}
+
+/// An in-memory store with an optional quota counted like localStorage's (UTF-16 code units of
+/// keys plus values). Clones share the same entries.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    state: Rc<RefCell<MemoryState>>,
+}
+
+#[derive(Debug, Default)]
+struct MemoryState {
+    entries: BTreeMap<String, String>,
+    quota_units: Option<usize>,
+}
+
+impl MemoryStore {
+    /// An empty store without a quota.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty store that refuses writes once keys plus values exceed `units` UTF-16 code units.
+    pub fn with_quota(units: usize) -> Self {
+        let store = Self::default();
+        store.state.borrow_mut().quota_units = Some(units);
+        store
+    }
+
+    /// UTF-16 code units used by all keys and values.
+    pub fn used_units(&self) -> usize {
+        self.state
+            .borrow()
+            .entries
+            .iter()
+            .map(|(k, v)| utf16_units(k) + utf16_units(v))
+            .sum()
+    }
+}
+
+impl KeyValueStore for MemoryStore {
+    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
+        Ok(self.state.borrow().entries.get(key).cloned())
+    }
+
+    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+        let used_by_others = self.used_units()
+            - self
+                .state
+                .borrow()
+                .entries
+                .get(key)
+                .map_or(0, |old| utf16_units(key) + utf16_units(old));
+        let needed = utf16_units(key) + utf16_units(value);
+        let mut state = self.state.borrow_mut();
+        if let Some(quota) = state.quota_units {
+            if used_by_others + needed > quota {
+                return Err(StorageError::Quota {
+                    key: key.to_owned(),
+                    units_needed: utf16_units(value),
+                });
+            }
+        }
+        state.entries.insert(key.to_owned(), value.to_owned());
+        Ok(())
+    }
+
+    fn remove(&self, key: &str) -> Result<(), StorageError> {
+        self.state.borrow_mut().entries.remove(key);
+        Ok(())
+    }
+
+    fn keys(&self) -> Result<Vec<String>, StorageError> {
+        Ok(self.state.borrow().entries.keys().cloned().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quota_counts_utf16_units_and_keeps_the_old_value() {
+        let store = MemoryStore::with_quota(10);
+        store.set("k", "abc").unwrap();
+        // "k" + 8 units of "😀😀😀😀" = 9 units: fits.
+        store.set("k", "😀😀😀😀").unwrap();
+        let err = store.set("k", "😀😀😀😀😀").unwrap_err();
+        assert_eq!(
+            err,
+            StorageError::Quota {
+                key: "k".into(),
+                units_needed: 10
+            }
+        );
+        assert_eq!(store.get("k").unwrap().as_deref(), Some("😀😀😀😀"));
+    }
+
+    #[test]
+    fn clones_share_entries() {
+        let a = MemoryStore::new();
+        let b = a.clone();
+        a.set("x", "1").unwrap();
+        assert_eq!(b.get("x").unwrap().as_deref(), Some("1"));
+        b.remove("x").unwrap();
+        assert_eq!(a.keys().unwrap(), Vec::<String>::new());
+    }
+}

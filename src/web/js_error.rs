@@ -1,0 +1,61 @@
+//! Core errors as JavaScript `Error`s carrying a `code` (and the storage `key` where one applies).
+
+use wasm_bindgen::prelude::*;
+
+use crate::core::{ErrorCode, StorageError};
+
+/// The `name` every error thrown by the package carries.
+pub const ERROR_NAME: &str = "ContextCompactorError";
+
+/// An error on its way to JavaScript: a stable code, a message for people, an optional key.
+#[derive(Debug, Clone)]
+pub struct ContextCompactorError {
+    code: ErrorCode,
+    message: String,
+    key: Option<String>,
+}
+
+impl ContextCompactorError {
+    /// An error with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            key: None,
+        }
+    }
+
+    /// A caller passed an argument of the wrong shape.
+    pub fn invalid_input(what: &str, detail: impl std::fmt::Display) -> Self {
+        Self::new(ErrorCode::InvalidInput, format!("{what}: {detail}"))
+    }
+}
+
+impl From<StorageError> for ContextCompactorError {
+    fn from(err: StorageError) -> Self {
+        Self {
+            code: err.code(),
+            message: err.to_string(),
+            key: err.key().map(str::to_owned),
+        }
+    }
+}
+
+impl From<ContextCompactorError> for JsValue {
+    fn from(err: ContextCompactorError) -> Self {
+        let error = js_sys::Error::new(&err.message);
+        error.set_name(ERROR_NAME);
+        // Defining a property on a fresh, extensible Error object cannot fail.
+        let _ = js_sys::Reflect::set(&error, &"code".into(), &err.code.as_str().into());
+        if let Some(key) = err.key {
+            let _ = js_sys::Reflect::set(&error, &"key".into(), &key.into());
+        }
+        error.into()
+    }
+}
+
+impl From<StorageError> for JsValue {
+    fn from(err: StorageError) -> Self {
+        ContextCompactorError::from(err).into()
+    }
+}

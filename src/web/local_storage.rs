@@ -1,0 +1,92 @@
+//! The storage port over `window.localStorage`.
+//!
+//! Every call is fallible: localStorage can be missing (workers), blocked (privacy settings)
+//! or full, and none of that may become a panic.
+
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::core::storage::utf16_units;
+use crate::core::{KeyValueStore, StorageError};
+
+/// `window.localStorage`, obtained once.
+#[derive(Debug, Clone)]
+pub struct BrowserStorage {
+    storage: web_sys::Storage,
+}
+
+impl BrowserStorage {
+    /// The page's localStorage, or why it cannot be used.
+    pub fn local() -> Result<Self, StorageError> {
+        let window = web_sys::window().ok_or_else(|| StorageError::Unavailable {
+            reason: "there is no window (a worker or a non-browser host)".into(),
+        })?;
+        match window.local_storage() {
+            Ok(Some(storage)) => Ok(Self { storage }),
+            Ok(None) => Err(StorageError::Unavailable {
+                reason: "the browser provides no localStorage".into(),
+            }),
+            Err(err) => Err(StorageError::Unavailable {
+                reason: describe(&err),
+            }),
+        }
+    }
+}
+
+/// `Name: message` of a thrown DOMException or Error.
+fn describe(err: &JsValue) -> String {
+    match err.dyn_ref::<js_sys::Error>() {
+        Some(error) => format!(
+            "{}: {}",
+            String::from(error.name()),
+            String::from(error.message())
+        ),
+        None => err.as_string().unwrap_or_else(|| "unknown error".into()),
+    }
+}
+
+fn is_quota_error(err: &JsValue) -> bool {
+    js_sys::Reflect::get(err, &"name".into())
+        .ok()
+        .and_then(|name| name.as_string())
+        .is_some_and(|name| name == "QuotaExceededError" || name == "NS_ERROR_DOM_QUOTA_REACHED")
+}
+
+fn unavailable(err: JsValue) -> StorageError {
+    StorageError::Unavailable {
+        reason: describe(&err),
+    }
+}
+
+impl KeyValueStore for BrowserStorage {
+    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
+        self.storage.get_item(key).map_err(unavailable)
+    }
+
+    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+        self.storage.set_item(key, value).map_err(|err| {
+            if is_quota_error(&err) {
+                StorageError::Quota {
+                    key: key.to_owned(),
+                    units_needed: utf16_units(value),
+                }
+            } else {
+                unavailable(err)
+            }
+        })
+    }
+
+    fn remove(&self, key: &str) -> Result<(), StorageError> {
+        self.storage.remove_item(key).map_err(unavailable)
+    }
+
+    fn keys(&self) -> Result<Vec<String>, StorageError> {
+        let length = self.storage.length().map_err(unavailable)?;
+        let mut keys = Vec::with_capacity(length as usize);
+        for index in 0..length {
+            if let Some(key) = self.storage.key(index).map_err(unavailable)? {
+                keys.push(key);
+            }
+        }
+        Ok(keys)
+    }
+}

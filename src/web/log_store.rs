@@ -1,0 +1,151 @@
+//! `LogStore` for JavaScript: the core log store over localStorage.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+use super::clock::BrowserClock;
+use super::convert::{from_js, to_js};
+use super::js_error::ContextCompactorError;
+use super::local_storage::BrowserStorage;
+use super::typescript::{
+    ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptions, StringList,
+    ToolActivityEntryJs, ToolActivityEntryList, ToolActivityInputJs,
+};
+use crate::core::keys::DEFAULT_PREFIX;
+use crate::core::{LogStore, StorageKeys};
+
+/// The core store as the browser uses it.
+pub type BrowserLogStore = LogStore<BrowserStorage, BrowserClock>;
+
+#[derive(Deserialize, Default)]
+struct Options {
+    prefix: Option<String>,
+}
+
+/// The reasoning, execution and tool-activity logs of an app, kept in localStorage.
+#[wasm_bindgen(js_name = LogStore)]
+pub struct JsLogStore {
+    inner: Rc<RefCell<BrowserLogStore>>,
+}
+
+impl JsLogStore {
+    /// The shared core store, for the `Compactor` built on it.
+    pub fn shared(&self) -> Rc<RefCell<BrowserLogStore>> {
+        Rc::clone(&self.inner)
+    }
+}
+
+type JsResult<T> = Result<T, JsValue>;
+
+#[wasm_bindgen(js_class = LogStore)]
+impl JsLogStore {
+    /// Opens the logs under `options.prefix` (default `"gdrs_"`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<LogStoreOptions>) -> JsResult<JsLogStore> {
+        let options: Options = match options {
+            Some(value) if !value.is_undefined() && !value.is_null() => {
+                from_js(value.into(), "LogStore options")?
+            }
+            _ => Options::default(),
+        };
+        let storage = BrowserStorage::local().map_err(ContextCompactorError::from)?;
+        let keys = StorageKeys::new(options.prefix.as_deref().unwrap_or(DEFAULT_PREFIX));
+        let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+        Ok(JsLogStore {
+            inner: Rc::new(RefCell::new(LogStore::new(
+                storage,
+                BrowserClock,
+                keys,
+                seed,
+            ))),
+        })
+    }
+
+    /// Appends the header of the next iteration (`=== ITERATION N ===`), marks it running and
+    /// returns N.
+    #[wasm_bindgen(js_name = startIteration)]
+    pub fn start_iteration(&self) -> JsResult<u32> {
+        Ok(self.inner.borrow_mut().start_iteration()?)
+    }
+
+    /// Appends reasoning text to the current iteration.
+    #[wasm_bindgen(js_name = appendReasoning)]
+    pub fn append_reasoning(&self, text: &str) -> JsResult<()> {
+        Ok(self.inner.borrow_mut().append_reasoning(text)?)
+    }
+
+    /// Appends an execution; returns it stamped with id, timestamp and iteration.
+    #[wasm_bindgen(js_name = appendExecution)]
+    pub fn append_execution(&self, entry: ExecutionInputJs) -> JsResult<ExecutionEntryJs> {
+        let input = from_js(entry.into(), "appendExecution(entry)")?;
+        let stored = self.inner.borrow_mut().append_execution(input)?;
+        Ok(to_js(&stored)?)
+    }
+
+    /// Appends a tool operation; returns it stamped with id, timestamp and iteration.
+    #[wasm_bindgen(js_name = appendToolActivity)]
+    pub fn append_tool_activity(
+        &self,
+        entry: ToolActivityInputJs,
+    ) -> JsResult<ToolActivityEntryJs> {
+        let input = from_js(entry.into(), "appendToolActivity(entry)")?;
+        let stored = self.inner.borrow_mut().append_tool_activity(input)?;
+        Ok(to_js(&stored)?)
+    }
+
+    /// Marks the running iteration finished (a waiting compaction may then start).
+    #[wasm_bindgen(js_name = finishIteration)]
+    pub fn finish_iteration(&self) {
+        self.inner.borrow_mut().finish_iteration();
+    }
+
+    /// The highest iteration any log names, 0 when all are empty.
+    #[wasm_bindgen(getter, js_name = currentIteration)]
+    pub fn current_iteration(&self) -> JsResult<u32> {
+        Ok(self.inner.borrow().current_iteration()?)
+    }
+
+    /// Whether an iteration was started and not yet finished.
+    #[wasm_bindgen(getter, js_name = iterationRunning)]
+    pub fn iteration_running(&self) -> bool {
+        self.inner.borrow().iteration_running()
+    }
+
+    /// The reasoning log as stored.
+    #[wasm_bindgen(js_name = reasoningLog)]
+    pub fn reasoning_log(&self) -> JsResult<StringList> {
+        Ok(to_js(&self.inner.borrow().reasoning_log()?)?)
+    }
+
+    /// The execution log, every entry with its iteration.
+    #[wasm_bindgen(js_name = executionLog)]
+    pub fn execution_log(&self) -> JsResult<ExecutionEntryList> {
+        Ok(to_js(&self.inner.borrow().execution_log()?)?)
+    }
+
+    /// The tool-activity log, every entry with its iteration.
+    #[wasm_bindgen(js_name = toolActivityLog)]
+    pub fn tool_activity_log(&self) -> JsResult<ToolActivityEntryList> {
+        Ok(to_js(&self.inner.borrow().tool_activity_log()?)?)
+    }
+
+    /// Estimated tokens of all three logs.
+    #[wasm_bindgen(js_name = estimateTokens)]
+    pub fn estimate_tokens(&self) -> JsResult<usize> {
+        Ok(self.inner.borrow().estimate_tokens()?)
+    }
+
+    /// Removes the three logs; archives and metrics stay.
+    pub fn clear(&self) -> JsResult<()> {
+        Ok(self.inner.borrow_mut().clear()?)
+    }
+
+    /// The key prefix in use.
+    #[wasm_bindgen(getter)]
+    pub fn prefix(&self) -> String {
+        self.inner.borrow().keys().prefix().to_owned()
+    }
+}

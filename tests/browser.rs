@@ -1,0 +1,286 @@
+//! LogStore in real browsers over real localStorage (run by `wasm-pack test --chrome/--firefox`).
+#![cfg(target_arch = "wasm32")]
+
+use context_compactor::web::JsLogStore;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn local_storage() -> web_sys::Storage {
+    web_sys::window().unwrap().local_storage().unwrap().unwrap()
+}
+
+fn js(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap()
+}
+
+fn json_of(value: &JsValue) -> serde_json::Value {
+    serde_json::from_str(&String::from(js_sys::JSON::stringify(value).unwrap())).unwrap()
+}
+
+fn stored(key: &str) -> Option<serde_json::Value> {
+    local_storage()
+        .get_item(key)
+        .unwrap()
+        .map(|text| serde_json::from_str(&text).unwrap())
+}
+
+/// A store under its own prefix, with that prefix's keys removed first.
+fn fresh_store(prefix: &str) -> JsLogStore {
+    for suffix in ["reasoning_log", "execution_log", "tool_activity_log"] {
+        local_storage()
+            .remove_item(&format!("{prefix}{suffix}"))
+            .unwrap();
+    }
+    JsLogStore::new(Some(
+        js(&format!(r#"{{"prefix":"{prefix}"}}"#)).unchecked_into(),
+    ))
+    .unwrap()
+}
+
+fn error_code(err: &JsValue) -> String {
+    assert!(
+        err.is_instance_of::<js_sys::Error>(),
+        "not an Error: {err:?}"
+    );
+    js_sys::Reflect::get(err, &"code".into())
+        .unwrap()
+        .as_string()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+fn default_prefix_uses_the_gdrs_keys() {
+    let store = JsLogStore::new(None).unwrap();
+    assert_eq!(store.prefix(), "gdrs_");
+}
+
+#[wasm_bindgen_test]
+fn appends_are_stamped_and_iterations_numbered() {
+    let store = fresh_store("t_append_");
+    assert_eq!(store.current_iteration().unwrap(), 0);
+    assert!(!store.iteration_running());
+
+    assert_eq!(store.start_iteration().unwrap(), 1);
+    assert!(store.iteration_running());
+    store.append_reasoning("look at the data").unwrap();
+    let exec = store
+        .append_execution(
+            js(r#"{"success":true,"code":"1+1","result":2,"executionTime":3}"#).unchecked_into(),
+        )
+        .unwrap();
+    let exec = json_of(&exec);
+    assert_eq!(exec["iteration"], 1);
+    assert_eq!(exec["success"], true);
+    assert_eq!(exec["error"], serde_json::Value::Null);
+    assert_eq!(exec["source"], "auto");
+    assert!(exec["id"].as_str().unwrap().starts_with("exec_"));
+    let timestamp = exec["timestamp"].as_str().unwrap();
+    let parsed = js_sys::Date::new(&timestamp.into());
+    assert!((parsed.get_time() - js_sys::Date::now()).abs() < 60_000.0);
+    let tool = store
+        .append_tool_activity(
+            js(r#"{"type":"vfs","action":"write","status":"success","details":{"path":"a.txt"}}"#)
+                .unchecked_into(),
+        )
+        .unwrap();
+    assert_eq!(json_of(&tool)["iteration"], 1);
+    store.finish_iteration();
+    assert!(!store.iteration_running());
+
+    assert_eq!(store.start_iteration().unwrap(), 2);
+    store
+        .append_execution(
+            js(r#"{"success":false,"code":"x()","error":"x is not defined"}"#).unchecked_into(),
+        )
+        .unwrap();
+    store.finish_iteration();
+
+    assert_eq!(store.current_iteration().unwrap(), 2);
+    assert_eq!(
+        stored("t_append_reasoning_log").unwrap(),
+        serde_json::json!([
+            "=== ITERATION 1 ===",
+            "look at the data",
+            "=== ITERATION 2 ==="
+        ])
+    );
+    let executions = stored("t_append_execution_log").unwrap();
+    assert_eq!(executions[1]["iteration"], 2);
+    assert_eq!(executions[1]["error"]["message"], "x is not defined");
+    assert_ne!(executions[0]["id"], executions[1]["id"]);
+    assert_eq!(
+        json_of(&store.tool_activity_log().unwrap())[0]["details"]["path"],
+        "a.txt"
+    );
+    assert!(store.estimate_tokens().unwrap() > 20);
+}
+
+#[wasm_bindgen_test]
+fn foreign_entries_are_read_and_survive_a_round_trip() {
+    let store = fresh_store("t_foreign_");
+    let storage = local_storage();
+    storage
+        .set_item(
+            "t_foreign_reasoning_log",
+            r#"["=== ITERATION 1 ===","a","=== ITERATION 2 ===","b","=== ITERATION 3 ==="]"#,
+        )
+        .unwrap();
+    let foreign = r#"[{"id":"old1","timestamp":"2025-01-01T00:00:00.000Z","success":true,"code":"a","result":null,"error":null,"executionTime":1,"source":"manual","context":{"iteration":1},"customField":{"keep":[1,2]}},{"id":"old2","success":true,"code":"b","executionTime":2,"source":"auto"},{"id":"old3","success":false,"code":"c","error":{"message":"bad"},"executionTime":1,"source":"auto","context":{"iteration":2}}]"#;
+    storage
+        .set_item("t_foreign_execution_log", foreign)
+        .unwrap();
+
+    let log = json_of(&store.execution_log().unwrap());
+    let iterations: Vec<_> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["iteration"].clone())
+        .collect();
+    assert_eq!(iterations, vec![1, 1, 2]);
+    assert_eq!(store.current_iteration().unwrap(), 3);
+
+    store
+        .append_execution(js(r#"{"success":true,"code":"d"}"#).unchecked_into())
+        .unwrap();
+    let after = stored("t_foreign_execution_log").unwrap();
+    let before: serde_json::Value = serde_json::from_str(foreign).unwrap();
+    for (index, original) in before.as_array().unwrap().iter().enumerate() {
+        assert_eq!(&after[index], original, "entry {index} changed on write");
+    }
+    assert_eq!(after[3]["iteration"], 3);
+}
+
+#[wasm_bindgen_test]
+fn corrupt_json_fails_with_storage_corrupt_and_is_left_untouched() {
+    let store = fresh_store("t_corrupt_");
+    let storage = local_storage();
+    for (key, text) in [
+        ("t_corrupt_reasoning_log", "{not json"),
+        ("t_corrupt_reasoning_log", r#"[1,2,3]"#),
+        ("t_corrupt_execution_log", r#"{"an":"object"}"#),
+        ("t_corrupt_tool_activity_log", r#"[{"type":7}]"#),
+    ] {
+        storage.set_item(key, text).unwrap();
+        if key == "t_corrupt_reasoning_log" {
+            let err = store.append_reasoning("hello").unwrap_err();
+            assert_eq!(error_code(&err), "storage_corrupt", "{key} = {text}");
+            let named = js_sys::Reflect::get(&err, &"key".into()).unwrap();
+            assert_eq!(named.as_string().as_deref(), Some(key));
+        }
+        let err = store.execution_log().err().unwrap();
+        assert_eq!(error_code(&err), "storage_corrupt", "{key} = {text}");
+        let err = store.start_iteration().unwrap_err();
+        assert_eq!(error_code(&err), "storage_corrupt");
+        let err = store
+            .append_execution(js(r#"{"success":true,"code":"x"}"#).unchecked_into())
+            .err()
+            .unwrap();
+        assert_eq!(error_code(&err), "storage_corrupt");
+        assert_eq!(storage.get_item(key).unwrap().as_deref(), Some(text));
+        storage.remove_item(key).unwrap();
+    }
+}
+
+#[wasm_bindgen_test]
+fn invalid_input_is_a_typed_error() {
+    let store = fresh_store("t_input_");
+    let err = store
+        .append_execution(js(r#"{"code":42}"#).unchecked_into())
+        .err()
+        .unwrap();
+    assert_eq!(error_code(&err), "invalid_input");
+    let err = JsLogStore::new(Some(js(r#"{"prefix":5}"#).unchecked_into()))
+        .err()
+        .unwrap();
+    assert_eq!(error_code(&err), "invalid_input");
+}
+
+/// Removes the filler key even when an assertion fails.
+struct Filler(&'static str);
+
+impl Drop for Filler {
+    fn drop(&mut self) {
+        let _ = local_storage().remove_item(self.0);
+    }
+}
+
+/// Fills localStorage until one more character does not fit.
+fn fill_local_storage(key: &'static str) -> Filler {
+    let storage = local_storage();
+    let filler = Filler(key);
+    let mut chunk = 4 * 1024 * 1024;
+    let mut content = String::new();
+    while chunk > 0 {
+        let attempt = format!("{content}{}", "x".repeat(chunk));
+        if storage.set_item(key, &attempt).is_ok() {
+            content = attempt;
+        } else {
+            chunk /= 2;
+        }
+    }
+    filler
+}
+
+#[wasm_bindgen_test]
+fn a_full_local_storage_gives_storage_quota_and_keeps_the_old_value() {
+    let store = fresh_store("t_quota_");
+    store.start_iteration().unwrap();
+    store.append_reasoning("before the quota").unwrap();
+    let before = local_storage().get_item("t_quota_reasoning_log").unwrap();
+
+    let _filler = fill_local_storage("t_quota_filler");
+    let err = store.append_reasoning(&"y".repeat(10_000)).unwrap_err();
+    assert_eq!(error_code(&err), "storage_quota");
+    let message = js_sys::Reflect::get(&err, &"message".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(message.contains("t_quota_reasoning_log"), "{message}");
+    assert_eq!(
+        local_storage().get_item("t_quota_reasoning_log").unwrap(),
+        before
+    );
+    let err = store
+        .append_execution(js(r#"{"success":true,"code":"big"}"#).unchecked_into())
+        .err()
+        .unwrap();
+    assert_eq!(error_code(&err), "storage_quota");
+    assert_eq!(
+        json_of(&store.reasoning_log().unwrap())
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[wasm_bindgen_test]
+fn clear_removes_the_three_logs_only() {
+    let store = fresh_store("t_clear_");
+    store.start_iteration().unwrap();
+    local_storage()
+        .set_item("t_clear_archived_logs_1", "{}")
+        .unwrap();
+    store.clear().unwrap();
+    assert_eq!(store.current_iteration().unwrap(), 0);
+    assert!(local_storage()
+        .get_item("t_clear_reasoning_log")
+        .unwrap()
+        .is_none());
+    assert!(local_storage()
+        .get_item("t_clear_archived_logs_1")
+        .unwrap()
+        .is_some());
+    local_storage()
+        .remove_item("t_clear_archived_logs_1")
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+fn estimate_tokens_is_exported() {
+    assert_eq!(context_compactor::web::estimate_tokens(""), 0);
+    assert!(context_compactor::web::estimate_tokens("2026-11-22T18:56:07.123Z") >= 17);
+}
