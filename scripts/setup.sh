@@ -37,7 +37,6 @@ ensure_debian_packages() {
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
   command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
-  command -v wasm-opt >/dev/null 2>&1 || missing+=(binaryen)
   if [ "${#missing[@]}" -gt 0 ]; then
     log "installing Debian packages: ${missing[*]}"
     as_root apt-get update -qq
@@ -56,13 +55,14 @@ ensure_cargo_tool() {
   fi
 }
 
+# npm packages of one folder, installed from its lock file; reinstalled when the lock changes.
 ensure_node_packages() {
-  local dir="$ROOT/tests/js"
+  local dir="$ROOT/$1"
   local stamp="$dir/node_modules/.lock-stamp"
   local want
   want="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    log "installing node packages from tests/js/package-lock.json"
+    log "installing node packages from $1/package-lock.json"
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" >"$stamp"
   fi
@@ -73,5 +73,7 @@ ensure_debian_packages
 ensure_cargo_tool wasm-bindgen wasm-bindgen-cli "$(locked_version wasm-bindgen)"
 ensure_cargo_tool wasm-pack wasm-pack "$WASM_PACK_VERSION"
 ensure_cargo_tool geckodriver geckodriver "$GECKODRIVER_VERSION"
-ensure_node_packages
+# A current wasm-opt (npm binaryen): Debian's binaryen 108 breaks wasm-bindgen's externref table.
+ensure_node_packages scripts
+ensure_node_packages tests/js
 log "all tools present"

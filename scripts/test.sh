@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Runs every check and test of the project and ends with one line "N passed, M failed".
+# Installs what is missing first (scripts/setup.sh). Each step runs even when an earlier one
+# failed, so one run shows every failure; the exit status is non-zero when any step failed.
+#
+# Counted: every test that a runner reports (cargo test, the wasm-bindgen browser runner,
+# node's test runner) plus each check that is not a test runner (fmt, clippy, the build) as one.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$ROOT/scripts/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+cd "$ROOT"
+
+LOG_DIR="$ROOT/test-output/logs"
+mkdir -p "$LOG_DIR"
+passed=0
+failed=0
+failed_steps=()
+started=$(date +%s)
+
+step_header() { printf '\n\033[1;36m==> %s\033[0m\n' "$1"; }
+
+# Sums the "N passed; M failed" of cargo/wasm-bindgen-test and "# pass N"/"# fail N" of node TAP.
+count_results() {
+  awk '
+    /^test result: / { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+    /^# pass [0-9]+$/ { p += $3 }
+    /^# fail [0-9]+$/ { f += $3 }
+    END { printf "%d %d\n", p, f }
+  ' "$1"
+}
+
+# A check that is not a test runner: one pass or one fail.
+check() {
+  local name="$1"; shift
+  step_header "$name"
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); failed_steps+=("$name")
+  fi
+}
+
+# A test runner: its own counts; a failing exit with no failed test counted is one failure.
+tests() {
+  local name="$1"; shift
+  local log="$LOG_DIR/$(echo "$name" | tr ' /' '__').log"
+  step_header "$name"
+  "$@" 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  read -r p f < <(count_results "$log")
+  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$status" -ne 0 ] || [ "$f" -ne 0 ]; then failed_steps+=("$name"); fi
+}
+
+step_header "setup"
+if ! bash "$ROOT/scripts/setup.sh"; then
+  echo "setup failed: the tools the tests need could not be installed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+check "cargo fmt --check" cargo fmt --check
+check "cargo clippy (native)" cargo clippy --all-targets -- -D warnings
+check "cargo clippy (wasm32)" cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+tests "cargo test (native core)" cargo test
+tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser
+tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser
+check "package build (wasm-pack --target web)" bash scripts/build.sh web pkg
+tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/js/
+
+elapsed=$(( $(date +%s) - started ))
+echo
+if [ "${#failed_steps[@]}" -gt 0 ]; then
+  printf 'failed steps: %s\n' "${failed_steps[@]}"
+fi
+echo "total time: ${elapsed}s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

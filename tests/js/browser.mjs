@@ -1,0 +1,51 @@
+// Shared set-up of the page tests: the demo server and a headless Debian Chromium.
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { startServer } from "../../scripts/serve.mjs";
+
+export const outputDir = fileURLToPath(new URL("../../test-output/", import.meta.url));
+mkdirSync(outputDir, { recursive: true });
+
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+/** Starts the demo server on a free loopback port and a Chromium; returns both and a closer. */
+export async function launch() {
+  const server = await startServer(0);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: CHROMIUM_FLAGS,
+    headless: true,
+  });
+  const baseUrl = `http://127.0.0.1:${server.address().port}/`;
+  return {
+    baseUrl,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise((done) => server.close(done));
+    },
+  };
+}
+
+/** A new page that records console errors and uncaught exceptions into `errors`. */
+export async function openPage(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("console", (msg) => {
+    if (msg.type() === "error") errors.push(msg.text());
+  });
+  page.on("pageerror", (err) => errors.push(String(err)));
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 15000 });
+  return { page, errors };
+}

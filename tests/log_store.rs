@@ -1,0 +1,161 @@
+//! The core LogStore over an in-memory store: the same rules the browser tests check, natively.
+#![cfg(not(target_arch = "wasm32"))]
+
+use context_compactor::core::{
+    ExecutionInput, KeyValueStore, LogStore, ManualClock, MemoryStore, StorageError, StorageKeys,
+    ToolActivityInput,
+};
+use serde_json::{json, Value};
+
+const NOV_22_2026: f64 = 1_795_373_767_000.0;
+
+fn store_over(memory: &MemoryStore) -> LogStore<MemoryStore, ManualClock> {
+    LogStore::new(
+        memory.clone(),
+        ManualClock::new(NOV_22_2026),
+        StorageKeys::default(),
+        7,
+    )
+}
+
+fn exec(success: bool, code: &str) -> ExecutionInput {
+    ExecutionInput {
+        success,
+        code: code.into(),
+        ..Default::default()
+    }
+}
+
+fn stored(memory: &MemoryStore, key: &str) -> Value {
+    serde_json::from_str(&memory.get(key).unwrap().unwrap()).unwrap()
+}
+
+#[test]
+fn iterations_are_numbered_from_the_logs_and_entries_stamped() {
+    let memory = MemoryStore::new();
+    let mut logs = store_over(&memory);
+    assert_eq!(logs.start_iteration().unwrap(), 1);
+    logs.append_reasoning("plan").unwrap();
+    let entry = logs.append_execution(exec(true, "1+1")).unwrap();
+    assert_eq!(entry.iteration, Some(1));
+    assert_eq!(entry.timestamp.as_deref(), Some("2026-11-22T18:56:07.000Z"));
+    assert_eq!(entry.error, Some(Value::Null));
+    let tool = logs
+        .append_tool_activity(ToolActivityInput {
+            kind: "vfs".into(),
+            action: "write".into(),
+            status: "success".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(tool.id.unwrap().starts_with("tool_"));
+    logs.finish_iteration();
+
+    // A second instance (another tab) sees the same iteration count.
+    let mut other = store_over(&memory);
+    assert_eq!(other.current_iteration().unwrap(), 1);
+    assert_eq!(other.start_iteration().unwrap(), 2);
+    assert_eq!(logs.current_iteration().unwrap(), 2);
+    assert_eq!(
+        stored(&memory, "gdrs_reasoning_log"),
+        json!(["=== ITERATION 1 ===", "plan", "=== ITERATION 2 ==="])
+    );
+}
+
+#[test]
+fn a_compacted_summary_counts_as_the_iterations_it_covers() {
+    let memory = MemoryStore::new();
+    memory
+        .set(
+            "gdrs_reasoning_log",
+            r#"["=== COMPACTED SUMMARY (Iterations 1-6) ===\n### 🎯 OBJECTIVE ACHIEVED\n...","=== ITERATION 7 ==="]"#,
+        )
+        .unwrap();
+    let mut logs = store_over(&memory);
+    assert_eq!(logs.current_iteration().unwrap(), 7);
+    assert_eq!(logs.start_iteration().unwrap(), 8);
+}
+
+#[test]
+fn execution_entries_without_iteration_are_placed_by_context_then_position() {
+    let memory = MemoryStore::new();
+    memory
+        .set(
+            "gdrs_reasoning_log",
+            r#"["=== ITERATION 1 ===","=== ITERATION 2 ===","=== ITERATION 3 ==="]"#,
+        )
+        .unwrap();
+    memory
+        .set(
+            "gdrs_execution_log",
+            r#"[{"code":"a"},{"code":"b","context":{"iteration":2}},{"code":"c"},{"code":"d","iteration":3}]"#,
+        )
+        .unwrap();
+    memory
+        .set("gdrs_tool_activity_log", r#"[{"type":"vfs"}]"#)
+        .unwrap();
+    let logs = store_over(&memory);
+    let iterations: Vec<_> = logs
+        .execution_log()
+        .unwrap()
+        .iter()
+        .map(|e| e.iteration)
+        .collect();
+    assert_eq!(iterations, vec![Some(2), Some(2), Some(2), Some(3)]);
+    // Nothing to go by: the current iteration, never a compactable one by guess.
+    assert_eq!(logs.tool_activity_log().unwrap()[0].iteration, Some(3));
+}
+
+#[test]
+fn corrupt_keys_fail_every_call_that_reads_them_and_are_never_written() {
+    for key in [
+        "gdrs_reasoning_log",
+        "gdrs_execution_log",
+        "gdrs_tool_activity_log",
+    ] {
+        let memory = MemoryStore::new();
+        memory.set(key, "[{\"broken\"").unwrap();
+        let mut logs = store_over(&memory);
+        let err = logs.append_execution(exec(true, "x")).unwrap_err();
+        assert!(
+            matches!(&err, StorageError::Corrupt { key: k, .. } if k == key),
+            "{err:?}"
+        );
+        assert!(logs.start_iteration().is_err());
+        assert!(logs.estimate_tokens().is_err());
+        assert_eq!(memory.get(key).unwrap().as_deref(), Some("[{\"broken\""));
+    }
+}
+
+#[test]
+fn a_full_store_reports_quota_and_keeps_the_previous_value() {
+    let memory = MemoryStore::with_quota(400);
+    let mut logs = store_over(&memory);
+    logs.start_iteration().unwrap();
+    let before = memory.get("gdrs_reasoning_log").unwrap();
+    let err = logs.append_reasoning(&"z".repeat(500)).unwrap_err();
+    assert!(matches!(err, StorageError::Quota { units_needed, .. } if units_needed > 500));
+    assert_eq!(memory.get("gdrs_reasoning_log").unwrap(), before);
+    assert_eq!(logs.reasoning_log().unwrap(), vec!["=== ITERATION 1 ==="]);
+}
+
+#[test]
+fn tokens_grow_with_every_log_and_clear_empties_them() {
+    let memory = MemoryStore::new();
+    let mut logs = store_over(&memory);
+    logs.start_iteration().unwrap();
+    let header_only = logs.estimate_tokens().unwrap();
+    logs.append_reasoning("The dataset has 40213 rows.")
+        .unwrap();
+    let with_reasoning = logs.estimate_tokens().unwrap();
+    logs.append_execution(exec(true, "rows.length")).unwrap();
+    let with_execution = logs.estimate_tokens().unwrap();
+    assert!(header_only > 0 && with_reasoning > header_only && with_execution > with_reasoning);
+
+    memory.set("gdrs_archived_logs_5", "{}").unwrap();
+    logs.clear().unwrap();
+    assert_eq!(logs.estimate_tokens().unwrap(), 0);
+    assert_eq!(logs.current_iteration().unwrap(), 0);
+    assert!(!logs.iteration_running());
+    assert!(memory.get("gdrs_archived_logs_5").unwrap().is_some());
+}
