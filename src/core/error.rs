@@ -5,6 +5,20 @@ use std::fmt;
 /// The stable, machine-readable code of an error; the `code` property of the JS `Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
+    /// The rules do not allow a compaction now (too few iterations, usage too low, …).
+    NotAllowed,
+    /// Another compaction or rollback is running.
+    Busy,
+    /// The model's API answered with an HTTP error.
+    LlmHttp,
+    /// The provider did not answer within `timeoutMs`.
+    LlmTimeout,
+    /// The provider could not be reached.
+    LlmNetwork,
+    /// The provider refused the prompt or stopped for safety.
+    LlmBlocked,
+    /// The summary failed validation on every attempt.
+    InvalidSummary,
     /// A key of the package holds text that is not the JSON it should be.
     StorageCorrupt,
     /// localStorage is full; the previous value of the key is intact.
@@ -19,6 +33,13 @@ impl ErrorCode {
     /// The snake_case string used in JavaScript.
     pub fn as_str(self) -> &'static str {
         match self {
+            ErrorCode::NotAllowed => "not_allowed",
+            ErrorCode::Busy => "busy",
+            ErrorCode::LlmHttp => "llm_http",
+            ErrorCode::LlmTimeout => "llm_timeout",
+            ErrorCode::LlmNetwork => "llm_network",
+            ErrorCode::LlmBlocked => "llm_blocked",
+            ErrorCode::InvalidSummary => "invalid_summary",
             ErrorCode::StorageCorrupt => "storage_corrupt",
             ErrorCode::StorageQuota => "storage_quota",
             ErrorCode::StorageUnavailable => "storage_unavailable",
@@ -89,3 +110,63 @@ impl fmt::Display for StorageError {
 }
 
 impl std::error::Error for StorageError {}
+
+/// Why a compaction or rollback stopped. Whatever the variant, the logs are as before.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompactionError {
+    /// The rules say no; the reason is for people.
+    NotAllowed(String),
+    /// Another compaction or rollback is running, or the logs changed under this one.
+    Busy(String),
+    /// The provider failed on the last attempt.
+    Provider(super::provider::ProviderError),
+    /// Every summary was invalid; the errors of the last one.
+    InvalidSummary(Vec<String>),
+    /// Reading or writing storage failed.
+    Storage(StorageError),
+}
+
+impl CompactionError {
+    /// The code reported to JavaScript.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            CompactionError::NotAllowed(_) => ErrorCode::NotAllowed,
+            CompactionError::Busy(_) => ErrorCode::Busy,
+            CompactionError::Provider(err) => err.code(),
+            CompactionError::InvalidSummary(_) => ErrorCode::InvalidSummary,
+            CompactionError::Storage(err) => err.code(),
+        }
+    }
+
+    /// The storage key concerned, for storage errors.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            CompactionError::Storage(err) => err.key(),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for CompactionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompactionError::NotAllowed(reason) => write!(f, "{reason}"),
+            CompactionError::Busy(reason) => write!(f, "{reason}"),
+            CompactionError::Provider(err) => write!(f, "{err}"),
+            CompactionError::InvalidSummary(errors) => write!(
+                f,
+                "the model's summary was rejected on every attempt: {}",
+                errors.join("; ")
+            ),
+            CompactionError::Storage(err) => write!(f, "{err}"),
+        }
+    }
+}
+
+impl std::error::Error for CompactionError {}
+
+impl From<StorageError> for CompactionError {
+    fn from(err: StorageError) -> Self {
+        CompactionError::Storage(err)
+    }
+}

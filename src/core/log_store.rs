@@ -7,29 +7,84 @@ use super::entries::{
 };
 use super::error::StorageError;
 use super::ids::IdGenerator;
-use super::iteration::{highest_reasoning_iteration, infer_iterations, iteration_header};
+use super::iteration::{
+    highest_reasoning_iteration, infer_iterations, iteration_header, reasoning_iterations,
+};
 use super::keys::StorageKeys;
 use super::storage::KeyValueStore;
 use super::stored_json::{read_list, write_json};
 use super::tokens::estimate_tokens;
 
-/// All three logs as read at one moment.
+/// All three logs exactly as stored at one moment (iterations not filled in).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LogSnapshot {
     /// Reasoning entries, headers included.
     pub reasoning: Vec<String>,
-    /// Execution entries with their iteration filled in (stated or inferred).
+    /// Execution entries as stored.
     pub execution: Vec<ExecutionEntry>,
-    /// Tool entries with their iteration filled in (stated or inferred).
+    /// Tool entries as stored.
     pub tool_activity: Vec<ToolActivityEntry>,
 }
 
+/// The iteration of every entry of a [`LogSnapshot`], stated or inferred.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PlacedIterations {
+    /// One per reasoning entry.
+    pub reasoning: Vec<u32>,
+    /// One per execution entry.
+    pub execution: Vec<u32>,
+    /// One per tool entry.
+    pub tool_activity: Vec<u32>,
+}
+
 impl LogSnapshot {
+    /// Where every entry belongs: reasoning by the headers before it, execution and tool
+    /// entries by what they state, else by position (see [`infer_iterations`]).
+    pub fn placed_iterations(&self) -> PlacedIterations {
+        let fallback = highest_reasoning_iteration(&self.reasoning);
+        let execution: Vec<_> = self
+            .execution
+            .iter()
+            .map(ExecutionEntry::stated_iteration)
+            .collect();
+        let tools: Vec<_> = self
+            .tool_activity
+            .iter()
+            .map(ToolActivityEntry::stated_iteration)
+            .collect();
+        PlacedIterations {
+            reasoning: reasoning_iterations(&self.reasoning),
+            execution: infer_iterations(&execution, fallback),
+            tool_activity: infer_iterations(&tools, fallback),
+        }
+    }
+
+    /// A copy in which every execution and tool entry carries its placed iteration.
+    pub fn with_iterations(&self) -> LogSnapshot {
+        let placed = self.placed_iterations();
+        let mut filled = self.clone();
+        for (entry, n) in filled.execution.iter_mut().zip(placed.execution) {
+            entry.iteration = Some(n);
+        }
+        for (entry, n) in filled.tool_activity.iter_mut().zip(placed.tool_activity) {
+            entry.iteration = Some(n);
+        }
+        filled
+    }
+
     /// The highest iteration any log names, 0 when all are empty.
     pub fn current_iteration(&self) -> u32 {
         let reasoning = highest_reasoning_iteration(&self.reasoning);
-        let execution = self.execution.iter().filter_map(|e| e.iteration).max();
-        let tools = self.tool_activity.iter().filter_map(|e| e.iteration).max();
+        let execution = self
+            .execution
+            .iter()
+            .filter_map(|e| e.stated_iteration())
+            .max();
+        let tools = self
+            .tool_activity
+            .iter()
+            .filter_map(|e| e.stated_iteration())
+            .max();
         reasoning
             .max(execution.unwrap_or(0))
             .max(tools.unwrap_or(0))
@@ -42,9 +97,20 @@ impl LogSnapshot {
         let tools: usize = self.tool_activity.iter().map(json_tokens).sum();
         reasoning + execution + tools
     }
+
+    /// Number of entries in all three logs.
+    pub fn len(&self) -> usize {
+        self.reasoning.len() + self.execution.len() + self.tool_activity.len()
+    }
+
+    /// Whether all three logs are empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
-fn json_tokens<T: serde::Serialize>(entry: &T) -> usize {
+/// Estimated tokens of one entry, counted on its JSON.
+pub fn json_tokens<T: serde::Serialize>(entry: &T) -> usize {
     serde_json::to_string(entry)
         .map(|text| estimate_tokens(&text))
         .unwrap_or(0)
@@ -178,46 +244,28 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// The execution log; entries that do not state their iteration get the inferred one.
     pub fn execution_log(&self) -> Result<Vec<ExecutionEntry>, StorageError> {
-        Ok(self.snapshot()?.execution)
+        Ok(self.snapshot()?.with_iterations().execution)
     }
 
     /// The tool-activity log; entries that do not state their iteration get the inferred one.
     pub fn tool_activity_log(&self) -> Result<Vec<ToolActivityEntry>, StorageError> {
-        Ok(self.snapshot()?.tool_activity)
+        Ok(self.snapshot()?.with_iterations().tool_activity)
     }
 
-    /// All three logs, with every entry's iteration filled in.
+    /// All three logs exactly as stored.
     pub fn snapshot(&self) -> Result<LogSnapshot, StorageError> {
-        let reasoning = self.reasoning_log()?;
-        let fallback = highest_reasoning_iteration(&reasoning);
-        let mut execution: Vec<ExecutionEntry> = read_list(&self.store, &self.keys.execution())?;
-        let stated: Vec<_> = execution
-            .iter()
-            .map(ExecutionEntry::stated_iteration)
-            .collect();
-        for (entry, n) in execution
-            .iter_mut()
-            .zip(infer_iterations(&stated, fallback))
-        {
-            entry.iteration = Some(n);
-        }
-        let mut tool_activity: Vec<ToolActivityEntry> =
-            read_list(&self.store, &self.keys.tool_activity())?;
-        let stated: Vec<_> = tool_activity
-            .iter()
-            .map(ToolActivityEntry::stated_iteration)
-            .collect();
-        for (entry, n) in tool_activity
-            .iter_mut()
-            .zip(infer_iterations(&stated, fallback))
-        {
-            entry.iteration = Some(n);
-        }
         Ok(LogSnapshot {
-            reasoning,
-            execution,
-            tool_activity,
+            reasoning: self.reasoning_log()?,
+            execution: read_list(&self.store, &self.keys.execution())?,
+            tool_activity: read_list(&self.store, &self.keys.tool_activity())?,
         })
+    }
+
+    /// Replaces all three logs by `logs`, one key at a time.
+    pub fn write_all(&self, logs: &LogSnapshot) -> Result<(), StorageError> {
+        write_json(&self.store, &self.keys.reasoning(), &logs.reasoning)?;
+        write_json(&self.store, &self.keys.execution(), &logs.execution)?;
+        write_json(&self.store, &self.keys.tool_activity(), &logs.tool_activity)
     }
 
     /// Estimated tokens of all three logs.

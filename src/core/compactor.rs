@@ -1,0 +1,563 @@
+//! The orchestrator: one compaction, step by step, in the order of the API — and rollback.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use super::archive::{
+    enforce_policy, list_archives, read_archive, Archive, ArchiveInfo, ArchiveMetadata,
+};
+use super::clock::{iso_timestamp, Clock};
+use super::error::{CompactionError, StorageError};
+use super::events::{CompactionEvent, EventSink};
+use super::log_store::{LogSnapshot, LogStore};
+use super::metrics::CompactionMetrics;
+use super::outcome::{CompactionPlan, CompactionResult};
+use super::phase::Phase;
+use super::prompt::{build_prompt, prompt_tokens, retry_prompt};
+use super::provider::{
+    race_deadline, GenerationSettings, ProviderError, SummaryProvider, SummaryRequest, Timer,
+};
+use super::rules::{refusal, AutoGuard, RuleInput};
+use super::selection::Selection;
+use super::settings::{CompactorSettings, Trigger};
+use super::storage::KeyValueStore;
+use super::stored_json::{read_value, write_json};
+use super::swap::{replace, restore, summary_entry};
+use super::tokens::estimate_tokens;
+use super::validation::{canonicalize, validate_summary, Validation};
+
+/// A summary must stay under this share of the tokens it replaces to count as a compaction.
+pub const MAX_SUMMARY_SHARE: f64 = 0.8;
+/// How often a waiting compaction looks whether the running iteration finished, in ms.
+pub const WAIT_POLL_MS: u32 = 50;
+/// The longest wait a 429's RetryInfo can impose before the retry, in ms.
+pub const MAX_RETRY_WAIT_MS: u32 = 60_000;
+/// Share of the compacted tokens `plan()` expects the summary to take.
+pub const PLANNED_SUMMARY_SHARE: f64 = 0.3;
+
+/// Compacts the logs of one [`LogStore`] with one provider.
+pub struct Compactor<S, C> {
+    logs: Rc<RefCell<LogStore<S, C>>>,
+    provider: Box<dyn SummaryProvider>,
+    timer: Box<dyn Timer>,
+    events: Box<dyn EventSink>,
+    settings: CompactorSettings,
+    phase: Cell<Phase>,
+    busy: Cell<bool>,
+    frozen: Cell<bool>,
+    percent: Cell<u8>,
+    attempt: Cell<u32>,
+    started_ms: Cell<f64>,
+    guard: Cell<AutoGuard>,
+}
+
+impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
+    /// A compactor over `logs`; fails with a message naming the first option out of range.
+    pub fn new(
+        logs: Rc<RefCell<LogStore<S, C>>>,
+        provider: Box<dyn SummaryProvider>,
+        timer: Box<dyn Timer>,
+        events: Box<dyn EventSink>,
+        settings: CompactorSettings,
+    ) -> Result<Self, String> {
+        settings.validate()?;
+        Ok(Self {
+            logs,
+            provider,
+            timer,
+            events,
+            settings,
+            phase: Cell::new(Phase::Idle),
+            busy: Cell::new(false),
+            frozen: Cell::new(false),
+            percent: Cell::new(0),
+            attempt: Cell::new(0),
+            started_ms: Cell::new(0.0),
+            guard: Cell::new(AutoGuard::default()),
+        })
+    }
+
+    /// The phase of the running (or last) compaction.
+    pub fn phase(&self) -> Phase {
+        self.phase.get()
+    }
+
+    /// Whether a compaction holds the logs frozen.
+    pub fn frozen(&self) -> bool {
+        self.frozen.get()
+    }
+
+    /// Whether a compaction or rollback is running.
+    pub fn busy(&self) -> bool {
+        self.busy.get()
+    }
+
+    /// The options in force.
+    pub fn settings(&self) -> &CompactorSettings {
+        &self.settings
+    }
+
+    fn now(&self) -> f64 {
+        self.logs.borrow().clock().now_ms()
+    }
+
+    fn rule_input(&self) -> Result<RuleInput, StorageError> {
+        let logs = self.logs.borrow();
+        let snapshot = logs.snapshot()?;
+        Ok(RuleInput {
+            current_iteration: snapshot.current_iteration(),
+            iteration_running: logs.iteration_running(),
+            log_tokens: snapshot.estimate_tokens(),
+            compacting: self.busy.get(),
+        })
+    }
+
+    /// Share (0..1, can exceed 1) of the context window the logs and base tokens take.
+    pub fn context_usage(&self) -> Result<f64, StorageError> {
+        Ok(self.settings.usage(self.logs.borrow().estimate_tokens()?))
+    }
+
+    /// Why a user-triggered compaction is not allowed now; `None` when it is.
+    pub fn can_compact(&self) -> Result<Option<String>, StorageError> {
+        Ok(refusal(&self.settings, &self.rule_input()?, Trigger::User))
+    }
+
+    /// Whether usage reached `autoTriggerUsage` and an automatic compaction should start.
+    pub fn should_auto_compact(&self) -> Result<bool, StorageError> {
+        let input = self.rule_input()?;
+        Ok(self.guard.get().should_auto_compact(&self.settings, &input))
+    }
+
+    /// The prompt `compact()` would send now.
+    pub fn build_prompt(&self) -> Result<String, StorageError> {
+        let snapshot = self.logs.borrow().snapshot()?;
+        Ok(build_prompt(&Selection::of(&snapshot), &self.settings))
+    }
+
+    /// What `compact()` would do now, without calling the provider.
+    pub fn plan(&self) -> Result<CompactionPlan, StorageError> {
+        let snapshot = self.logs.borrow().snapshot()?;
+        let selection = Selection::of(&snapshot);
+        let tokens_to_compact = selection.originals().estimate_tokens();
+        let tokens_total = snapshot.estimate_tokens();
+        Ok(CompactionPlan {
+            iterations: [1.min(selection.last), selection.last],
+            entries: selection.counts(),
+            tokens_to_compact,
+            prompt_tokens: prompt_tokens(&build_prompt(&selection, &self.settings)),
+            estimated_tokens_after: tokens_total - tokens_to_compact
+                + (tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize,
+        })
+    }
+
+    fn emit(&self, event: CompactionEvent) {
+        self.events.emit(&event);
+    }
+
+    fn set_phase(&self, phase: Phase) {
+        let previous = self.phase.replace(phase);
+        self.emit(CompactionEvent::PhaseChange { phase, previous });
+        if matches!(phase, Phase::Error | Phase::Idle | Phase::RollingBack) {
+            return;
+        }
+        let percent = self
+            .percent
+            .get()
+            .max(phase.progress_percent(self.attempt.get()));
+        self.percent.set(percent);
+        self.emit(CompactionEvent::Progress {
+            phase,
+            percent,
+            message: phase.message().to_owned(),
+            elapsed_ms: (self.now() - self.started_ms.get()).max(0.0),
+        });
+    }
+
+    /// Runs one compaction. Whatever the error, the logs are as before (plus any appends).
+    pub async fn compact(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
+        if self.busy.get() {
+            return Err(CompactionError::Busy(
+                "A compaction is already running; wait for it to finish.".into(),
+            ));
+        }
+        self.busy.set(true);
+        self.percent.set(0);
+        self.attempt.set(0);
+        self.started_ms.set(self.now());
+        let outcome = self.run(trigger).await;
+        if let Err(err) = &outcome {
+            self.fail(err, trigger);
+        }
+        self.frozen.set(false);
+        self.busy.set(false);
+        outcome
+    }
+
+    fn fail(&self, err: &CompactionError, trigger: Trigger) {
+        let stopped_in = self.phase.get();
+        if !matches!(err, CompactionError::NotAllowed(_)) {
+            let attempts = self.attempt.get();
+            let at = iso_timestamp(self.now());
+            // Metrics are a record, not part of the logs: failing to update them must not
+            // hide the error being reported.
+            let _ = self.update_metrics(|m| m.record_failure(err.code().as_str(), attempts, at));
+            self.frozen.set(false);
+            self.set_phase(Phase::Error);
+        }
+        if trigger == Trigger::Auto {
+            let tokens = self.logs.borrow().estimate_tokens().unwrap_or(0);
+            let mut guard = self.guard.get();
+            guard.hold(&self.settings, tokens);
+            self.guard.set(guard);
+        }
+        self.emit(CompactionEvent::Error {
+            code: err.code().as_str(),
+            message: err.to_string(),
+            phase: stopped_in,
+        });
+    }
+
+    async fn run(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
+        let input = RuleInput {
+            compacting: false,
+            ..self.rule_input()?
+        };
+        if let Some(reason) = refusal(&self.settings, &input, trigger) {
+            return Err(CompactionError::NotAllowed(reason));
+        }
+        self.emit(CompactionEvent::Start {
+            trigger,
+            iteration: input.current_iteration,
+            context_usage: self.settings.usage(input.log_tokens),
+        });
+        if self.logs.borrow().iteration_running() {
+            self.set_phase(Phase::Waiting);
+            while self.logs.borrow().iteration_running() {
+                self.timer.sleep(WAIT_POLL_MS).await;
+            }
+        }
+        self.set_phase(Phase::Freezing);
+        self.frozen.set(true);
+
+        self.set_phase(Phase::Gathering);
+        let before = self.logs.borrow().snapshot()?;
+        let selection = Selection::of(&before);
+        if selection.is_empty() {
+            return Err(CompactionError::NotAllowed(
+                "Nothing to compact: only the current iteration has entries.".into(),
+            ));
+        }
+        let tokens_before = before.estimate_tokens();
+        let compacted_tokens = selection.originals().estimate_tokens();
+
+        self.set_phase(Phase::BuildingPrompt);
+        let prompt = build_prompt(&selection, &self.settings);
+        let summary = self
+            .summarise(&prompt, &selection, compacted_tokens)
+            .await?;
+
+        self.set_phase(Phase::Archiving);
+        let archive_key = self.write_archive(&selection, trigger, tokens_before)?;
+
+        self.set_phase(Phase::Replacing);
+        let after = self.swap_in(&before, &selection, &summary, &archive_key)?;
+
+        self.set_phase(Phase::RecordingMetrics);
+        let tokens_after = after.estimate_tokens();
+        let tokens_saved = tokens_before.saturating_sub(tokens_after);
+        let result = CompactionResult {
+            iterations: [1, selection.last],
+            tokens_before,
+            tokens_after,
+            tokens_saved,
+            reduction: if tokens_before == 0 {
+                0.0
+            } else {
+                tokens_saved as f64 / tokens_before as f64
+            },
+            context_usage_before: self.settings.usage(tokens_before),
+            context_usage_after: self.settings.usage(tokens_after),
+            attempts: self.attempt.get(),
+            duration_ms: (self.now() - self.started_ms.get()).max(0.0),
+            archive_key,
+            summary,
+        };
+        let at = iso_timestamp(self.now());
+        let _ = self.update_metrics(|m| {
+            m.record_success(
+                result.reduction,
+                result.duration_ms,
+                tokens_saved,
+                result.attempts,
+                at,
+            )
+        });
+        let logs = self.logs.borrow();
+        // Old archives beyond the limits go now that the new one is safely in place; a failure
+        // here leaves an extra archive, never a lost entry.
+        let _ = enforce_policy(
+            logs.store(),
+            logs.keys(),
+            self.now(),
+            self.settings.max_archives,
+            Some(&result.archive_key),
+        );
+        drop(logs);
+        let mut guard = self.guard.get();
+        if trigger == Trigger::Auto
+            && result.context_usage_after >= self.settings.auto_trigger_usage
+        {
+            guard.hold(&self.settings, tokens_after);
+        } else {
+            guard.release();
+        }
+        self.guard.set(guard);
+
+        self.set_phase(Phase::Unfreezing);
+        self.frozen.set(false);
+        self.set_phase(Phase::Complete);
+        self.emit(CompactionEvent::Complete {
+            result: Box::new(result.clone()),
+        });
+        Ok(result)
+    }
+
+    /// Asks the provider, validates, and retries once (per `maxRetries`) telling the model what
+    /// was wrong. Returns the canonical summary.
+    async fn summarise(
+        &self,
+        prompt: &str,
+        selection: &Selection,
+        compacted_tokens: usize,
+    ) -> Result<String, CompactionError> {
+        let generation = GenerationSettings {
+            model: self.provider.model(),
+            temperature: self.settings.temperature,
+            max_output_tokens: self.settings.max_output_tokens,
+            timeout_ms: self.settings.timeout_ms,
+        };
+        let mut attempt_prompt = prompt.to_owned();
+        loop {
+            let attempt = self.attempt.get() + 1;
+            self.attempt.set(attempt);
+            self.set_phase(Phase::Compacting);
+            let call = self.provider.generate(&SummaryRequest {
+                prompt: &attempt_prompt,
+                selection,
+                settings: &generation,
+            });
+            let answer = race_deadline(call, self.timer.sleep(self.settings.timeout_ms))
+                .await
+                .unwrap_or(Err(ProviderError::Timeout {
+                    after_ms: self.settings.timeout_ms,
+                }));
+            let (error, wait_ms, rejected) = match answer {
+                Ok(text) => {
+                    self.set_phase(Phase::Validating);
+                    let summary = canonicalize(&text);
+                    let validation = self.check(&summary, selection.last, compacted_tokens);
+                    if validation.valid {
+                        return Ok(summary);
+                    }
+                    let error = CompactionError::InvalidSummary(validation.errors.clone());
+                    (error, self.settings.retry_delay_ms, Some(validation))
+                }
+                Err(err) if !err.is_retryable() => return Err(CompactionError::Provider(err)),
+                Err(err) => {
+                    let wait = match &err {
+                        ProviderError::Http {
+                            retry_after_ms: Some(ms),
+                            ..
+                        } => (*ms).min(MAX_RETRY_WAIT_MS),
+                        _ => self.settings.retry_delay_ms,
+                    };
+                    let error = match err {
+                        ProviderError::Incomplete(reason) => {
+                            CompactionError::InvalidSummary(vec![reason])
+                        }
+                        other => CompactionError::Provider(other),
+                    };
+                    (error, wait, None)
+                }
+            };
+            if attempt > self.settings.max_retries {
+                return Err(error);
+            }
+            self.set_phase(Phase::Retrying);
+            self.timer.sleep(wait_ms).await;
+            attempt_prompt = match rejected {
+                Some(validation) => retry_prompt(prompt, &validation),
+                None => prompt.to_owned(),
+            };
+        }
+    }
+
+    /// `validateSummary` plus the rule that a compaction must shrink what it replaces.
+    fn check(&self, summary: &str, last: u32, compacted_tokens: usize) -> Validation {
+        let mut validation = validate_summary(summary);
+        let summary_tokens = estimate_tokens(&summary_entry(last, summary));
+        if summary_tokens as f64 > compacted_tokens as f64 * MAX_SUMMARY_SHARE {
+            validation.valid = false;
+            validation.errors.push(format!(
+                "The summary ({summary_tokens} tokens) is not clearly smaller than the \
+                 {compacted_tokens} tokens it replaces; at most {:.0}% is allowed",
+                MAX_SUMMARY_SHARE * 100.0
+            ));
+        }
+        validation
+    }
+
+    fn write_archive(
+        &self,
+        selection: &Selection,
+        trigger: Trigger,
+        tokens_before: usize,
+    ) -> Result<String, CompactionError> {
+        let logs = self.logs.borrow();
+        let mut timestamp = self.now().max(0.0) as u64;
+        while logs.store().get(&logs.keys().archive(timestamp))?.is_some() {
+            timestamp += 1;
+        }
+        let key = logs.keys().archive(timestamp);
+        let archive = Archive {
+            timestamp,
+            expires_at: timestamp + self.settings.archive_lifetime_ms() as u64,
+            iterations: selection.iterations(),
+            trigger: trigger.as_str().to_owned(),
+            data: selection.originals().into(),
+            metadata: ArchiveMetadata {
+                context_usage_before: self.settings.usage(tokens_before),
+                total_tokens_before: tokens_before,
+            },
+        };
+        write_json(logs.store(), &key, &archive)?;
+        drop(logs);
+        self.emit(CompactionEvent::Archived {
+            archive_key: key.clone(),
+            timestamp,
+        });
+        Ok(key)
+    }
+
+    /// Writes the summary in place of the selected entries, keeping anything appended since
+    /// `before` was read. On any failure the logs are written back and the archive removed.
+    fn swap_in(
+        &self,
+        before: &LogSnapshot,
+        selection: &Selection,
+        summary: &str,
+        archive_key: &str,
+    ) -> Result<LogSnapshot, CompactionError> {
+        let logs = self.logs.borrow();
+        let undo = |err: CompactionError| {
+            let _ = logs.store().remove(archive_key);
+            err
+        };
+        let now = logs.snapshot().map_err(|e| undo(e.into()))?;
+        let after = replace(before, &now, selection, summary)
+            .map_err(|conflict| undo(CompactionError::Busy(conflict.0)))?;
+        if let Err(err) = logs.write_all(&after) {
+            let _ = logs.write_all(&now);
+            return Err(undo(err.into()));
+        }
+        Ok(after)
+    }
+
+    fn update_metrics(
+        &self,
+        change: impl FnOnce(&mut CompactionMetrics),
+    ) -> Result<(), StorageError> {
+        let logs = self.logs.borrow();
+        let key = logs.keys().metrics();
+        let mut metrics: CompactionMetrics = read_value(logs.store(), &key)?.unwrap_or_default();
+        change(&mut metrics);
+        write_json(logs.store(), &key, &metrics)
+    }
+
+    /// Puts an archive's originals back in place of the summary that replaced them; entries
+    /// appended since stay. The archive is removed once its entries are live again.
+    pub async fn rollback(&self, archive_key: &str) -> Result<(), CompactionError> {
+        if self.busy.get() {
+            return Err(CompactionError::Busy(
+                "A compaction is running; roll back when it has finished.".into(),
+            ));
+        }
+        self.busy.set(true);
+        self.set_phase(Phase::RollingBack);
+        let outcome = self.restore_archive(archive_key);
+        match &outcome {
+            Ok(()) => {
+                self.set_phase(Phase::Idle);
+                self.emit(CompactionEvent::RolledBack {
+                    archive_key: archive_key.to_owned(),
+                });
+            }
+            Err(err) => {
+                self.set_phase(Phase::Error);
+                self.emit(CompactionEvent::Error {
+                    code: err.code().as_str(),
+                    message: err.to_string(),
+                    phase: Phase::RollingBack,
+                });
+            }
+        }
+        self.busy.set(false);
+        outcome
+    }
+
+    fn restore_archive(&self, archive_key: &str) -> Result<(), CompactionError> {
+        let archive = self.read_archive(archive_key)?;
+        let last = archive.iterations.iter().copied().max().unwrap_or(0);
+        let logs = self.logs.borrow();
+        let now = logs.snapshot()?;
+        let restored = restore(&now, &archive.data.into(), last)
+            .map_err(|conflict| CompactionError::NotAllowed(conflict.0))?;
+        if let Err(err) = logs.write_all(&restored) {
+            let _ = logs.write_all(&now);
+            return Err(err.into());
+        }
+        logs.store().remove(archive_key)?;
+        Ok(())
+    }
+
+    /// The archives of these logs, newest first, expired ones excluded.
+    pub fn archives(&self) -> Result<Vec<ArchiveInfo>, StorageError> {
+        let logs = self.logs.borrow();
+        let now = self.now();
+        let (infos, _) = list_archives(logs.store(), logs.keys())?;
+        Ok(infos
+            .into_iter()
+            .filter(|a| a.expires_at as f64 > now)
+            .collect())
+    }
+
+    /// One archive, whole.
+    pub fn read_archive(&self, key: &str) -> Result<Archive, CompactionError> {
+        let logs = self.logs.borrow();
+        if logs.keys().archive_timestamp(key).is_none() {
+            return Err(CompactionError::NotAllowed(format!(
+                "\"{key}\" is not an archive key of these logs"
+            )));
+        }
+        read_archive(logs.store(), key)?
+            .ok_or_else(|| CompactionError::NotAllowed(format!("There is no archive \"{key}\".")))
+    }
+
+    /// Removes one archive.
+    pub fn delete_archive(&self, key: &str) -> Result<(), CompactionError> {
+        self.read_archive(key)?;
+        Ok(self.logs.borrow().store().remove(key)?)
+    }
+
+    /// Removes expired archives; returns how many.
+    pub fn purge_expired_archives(&self) -> Result<usize, StorageError> {
+        let logs = self.logs.borrow();
+        Ok(enforce_policy(logs.store(), logs.keys(), self.now(), usize::MAX, None)?.len())
+    }
+
+    /// The persisted metrics.
+    pub fn metrics(&self) -> Result<CompactionMetrics, StorageError> {
+        let logs = self.logs.borrow();
+        Ok(read_value(logs.store(), &logs.keys().metrics())?.unwrap_or_default())
+    }
+}

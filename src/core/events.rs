@@ -1,0 +1,125 @@
+//! What a compaction tells the app's UI, and the port it tells it through.
+
+use serde::Serialize;
+
+use super::outcome::CompactionResult;
+use super::phase::Phase;
+use super::settings::Trigger;
+
+/// One event of a compaction; `name()` is the DOM event type, the value its `detail`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum CompactionEvent {
+    /// `compaction_start`
+    Start {
+        /// What triggered it.
+        trigger: Trigger,
+        /// The current iteration N (kept verbatim).
+        iteration: u32,
+        /// Usage (0..1) before.
+        #[serde(rename = "contextUsage")]
+        context_usage: f64,
+    },
+    /// `compaction_phase_change`
+    PhaseChange {
+        /// The phase entered.
+        phase: Phase,
+        /// The phase left.
+        previous: Phase,
+    },
+    /// `compaction_progress`
+    Progress {
+        /// The phase running.
+        phase: Phase,
+        /// 0..100, never going down within one compaction.
+        percent: u8,
+        /// What is happening, for people.
+        message: String,
+        /// Milliseconds since the compaction started.
+        #[serde(rename = "elapsedMs")]
+        elapsed_ms: f64,
+    },
+    /// `compaction_archived`
+    Archived {
+        /// Key of the archive written.
+        #[serde(rename = "archiveKey")]
+        archive_key: String,
+        /// Its timestamp (epoch ms).
+        timestamp: u64,
+    },
+    /// `compaction_complete`
+    Complete {
+        /// What the compaction did.
+        result: Box<CompactionResult>,
+    },
+    /// `compaction_error`
+    Error {
+        /// The error code.
+        code: &'static str,
+        /// What went wrong, for people.
+        message: String,
+        /// The phase it stopped in.
+        phase: Phase,
+    },
+    /// `compaction_rolled_back`
+    RolledBack {
+        /// The archive restored.
+        #[serde(rename = "archiveKey")]
+        archive_key: String,
+    },
+}
+
+impl CompactionEvent {
+    /// The DOM event type.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CompactionEvent::Start { .. } => "compaction_start",
+            CompactionEvent::PhaseChange { .. } => "compaction_phase_change",
+            CompactionEvent::Progress { .. } => "compaction_progress",
+            CompactionEvent::Archived { .. } => "compaction_archived",
+            CompactionEvent::Complete { .. } => "compaction_complete",
+            CompactionEvent::Error { .. } => "compaction_error",
+            CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
+        }
+    }
+}
+
+/// Where events go (an `EventTarget` in the browser). Must not fail: a broken listener is the
+/// listener's problem, never the compaction's.
+pub trait EventSink {
+    /// Delivers one event.
+    fn emit(&self, event: &CompactionEvent);
+}
+
+/// Keeps every event, for tests and replays.
+#[derive(Debug, Default, Clone)]
+pub struct RecordingSink {
+    events: std::rc::Rc<std::cell::RefCell<Vec<CompactionEvent>>>,
+}
+
+impl RecordingSink {
+    /// The events so far.
+    pub fn events(&self) -> Vec<CompactionEvent> {
+        self.events.borrow().clone()
+    }
+
+    /// The event names so far.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.events
+            .borrow()
+            .iter()
+            .map(CompactionEvent::name)
+            .collect()
+    }
+
+    /// Forgets the events so far.
+    pub fn clear(&self) {
+        self.events.borrow_mut().clear();
+    }
+}
+
+impl EventSink for RecordingSink {
+    fn emit(&self, event: &CompactionEvent) {
+        self.events.borrow_mut().push(event.clone());
+    }
+}

@@ -1,0 +1,83 @@
+//! Compaction metrics, persisted under `<prefix>compaction_metrics`.
+
+use serde::{Deserialize, Serialize};
+
+/// Running totals over every compaction of these logs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CompactionMetrics {
+    /// Compactions attempted (successful plus failed).
+    pub total_compactions: u32,
+    /// Compactions that swapped a summary in.
+    pub successful_compactions: u32,
+    /// Compactions that stopped with an error.
+    pub failed_compactions: u32,
+    /// Mean of `reduction` over successful compactions.
+    pub average_reduction_ratio: f64,
+    /// Mean wall time of successful compactions, in ms.
+    pub average_execution_time: f64,
+    /// Sum of `tokensSaved`.
+    pub total_tokens_saved: usize,
+    /// Sum of provider calls.
+    pub total_attempts: u32,
+    /// ISO time of the last compaction, successful or not.
+    pub last_compaction_at: Option<String>,
+    /// Code of the last error, if the last compaction failed.
+    pub last_error_code: Option<String>,
+}
+
+impl CompactionMetrics {
+    /// Adds one successful compaction.
+    pub fn record_success(
+        &mut self,
+        reduction: f64,
+        duration_ms: f64,
+        tokens_saved: usize,
+        attempts: u32,
+        at: String,
+    ) {
+        let n = f64::from(self.successful_compactions);
+        self.average_reduction_ratio = (self.average_reduction_ratio * n + reduction) / (n + 1.0);
+        self.average_execution_time = (self.average_execution_time * n + duration_ms) / (n + 1.0);
+        self.total_compactions += 1;
+        self.successful_compactions += 1;
+        self.total_tokens_saved += tokens_saved;
+        self.total_attempts += attempts;
+        self.last_compaction_at = Some(at);
+        self.last_error_code = None;
+    }
+
+    /// Adds one failed compaction.
+    pub fn record_failure(&mut self, code: &str, attempts: u32, at: String) {
+        self.total_compactions += 1;
+        self.failed_compactions += 1;
+        self.total_attempts += attempts;
+        self.last_compaction_at = Some(at);
+        self.last_error_code = Some(code.to_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn averages_cover_successes_only() {
+        let mut m = CompactionMetrics::default();
+        m.record_success(0.6, 100.0, 600, 1, "t1".into());
+        m.record_failure("invalid_summary", 2, "t2".into());
+        m.record_success(0.8, 300.0, 800, 2, "t3".into());
+        assert_eq!(
+            (
+                m.total_compactions,
+                m.successful_compactions,
+                m.failed_compactions
+            ),
+            (3, 2, 1)
+        );
+        assert!((m.average_reduction_ratio - 0.7).abs() < 1e-9);
+        assert!((m.average_execution_time - 200.0).abs() < 1e-9);
+        assert_eq!((m.total_tokens_saved, m.total_attempts), (1400, 5));
+        assert_eq!(m.last_error_code, None);
+    }
+}

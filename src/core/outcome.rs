@@ -1,0 +1,59 @@
+//! What a compaction reports: the dry-run plan and the result.
+
+use serde::Serialize;
+
+/// Entries per log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryCounts {
+    /// Reasoning entries.
+    pub reasoning: usize,
+    /// Execution entries.
+    pub execution: usize,
+    /// Tool-activity entries.
+    pub tool_activity: usize,
+}
+
+/// What `compact()` would do now (no provider call).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionPlan {
+    /// First and last iteration that would be compacted.
+    pub iterations: [u32; 2],
+    /// Entries that would be replaced.
+    pub entries: EntryCounts,
+    /// Estimated tokens of those entries.
+    pub tokens_to_compact: usize,
+    /// Estimated tokens of the prompt.
+    pub prompt_tokens: usize,
+    /// Estimated tokens of the logs afterwards (the summary at its ~30% target).
+    pub estimated_tokens_after: usize,
+}
+
+/// What one successful compaction did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionResult {
+    /// First and last iteration compacted.
+    pub iterations: [u32; 2],
+    /// Tokens of the three logs before.
+    pub tokens_before: usize,
+    /// Tokens of the three logs after.
+    pub tokens_after: usize,
+    /// `tokens_before - tokens_after`.
+    pub tokens_saved: usize,
+    /// `tokens_saved / tokens_before`.
+    pub reduction: f64,
+    /// Usage (0..1) before, base tokens included.
+    pub context_usage_before: f64,
+    /// Usage (0..1) after.
+    pub context_usage_after: f64,
+    /// Provider calls made.
+    pub attempts: u32,
+    /// Wall time of the whole compaction.
+    pub duration_ms: f64,
+    /// Key of the archive holding the originals.
+    pub archive_key: String,
+    /// The validated summary, headings canonical.
+    pub summary: String,
+}

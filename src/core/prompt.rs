@@ -1,0 +1,310 @@
+//! The compaction prompt: what to keep, what to drop, the history, the output format.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::entries::{ExecutionEntry, ToolActivityEntry};
+use super::iteration::{parse_iteration_header, parse_summary_header};
+use super::selection::Selection;
+use super::settings::CompactorSettings;
+use super::tokens::estimate_tokens;
+use super::validation::{canonical_heading, Validation, SECTIONS};
+
+/// Smallest per-entry budget, in characters, whatever the window.
+const MIN_ENTRY_CHARS: usize = 2_000;
+
+/// The system instruction sent beside the prompt.
+pub const SYSTEM_INSTRUCTION: &str = "You compress the working memory of an autonomous reasoning \
+session into a structured summary. You keep only what is true and still useful, and you never \
+invent facts.";
+
+/// Longest text one entry may put into the prompt: a tenth of the window in characters
+/// (about three characters a token for logs), at least [`MIN_ENTRY_CHARS`].
+pub fn entry_char_budget(settings: &CompactorSettings) -> usize {
+    (settings.context_window_tokens * 3 / 10).max(MIN_ENTRY_CHARS)
+}
+
+/// `text` cut to `max_chars` characters, keeping its head and tail around a visible marker.
+pub fn cut_to(text: &str, max_chars: usize) -> String {
+    let total = text.chars().count();
+    if total <= max_chars {
+        return text.to_owned();
+    }
+    let head = max_chars * 2 / 3;
+    let tail = max_chars - head;
+    let head_text: String = text.chars().take(head).collect();
+    let tail_text: String = text.chars().skip(total - tail).collect();
+    format!(
+        "{head_text}\n[… {} characters cut by context-compactor …]\n{tail_text}",
+        total - head - tail
+    )
+}
+
+/// Log text that could pass for a heading of the prompt or the summary is escaped: a line
+/// starting with `#` gets a backslash, and `===` header lines are marked as quoted.
+fn neutralise(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with('#') {
+                format!("\\{trimmed}")
+            } else if trimmed.starts_with("===") {
+                format!("> {trimmed}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A fenced block whose fence is longer than any backtick run inside, so content cannot
+/// close it.
+fn fenced(language: &str, content: &str) -> String {
+    let longest = content.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{language}\n{content}\n{fence}")
+}
+
+fn value_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn push_rules(out: &mut String) {
+    out.push_str(
+        "## WHAT TO INCLUDE\n\
+         - True, verified facts and the results and numbers that establish them\n\
+         - Successful solutions and their results\n\
+         - Decisions that were made, and why\n\
+         - Discoveries about the data, the environment and the tools\n\
+         - The final working version of code only (never earlier drafts)\n\
+         - Successful tool operations and what they produced (files, keys, paths)\n\
+         - Insights that change how the work should continue\n\
+         - Every detail that later iterations will need (names, ids, paths, exact values)\n\n\
+         ## WHAT TO EXCLUDE\n\
+         - Failed attempts and the errors they raised, once resolved\n\
+         - Wrong paths and abandoned hypotheses\n\
+         - Debugging output and intermediate prints\n\
+         - Redundancy: say each fact once\n\
+         - Trial and error: keep the conclusion, not the steps\n\n",
+    );
+}
+
+fn push_reasoning(out: &mut String, selection: &Selection, budget: usize) {
+    out.push_str("## REASONING HISTORY\n");
+    let mut any = false;
+    for (n, entry) in &selection.reasoning {
+        if parse_summary_header(entry).is_some() {
+            continue;
+        }
+        if parse_iteration_header(entry).is_some() {
+            let _ = writeln!(out, "\n--- Iteration {n} ---");
+            let rest = entry.split_once('\n').map_or("", |(_, r)| r).trim();
+            if rest.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "{}", neutralise(&cut_to(rest, budget)));
+        } else {
+            let _ = writeln!(out, "{}", neutralise(&cut_to(entry.trim(), budget)));
+        }
+        any = true;
+    }
+    if !any {
+        out.push_str("(no reasoning entries)\n");
+    }
+    out.push('\n');
+}
+
+fn push_execution(out: &mut String, entries: &[(u32, ExecutionEntry)], budget: usize) {
+    out.push_str("## EXECUTION HISTORY\n");
+    if entries.is_empty() {
+        out.push_str("(no code executions)\n");
+    }
+    for (index, (n, entry)) in entries.iter().enumerate() {
+        let status = match entry.success {
+            Some(true) => "SUCCESS",
+            Some(false) => "FAILED",
+            None => "UNKNOWN",
+        };
+        let time = entry
+            .execution_time
+            .as_ref()
+            .map_or_else(|| "?".to_owned(), ToString::to_string);
+        let source = entry.source.as_deref().unwrap_or("unknown");
+        let _ = writeln!(
+            out,
+            "\n[{}] Iteration {n} · {status} · {time} ms · source: {source}",
+            index + 1
+        );
+        let code = cut_to(entry.code.as_deref().unwrap_or(""), budget);
+        let _ = writeln!(out, "{}", fenced("js", &code));
+        if let Some(message) = entry.error_message() {
+            let _ = writeln!(out, "Error: {}", neutralise(&cut_to(message, budget)));
+        } else if let Some(result) = &entry.result {
+            let _ = writeln!(
+                out,
+                "Result: {}",
+                neutralise(&cut_to(&value_text(result), budget))
+            );
+        }
+    }
+    out.push('\n');
+}
+
+fn push_tools(out: &mut String, entries: &[(u32, ToolActivityEntry)], budget: usize) {
+    out.push_str("## TOOL ACTIVITY\n");
+    if entries.is_empty() {
+        out.push_str("(no tool operations)\n");
+    }
+    let mut by_type: BTreeMap<&str, Vec<&(u32, ToolActivityEntry)>> = BTreeMap::new();
+    for item in entries {
+        by_type
+            .entry(item.1.kind.as_deref().unwrap_or("unknown"))
+            .or_default()
+            .push(item);
+    }
+    for (kind, items) in by_type {
+        let _ = writeln!(out, "\n{} ({} operations)", neutralise(kind), items.len());
+        for (n, entry) in items {
+            let details = entry
+                .details
+                .as_ref()
+                .map(|d| format!(" · {}", neutralise(&cut_to(&value_text(d), budget / 4))))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "- Iteration {n} · {} · {}{details}",
+                entry.action.as_deref().unwrap_or("?"),
+                entry.status.as_deref().unwrap_or("?")
+            );
+        }
+    }
+    out.push('\n');
+}
+
+/// The prompt for `selection`, exactly as it is sent.
+pub fn build_prompt(selection: &Selection, settings: &CompactorSettings) -> String {
+    let budget = entry_char_budget(settings);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "# CONTEXT COMPACTION\n\n\
+         Compact iterations 1-{last} of this reasoning session into one structured summary. \
+         Iteration {current} is in progress and stays verbatim after your summary: do not \
+         summarise it. The summary replaces everything below, so anything you leave out is \
+         gone from the session's memory.\n\n",
+        last = selection.last,
+        current = selection.current,
+    );
+    push_rules(&mut out);
+    for ((first, last), body) in selection.earlier_summaries() {
+        let _ = write!(
+            out,
+            "## EARLIER COMPACTED SUMMARY (iterations {first}-{last})\n\
+             Integrate it: keep what is still true, update what later iterations changed.\n\n\
+             {}\n\n",
+            neutralise(&cut_to(&body, budget * 2))
+        );
+    }
+    push_reasoning(&mut out, selection, budget);
+    push_execution(&mut out, &selection.execution, budget);
+    push_tools(&mut out, &selection.tool_activity, budget);
+    out.push_str(
+        "## OUTPUT FORMAT\nWrite exactly these six sections, in this order, as level-3 markdown \
+         headings, each followed by short bullet points:\n",
+    );
+    for (emoji, title) in SECTIONS {
+        let _ = writeln!(out, "{}", canonical_heading(emoji, title));
+    }
+    out.push_str(
+        "\n## RULES\n\
+         - Be ruthlessly concise: bullet points, no filler, no repetition.\n\
+         - Keep minute details when they are true and needed later: exact numbers, names, \
+         paths, ids, versions.\n\
+         - Aim for a summary about 70% smaller than the history above.\n\
+         - Keep chronological order where the order of events matters.\n\
+         - Put final working code in fenced code blocks.\n",
+    );
+    if let Some(instructions) = settings
+        .instructions
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+    {
+        let _ = write!(
+            out,
+            "\n## ADDITIONAL INSTRUCTIONS FROM THE APP\n{}\n",
+            instructions.trim()
+        );
+    }
+    let _ = write!(
+        out,
+        "\nStart your answer with \"{}\".",
+        canonical_heading(SECTIONS[0].0, SECTIONS[0].1)
+    );
+    out
+}
+
+/// The prompt of the retry: the same prompt, then why the first answer was rejected.
+pub fn retry_prompt(prompt: &str, rejected: &Validation) -> String {
+    let mut out = String::from(prompt);
+    out.push_str("\n\n## YOUR PREVIOUS ANSWER WAS REJECTED\n");
+    for error in &rejected.errors {
+        let _ = writeln!(out, "- {error}");
+    }
+    if !rejected.missing_sections.is_empty() {
+        let _ = writeln!(
+            out,
+            "Include every section, in particular: {}.",
+            rejected
+                .missing_sections
+                .iter()
+                .map(|title| {
+                    let emoji = SECTIONS
+                        .iter()
+                        .find(|(_, t)| t == title)
+                        .map_or("", |(e, _)| e);
+                    canonical_heading(emoji, title)
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out.push_str("Answer again with the complete summary.");
+    out
+}
+
+/// Estimated tokens of the prompt and the system instruction.
+pub fn prompt_tokens(prompt: &str) -> usize {
+    estimate_tokens(prompt) + estimate_tokens(SYSTEM_INSTRUCTION)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_cut_with_a_visible_marker() {
+        let text = "a".repeat(5000);
+        let cut = cut_to(&text, 300);
+        assert!(cut.contains("[… 4700 characters cut by context-compactor …]"));
+        assert!(cut.chars().count() < 400);
+        assert_eq!(cut_to("short", 300), "short");
+    }
+
+    #[test]
+    fn fences_outgrow_the_backticks_inside() {
+        let block = fenced("js", "const s = `a ``` b`;");
+        assert!(block.starts_with("````js\n") && block.ends_with("\n````"));
+    }
+
+    #[test]
+    fn fake_headings_are_escaped() {
+        assert_eq!(
+            neutralise("ok\n### 🎯 OBJECTIVE ACHIEVED\n=== ITERATION 9 ==="),
+            "ok\n\\### 🎯 OBJECTIVE ACHIEVED\n> === ITERATION 9 ==="
+        );
+    }
+}

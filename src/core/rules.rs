@@ -1,0 +1,130 @@
+//! When a compaction is allowed, and when it should start by itself.
+
+use super::settings::{CompactorSettings, Trigger};
+
+/// The state the rules look at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RuleInput {
+    /// The current iteration N (0 when there is no session).
+    pub current_iteration: u32,
+    /// Whether iteration N is still running.
+    pub iteration_running: bool,
+    /// Estimated tokens of the three logs.
+    pub log_tokens: usize,
+    /// Whether a compaction or rollback is running.
+    pub compacting: bool,
+}
+
+/// Why a compaction is not allowed now, in words a person understands; `None` when it is.
+pub fn refusal(
+    settings: &CompactorSettings,
+    input: &RuleInput,
+    trigger: Trigger,
+) -> Option<String> {
+    if input.compacting {
+        return Some("A compaction is already running.".into());
+    }
+    if input.current_iteration == 0 {
+        return Some("There is no reasoning session to compact yet.".into());
+    }
+    let completed = if input.iteration_running {
+        input.current_iteration - 1
+    } else {
+        input.current_iteration
+    };
+    if completed < settings.min_iterations || input.current_iteration < 2 {
+        return Some(format!(
+            "Compaction needs at least {} completed iterations; {} so far.",
+            settings.min_iterations.max(1),
+            completed
+        ));
+    }
+    let usage = settings.usage(input.log_tokens);
+    if trigger != Trigger::ContextLimitError && usage < settings.recommended_usage {
+        return Some(format!(
+            "Context usage is {:.0}%; compaction is worth it from {:.0}%.",
+            usage * 100.0,
+            settings.recommended_usage * 100.0
+        ));
+    }
+    None
+}
+
+/// Holds automatic compaction back after one that failed or saved little, until the logs have
+/// grown by a tenth of the window — so a session never loops on compactions.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct AutoGuard {
+    blocked_until_tokens: Option<usize>,
+}
+
+impl AutoGuard {
+    /// Records an automatic compaction that failed or ended at `tokens_after` still over the
+    /// trigger.
+    pub fn hold(&mut self, settings: &CompactorSettings, tokens_now: usize) {
+        self.blocked_until_tokens = Some(tokens_now + settings.context_window_tokens / 10);
+    }
+
+    /// Lifts the hold (after a successful compaction that brought usage under the trigger).
+    pub fn release(&mut self) {
+        self.blocked_until_tokens = None;
+    }
+
+    /// Whether an automatic compaction should start now.
+    pub fn should_auto_compact(&self, settings: &CompactorSettings, input: &RuleInput) -> bool {
+        let over = settings.usage(input.log_tokens) >= settings.auto_trigger_usage;
+        let held = self
+            .blocked_until_tokens
+            .is_some_and(|limit| input.log_tokens < limit);
+        over && !held && refusal(settings, input, Trigger::Auto).is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(current: u32, running: bool, tokens: usize) -> RuleInput {
+        RuleInput {
+            current_iteration: current,
+            iteration_running: running,
+            log_tokens: tokens,
+            compacting: false,
+        }
+    }
+
+    #[test]
+    fn each_rule_gives_its_reason() {
+        let s = CompactorSettings::default();
+        assert!(refusal(&s, &input(0, false, 30_000), Trigger::User)
+            .unwrap()
+            .contains("no reasoning session"));
+        assert!(refusal(&s, &input(3, true, 30_000), Trigger::User)
+            .unwrap()
+            .contains("at least 3 completed"));
+        assert!(refusal(&s, &input(3, false, 30_000), Trigger::User).is_none());
+        assert!(refusal(&s, &input(5, false, 1_000), Trigger::User)
+            .unwrap()
+            .contains("worth it from 60%"));
+        assert!(refusal(&s, &input(5, false, 1_000), Trigger::ContextLimitError).is_none());
+        let busy = RuleInput {
+            compacting: true,
+            ..input(5, false, 30_000)
+        };
+        assert!(refusal(&s, &busy, Trigger::User)
+            .unwrap()
+            .contains("already running"));
+    }
+
+    #[test]
+    fn auto_compaction_is_held_after_a_failure_until_the_logs_grow() {
+        let s = CompactorSettings::default();
+        let mut guard = AutoGuard::default();
+        assert!(!guard.should_auto_compact(&s, &input(6, false, 20_000)));
+        assert!(guard.should_auto_compact(&s, &input(6, false, 28_000)));
+        guard.hold(&s, 28_000);
+        assert!(!guard.should_auto_compact(&s, &input(6, false, 29_000)));
+        assert!(guard.should_auto_compact(&s, &input(7, false, 28_000 + 3_277)));
+        guard.release();
+        assert!(guard.should_auto_compact(&s, &input(6, false, 28_000)));
+    }
+}

@@ -1,0 +1,114 @@
+//! Choosing what to compact: every entry of iterations before the current one.
+
+use super::entries::{ExecutionEntry, ToolActivityEntry};
+use super::iteration::parse_summary_header;
+use super::log_store::LogSnapshot;
+use super::outcome::EntryCounts;
+
+/// The entries of iterations 1..N-1 (and any preamble), and what stays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    /// The current iteration N, kept verbatim.
+    pub current: u32,
+    /// The last iteration compacted, N-1.
+    pub last: u32,
+    /// Compacted reasoning entries with their iteration, in log order (earlier summaries
+    /// included).
+    pub reasoning: Vec<(u32, String)>,
+    /// Compacted execution entries with their iteration, as stored.
+    pub execution: Vec<(u32, ExecutionEntry)>,
+    /// Compacted tool entries with their iteration, as stored.
+    pub tool_activity: Vec<(u32, ToolActivityEntry)>,
+    /// The entries that stay, as stored.
+    pub kept: LogSnapshot,
+}
+
+impl Selection {
+    /// Splits `logs` at the current iteration.
+    pub fn of(logs: &LogSnapshot) -> Selection {
+        let current = logs.current_iteration();
+        let placed = logs.placed_iterations();
+        let mut kept = LogSnapshot::default();
+        let mut reasoning = Vec::new();
+        for (n, entry) in placed.reasoning.into_iter().zip(&logs.reasoning) {
+            if n < current {
+                reasoning.push((n, entry.clone()));
+            } else {
+                kept.reasoning.push(entry.clone());
+            }
+        }
+        let mut execution = Vec::new();
+        for (n, entry) in placed.execution.into_iter().zip(&logs.execution) {
+            if n < current {
+                execution.push((n, entry.clone()));
+            } else {
+                kept.execution.push(entry.clone());
+            }
+        }
+        let mut tool_activity = Vec::new();
+        for (n, entry) in placed.tool_activity.into_iter().zip(&logs.tool_activity) {
+            if n < current {
+                tool_activity.push((n, entry.clone()));
+            } else {
+                kept.tool_activity.push(entry.clone());
+            }
+        }
+        Selection {
+            current,
+            last: current.saturating_sub(1),
+            reasoning,
+            execution,
+            tool_activity,
+            kept,
+        }
+    }
+
+    /// Whether there is anything to compact.
+    pub fn is_empty(&self) -> bool {
+        self.reasoning.is_empty() && self.execution.is_empty() && self.tool_activity.is_empty()
+    }
+
+    /// Entries per log that would be replaced.
+    pub fn counts(&self) -> EntryCounts {
+        EntryCounts {
+            reasoning: self.reasoning.len(),
+            execution: self.execution.len(),
+            tool_activity: self.tool_activity.len(),
+        }
+    }
+
+    /// The compacted entries, as stored: what the archive keeps.
+    pub fn originals(&self) -> LogSnapshot {
+        LogSnapshot {
+            reasoning: self.reasoning.iter().map(|(_, e)| e.clone()).collect(),
+            execution: self.execution.iter().map(|(_, e)| e.clone()).collect(),
+            tool_activity: self.tool_activity.iter().map(|(_, e)| e.clone()).collect(),
+        }
+    }
+
+    /// Bodies of earlier compacted summaries among the compacted entries, with their ranges.
+    pub fn earlier_summaries(&self) -> Vec<((u32, u32), String)> {
+        self.reasoning
+            .iter()
+            .filter_map(|(_, entry)| {
+                let range = parse_summary_header(entry)?;
+                Some((range, summary_body(entry)))
+            })
+            .collect()
+    }
+
+    /// The iterations compacted, from 1 (a later compaction's range starts at 1 again).
+    pub fn iterations(&self) -> Vec<u32> {
+        (1..=self.last).collect()
+    }
+}
+
+/// The text between a summary entry's header line and its end marker.
+pub fn summary_body(entry: &str) -> String {
+    let body = entry.split_once('\n').map_or("", |(_, rest)| rest);
+    body.trim_end()
+        .strip_suffix(super::swap::SUMMARY_END)
+        .unwrap_or(body)
+        .trim()
+        .to_owned()
+}

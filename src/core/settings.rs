@@ -1,0 +1,149 @@
+//! The options of a compactor, with the defaults of the API.
+
+use serde::Deserialize;
+
+/// What triggered a compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    /// A person pressed the button.
+    #[default]
+    User,
+    /// `shouldAutoCompact()` said so.
+    Auto,
+    /// The app's model answered that the context is too long: the usage rule is skipped.
+    ContextLimitError,
+}
+
+impl Trigger {
+    /// The snake_case name used in events and archives.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trigger::User => "user",
+            Trigger::Auto => "auto",
+            Trigger::ContextLimitError => "context_limit_error",
+        }
+    }
+}
+
+/// Every tunable of a compaction (API.md, `CompactorOptions` less the provider).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CompactorSettings {
+    /// The app model's context window, in tokens.
+    pub context_window_tokens: usize,
+    /// Tokens of the app's own prompt parts, counted in the usage.
+    pub base_tokens: usize,
+    /// Completed iterations needed before a compaction is allowed.
+    pub min_iterations: u32,
+    /// Usage (0..1) below which `canCompact` says no.
+    pub recommended_usage: f64,
+    /// Usage (0..1) at which `shouldAutoCompact` says yes.
+    pub auto_trigger_usage: f64,
+    /// Sampling temperature of the summary call.
+    pub temperature: f64,
+    /// Output budget of the summary call.
+    pub max_output_tokens: u32,
+    /// Time limit of one provider call, in milliseconds.
+    pub timeout_ms: u32,
+    /// Further attempts after a failed or invalid one.
+    pub max_retries: u32,
+    /// Wait before a retry, in milliseconds.
+    pub retry_delay_ms: u32,
+    /// Archives kept at most.
+    pub max_archives: usize,
+    /// Days an archive is kept.
+    pub archive_expiry_days: f64,
+    /// Extra guidance appended to the prompt.
+    pub instructions: Option<String>,
+}
+
+impl Default for CompactorSettings {
+    fn default() -> Self {
+        Self {
+            context_window_tokens: 32_768,
+            base_tokens: 0,
+            min_iterations: 3,
+            recommended_usage: 0.60,
+            auto_trigger_usage: 0.85,
+            temperature: 0.1,
+            max_output_tokens: 4000,
+            timeout_ms: 30_000,
+            max_retries: 1,
+            retry_delay_ms: 2000,
+            max_archives: 10,
+            archive_expiry_days: 30.0,
+            instructions: None,
+        }
+    }
+}
+
+impl CompactorSettings {
+    /// Checks the ranges; the message names the first option out of range.
+    pub fn validate(&self) -> Result<(), String> {
+        let usage_ok = |v: f64| (0.0..=1.0).contains(&v);
+        if self.context_window_tokens == 0 {
+            return Err("contextWindowTokens must be greater than 0".into());
+        }
+        if !usage_ok(self.recommended_usage) || !usage_ok(self.auto_trigger_usage) {
+            return Err("recommendedUsage and autoTriggerUsage must be between 0 and 1".into());
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            return Err("temperature must be between 0 and 2".into());
+        }
+        if self.max_output_tokens == 0 || self.timeout_ms == 0 {
+            return Err("maxOutputTokens and timeoutMs must be greater than 0".into());
+        }
+        if self.max_archives == 0 {
+            return Err(
+                "maxArchives must be at least 1 (the archive is what makes rollback possible)"
+                    .into(),
+            );
+        }
+        if self.archive_expiry_days.is_nan() || self.archive_expiry_days <= 0.0 {
+            return Err("archiveExpiryDays must be greater than 0".into());
+        }
+        Ok(())
+    }
+
+    /// Share of the context window that `log_tokens` plus the base tokens take.
+    pub fn usage(&self, log_tokens: usize) -> f64 {
+        (self.base_tokens + log_tokens) as f64 / self.context_window_tokens as f64
+    }
+
+    /// Archive lifetime in milliseconds.
+    pub fn archive_lifetime_ms(&self) -> f64 {
+        self.archive_expiry_days * 86_400_000.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_documented_ones_and_valid() {
+        let s = CompactorSettings::default();
+        assert_eq!(s.context_window_tokens, 32_768);
+        assert_eq!(
+            (s.min_iterations, s.max_retries, s.max_archives),
+            (3, 1, 10)
+        );
+        assert!(s.validate().is_ok());
+        assert!((s.usage(16_384) - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn out_of_range_options_are_named() {
+        let s = CompactorSettings {
+            recommended_usage: 1.5,
+            ..Default::default()
+        };
+        assert!(s.validate().unwrap_err().contains("recommendedUsage"));
+        let s = CompactorSettings {
+            max_archives: 0,
+            ..Default::default()
+        };
+        assert!(s.validate().unwrap_err().contains("maxArchives"));
+    }
+}

@@ -1,0 +1,107 @@
+//! Swapping the summary in for the compacted entries, and the archived entries back in.
+
+use super::iteration::{parse_summary_header, summary_header};
+use super::log_store::LogSnapshot;
+use super::selection::Selection;
+
+/// The last line of a compacted-summary entry.
+pub const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";
+
+/// The reasoning entry that stands for iterations 1..=`last`.
+pub fn summary_entry(last: u32, summary: &str) -> String {
+    format!("{}\n{summary}\n{SUMMARY_END}", summary_header(1, last))
+}
+
+/// Why the stored logs no longer fit what a compaction or rollback read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapConflict(pub String);
+
+/// The entries of `now` after those of `before`, if `now` only grew by appends.
+fn appended<'a, T: PartialEq>(
+    before: &[T],
+    now: &'a [T],
+    log: &str,
+) -> Result<&'a [T], SwapConflict> {
+    if now.len() >= before.len() && now[..before.len()] == *before {
+        Ok(&now[before.len()..])
+    } else {
+        Err(SwapConflict(format!(
+            "the {log} log was changed by other code while the compaction ran (not just appended to)"
+        )))
+    }
+}
+
+/// The logs after a compaction: the summary entry, then the kept entries, then whatever was
+/// appended to `now` since `before` was read. Removes exactly the selected entries.
+pub fn replace(
+    before: &LogSnapshot,
+    now: &LogSnapshot,
+    selection: &Selection,
+    summary: &str,
+) -> Result<LogSnapshot, SwapConflict> {
+    let reasoning_tail = appended(&before.reasoning, &now.reasoning, "reasoning")?;
+    let execution_tail = appended(&before.execution, &now.execution, "execution")?;
+    let tool_tail = appended(&before.tool_activity, &now.tool_activity, "tool activity")?;
+    let mut reasoning = vec![summary_entry(selection.last, summary)];
+    reasoning.extend(selection.kept.reasoning.iter().cloned());
+    reasoning.extend(reasoning_tail.iter().cloned());
+    let mut execution = selection.kept.execution.clone();
+    execution.extend(execution_tail.iter().cloned());
+    let mut tool_activity = selection.kept.tool_activity.clone();
+    tool_activity.extend(tool_tail.iter().cloned());
+    Ok(LogSnapshot {
+        reasoning,
+        execution,
+        tool_activity,
+    })
+}
+
+/// The logs with an archive's entries back in place of the summary that replaced them
+/// (the summary covering 1..=`last`). Entries appended since stay; archived entries whose id
+/// is already live are not doubled.
+pub fn restore(
+    now: &LogSnapshot,
+    archived: &LogSnapshot,
+    last: u32,
+) -> Result<LogSnapshot, SwapConflict> {
+    let position = now
+        .reasoning
+        .iter()
+        .position(|entry| parse_summary_header(entry) == Some((1, last)))
+        .ok_or_else(|| {
+            SwapConflict(format!(
+                "the summary of iterations 1-{last} is no longer in the reasoning log; a later \
+                 compaction replaced it, so roll that one back first"
+            ))
+        })?;
+    let mut reasoning = now.reasoning[..position].to_vec();
+    reasoning.extend(archived.reasoning.iter().cloned());
+    reasoning.extend(now.reasoning[position + 1..].iter().cloned());
+
+    let live_ids: Vec<&str> = now
+        .execution
+        .iter()
+        .filter_map(|e| e.id.as_deref())
+        .chain(now.tool_activity.iter().filter_map(|e| e.id.as_deref()))
+        .collect();
+    let is_new = |id: &Option<String>| id.as_deref().is_none_or(|id| !live_ids.contains(&id));
+    let mut execution: Vec<_> = archived
+        .execution
+        .iter()
+        .filter(|e| is_new(&e.id))
+        .cloned()
+        .collect();
+    execution.extend(now.execution.iter().cloned());
+    let mut tool_activity: Vec<_> = archived
+        .tool_activity
+        .iter()
+        .filter(|e| is_new(&e.id))
+        .cloned()
+        .collect();
+    tool_activity.extend(now.tool_activity.iter().cloned());
+    Ok(LogSnapshot {
+        reasoning,
+        execution,
+        tool_activity,
+    })
+}

@@ -1,0 +1,324 @@
+//! Shared fixtures of the native tests: a seeded session generator and scripted ports.
+#![allow(dead_code)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use context_compactor::core::events::RecordingSink;
+use context_compactor::core::provider::{
+    LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest, Timer,
+};
+use context_compactor::core::settings::CompactorSettings;
+use context_compactor::core::{
+    Compactor, ExecutionInput, LogStore, ManualClock, MemoryStore, StorageKeys, ToolActivityInput,
+};
+use serde_json::json;
+
+pub const NOV_22_2026: f64 = 1_795_373_767_000.0;
+
+pub type Logs = Rc<RefCell<LogStore<MemoryStore, ManualClock>>>;
+
+pub fn logs_over(memory: &MemoryStore, clock: &ManualClock) -> Logs {
+    Rc::new(RefCell::new(LogStore::new(
+        memory.clone(),
+        clock.clone(),
+        StorageKeys::default(),
+        11,
+    )))
+}
+
+/// A tiny deterministic generator, so sessions replay exactly.
+pub struct Seeded(u64);
+
+impl Seeded {
+    pub fn new(seed: u64) -> Self {
+        Seeded(seed)
+    }
+    pub fn next(&mut self, below: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % below
+    }
+}
+
+const TOPICS: [&str; 5] = [
+    "sales.csv",
+    "users.json",
+    "events.log",
+    "inventory.xlsx",
+    "orders.parquet",
+];
+
+/// Appends `iterations` realistic iterations: reasoning, executions (some failing, then
+/// fixed), tool operations. Every iteration is finished.
+pub fn grow_session(logs: &Logs, clock: &ManualClock, iterations: u32, seed: u64) {
+    let mut rng = Seeded::new(seed);
+    for _ in 0..iterations {
+        let mut store = logs.borrow_mut();
+        let n = store.start_iteration().unwrap();
+        let topic = TOPICS[(n as usize) % TOPICS.len()];
+        let rows = 1000 + rng.next(90_000);
+        store
+            .append_reasoning(&format!(
+                "Iteration {n}: I looked at {topic} and found {rows} rows with {} columns. \
+                 The totals do not match the report from step {}, so I will recompute them by \
+                 grouping on region and month, then compare against the reference of {} units. \
+                 A likely cause is duplicated order ids after the merge of 2026-0{}-1{}.",
+                3 + rng.next(20),
+                n.saturating_sub(1),
+                rng.next(50_000),
+                1 + rng.next(8),
+                rng.next(9)
+            ))
+            .unwrap();
+        if rng.next(3) == 0 {
+            store
+                .append_execution(ExecutionInput {
+                    success: false,
+                    code: format!(
+                        "const data = load('{topic}');\nreturn data.rows.groupBy('region');"
+                    ),
+                    error: Some(
+                        json!({"message": "TypeError: data.rows.groupBy is not a function"}),
+                    ),
+                    execution_time: Some(3.0 + rng.next(20) as f64),
+                    metadata: Some(json!({"task": format!("group {topic}")})),
+                    ..Default::default()
+                })
+                .unwrap();
+        }
+        store
+            .append_execution(ExecutionInput {
+                success: true,
+                code: format!(
+                    "const data = load('{topic}');\nconst byRegion = {{}};\nfor (const row of data.rows) {{\n  byRegion[row.region] = (byRegion[row.region] ?? 0) + row.amount;\n}}\nreturn byRegion;"
+                ),
+                result: Some(json!({"north": rng.next(100_000), "south": rng.next(100_000), "rows": rows})),
+                execution_time: Some(10.0 + rng.next(300) as f64),
+                metadata: Some(json!({"task": format!("group {topic}")})),
+                ..Default::default()
+            })
+            .unwrap();
+        store
+            .append_tool_activity(ToolActivityInput {
+                kind: if n % 2 == 0 {
+                    "vfs".into()
+                } else {
+                    "fetch".into()
+                },
+                action: if n % 2 == 0 {
+                    "write".into()
+                } else {
+                    "get".into()
+                },
+                status: "success".into(),
+                details: Some(json!(format!("notes/iteration-{n}.md"))),
+                extra: Default::default(),
+            })
+            .unwrap();
+        store.finish_iteration();
+        drop(store);
+        clock.advance(60_000.0);
+    }
+}
+
+/// A settable callback shared between a test and a scripted port.
+pub type Hook<F> = Rc<RefCell<Option<Box<F>>>>;
+
+/// A provider that answers from a script, one answer per call, and records every prompt.
+#[derive(Clone, Default)]
+pub struct ScriptedProvider {
+    answers: Rc<RefCell<VecDeque<Answer>>>,
+    pub prompts: Rc<RefCell<Vec<String>>>,
+    pub on_call: Hook<dyn Fn()>,
+}
+
+#[derive(Clone)]
+pub enum Answer {
+    Text(String),
+    Fail(ProviderError),
+    Hang,
+}
+
+impl ScriptedProvider {
+    pub fn new(answers: Vec<Answer>) -> Self {
+        Self {
+            answers: Rc::new(RefCell::new(answers.into())),
+            ..Default::default()
+        }
+    }
+    pub fn calls(&self) -> usize {
+        self.prompts.borrow().len()
+    }
+}
+
+impl SummaryProvider for ScriptedProvider {
+    fn model(&self) -> String {
+        "scripted".into()
+    }
+    fn generate(
+        &self,
+        request: &SummaryRequest<'_>,
+    ) -> LocalBoxFuture<'static, Result<String, ProviderError>> {
+        self.prompts.borrow_mut().push(request.prompt.to_owned());
+        if let Some(hook) = self.on_call.borrow().as_ref() {
+            hook();
+        }
+        let answer = self
+            .answers
+            .borrow_mut()
+            .pop_front()
+            .unwrap_or(Answer::Fail(ProviderError::Failed(
+                "script exhausted".into(),
+            )));
+        match answer {
+            Answer::Text(text) => Box::pin(async move { Ok(text) }),
+            Answer::Fail(err) => Box::pin(async move { Err(err) }),
+            Answer::Hang => Box::pin(std::future::pending()),
+        }
+    }
+}
+
+/// A timer whose sleeps end at once, moving the clock; it records each wait and can run a
+/// hook on every sleep (to finish an iteration, say).
+#[derive(Clone)]
+pub struct InstantTimer {
+    clock: ManualClock,
+    pub waits: Rc<RefCell<Vec<u32>>>,
+    pub on_sleep: Hook<dyn Fn(usize)>,
+    pub never: Rc<Cell<bool>>,
+}
+
+impl InstantTimer {
+    pub fn new(clock: &ManualClock) -> Self {
+        Self {
+            clock: clock.clone(),
+            waits: Default::default(),
+            on_sleep: Default::default(),
+            never: Default::default(),
+        }
+    }
+}
+
+impl Timer for InstantTimer {
+    fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()> {
+        // Nothing happens until the sleep is awaited: a deadline that the work beats never
+        // moves the clock and is not recorded.
+        let (clock, waits, hook, never) = (
+            self.clock.clone(),
+            self.waits.clone(),
+            self.on_sleep.clone(),
+            self.never.get(),
+        );
+        Box::pin(async move {
+            waits.borrow_mut().push(ms);
+            let count = waits.borrow().len();
+            if let Some(hook) = hook.borrow().as_ref() {
+                hook(count);
+            }
+            if never {
+                std::future::pending::<()>().await;
+            }
+            clock.advance(f64::from(ms));
+        })
+    }
+}
+
+/// Everything one compaction test needs.
+pub struct Rig {
+    pub memory: MemoryStore,
+    pub clock: ManualClock,
+    pub logs: Logs,
+    pub provider: ScriptedProvider,
+    pub timer: InstantTimer,
+    pub events: RecordingSink,
+    pub compactor: Compactor<MemoryStore, ManualClock>,
+}
+
+/// Settings that let small test sessions compact: a window they fill past 60%.
+pub fn small_window() -> CompactorSettings {
+    CompactorSettings {
+        context_window_tokens: 2_000,
+        ..Default::default()
+    }
+}
+
+impl Rig {
+    pub fn with(memory: MemoryStore, answers: Vec<Answer>, settings: CompactorSettings) -> Rig {
+        Self::scripted(memory, ScriptedProvider::new(answers), settings)
+    }
+
+    pub fn offline(memory: MemoryStore, clock: ManualClock, settings: CompactorSettings) -> Rig {
+        Self::build(
+            memory,
+            clock,
+            Box::new(context_compactor::core::offline::OfflineProvider),
+            settings,
+        )
+    }
+
+    fn build(
+        memory: MemoryStore,
+        clock: ManualClock,
+        provider: Box<dyn SummaryProvider>,
+        settings: CompactorSettings,
+    ) -> Rig {
+        let logs = logs_over(&memory, &clock);
+        let scripted = ScriptedProvider::default();
+        let timer = InstantTimer::new(&clock);
+        let events = RecordingSink::default();
+        let provider: Box<dyn SummaryProvider> = provider;
+        let compactor = Compactor::new(
+            logs.clone(),
+            provider,
+            Box::new(timer.clone()),
+            Box::new(events.clone()),
+            settings,
+        )
+        .unwrap();
+        Rig {
+            memory,
+            clock,
+            logs,
+            provider: scripted,
+            timer,
+            events,
+            compactor,
+        }
+    }
+
+    /// A rig whose provider is the given scripted one (kept to inspect its prompts).
+    pub fn scripted(
+        memory: MemoryStore,
+        provider: ScriptedProvider,
+        settings: CompactorSettings,
+    ) -> Rig {
+        let clock = ManualClock::new(NOV_22_2026);
+        let mut rig = Self::build(memory, clock, Box::new(provider.clone()), settings);
+        rig.provider = provider;
+        rig
+    }
+
+    /// Raw values of every key, to compare the store before and after.
+    pub fn dump(&self) -> Vec<(String, String)> {
+        use context_compactor::core::KeyValueStore;
+        let mut keys = self.memory.keys().unwrap();
+        keys.sort();
+        keys.into_iter()
+            .filter(|k| !k.ends_with("compaction_metrics"))
+            .map(|k| (k.clone(), self.memory.get(&k).unwrap().unwrap()))
+            .collect()
+    }
+}
+
+/// A summary that passes validation, with `body` in its discoveries.
+pub fn valid_summary(body: &str) -> String {
+    format!(
+        "### 🎯 OBJECTIVE ACHIEVED\n- Grouped the sales by region.\n### 📊 KEY DISCOVERIES\n- {body}\n\
+         ### ✅ SUCCESSFUL SOLUTIONS\n- byRegion loop over data.rows.\n### 🔧 TOOLS USED SUCCESSFULLY\n- vfs write\n\
+         ### 💡 CRITICAL INSIGHTS\n- groupBy does not exist on arrays.\n### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING\n- Continue with the monthly view."
+    )
+}

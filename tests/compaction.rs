@@ -1,0 +1,526 @@
+//! The compaction engine natively: rules, retry, archive, swap, rollback, events, metrics.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::future::Future;
+
+use common::*;
+use context_compactor::core::events::CompactionEvent;
+use context_compactor::core::iteration::parse_summary_header;
+use context_compactor::core::phase::Phase;
+use context_compactor::core::provider::{run_ready, ProviderError};
+use context_compactor::core::settings::{CompactorSettings, Trigger};
+use context_compactor::core::{CompactionError, ErrorCode, KeyValueStore, MemoryStore};
+
+fn compact(
+    rig: &Rig,
+    trigger: Trigger,
+) -> Result<context_compactor::core::outcome::CompactionResult, CompactionError> {
+    run_ready(rig.compactor.compact(trigger)).expect("the compaction waited on nothing")
+}
+
+fn session(iterations: u32, answers: Vec<Answer>) -> Rig {
+    let rig = Rig::with(MemoryStore::new(), answers, small_window());
+    grow_session(&rig.logs, &rig.clock, iterations, 42);
+    rig
+}
+
+#[test]
+fn a_valid_summary_replaces_iterations_before_the_current_one() {
+    let rig = session(
+        6,
+        vec![Answer::Text(valid_summary("north region leads with 91k."))],
+    );
+    let before = rig.logs.borrow().snapshot().unwrap();
+    let selection = context_compactor::core::selection::Selection::of(&before);
+    let result = compact(&rig, Trigger::User).unwrap();
+
+    assert_eq!(result.iterations, [1, 5]);
+    assert_eq!(result.attempts, 1);
+    assert!(result.tokens_after < result.tokens_before);
+    assert_eq!(
+        result.tokens_saved,
+        result.tokens_before - result.tokens_after
+    );
+    assert!(
+        (result.reduction - result.tokens_saved as f64 / result.tokens_before as f64).abs() < 1e-9
+    );
+
+    let after = rig.logs.borrow().snapshot().unwrap();
+    assert_eq!(parse_summary_header(&after.reasoning[0]), Some((1, 5)));
+    assert!(after.reasoning[0].ends_with("=== END COMPACTED SUMMARY ==="));
+    assert!(after.reasoning[0].contains("north region leads with 91k."));
+    // Iteration 6 is kept verbatim, in all three logs.
+    assert_eq!(after.reasoning[1..], selection.kept.reasoning[..]);
+    assert_eq!(after.execution, selection.kept.execution);
+    assert_eq!(after.tool_activity, selection.kept.tool_activity);
+    assert!(after.reasoning[1].starts_with("=== ITERATION 6 ==="));
+
+    // The archive holds the originals exactly.
+    let archive = rig.compactor.read_archive(&result.archive_key).unwrap();
+    let originals = selection.originals();
+    assert_eq!(archive.data.reasoning_log, originals.reasoning);
+    assert_eq!(archive.data.execution_log, originals.execution);
+    assert_eq!(archive.data.tool_activity_log, originals.tool_activity);
+    assert_eq!(archive.iterations, vec![1, 2, 3, 4, 5]);
+    assert_eq!(archive.trigger, "user");
+    assert_eq!(rig.compactor.phase(), Phase::Complete);
+    assert!(!rig.compactor.frozen());
+
+    let metrics = rig.compactor.metrics().unwrap();
+    assert_eq!(
+        (metrics.total_compactions, metrics.successful_compactions),
+        (1, 1)
+    );
+    assert_eq!(metrics.total_tokens_saved, result.tokens_saved);
+}
+
+#[test]
+fn events_follow_the_api_order_and_progress_never_goes_down() {
+    let rig = session(
+        5,
+        vec![
+            Answer::Text("no sections".into()),
+            Answer::Text(valid_summary("ok after retry, 12 rows")),
+        ],
+    );
+    let result = compact(&rig, Trigger::User).unwrap();
+    let events = rig.events.events();
+    let names = rig.events.names();
+    assert_eq!(names.first(), Some(&"compaction_start"));
+    assert_eq!(names.last(), Some(&"compaction_complete"));
+    let archived = names
+        .iter()
+        .position(|n| *n == "compaction_archived")
+        .unwrap();
+    let phases: Vec<Phase> = events
+        .iter()
+        .filter_map(|e| match e {
+            CompactionEvent::PhaseChange { phase, .. } => Some(*phase),
+            _ => None,
+        })
+        .collect();
+    use Phase::*;
+    assert_eq!(
+        phases,
+        vec![
+            Freezing,
+            Gathering,
+            BuildingPrompt,
+            Compacting,
+            Validating,
+            Retrying,
+            Compacting,
+            Validating,
+            Archiving,
+            Replacing,
+            RecordingMetrics,
+            Unfreezing,
+            Complete
+        ]
+    );
+    let replacing = events
+        .iter()
+        .position(|e| {
+            matches!(
+                e,
+                CompactionEvent::PhaseChange {
+                    phase: Replacing,
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    assert!(archived < replacing, "archive before replace");
+    let percents: Vec<u8> = events
+        .iter()
+        .filter_map(|e| match e {
+            CompactionEvent::Progress { percent, .. } => Some(*percent),
+            _ => None,
+        })
+        .collect();
+    assert!(percents.windows(2).all(|w| w[0] <= w[1]), "{percents:?}");
+    assert_eq!(percents.last(), Some(&100));
+    match events.last().unwrap() {
+        CompactionEvent::Complete { result: r } => assert_eq!(**r, result),
+        other => panic!("{other:?}"),
+    }
+    // The phase-change chain is consistent: each previous is the last phase.
+    let mut last = Idle;
+    for e in &events {
+        if let CompactionEvent::PhaseChange { phase, previous } = e {
+            assert_eq!(*previous, last);
+            last = *phase;
+        }
+    }
+}
+
+#[test]
+fn a_summary_missing_sections_is_retried_once_telling_the_model_what_was_missing() {
+    let missing = "### 🎯 OBJECTIVE ACHIEVED\n- done with the grouping of all the regional totals for the report\n### 🔧 TOOLS USED SUCCESSFULLY\n- vfs";
+    let provider = ScriptedProvider::new(vec![
+        Answer::Text(missing.into()),
+        Answer::Text(valid_summary("second try")),
+    ]);
+    let rig = Rig::scripted(MemoryStore::new(), provider.clone(), small_window());
+    grow_session(&rig.logs, &rig.clock, 5, 1);
+    let result = compact(&rig, Trigger::User).unwrap();
+    assert_eq!(result.attempts, 2);
+    assert_eq!(provider.calls(), 2);
+    let prompts = provider.prompts.borrow();
+    assert!(prompts[1].starts_with(&prompts[0]));
+    assert!(prompts[1].contains("YOUR PREVIOUS ANSWER WAS REJECTED"));
+    assert!(
+        prompts[1].contains("### 📊 KEY DISCOVERIES")
+            && prompts[1].contains("### ✅ SUCCESSFUL SOLUTIONS")
+    );
+    assert_eq!(
+        *rig.timer.waits.borrow(),
+        vec![2000],
+        "one retry after retryDelayMs"
+    );
+}
+
+#[test]
+fn missing_sections_twice_fails_with_invalid_summary_and_leaves_everything_as_it_was() {
+    let bad = "### 🎯 OBJECTIVE ACHIEVED\n- only this section, which is long enough to pass the length rule easily";
+    let rig = session(
+        5,
+        vec![
+            Answer::Text(bad.into()),
+            Answer::Text(bad.into()),
+            Answer::Text(valid_summary("never asked")),
+        ],
+    );
+    let before = rig.dump();
+    let err = compact(&rig, Trigger::User).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidSummary);
+    assert!(err.to_string().contains("KEY DISCOVERIES"));
+    assert_eq!(rig.dump(), before, "logs and archives untouched");
+    assert_eq!(rig.compactor.phase(), Phase::Error);
+    let metrics = rig.compactor.metrics().unwrap();
+    assert_eq!((metrics.failed_compactions, metrics.total_attempts), (1, 2));
+    assert!(matches!(
+        rig.events.events().last(),
+        Some(CompactionEvent::Error {
+            code: "invalid_summary",
+            phase: Phase::Validating,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_provider_error_is_retried_once_and_then_reported_with_its_code() {
+    let down = ProviderError::Http {
+        status: 503,
+        message: "overloaded".into(),
+        retry_after_ms: None,
+    };
+    let rig = session(
+        5,
+        vec![
+            Answer::Fail(down.clone()),
+            Answer::Text(valid_summary("recovered")),
+        ],
+    );
+    assert_eq!(compact(&rig, Trigger::User).unwrap().attempts, 2);
+
+    let rig = session(5, vec![Answer::Fail(down.clone()), Answer::Fail(down)]);
+    let before = rig.dump();
+    assert_eq!(
+        compact(&rig, Trigger::User).unwrap_err().code(),
+        ErrorCode::LlmHttp
+    );
+    assert_eq!(rig.dump(), before);
+}
+
+#[test]
+fn a_rejected_key_is_not_retried_and_a_429_waits_as_told() {
+    let forbidden = ProviderError::Http {
+        status: 403,
+        message: "API key not valid".into(),
+        retry_after_ms: None,
+    };
+    let provider = ScriptedProvider::new(vec![
+        Answer::Fail(forbidden),
+        Answer::Text(valid_summary("x")),
+    ]);
+    let rig = Rig::scripted(MemoryStore::new(), provider.clone(), small_window());
+    grow_session(&rig.logs, &rig.clock, 5, 3);
+    assert_eq!(
+        compact(&rig, Trigger::User).unwrap_err().code(),
+        ErrorCode::LlmHttp
+    );
+    assert_eq!(provider.calls(), 1);
+
+    let limited = ProviderError::Http {
+        status: 429,
+        message: "quota".into(),
+        retry_after_ms: Some(26_000),
+    };
+    let rig = session(
+        5,
+        vec![
+            Answer::Fail(limited),
+            Answer::Text(valid_summary("after the wait")),
+        ],
+    );
+    compact(&rig, Trigger::User).unwrap();
+    assert_eq!(*rig.timer.waits.borrow(), vec![26_000]);
+}
+
+#[test]
+fn a_provider_that_never_answers_times_out() {
+    let rig = session(5, vec![Answer::Hang, Answer::Hang]);
+    let before = rig.dump();
+    let err = compact(&rig, Trigger::User).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::LlmTimeout);
+    assert_eq!(*rig.timer.waits.borrow(), vec![30_000, 2_000, 30_000]);
+    assert_eq!(rig.dump(), before);
+}
+
+#[test]
+fn a_summary_that_does_not_shrink_the_logs_is_invalid() {
+    let huge = valid_summary(&"every detail repeated at length, 12345 67890. ".repeat(400));
+    let rig = session(5, vec![Answer::Text(huge.clone()), Answer::Text(huge)]);
+    let err = compact(&rig, Trigger::User).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidSummary);
+    assert!(err.to_string().contains("not clearly smaller"), "{err}");
+}
+
+#[test]
+fn rules_refuse_with_reasons_and_context_limit_errors_skip_the_usage_rule() {
+    let rig = session(2, vec![Answer::Text(valid_summary("x"))]);
+    let err = compact(&rig, Trigger::User).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotAllowed);
+    assert!(rig
+        .compactor
+        .can_compact()
+        .unwrap()
+        .unwrap()
+        .contains("at least 3 completed"));
+    assert_eq!(
+        rig.compactor.phase(),
+        Phase::Idle,
+        "a refused request changes no phase"
+    );
+
+    let roomy = CompactorSettings {
+        context_window_tokens: 1_000_000,
+        ..Default::default()
+    };
+    let rig = Rig::with(
+        MemoryStore::new(),
+        vec![Answer::Text(valid_summary("limit hit"))],
+        roomy,
+    );
+    grow_session(&rig.logs, &rig.clock, 5, 9);
+    assert!(rig
+        .compactor
+        .can_compact()
+        .unwrap()
+        .unwrap()
+        .contains("worth it from 60%"));
+    assert_eq!(
+        compact(&rig, Trigger::User).unwrap_err().code(),
+        ErrorCode::NotAllowed
+    );
+    compact(&rig, Trigger::ContextLimitError).unwrap();
+}
+
+#[test]
+fn a_second_compaction_while_one_runs_is_busy() {
+    let rig = session(5, vec![Answer::Hang]);
+    rig.timer.never.set(true);
+    let mut first = Box::pin(rig.compactor.compact(Trigger::User));
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    assert!(first.as_mut().poll(&mut cx).is_pending());
+    assert!(rig.compactor.frozen());
+    assert_eq!(rig.compactor.phase(), Phase::Compacting);
+    let err = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Busy);
+    assert!(rig
+        .compactor
+        .can_compact()
+        .unwrap()
+        .unwrap()
+        .contains("already running"));
+    assert_eq!(
+        run_ready(rig.compactor.rollback("gdrs_archived_logs_1"))
+            .unwrap()
+            .unwrap_err()
+            .code(),
+        ErrorCode::Busy
+    );
+}
+
+#[test]
+fn a_running_iteration_is_waited_for_and_appends_during_compaction_survive() {
+    let rig = session(5, vec![Answer::Text(valid_summary("with appends"))]);
+    rig.logs.borrow_mut().start_iteration().unwrap();
+    rig.logs
+        .borrow_mut()
+        .append_reasoning("iteration 6 is thinking")
+        .unwrap();
+    let logs = rig.logs.clone();
+    *rig.timer.on_sleep.borrow_mut() = Some(Box::new(move |count| {
+        if count == 3 {
+            logs.borrow_mut().finish_iteration();
+        }
+    }));
+    let logs = rig.logs.clone();
+    *rig.provider.on_call.borrow_mut() = Some(Box::new(move || {
+        let mut logs = logs.borrow_mut();
+        logs.start_iteration().unwrap();
+        logs.append_reasoning("appended while compacting").unwrap();
+        logs.append_execution(context_compactor::core::ExecutionInput {
+            success: true,
+            code: "late()".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    }));
+    let result = compact(&rig, Trigger::User).unwrap();
+    assert_eq!(result.iterations, [1, 5]);
+    assert_eq!(rig.timer.waits.borrow()[..3], [50, 50, 50]);
+    assert!(rig.events.events().iter().any(|e| matches!(
+        e,
+        CompactionEvent::PhaseChange {
+            phase: Phase::Waiting,
+            ..
+        }
+    )));
+    let reasoning = rig.logs.borrow().reasoning_log().unwrap();
+    assert_eq!(
+        &reasoning[1..],
+        [
+            "=== ITERATION 6 ===",
+            "iteration 6 is thinking",
+            "=== ITERATION 7 ===",
+            "appended while compacting"
+        ]
+    );
+    let executions = rig.logs.borrow().execution_log().unwrap();
+    assert_eq!(executions.last().unwrap().code.as_deref(), Some("late()"));
+    assert_eq!(executions.last().unwrap().iteration, Some(7));
+}
+
+#[test]
+fn rollback_restores_the_originals_exactly_and_keeps_later_appends() {
+    let rig = session(6, vec![Answer::Text(valid_summary("to be rolled back"))]);
+    let before = rig.logs.borrow().snapshot().unwrap();
+    let result = compact(&rig, Trigger::User).unwrap();
+    rig.logs
+        .borrow_mut()
+        .append_reasoning("written after the compaction")
+        .unwrap();
+    rig.events.clear();
+    run_ready(rig.compactor.rollback(&result.archive_key))
+        .unwrap()
+        .unwrap();
+    let after = rig.logs.borrow().snapshot().unwrap();
+    let mut expected = before.clone();
+    expected
+        .reasoning
+        .push("written after the compaction".into());
+    assert_eq!(after, expected);
+    assert!(
+        rig.memory.get(&result.archive_key).unwrap().is_none(),
+        "a restored archive is removed"
+    );
+    assert_eq!(rig.events.names().last(), Some(&"compaction_rolled_back"));
+    let err = run_ready(rig.compactor.rollback(&result.archive_key))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotAllowed);
+    assert_eq!(rig.logs.borrow().snapshot().unwrap(), expected);
+}
+
+#[test]
+fn plan_reports_without_calling_the_provider() {
+    let provider = ScriptedProvider::new(vec![]);
+    let rig = Rig::scripted(MemoryStore::new(), provider.clone(), small_window());
+    grow_session(&rig.logs, &rig.clock, 6, 5);
+    let plan = rig.compactor.plan().unwrap();
+    assert_eq!(plan.iterations, [1, 5]);
+    let snapshot = rig.logs.borrow().snapshot().unwrap();
+    let selection = context_compactor::core::selection::Selection::of(&snapshot);
+    assert_eq!(plan.entries.reasoning, selection.reasoning.len());
+    assert_eq!(plan.entries.execution, selection.execution.len());
+    assert_eq!(
+        plan.tokens_to_compact,
+        selection.originals().estimate_tokens()
+    );
+    assert!(plan.prompt_tokens > plan.tokens_to_compact / 2);
+    assert!(plan.estimated_tokens_after < snapshot.estimate_tokens());
+    assert_eq!(provider.calls(), 0);
+    assert!(rig
+        .compactor
+        .build_prompt()
+        .unwrap()
+        .contains("## REASONING HISTORY"));
+}
+
+#[test]
+fn a_full_store_at_the_archive_write_gives_storage_quota_and_changes_nothing() {
+    let memory = MemoryStore::with_quota(9_000);
+    let rig = Rig::with(
+        memory,
+        vec![Answer::Text(valid_summary("no room"))],
+        small_window(),
+    );
+    grow_session(&rig.logs, &rig.clock, 5, 8);
+    let before = rig.dump();
+    let err = compact(&rig, Trigger::User).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::StorageQuota, "{err}");
+    assert_eq!(rig.dump(), before);
+}
+
+#[test]
+fn archives_beyond_the_limit_or_expired_are_removed_at_the_next_compaction() {
+    let settings = CompactorSettings {
+        max_archives: 2,
+        archive_expiry_days: 1.0,
+        ..small_window()
+    };
+    let rig = Rig::offline(
+        MemoryStore::new(),
+        context_compactor::core::ManualClock::new(NOV_22_2026),
+        settings,
+    );
+    for round in 0..3 {
+        grow_session(&rig.logs, &rig.clock, 4, round);
+        compact(&rig, Trigger::User).unwrap();
+    }
+    let archives = rig.compactor.archives().unwrap();
+    assert_eq!(archives.len(), 2);
+    assert!(
+        archives[0].timestamp > archives[1].timestamp,
+        "newest first"
+    );
+    rig.clock.advance(2.0 * 86_400_000.0);
+    assert_eq!(
+        rig.compactor.archives().unwrap().len(),
+        0,
+        "expired archives are not listed"
+    );
+    assert_eq!(rig.compactor.purge_expired_archives().unwrap(), 2);
+}
+
+#[test]
+fn a_failed_auto_compaction_is_not_repeated_until_the_logs_grow() {
+    let rig = session(
+        8,
+        vec![Answer::Text("bad".into()), Answer::Text("bad".into())],
+    );
+    assert!(rig.compactor.should_auto_compact().unwrap());
+    assert!(compact(&rig, Trigger::Auto).is_err());
+    assert!(!rig.compactor.should_auto_compact().unwrap());
+    grow_session(&rig.logs, &rig.clock, 2, 77);
+    assert!(rig.compactor.should_auto_compact().unwrap());
+}
