@@ -15,4 +15,17 @@ if (missing.length > 0) {
   process.exit(1);
 }
 writeFileSync(target, JSON.stringify(merged, null, 2) + "\n");
+
+// wasm-bindgen cannot export constants: REQUIRED_SECTIONS is appended to the entry module and
+// its declarations, once. A package test checks it equals requiredSections() from Rust.
+const SECTIONS = ["OBJECTIVE ACHIEVED", "KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"];
+const marker = "/* context-compactor constants */";
+const entry = join(pkgDir, generated.module ?? generated.main ?? "context_compactor.js");
+const types = join(pkgDir, generated.types ?? "context_compactor.d.ts");
+const appendOnce = (file, text) => {
+  const current = readFileSync(file, "utf8");
+  if (!current.includes(marker)) writeFileSync(file, `${current}\n${marker}\n${text}\n`);
+};
+appendOnce(entry, `/** Titles of the sections a summary must have (as ### headings). */\nexport const REQUIRED_SECTIONS = Object.freeze(${JSON.stringify(SECTIONS)});`);
+appendOnce(types, `/** Titles of the sections a summary must have (as ### headings). */\nexport declare const REQUIRED_SECTIONS: readonly ${JSON.stringify(SECTIONS)};`);
 console.log(`merged ${manifestPath} into ${target}`);

@@ -64,8 +64,8 @@ check "cargo fmt --check" cargo fmt --check
 check "cargo clippy (native)" cargo clippy --all-targets -- -D warnings
 check "cargo clippy (wasm32)" cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 tests "cargo test (native core)" cargo test
-tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser
-tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser
+tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor
+tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor
 check "package build (wasm-pack --target web)" bash scripts/build.sh web pkg
 tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/js/
 

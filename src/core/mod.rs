@@ -6,6 +6,7 @@ pub mod compactor;
 pub mod entries;
 pub mod error;
 pub mod events;
+pub mod gemini;
 pub mod ids;
 pub mod iteration;
 pub mod keys;

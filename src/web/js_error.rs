@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::core::{ErrorCode, StorageError};
+use crate::core::{CompactionError, ErrorCode, StorageError};
 
 /// The `name` every error thrown by the package carries.
 pub const ERROR_NAME: &str = "ContextCompactorError";
@@ -25,6 +25,11 @@ impl ContextCompactorError {
         }
     }
 
+    /// The message for people.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// A caller passed an argument of the wrong shape.
     pub fn invalid_input(what: &str, detail: impl std::fmt::Display) -> Self {
         Self::new(ErrorCode::InvalidInput, format!("{what}: {detail}"))
@@ -33,6 +38,16 @@ impl ContextCompactorError {
 
 impl From<StorageError> for ContextCompactorError {
     fn from(err: StorageError) -> Self {
+        Self {
+            code: err.code(),
+            message: err.to_string(),
+            key: err.key().map(str::to_owned),
+        }
+    }
+}
+
+impl From<CompactionError> for ContextCompactorError {
+    fn from(err: CompactionError) -> Self {
         Self {
             code: err.code(),
             message: err.to_string(),
@@ -56,6 +71,12 @@ impl From<ContextCompactorError> for JsValue {
 
 impl From<StorageError> for JsValue {
     fn from(err: StorageError) -> Self {
+        ContextCompactorError::from(err).into()
+    }
+}
+
+impl From<CompactionError> for JsValue {
+    fn from(err: CompactionError) -> Self {
         ContextCompactorError::from(err).into()
     }
 }

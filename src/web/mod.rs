@@ -2,13 +2,19 @@
 //! implementations of the core's ports (localStorage, `Date.now`). No rules live here.
 
 mod clock;
+mod compactor;
 mod convert;
+mod custom_provider;
+mod event_sink;
+mod gemini;
 mod js_error;
 mod local_storage;
 mod log_store;
+mod timer;
 mod typescript;
 
 pub use clock::BrowserClock;
+pub use compactor::JsCompactor;
 pub use js_error::ContextCompactorError;
 pub use local_storage::BrowserStorage;
 pub use log_store::JsLogStore;
@@ -19,4 +25,22 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens(text: &str) -> usize {
     crate::core::tokens::estimate_tokens(text)
+}
+
+/// Checks a summary: the sections of `REQUIRED_SECTIONS` as `###` headings (emoji optional),
+/// at least 100 characters, and no refusal in its opening.
+#[wasm_bindgen(js_name = validateSummary)]
+pub fn validate_summary(text: &str) -> Result<typescript::ValidationResultJs, JsValue> {
+    Ok(convert::to_js(&crate::core::validation::validate_summary(
+        text,
+    ))?)
+}
+
+/// The titles of the required sections (also exported as the constant `REQUIRED_SECTIONS`).
+#[wasm_bindgen(js_name = requiredSections, unchecked_return_type = "string[]")]
+pub fn required_sections() -> Vec<String> {
+    crate::core::validation::REQUIRED_SECTIONS
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect()
 }

@@ -66,6 +66,140 @@ export interface ToolActivityInput {
   [field: string]: unknown;
 }
 
+/** Where a compaction is. */
+export type Phase =
+  | "idle" | "waiting" | "freezing" | "gathering" | "building_prompt" | "compacting"
+  | "validating" | "retrying" | "archiving" | "replacing" | "recording_metrics"
+  | "unfreezing" | "complete" | "error" | "rolling_back";
+
+/** What started a compaction. */
+export type Trigger = "user" | "auto" | "context_limit_error";
+
+/** What a provider is told besides the prompt. */
+export interface GenerationSettings {
+  model: string;
+  temperature: number;
+  maxOutputTokens: number;
+  timeoutMs: number;
+}
+
+/** Where summaries come from. */
+export type ProviderOptions =
+  /** Gemini over fetch; the key stays in memory and travels only in the x-goog-api-key header. */
+  | { type: "gemini"; apiKey: string; model?: string; baseUrl?: string }
+  /** Built in, no network: a deterministic summary drawn from the logs. */
+  | { type: "offline" }
+  /** Your own model call; resolve to the summary text. */
+  | { type: "custom"; generate(prompt: string, settings: GenerationSettings): Promise<string>; model?: string };
+
+/** Options of `new Compactor()`; every number has the default shown. */
+export interface CompactorOptions {
+  provider: ProviderOptions;
+  /** 32768 */ contextWindowTokens?: number;
+  /** 0: the app's own prompt parts, counted in the usage. */ baseTokens?: number;
+  /** 3 */ minIterations?: number;
+  /** 0.60: canCompact is false below it. */ recommendedUsage?: number;
+  /** 0.85 */ autoTriggerUsage?: number;
+  /** 0.1 */ temperature?: number;
+  /** 4000 */ maxOutputTokens?: number;
+  /** 30000 per provider call. */ timeoutMs?: number;
+  /** 1 */ maxRetries?: number;
+  /** 2000 */ retryDelayMs?: number;
+  /** 10 */ maxArchives?: number;
+  /** 30 */ archiveExpiryDays?: number;
+  /** Extra guidance appended to the prompt. */ instructions?: string;
+}
+
+/** Options of `compact()`. */
+export interface CompactOptions {
+  /** Default "user"; "context_limit_error" skips the usage rule. */
+  trigger?: Trigger;
+}
+
+/** Entries per log. */
+export interface EntryCounts { reasoning: number; execution: number; toolActivity: number }
+
+/** What `compact()` would do now (no provider call). */
+export interface CompactionPlan {
+  iterations: [number, number];
+  entries: EntryCounts;
+  tokensToCompact: number;
+  promptTokens: number;
+  estimatedTokensAfter: number;
+}
+
+/** What one compaction did. */
+export interface CompactionResult {
+  iterations: [number, number];
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  /** tokensSaved / tokensBefore */
+  reduction: number;
+  contextUsageBefore: number;
+  contextUsageAfter: number;
+  /** Provider calls made. */
+  attempts: number;
+  durationMs: number;
+  archiveKey: string;
+  /** The validated summary, headings canonical. */
+  summary: string;
+}
+
+/** The originals an archive keeps, exactly as stored. */
+export interface ArchiveData {
+  reasoningLog: string[];
+  executionLog: ExecutionEntry[];
+  toolActivityLog: ToolActivityEntry[];
+}
+
+/** `<prefix>archived_logs_<ms>` */
+export interface Archive {
+  timestamp: number;
+  expiresAt: number;
+  iterations: number[];
+  trigger: Trigger;
+  data: ArchiveData;
+  metadata: { contextUsageBefore: number; totalTokensBefore: number };
+}
+
+/** An archive without its data, plus its key, stored size (bytes, UTF-16) and entry counts. */
+export interface ArchiveInfo extends Omit<Archive, "data"> {
+  key: string;
+  bytes: number;
+  entries: EntryCounts;
+}
+
+/** Running totals, persisted under `<prefix>compaction_metrics`. */
+export interface CompactionMetrics {
+  totalCompactions: number;
+  successfulCompactions: number;
+  failedCompactions: number;
+  averageReductionRatio: number;
+  averageExecutionTime: number;
+  totalTokensSaved: number;
+  totalAttempts: number;
+  lastCompactionAt: string | null;
+  lastErrorCode: string | null;
+}
+
+/** `canCompact()` */
+export interface CanCompactResult { ok: boolean; reason?: string }
+
+/** `validateSummary()` */
+export interface ValidationResult { valid: boolean; errors: string[] }
+
+/** The `detail` of each event dispatched on `compactor.events`. */
+export interface CompactorEventMap {
+  compaction_start: { trigger: Trigger; iteration: number; contextUsage: number };
+  compaction_phase_change: { phase: Phase; previous: Phase };
+  compaction_progress: { phase: Phase; percent: number; message: string; elapsedMs: number };
+  compaction_archived: { archiveKey: string; timestamp: number };
+  compaction_complete: { result: CompactionResult };
+  compaction_error: { code: ErrorCode; message: string; phase: Phase };
+  compaction_rolled_back: { archiveKey: string };
+}
+
 /** Codes of the errors the package throws (`error.code`). */
 export type ErrorCode =
   | "not_allowed" | "busy" | "llm_http" | "llm_timeout" | "llm_network" | "llm_blocked"
@@ -103,6 +237,33 @@ extern "C" {
     /// `ToolActivityInput` in TypeScript.
     #[wasm_bindgen(typescript_type = "ToolActivityInput")]
     pub type ToolActivityInputJs;
+    /// `CompactorOptions` in TypeScript.
+    #[wasm_bindgen(typescript_type = "CompactorOptions")]
+    pub type CompactorOptionsJs;
+    /// `CompactOptions` in TypeScript.
+    #[wasm_bindgen(typescript_type = "CompactOptions")]
+    pub type CompactOptionsJs;
+    /// `Phase` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Phase")]
+    pub type PhaseJs;
+    /// `CanCompactResult` in TypeScript.
+    #[wasm_bindgen(typescript_type = "CanCompactResult")]
+    pub type CanCompactJs;
+    /// `CompactionPlan` in TypeScript.
+    #[wasm_bindgen(typescript_type = "CompactionPlan")]
+    pub type CompactionPlanJs;
+    /// `ArchiveInfo[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ArchiveInfo[]")]
+    pub type ArchiveInfoList;
+    /// `Archive` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Archive")]
+    pub type ArchiveJs;
+    /// `CompactionMetrics` in TypeScript.
+    #[wasm_bindgen(typescript_type = "CompactionMetrics")]
+    pub type CompactionMetricsJs;
+    /// `ValidationResult` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ValidationResult")]
+    pub type ValidationResultJs;
     /// `string[]` in TypeScript.
     #[wasm_bindgen(typescript_type = "string[]")]
     pub type StringList;

@@ -1,0 +1,218 @@
+//! `Compactor` for JavaScript: the core engine wired to localStorage, `setTimeout`, an
+//! `EventTarget` and the chosen provider.
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::clock::BrowserClock;
+use super::convert::{from_js, to_js};
+use super::custom_provider::CustomProvider;
+use super::event_sink::EventTargetSink;
+use super::js_error::ContextCompactorError;
+use super::local_storage::BrowserStorage;
+use super::log_store::JsLogStore;
+use super::timer::BrowserTimer;
+use super::typescript::{
+    ArchiveInfoList, ArchiveJs, CanCompactJs, CompactOptionsJs, CompactionMetricsJs,
+    CompactionPlanJs, CompactorOptionsJs, PhaseJs,
+};
+use crate::core::offline::OfflineProvider;
+use crate::core::provider::SummaryProvider;
+use crate::core::{CompactorSettings, ErrorCode, Trigger};
+
+type Engine = crate::core::Compactor<BrowserStorage, BrowserClock>;
+type JsResult<T> = Result<T, JsValue>;
+
+#[derive(Deserialize, Default)]
+struct CompactOptions {
+    #[serde(default)]
+    trigger: Trigger,
+}
+
+#[derive(Serialize)]
+struct CanCompact {
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+fn invalid(what: &str, detail: impl std::fmt::Display) -> JsValue {
+    ContextCompactorError::invalid_input(what, detail).into()
+}
+
+fn get(object: &JsValue, field: &str) -> JsValue {
+    js_sys::Reflect::get(object, &JsValue::from_str(field)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// The provider named by `options.provider`.
+fn provider_from(options: &JsValue) -> JsResult<Box<dyn SummaryProvider>> {
+    let provider = get(options, "provider");
+    if !provider.is_object() {
+        return Err(invalid(
+            "CompactorOptions.provider",
+            "give { type: \"offline\" }, { type: \"custom\", generate } or { type: \"gemini\", apiKey }",
+        ));
+    }
+    match get(&provider, "type").as_string().as_deref() {
+        Some("offline") => Ok(Box::new(OfflineProvider)),
+        Some("custom") => {
+            let generate = get(&provider, "generate")
+                .dyn_into::<js_sys::Function>()
+                .map_err(|_| invalid("CompactorOptions.provider.generate", "must be a function"))?;
+            let model = get(&provider, "model").as_string();
+            Ok(Box::new(CustomProvider::new(provider, generate, model)))
+        }
+        Some("gemini") => super::gemini::provider_from(&provider),
+        other => Err(invalid(
+            "CompactorOptions.provider.type",
+            format!("{other:?} is not one of \"offline\", \"custom\", \"gemini\""),
+        )),
+    }
+}
+
+/// Compacts the logs of a `LogStore` into a validated summary; see the README.
+#[wasm_bindgen(js_name = Compactor)]
+pub struct JsCompactor {
+    engine: Rc<Engine>,
+    events: web_sys::EventTarget,
+}
+
+#[wasm_bindgen(js_class = Compactor)]
+impl JsCompactor {
+    /// A compactor over `logs` with `options` (provider required, every other option has its
+    /// documented default).
+    #[wasm_bindgen(constructor)]
+    pub fn new(logs: &JsLogStore, options: CompactorOptionsJs) -> JsResult<JsCompactor> {
+        let options: JsValue = options.into();
+        let provider = provider_from(&options)?;
+        // The settings are read from a copy without the provider (it holds functions and keys).
+        let settings_source =
+            js_sys::Object::assign(&js_sys::Object::new(), &options.clone().into());
+        let _ = js_sys::Reflect::delete_property(&settings_source, &"provider".into());
+        let settings: CompactorSettings = from_js(settings_source.into(), "CompactorOptions")?;
+        let sink = EventTargetSink::new().ok_or_else(|| {
+            ContextCompactorError::new(ErrorCode::InvalidInput, "this host has no EventTarget")
+        })?;
+        let events = sink.target().clone();
+        let engine = Engine::new(
+            logs.shared(),
+            provider,
+            Box::new(BrowserTimer),
+            Box::new(sink),
+            settings,
+        )
+        .map_err(|reason| invalid("CompactorOptions", reason))?;
+        Ok(JsCompactor {
+            engine: Rc::new(engine),
+            events,
+        })
+    }
+
+    /// Where the compaction events are dispatched (`CustomEvent`s, payload in `detail`).
+    #[wasm_bindgen(getter)]
+    pub fn events(&self) -> web_sys::EventTarget {
+        self.events.clone()
+    }
+
+    /// The phase of the running or last compaction.
+    #[wasm_bindgen(getter)]
+    pub fn phase(&self) -> PhaseJs {
+        JsValue::from_str(self.engine.phase().as_str()).unchecked_into()
+    }
+
+    /// Whether a compaction holds the logs frozen.
+    #[wasm_bindgen(getter)]
+    pub fn frozen(&self) -> bool {
+        self.engine.frozen()
+    }
+
+    /// Share (0..1) of the context window the logs and base tokens take.
+    #[wasm_bindgen(js_name = contextUsage)]
+    pub fn context_usage(&self) -> JsResult<f64> {
+        Ok(self.engine.context_usage()?)
+    }
+
+    /// Whether a compaction is allowed now, and if not, why.
+    #[wasm_bindgen(js_name = canCompact)]
+    pub fn can_compact(&self) -> JsResult<CanCompactJs> {
+        let reason = self.engine.can_compact()?;
+        Ok(to_js(&CanCompact {
+            ok: reason.is_none(),
+            reason,
+        })?)
+    }
+
+    /// Whether usage reached `autoTriggerUsage` (and no recent auto compaction failed).
+    #[wasm_bindgen(js_name = shouldAutoCompact)]
+    pub fn should_auto_compact(&self) -> JsResult<bool> {
+        Ok(self.engine.should_auto_compact()?)
+    }
+
+    /// Exactly the prompt `compact()` would send now.
+    #[wasm_bindgen(js_name = buildPrompt)]
+    pub fn build_prompt(&self) -> JsResult<String> {
+        Ok(self.engine.build_prompt()?)
+    }
+
+    /// A dry run: what `compact()` would do now, without calling the provider.
+    pub fn plan(&self) -> JsResult<CompactionPlanJs> {
+        Ok(to_js(&self.engine.plan()?)?)
+    }
+
+    /// Runs one compaction; rejects with an `Error` whose `code` says why, the logs unchanged.
+    #[wasm_bindgen(unchecked_return_type = "Promise<CompactionResult>")]
+    pub fn compact(&self, options: Option<CompactOptionsJs>) -> JsResult<js_sys::Promise> {
+        let options: CompactOptions = match options {
+            Some(value) if !value.is_undefined() && !value.is_null() => {
+                from_js(value.into(), "compact(options)")?
+            }
+            _ => CompactOptions::default(),
+        };
+        let engine = Rc::clone(&self.engine);
+        Ok(future_to_promise(async move {
+            let result = engine.compact(options.trigger).await?;
+            Ok(to_js::<_, JsValue>(&result)?)
+        }))
+    }
+
+    /// Puts an archive's originals back in place of its summary; later appends stay.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn rollback(&self, archive_key: String) -> js_sys::Promise {
+        let engine = Rc::clone(&self.engine);
+        future_to_promise(async move {
+            engine.rollback(&archive_key).await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// The archives, newest first, expired ones excluded.
+    pub fn archives(&self) -> JsResult<ArchiveInfoList> {
+        Ok(to_js(&self.engine.archives()?)?)
+    }
+
+    /// One archive, whole.
+    #[wasm_bindgen(js_name = readArchive)]
+    pub fn read_archive(&self, key: &str) -> JsResult<ArchiveJs> {
+        Ok(to_js(&self.engine.read_archive(key)?)?)
+    }
+
+    /// Removes one archive.
+    #[wasm_bindgen(js_name = deleteArchive)]
+    pub fn delete_archive(&self, key: &str) -> JsResult<()> {
+        Ok(self.engine.delete_archive(key)?)
+    }
+
+    /// Removes expired archives; returns how many.
+    #[wasm_bindgen(js_name = purgeExpiredArchives)]
+    pub fn purge_expired_archives(&self) -> JsResult<usize> {
+        Ok(self.engine.purge_expired_archives()?)
+    }
+
+    /// The persisted metrics.
+    pub fn metrics(&self) -> JsResult<CompactionMetricsJs> {
+        Ok(to_js(&self.engine.metrics()?)?)
+    }
+}

@@ -1,0 +1,68 @@
+//! The `custom` provider: the app's own `generate(prompt, settings)` function.
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use super::convert::to_js;
+use crate::core::provider::{LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
+
+/// Calls `provider.generate(prompt, settings)` and awaits the text it resolves to.
+pub struct CustomProvider {
+    this: JsValue,
+    generate: js_sys::Function,
+    model: String,
+}
+
+impl CustomProvider {
+    /// A provider over the object `{ type: "custom", generate, model? }`.
+    pub fn new(this: JsValue, generate: js_sys::Function, model: Option<String>) -> Self {
+        Self {
+            this,
+            generate,
+            model: model.unwrap_or_else(|| "custom".into()),
+        }
+    }
+}
+
+/// What a thrown value says: `Name: message` of an Error, else its text.
+pub fn thrown_message(value: &JsValue) -> String {
+    match value.dyn_ref::<js_sys::Error>() {
+        Some(error) => format!(
+            "{}: {}",
+            String::from(error.name()),
+            String::from(error.message())
+        ),
+        None => value.as_string().unwrap_or_else(|| format!("{value:?}")),
+    }
+}
+
+impl SummaryProvider for CustomProvider {
+    fn model(&self) -> String {
+        self.model.clone()
+    }
+
+    fn generate(
+        &self,
+        request: &SummaryRequest<'_>,
+    ) -> LocalBoxFuture<'static, Result<String, ProviderError>> {
+        let settings: JsValue = match to_js::<_, JsValue>(request.settings) {
+            Ok(value) => value,
+            Err(err) => {
+                let message = err.message().to_owned();
+                return Box::pin(async move { Err(ProviderError::Failed(message)) });
+            }
+        };
+        let call = self
+            .generate
+            .call2(&self.this, &JsValue::from_str(request.prompt), &settings);
+        Box::pin(async move {
+            let returned = call.map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
+            let value = JsFuture::from(js_sys::Promise::resolve(&returned))
+                .await
+                .map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
+            value
+                .as_string()
+                .ok_or_else(|| ProviderError::Failed("generate() must resolve to a string".into()))
+        })
+    }
+}
