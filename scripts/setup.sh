@@ -37,6 +37,8 @@ ensure_debian_packages() {
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
   command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
+  # Emoji glyphs for the section headings in page screenshots.
+  dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts-noto-color-emoji)
   if [ "${#missing[@]}" -gt 0 ]; then
     log "installing Debian packages: ${missing[*]}"
     as_root apt-get update -qq

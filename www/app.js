@@ -1,8 +1,38 @@
-// The demo page: appends to the three logs through LogStore and shows them.
-// Every piece of log text goes into the page through textContent, never as HTML.
-import init, { LogStore } from "/pkg/context_compactor.js";
+// The demo page: a simulated reasoning session over LogStore, compacted by Compactor.
+// Log and model text only ever reaches the page through textContent — never as HTML.
+import init, { LogStore, Compactor } from "/pkg/context_compactor.js";
+import { simulateIteration } from "./simulate.js";
 
 const $ = (id) => document.getElementById(id);
+const KEY_STORAGE = "context-compactor-demo:gemini-key";
+const SEED = 20261122;
+const ITERATION_MS = 600;
+const AUTO_INTERVAL_MS = 900;
+
+/** The phases a person sees in the progress checklist, in order. */
+const PHASES = [
+  ["waiting", "Wait for the running iteration"],
+  ["freezing", "Freeze the logs"],
+  ["gathering", "Gather iterations 1…N-1"],
+  ["building_prompt", "Build the compaction prompt"],
+  ["compacting", "Ask the model for a summary"],
+  ["validating", "Check the required sections"],
+  ["retrying", "Retry once"],
+  ["archiving", "Archive the originals"],
+  ["replacing", "Swap the summary in"],
+  ["recording_metrics", "Record metrics"],
+  ["unfreezing", "Unfreeze the logs"],
+];
+
+const state = {
+  logs: null,
+  compactor: null,
+  apiKey: "",
+  compacting: false,
+  iterating: false,
+  autoTimer: null,
+  lastResult: null,
+};
 
 /** Creates an element with a class and text; text is never parsed as HTML. */
 function el(tag, className, text) {
@@ -12,6 +42,10 @@ function el(tag, className, text) {
   return node;
 }
 
+const fmt = (n) => Math.round(n).toLocaleString("en-US");
+const pct = (x) => `${(x * 100).toFixed(0)}%`;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 function showMessage(text, kind = "info") {
   const box = $("message");
   box.textContent = text;
@@ -19,15 +53,35 @@ function showMessage(text, kind = "info") {
   box.hidden = false;
 }
 
-function describeError(err) {
-  const hints = {
-    storage_corrupt: "A log key holds data that is not valid JSON; it was left untouched.",
-    storage_quota: "localStorage is full; nothing was changed.",
-    storage_unavailable: "This browser does not allow localStorage here.",
-    invalid_input: "That entry is missing something.",
-  };
-  const hint = hints[err?.code];
-  return hint ? `${hint} (${err.message})` : String(err?.message ?? err);
+/** What a person should read for each error code. */
+function explain(err) {
+  const message = String(err?.message ?? err);
+  const status = Number(/HTTP (\d{3})/.exec(message)?.[1] ?? 0);
+  switch (err?.code) {
+    case "llm_http":
+      if (status === 429) {
+        const wait = /(\d+(?:\.\d+)?)\s*s\b/.exec(message)?.[1];
+        return ["Rate-limited by the model's API", wait ? `Try again in ${wait} s.` : "Wait a moment and try again."];
+      }
+      if (status === 404) return ["The model id is unknown or retired", "Pick a current model in Settings (for example gemini-2.5-flash-lite)."];
+      if (status === 400 || status === 401 || status === 403) return ["Your API key was rejected", "Check the key in Settings."];
+      return [`The model's API failed (HTTP ${status || "error"})`, "Try again in a moment."];
+    case "llm_timeout": return ["The model did not answer in time", "Try again, or raise timeoutMs."];
+    case "llm_network": return ["The model could not be reached", "Check the network or the base URL."];
+    case "llm_blocked": return ["The model refused to summarise this content", "The safety filter stopped it; nothing was changed."];
+    case "invalid_summary": return ["The summary was incomplete twice", "The model left out required sections even after a retry."];
+    case "not_allowed": return ["Compaction is not possible right now", ""];
+    case "busy": return ["Another compaction is running", "Wait for it to finish."];
+    case "storage_quota": return ["Browser storage is full", "Delete old archives and try again."];
+    case "storage_corrupt": return ["Stored log data is damaged", "The damaged key was left untouched."];
+    case "invalid_input": return ["A setting is not valid", ""];
+    default: return ["Something went wrong", ""];
+  }
+}
+
+function showError(err) {
+  const [title, hint] = explain(err);
+  showMessage(`${title}. ${hint} (${err?.message ?? err})`, "error");
 }
 
 /** Runs a store operation, shows its error in the page, and re-renders. */
@@ -36,16 +90,84 @@ function act(operation) {
     operation();
     $("message").hidden = true;
   } catch (err) {
-    showMessage(describeError(err), "error");
+    showError(err);
   }
   render();
 }
 
+// ---------------------------------------------------------------- settings and compactor
+
+function settings() {
+  return {
+    provider: $("set-provider").value,
+    window: Math.max(1000, Number($("set-window").value) || 6000),
+    model: $("set-model").value.trim(),
+    baseUrl: $("set-base").value.trim(),
+  };
+}
+
+function buildCompactor() {
+  const s = settings();
+  const provider =
+    s.provider === "gemini"
+      ? { type: "gemini", apiKey: state.apiKey, model: s.model, baseUrl: s.baseUrl }
+      : { type: "offline" };
+  $("gemini-fields").hidden = s.provider !== "gemini";
+  $("settings-summary").textContent =
+    s.provider === "gemini" ? `Gemini · ${s.model} · ${fmt(s.window)}-token window` : `offline provider · ${fmt(s.window)}-token window`;
+  if (s.provider === "gemini" && !state.apiKey) {
+    state.compactor = null;
+    showMessage("Enter your Gemini API key in Settings to compact with Gemini.", "info");
+    return;
+  }
+  try {
+    state.compactor = new Compactor(state.logs, { provider, contextWindowTokens: s.window, retryDelayMs: 1000 });
+    listen(state.compactor.events);
+    $("message").hidden = true;
+  } catch (err) {
+    state.compactor = null;
+    showError(err);
+  }
+}
+
+function wireSettings() {
+  const remembered = sessionStorage.getItem(KEY_STORAGE);
+  if (remembered) {
+    state.apiKey = remembered;
+    $("set-key").value = remembered;
+    $("set-remember").checked = true;
+  }
+  const rebuild = () => {
+    state.apiKey = $("set-key").value.trim();
+    if ($("set-remember").checked && state.apiKey) sessionStorage.setItem(KEY_STORAGE, state.apiKey);
+    else sessionStorage.removeItem(KEY_STORAGE);
+    buildCompactor();
+    render();
+  };
+  for (const id of ["set-provider", "set-window", "set-key", "set-model", "set-base", "set-remember"]) {
+    $(id).addEventListener("change", rebuild);
+  }
+}
+
+// ---------------------------------------------------------------- rendering the logs
+
+function renderSummaryEntry(text) {
+  const item = el("li", "entry summary");
+  const lines = text.split("\n");
+  item.append(el("p", "entry-title", lines[0].replace(/^=+\s*|\s*=+$/g, "")));
+  for (const line of lines.slice(1)) {
+    if (/^=== END COMPACTED SUMMARY ===$/.test(line)) continue;
+    if (line.startsWith("### ")) item.append(el("h3", "", line.slice(4)));
+    else if (line.trim() !== "") item.append(el("p", "entry-text", line));
+  }
+  return item;
+}
+
 function renderReasoning(entries) {
-  const list = $("log-reasoning");
-  list.replaceChildren(
+  $("log-reasoning").replaceChildren(
     ...entries.map((text) => {
-      const header = /^=== (ITERATION \d+|COMPACTED SUMMARY .*) ===/.test(text);
+      if (text.startsWith("=== COMPACTED SUMMARY")) return renderSummaryEntry(text);
+      const header = /^=== ITERATION \d+ ===/.test(text);
       const item = el("li", header ? "entry header" : "entry");
       item.append(el("p", "entry-text", text));
       return item;
@@ -54,9 +176,7 @@ function renderReasoning(entries) {
   $("count-reasoning").textContent = String(entries.length);
 }
 
-function valueText(value) {
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
+const valueText = (value) => (typeof value === "string" ? value : JSON.stringify(value));
 
 function renderExecution(entries) {
   $("log-execution").replaceChildren(
@@ -96,27 +216,272 @@ function renderTools(entries) {
   $("count-tool").textContent = String(entries.length);
 }
 
-let logs;
+function renderArchives() {
+  const rows = $("archive-rows");
+  if (!state.compactor) {
+    rows.replaceChildren();
+    $("archive-empty").hidden = false;
+    return;
+  }
+  const archives = state.compactor.archives();
+  $("archive-empty").hidden = archives.length > 0;
+  rows.replaceChildren(
+    ...archives.map((info) => {
+      const tr = el("tr");
+      const first = info.iterations[0];
+      const last = info.iterations[info.iterations.length - 1];
+      tr.append(
+        el("td", "mono", info.key),
+        el("td", "", new Date(info.timestamp).toLocaleString()),
+        el("td", "", new Date(info.expiresAt).toLocaleDateString()),
+        el("td", "", `${first}–${last}`),
+        el("td", "", `${(info.bytes / 1024).toFixed(1)} KB`),
+      );
+      const actions = el("td");
+      const view = el("button", "", "View");
+      view.addEventListener("click", () => viewArchive(info.key));
+      const restore = el("button", "", "Restore");
+      restore.addEventListener("click", () => rollback(info.key));
+      const remove = el("button", "danger", "Delete");
+      remove.addEventListener("click", () => {
+        if (confirm(`Delete ${info.key}? Its originals cannot be restored afterwards.`)) act(() => state.compactor.deleteArchive(info.key));
+      });
+      actions.append(view, restore, remove);
+      tr.append(actions);
+      return tr;
+    }),
+  );
+}
+
+function viewArchive(key) {
+  try {
+    const archive = state.compactor.readArchive(key);
+    const view = $("archive-view");
+    view.textContent = JSON.stringify(archive, null, 2);
+    view.hidden = false;
+    view.scrollIntoView({ block: "nearest" });
+  } catch (err) {
+    showError(err);
+  }
+}
+
+function renderUsage() {
+  const tokens = state.logs.estimateTokens();
+  const window = settings().window;
+  const usage = tokens / window;
+  const fill = $("usage-fill");
+  fill.style.width = `${Math.min(100, usage * 100)}%`;
+  fill.className = `meter-fill${usage >= 0.85 ? " bad" : usage >= 0.6 ? " warn" : ""}`;
+  $("usage-meter").setAttribute("aria-valuenow", String(Math.round(usage * 100)));
+  $("stat-tokens").textContent = `${fmt(tokens)} / ${fmt(window)} tokens · ${pct(usage)}`;
+}
+
+function renderCompactButton(running) {
+  const host = $("compact-host");
+  const button = $("btn-compact");
+  host.hidden = state.logs.currentIteration < 3;
+  let reason = "";
+  if (!state.compactor) reason = "Choose a provider in Settings first.";
+  else if (state.compacting) reason = "A compaction is running.";
+  else if (running) reason = "Wait for the running iteration to finish.";
+  else {
+    const verdict = state.compactor.canCompact();
+    if (!verdict.ok) reason = verdict.reason;
+  }
+  button.disabled = reason !== "";
+  if (reason) {
+    $("compact-tooltip").textContent = reason;
+    button.setAttribute("aria-description", reason);
+    return;
+  }
+  const plan = state.compactor.plan();
+  const entries = plan.entries.reasoning + plan.entries.execution + plan.entries.toolActivity;
+  const text =
+    `Save ~70% context\nCompacts iterations ${plan.iterations[0]}–${plan.iterations[1]}: ${entries} entries, ` +
+    `~${fmt(plan.tokensToCompact)} tokens → ~${fmt(plan.estimatedTokensAfter)} tokens in all`;
+  $("compact-tooltip").textContent = text;
+  button.setAttribute("aria-description", text);
+}
 
 function render() {
+  const logs = state.logs;
   try {
     renderReasoning(logs.reasoningLog());
     renderExecution(logs.executionLog());
     renderTools(logs.toolActivityLog());
     $("stat-iteration").textContent = String(logs.currentIteration);
-    $("stat-tokens").textContent = logs.estimateTokens().toLocaleString("en-US");
+    renderUsage();
+    renderCompactButton(logs.iterationRunning);
+    renderArchives();
   } catch (err) {
-    showMessage(describeError(err), "error");
+    showError(err);
   }
   const running = logs.iterationRunning;
-  const state = $("stat-state");
-  state.textContent = running ? "iteration running" : "idle";
-  state.className = `stat-value ${running ? "running" : "idle"}`;
+  const stateLabel = $("stat-state");
+  stateLabel.textContent = state.compacting ? "compacting" : running ? "iteration running" : state.autoTimer ? "auto" : "idle";
+  stateLabel.className = `stat-value ${running || state.compacting ? "running" : "idle"}`;
+  $("btn-continue").disabled = running || state.iterating;
+  $("btn-pause").disabled = !state.autoTimer;
   $("btn-start").disabled = running;
   $("btn-finish").disabled = !running;
-  $("btn-clear").disabled = false;
+  $("btn-clear").disabled = state.compacting;
   for (const button of document.querySelectorAll(".entry-form button")) button.disabled = false;
 }
+
+// ---------------------------------------------------------------- the reasoning loop
+
+async function continueReasoning() {
+  if (state.iterating) return;
+  state.iterating = true;
+  try {
+    const n = state.logs.startIteration();
+    render();
+    await sleep(ITERATION_MS);
+    simulateIteration(state.logs, n, SEED);
+  } catch (err) {
+    showError(err);
+  } finally {
+    state.logs.finishIteration();
+    state.iterating = false;
+    render();
+  }
+}
+
+function startAuto() {
+  if (state.autoTimer) return;
+  const tick = async () => {
+    if (!state.autoTimer) return;
+    if (!state.compacting && !state.iterating) {
+      if (state.compactor?.shouldAutoCompact()) await compact("auto");
+      else await continueReasoning();
+    }
+    if (state.autoTimer) state.autoTimer = setTimeout(tick, AUTO_INTERVAL_MS);
+  };
+  state.autoTimer = setTimeout(tick, 0);
+  render();
+}
+
+function stopAuto() {
+  clearTimeout(state.autoTimer);
+  state.autoTimer = null;
+  $("toggle-auto").checked = false;
+  render();
+}
+
+// ---------------------------------------------------------------- compaction UI
+
+function resetProgress() {
+  $("progress-view").hidden = false;
+  $("success-view").hidden = true;
+  $("error-view").hidden = true;
+  $("retry-notice").hidden = true;
+  $("dialog-title").textContent = "Compacting context";
+  $("progress-fill").style.width = "0%";
+  $("progress-message").textContent = "Starting…";
+  $("progress-elapsed").textContent = "0.0 s";
+  $("phase-list").replaceChildren(
+    ...PHASES.map(([phase, label]) => {
+      const item = el("li", "", label);
+      item.dataset.phase = phase;
+      if (phase === "retrying" || phase === "waiting") item.hidden = true;
+      return item;
+    }),
+  );
+}
+
+function markPhase(phase) {
+  const index = PHASES.findIndex(([p]) => p === phase);
+  for (const item of $("phase-list").children) {
+    const i = PHASES.findIndex(([p]) => p === item.dataset.phase);
+    if (item.dataset.phase === phase) {
+      item.hidden = false;
+      item.className = phase === "waiting" ? "waiting" : "running";
+    } else if (index >= 0 && i < index && !item.hidden) {
+      item.className = "done";
+    } else if (phase === "complete") {
+      if (!item.hidden) item.className = "done";
+    }
+  }
+}
+
+function listen(events) {
+  events.addEventListener("compaction_phase_change", (e) => {
+    const { phase } = e.detail;
+    if (phase === "retrying") $("retry-notice").hidden = false;
+    if (phase === "error") {
+      const running = $("phase-list").querySelector(".running");
+      if (running) running.className = "failed";
+      return;
+    }
+    markPhase(phase);
+  });
+  events.addEventListener("compaction_progress", (e) => {
+    const { percent, message, elapsedMs } = e.detail;
+    $("progress-fill").style.width = `${percent}%`;
+    $("progress-message").textContent = message;
+    $("progress-elapsed").textContent = `${(elapsedMs / 1000).toFixed(1)} s`;
+  });
+}
+
+function showSuccess(result) {
+  state.lastResult = result;
+  // For page tests and the console: the last result, never the key or the logs.
+  window.lastCompactionResult = result;
+  $("progress-view").hidden = true;
+  $("success-view").hidden = false;
+  $("dialog-title").textContent = "Context compacted";
+  $("bar-before").style.width = "100%";
+  $("bar-after").style.width = `${Math.max(2, (result.tokensAfter / Math.max(1, result.tokensBefore)) * 100)}%`;
+  $("tokens-before").textContent = `${fmt(result.tokensBefore)} tokens`;
+  $("tokens-after").textContent = `${fmt(result.tokensAfter)} tokens`;
+  $("fact-saved").textContent = `${fmt(result.tokensSaved)} (${pct(result.reduction)})`;
+  $("fact-usage").textContent = `${pct(result.contextUsageBefore)} → ${pct(result.contextUsageAfter)}`;
+  $("fact-time").textContent = `${(result.durationMs / 1000).toFixed(2)} s`;
+  $("fact-iterations").textContent = `${result.iterations[0]}–${result.iterations[1]}`;
+  $("fact-attempts").textContent = String(result.attempts);
+  $("fact-archive").textContent = result.archiveKey;
+}
+
+function showFailure(err) {
+  const [title, hint] = explain(err);
+  $("progress-view").hidden = true;
+  $("error-view").hidden = false;
+  $("dialog-title").textContent = "Compaction failed";
+  $("error-title").textContent = title;
+  $("error-detail").textContent = [hint, err?.message].filter(Boolean).join(" — ");
+  $("error-view").dataset.code = err?.code ?? "unknown";
+}
+
+async function compact(trigger = "user") {
+  if (!state.compactor || state.compacting) return;
+  state.compacting = true;
+  resetProgress();
+  const dialog = $("compaction-dialog");
+  if (!dialog.open) dialog.showModal();
+  render();
+  try {
+    const result = await state.compactor.compact({ trigger });
+    showSuccess(result);
+  } catch (err) {
+    showFailure(err);
+  } finally {
+    state.compacting = false;
+    render();
+  }
+}
+
+async function rollback(key) {
+  try {
+    await state.compactor.rollback(key);
+    $("compaction-dialog").close();
+    showMessage(`Rolled back: the originals of ${key} are live again.`, "info");
+  } catch (err) {
+    showError(err);
+  }
+  render();
+}
+
+// ---------------------------------------------------------------- wiring
 
 function wireTabs() {
   for (const tab of document.querySelectorAll(".tab")) {
@@ -138,17 +503,32 @@ function parseLoose(text) {
   }
 }
 
-function wireForms() {
+function wireControls() {
+  $("btn-continue").addEventListener("click", () => continueReasoning());
+  $("btn-pause").addEventListener("click", stopAuto);
+  $("toggle-auto").addEventListener("change", (e) => (e.target.checked ? startAuto() : stopAuto()));
+  $("btn-compact").addEventListener("click", () => compact("user"));
+  $("btn-close-success").addEventListener("click", () => $("compaction-dialog").close());
+  $("btn-close-error").addEventListener("click", () => $("compaction-dialog").close());
+  $("btn-view-archive").addEventListener("click", () => {
+    $("compaction-dialog").close();
+    if (state.lastResult) viewArchive(state.lastResult.archiveKey);
+  });
+  $("btn-rollback").addEventListener("click", () => state.lastResult && rollback(state.lastResult.archiveKey));
+  $("compaction-dialog").addEventListener("cancel", (e) => {
+    if (state.compacting) e.preventDefault();
+  });
+
   $("form-reasoning").addEventListener("submit", (event) => {
     event.preventDefault();
-    act(() => logs.appendReasoning($("reasoning-text").value));
+    act(() => state.logs.appendReasoning($("reasoning-text").value));
     $("reasoning-text").value = "";
   });
   $("form-execution").addEventListener("submit", (event) => {
     event.preventDefault();
     const failed = $("execution-failed").checked;
     act(() =>
-      logs.appendExecution({
+      state.logs.appendExecution({
         success: !failed,
         code: $("execution-code").value,
         result: failed ? undefined : parseLoose($("execution-result").value),
@@ -161,7 +541,7 @@ function wireForms() {
   $("form-tool").addEventListener("submit", (event) => {
     event.preventDefault();
     act(() =>
-      logs.appendToolActivity({
+      state.logs.appendToolActivity({
         type: $("tool-type").value,
         action: $("tool-action").value,
         status: $("tool-status").value,
@@ -169,28 +549,30 @@ function wireForms() {
       }),
     );
   });
-  $("btn-start").addEventListener("click", () => act(() => logs.startIteration()));
-  $("btn-finish").addEventListener("click", () => act(() => logs.finishIteration()));
+  $("btn-start").addEventListener("click", () => act(() => state.logs.startIteration()));
+  $("btn-finish").addEventListener("click", () => act(() => state.logs.finishIteration()));
   $("btn-clear").addEventListener("click", () => {
-    if (confirm("Remove the three logs from localStorage? Archives are kept.")) act(() => logs.clear());
+    if (confirm("Remove the three logs from localStorage? Archives are kept.")) act(() => state.logs.clear());
   });
   // Another tab wrote to the logs: show its entries.
   window.addEventListener("storage", (event) => {
-    if (event.key === null || event.key.startsWith(logs.prefix)) render();
+    if (event.key === null || event.key.startsWith(state.logs.prefix)) render();
   });
 }
 
 async function main() {
   try {
     await init();
-    logs = new LogStore();
+    state.logs = new LogStore();
   } catch (err) {
     $("stat-state").textContent = "unavailable";
-    showMessage(`The package could not start: ${describeError(err)}`, "error");
+    showError(err);
     return;
   }
   wireTabs();
-  wireForms();
+  wireSettings();
+  wireControls();
+  buildCompactor();
   render();
   document.body.dataset.ready = "true";
 }

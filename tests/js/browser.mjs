@@ -37,9 +37,12 @@ export async function launch() {
   };
 }
 
-/** A new page that records console errors and uncaught exceptions into `errors`. */
+/** A page in a fresh context (its own empty localStorage) that records console errors and
+ * uncaught exceptions into `errors`. Closing the page closes its context. */
 export async function openPage(browser, url) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on("close", () => context.close().catch(() => {}));
   const errors = [];
   page.on("console", (msg) => {
     if (msg.type() === "error") errors.push(msg.text());

@@ -34,6 +34,7 @@ test("the page loads the package and shows logs another app wrote", async () => 
 
 test("a person can run an iteration and append to all three logs", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.click(".manual summary");
   await page.click("#btn-start");
   assert.equal(await page.textContent("#stat-state"), "iteration running");
   await page.fill("#reasoning-text", "Plan: load <b>data</b> and count rows.");
@@ -59,7 +60,8 @@ test("a person can run an iteration and append to all three logs", async () => {
   const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("gdrs_execution_log")));
   assert.equal(stored[0].result, 40213);
   assert.equal(stored[0].iteration, 1);
-  assert.ok(Number((await page.textContent("#stat-tokens")).replace(/,/g, "")) > 10);
+  const tokens = Number(/^([\d,]+) \//.exec(await page.textContent("#stat-tokens"))[1].replace(/,/g, ""));
+  assert.ok(tokens > 10, `tokens ${tokens}`);
   await page.screenshot({ path: join(outputDir, "logstore-demo.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
@@ -70,12 +72,26 @@ test("a corrupt log key is reported in the page and left untouched", async () =>
   await page.evaluate(() => localStorage.setItem("gdrs_tool_activity_log", "{oops"));
   await page.reload();
   await page.waitForSelector("body[data-ready=true]");
+  await page.click(".manual summary");
   await page.click("#btn-start");
   const message = await page.textContent("#message");
-  assert.match(message, /not valid JSON/);
+  assert.match(message, /Stored log data is damaged/);
   assert.match(message, /gdrs_tool_activity_log/);
   assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_tool_activity_log")), "{oops");
   await page.screenshot({ path: join(outputDir, "logstore-corrupt.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("REQUIRED_SECTIONS is exported and equals what the Rust core requires", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const [constant, fromRust, frozen] = await page.evaluate(async () => {
+    const m = await import("/pkg/context_compactor.js");
+    return [m.REQUIRED_SECTIONS, m.requiredSections(), Object.isFrozen(m.REQUIRED_SECTIONS)];
+  });
+  assert.deepEqual(constant, ["OBJECTIVE ACHIEVED", "KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"]);
+  assert.deepEqual(constant, fromRust);
+  assert.equal(frozen, true);
   assert.deepEqual(errors, []);
   await page.close();
 });

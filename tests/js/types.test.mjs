@@ -8,17 +8,39 @@ import { fileURLToPath } from "node:url";
 const here = fileURLToPath(new URL(".", import.meta.url));
 const dts = readFileSync(new URL("../../pkg/context_compactor.d.ts", import.meta.url), "utf8");
 
-test("a strict TypeScript program using the API type-checks", () => {
+/** The declarations of one exported class or function, without the wasm internals. */
+function declaration(start) {
+  const from = dts.indexOf(start);
+  assert.ok(from >= 0, `${start} is declared`);
+  return dts.slice(from, dts.indexOf("\n}", from) + 2);
+}
+
+test("a strict TypeScript program using the whole API type-checks", () => {
   const tsc = fileURLToPath(new URL("node_modules/typescript/bin/tsc", import.meta.url));
   execFileSync(process.execPath, [tsc, "-p", here], { stdio: "inherit" });
 });
 
-test("the LogStore declarations use named types, not any", () => {
-  const start = dts.indexOf("export class LogStore");
-  assert.ok(start >= 0, "LogStore is declared");
-  const end = dts.indexOf("\n}", start);
-  const body = dts.slice(start, end);
-  assert.doesNotMatch(body, /:\s*any\b|<any>|\bany\[\]/, body);
-  assert.match(body, /appendExecution\(entry: ExecutionInput\): ExecutionEntry/);
-  assert.match(body, /executionLog\(\): ExecutionEntry\[\]/);
+test("LogStore and Compactor declarations use named types, never any", () => {
+  for (const cls of ["export class LogStore", "export class Compactor"]) {
+    const body = declaration(cls);
+    assert.doesNotMatch(body, /:\s*any\b|<any>|\bany\[\]/, body);
+  }
+  assert.match(declaration("export class LogStore"), /appendExecution\(entry: ExecutionInput\): ExecutionEntry/);
+  const compactor = declaration("export class Compactor");
+  assert.match(compactor, /compact\(options\?: CompactOptions \| null\): Promise<CompactionResult>/);
+  assert.match(compactor, /rollback\(archive_key: string\): Promise<void>/);
+  assert.match(compactor, /readonly events: EventTarget/);
+  assert.match(compactor, /readonly phase: Phase/);
+  assert.match(compactor, /plan\(\): CompactionPlan/);
+});
+
+test("every type of the API is declared by name", () => {
+  for (const name of [
+    "CompactorOptions", "CompactionPlan", "CompactionResult", "GenerationSettings", "Archive",
+    "ArchiveInfo", "CompactionMetrics", "CompactorEventMap", "Phase", "ExecutionEntry",
+    "ToolActivityEntry", "ErrorCode", "ValidationResult",
+  ]) {
+    assert.match(dts, new RegExp(`export (interface|type) ${name}\\b`), name);
+  }
+  assert.match(dts, /export declare const REQUIRED_SECTIONS: readonly \["OBJECTIVE ACHIEVED","KEY DISCOVERIES","SUCCESSFUL SOLUTIONS"\]/);
 });

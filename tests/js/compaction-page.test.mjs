@@ -1,0 +1,116 @@
+// The Compact Context flow in a real Chromium with the offline provider.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { launch, openPage, outputDir } from "./browser.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+async function iterate(page, times) {
+  for (let i = 0; i < times; i++) {
+    await page.click("#btn-continue");
+    await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
+  }
+}
+
+const count = async (page, id) => Number(await page.textContent(id));
+
+test("six iterations compacted offline: success panel, summary in the log, archive, rollback", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await iterate(page, 6);
+  const reasoningBefore = await page.evaluate(() => localStorage.getItem("gdrs_reasoning_log"));
+  const executionBefore = await page.evaluate(() => localStorage.getItem("gdrs_execution_log"));
+  await page.hover("#btn-compact");
+  assert.match(await page.textContent("#compact-tooltip"), /Save ~70% context\nCompacts iterations 1–5: \d+ entries/);
+  await page.screenshot({ path: join(outputDir, "compact-tooltip.png") });
+
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  const result = await page.evaluate(() => window.lastCompactionResult);
+  const fmt = (n) => Math.round(n).toLocaleString("en-US");
+  assert.equal(await page.textContent("#tokens-before"), `${fmt(result.tokensBefore)} tokens`);
+  assert.equal(await page.textContent("#tokens-after"), `${fmt(result.tokensAfter)} tokens`);
+  assert.equal(await page.textContent("#fact-saved"), `${fmt(result.tokensSaved)} (${(result.reduction * 100).toFixed(0)}%)`);
+  assert.equal(await page.textContent("#fact-iterations"), "1–5");
+  assert.equal(await page.textContent("#fact-archive"), result.archiveKey);
+  assert.ok(result.reduction > 0.3, `reduction ${result.reduction}`);
+  const checklist = await page.$$eval("#phase-list li:not([hidden])", (items) => items.map((i) => i.className));
+  assert.ok(checklist.every((c) => c === "done"), checklist.join());
+  await page.screenshot({ path: join(outputDir, "compact-success.png") });
+
+  await page.click("#btn-close-success");
+  assert.match(await page.textContent("#log-reasoning .entry.summary .entry-title"), /COMPACTED SUMMARY \(Iterations 1-5\)/);
+  assert.equal(await page.locator("#log-reasoning .entry.summary h3").count(), 6);
+  assert.equal(await page.locator("#archive-rows tr").count(), 1);
+  assert.equal(await page.textContent("#archive-rows tr td:first-child"), result.archiveKey);
+  await page.screenshot({ path: join(outputDir, "compact-logs.png"), fullPage: true });
+
+  await page.click("#archive-rows button:has-text('Restore')");
+  await page.waitForFunction(() => document.querySelectorAll("#archive-rows tr").length === 0);
+  assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_reasoning_log")), reasoningBefore);
+  assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_execution_log")), executionBefore);
+  assert.match(await page.textContent("#message"), /Rolled back/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the button is hidden under 3 iterations, disabled while an iteration runs or usage is low", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]");
+  await iterate(page, 2);
+  assert.equal(await page.isHidden("#compact-host"), true);
+  await iterate(page, 1);
+  assert.equal(await page.isVisible("#btn-compact"), true);
+  // Under 60% of a large window: visible but disabled, with the reason on hover.
+  await page.click("#settings summary");
+  await page.fill("#set-window", "200000");
+  await page.dispatchEvent("#set-window", "change");
+  assert.equal(await page.isDisabled("#btn-compact"), true);
+  assert.match(await page.textContent("#compact-tooltip"), /compaction is worth it from 60%/);
+  await page.fill("#set-window", "3000");
+  await page.dispatchEvent("#set-window", "change");
+  assert.equal(await page.isEnabled("#btn-compact"), true);
+  // While an iteration runs.
+  await page.click("#btn-continue");
+  assert.equal(await page.isDisabled("#btn-compact"), true);
+  assert.match(await page.textContent("#compact-tooltip"), /running iteration/);
+  await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
+  assert.equal(await page.isEnabled("#btn-compact"), true);
+  await page.screenshot({ path: join(outputDir, "compact-button-states.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("markup in logs and summaries is shown as text and never runs", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]");
+  const payload = `<img src=x onerror="window.__pwned = 1">`;
+  await page.click(".manual summary");
+  await page.click("#btn-start");
+  await page.fill("#reasoning-text", `Goal: ${payload} then count the rows of the table.`);
+  await page.click("#form-reasoning button[type=submit]");
+  await page.click("#btn-finish");
+  await iterate(page, 4);
+  await page.click("#settings summary");
+  await page.fill("#set-window", "3000");
+  await page.dispatchEvent("#set-window", "change");
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  await page.click("#btn-close-success");
+  const summary = await page.textContent("#log-reasoning .entry.summary");
+  assert.ok(summary.includes(payload), "the payload is visible as text in the summary");
+  assert.equal(await page.locator("#log-reasoning img").count(), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
