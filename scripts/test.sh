@@ -60,12 +60,32 @@ if ! bash "$ROOT/scripts/setup.sh"; then
   exit 1
 fi
 
+# The mock of the Gemini REST API, on a free loopback port for the whole run. The browser tests
+# get its URL at compile time (GEMINI_MOCK_URL); it stops when this script exits.
+step_header "start the Gemini mock"
+MOCK_LOG="$LOG_DIR/gemini-mock.log"
+node "$ROOT/tests/gemini-mock/server.mjs" 0 >"$MOCK_LOG" 2>&1 &
+MOCK_PID=$!
+trap 'kill "$MOCK_PID" 2>/dev/null' EXIT
+for _ in $(seq 1 100); do
+  grep -q '^GEMINI_MOCK_URL=' "$MOCK_LOG" && break
+  sleep 0.1
+done
+GEMINI_MOCK_URL="$(sed -n 's/^GEMINI_MOCK_URL=//p' "$MOCK_LOG")"
+export GEMINI_MOCK_URL
+if [ -z "$GEMINI_MOCK_URL" ]; then
+  echo "the Gemini mock did not start:"; cat "$MOCK_LOG"
+  failed=$((failed + 1)); failed_steps+=("start the Gemini mock")
+else
+  echo "mock at $GEMINI_MOCK_URL"
+fi
+
 check "cargo fmt --check" cargo fmt --check
 check "cargo clippy (native)" cargo clippy --all-targets -- -D warnings
 check "cargo clippy (wasm32)" cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 tests "cargo test (native core)" cargo test
-tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor
-tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor
+tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor --test browser_gemini
+tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini
 check "package build (wasm-pack --target web)" bash scripts/build.sh web pkg
 tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/js/
 

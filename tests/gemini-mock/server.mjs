@@ -1,0 +1,184 @@
+// A faithful mock of the Gemini REST API for tests: the same routes, JSON shapes, errors and
+// CORS rules as the real service, with scenarios chosen per request by the model name
+// (`mock-<scenario>`, e.g. `mock-http_503_once`) or by the key (`scenario:<name>`).
+// Every request is recorded (path, headers, body) and can be read at GET /__requests.
+//
+// Usage: node tests/gemini-mock/server.mjs [port]   (prints "GEMINI_MOCK_URL=http://127.0.0.1:PORT")
+import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
+
+/** Request headers the real service's CORS preflight accepts. */
+const ALLOWED_HEADERS = ["content-type", "x-goog-api-key", "x-goog-api-client", "authorization"];
+
+export const SCENARIOS = [
+  "ok", "missing_sections_once", "missing_sections_always", "refusal", "empty_candidates",
+  "max_tokens_partial", "max_tokens_empty", "prompt_blocked", "safety_finish",
+  "http_429_retryinfo_once", "http_500_always", "http_503_once", "http_404_model",
+  "http_400_bad_key", "hang", "malformed_json", "non_json_502", "thought_parts",
+];
+
+const SECTIONS = [
+  "### 🎯 OBJECTIVE ACHIEVED", "### 📊 KEY DISCOVERIES", "### ✅ SUCCESSFUL SOLUTIONS",
+  "### 🔧 TOOLS USED SUCCESSFULLY", "### 💡 CRITICAL INSIGHTS", "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING",
+];
+
+/** A summary built from the prompt received, so it changes with the input. */
+export function summaryFromPrompt(prompt) {
+  const range = /Compact iterations (\d+)-(\d+)/.exec(prompt);
+  const iterations = [...prompt.matchAll(/^--- Iteration (\d+) ---$/gm)].map((m) => Number(m[1]));
+  const executions = [...prompt.matchAll(/^\[\d+\] Iteration (\d+) · (SUCCESS|FAILED)/gm)];
+  const ok = executions.filter((m) => m[2] === "SUCCESS").length;
+  const results = [...prompt.matchAll(/^Result: (.{1,80})/gm)].map((m) => m[1]);
+  const tools = [...prompt.matchAll(/^(\S[^\n]*) \((\d+) operations\)$/gm)].map((m) => `${m[1]} ×${m[2]}`);
+  const bodies = [
+    [`- Worked through iterations ${range?.[1] ?? "?"}-${range?.[2] ?? "?"} (${iterations.length} with reasoning).`],
+    [`- ${ok} of ${executions.length} executions succeeded.`, `- Last result: ${results.at(-1) ?? "none"}`],
+    ["- Final working approach: the last successful execution of each task."],
+    [`- Tools: ${tools.join(", ") || "none"}.`],
+    ["- Failures were resolved by later executions."],
+    [`- Continue from iteration ${Number(range?.[2] ?? 0) + 1}.`],
+  ];
+  return SECTIONS.map((heading, i) => [heading, ...bodies[i]].join("\n")).join("\n\n");
+}
+
+const googleError = (code, status, message, details) => ({ error: { code, message, status, ...(details ? { details } : {}) } });
+
+function candidateReply(text, extra = {}) {
+  return {
+    candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0, ...extra }],
+    usageMetadata: { promptTokenCount: 1200, candidatesTokenCount: 180, totalTokenCount: 1380 },
+    modelVersion: "gemini-2.5-flash-lite",
+  };
+}
+
+/** The reply of one scenario to its `attempt`-th request (1-based): [status, body or null to hang]. */
+function reply(scenario, attempt, prompt, model) {
+  const summary = summaryFromPrompt(prompt);
+  const partial = SECTIONS.slice(0, 1).join("\n") + "\n- Only the objective, which is long enough to pass the length rule by itself alone.";
+  switch (scenario) {
+    case "ok": return [200, candidateReply(summary)];
+    case "missing_sections_once": return [200, candidateReply(attempt === 1 ? partial : summary)];
+    case "missing_sections_always": return [200, candidateReply(partial)];
+    case "refusal": return [200, candidateReply("I cannot help with summarising this conversation, as it may contain sensitive material that I am unable to process.")];
+    case "empty_candidates": return [200, { candidates: [], usageMetadata: { promptTokenCount: 1200, totalTokenCount: 1200 } }];
+    case "max_tokens_partial": return [200, { candidates: [{ content: { role: "model", parts: [{ text: summary.slice(0, 60) }] }, finishReason: "MAX_TOKENS", index: 0 }] }];
+    case "max_tokens_empty": return [200, { candidates: [{ finishReason: "MAX_TOKENS", index: 0 }], usageMetadata: { promptTokenCount: 1200, thoughtsTokenCount: 4000, totalTokenCount: 5200 } }];
+    case "prompt_blocked": return [200, { promptFeedback: { blockReason: "SAFETY", safetyRatings: [] }, usageMetadata: { promptTokenCount: 1200 } }];
+    case "safety_finish": return [200, { candidates: [{ finishReason: "SAFETY", index: 0, safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH" }] }] }];
+    case "http_429_retryinfo_once":
+      return attempt === 1
+        ? [429, googleError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.", [
+            { "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests" }] },
+            { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1s" },
+          ])]
+        : [200, candidateReply(summary)];
+    case "http_500_always": return [500, googleError(500, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting")];
+    case "http_503_once": return attempt === 1 ? [503, googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later.")] : [200, candidateReply(summary)];
+    case "http_404_model": return [404, googleError(404, "NOT_FOUND", `models/${model} is not found for API version v1beta, or is not supported for generateContent.`)];
+    case "http_400_bad_key": return [400, googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com" }])];
+    case "hang": return [200, null];
+    case "malformed_json": return [200, '{"candidates": [{"content": {"parts": [{"text": "### 🎯 OBJ'];
+    case "non_json_502": return [502, "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>"];
+    case "thought_parts": {
+      const body = candidateReply(summary);
+      body.candidates[0].content.parts.unshift({ text: "Let me think about which facts matter most... SECRET THOUGHT", thought: true });
+      body.usageMetadata.thoughtsTokenCount = 64;
+      return [200, body];
+    }
+    default: return [400, googleError(400, "INVALID_ARGUMENT", `unknown mock scenario "${scenario}"`)];
+  }
+}
+
+/** Starts the mock; resolves to { server, url, requests, reset() }. */
+export function startMock(port = 0) {
+  const requests = [];
+  const attempts = new Map();
+  const hanging = new Set();
+  const server = createServer((req, res) => {
+    const origin = req.headers.origin;
+    const cors = origin ? { "access-control-allow-origin": origin, vary: "Origin" } : {};
+    const url = new URL(req.url, "http://127.0.0.1");
+    let raw = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk) => (raw += chunk));
+    req.on("end", () => {
+      const send = (status, body, type = "application/json; charset=UTF-8") => {
+        res.writeHead(status, { "content-type": type, ...cors });
+        res.end(typeof body === "string" ? body : JSON.stringify(body));
+      };
+      if (url.pathname === "/__requests") return send(200, requests);
+      if (url.pathname === "/__reset") {
+        requests.length = 0;
+        attempts.clear();
+        return send(200, { ok: true });
+      }
+      if (req.method === "OPTIONS") {
+        const asked = (req.headers["access-control-request-headers"] ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+        const refused = asked.filter((h) => !ALLOWED_HEADERS.includes(h));
+        requests.push({ method: "OPTIONS", path: url.pathname + url.search, headers: req.headers, refusedHeaders: refused });
+        if (refused.length > 0) {
+          res.writeHead(403, { "content-type": "text/plain" });
+          return res.end(`CORS preflight refused headers: ${refused.join(", ")}`);
+        }
+        res.writeHead(200, {
+          ...cors,
+          "access-control-allow-methods": "GET, POST, OPTIONS",
+          "access-control-allow-headers": asked.join(", "),
+          "access-control-max-age": "0",
+        });
+        return res.end();
+      }
+      let body = null;
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = raw;
+      }
+      requests.push({ method: req.method, path: url.pathname + url.search, headers: req.headers, body });
+      const route = /^\/v1beta\/models\/([^/:]+):(generateContent|countTokens)$/.exec(url.pathname);
+      if (req.method !== "POST" || !route) return send(404, googleError(404, "NOT_FOUND", `Requested entity was not found: ${url.pathname}`));
+      const model = decodeURIComponent(route[1]);
+      const key = req.headers["x-goog-api-key"] ?? url.searchParams.get("key");
+      if (!key) return send(403, googleError(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."));
+      const prompt = body?.contents?.map((c) => c.parts?.map((p) => p.text ?? "").join("")).join("\n") ?? "";
+      if (route[2] === "countTokens") return send(200, { totalTokens: Math.ceil(prompt.length / 4) });
+      if (!body?.contents) return send(400, googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified"));
+      const scenario = model.startsWith("mock-") ? model.slice(5) : key.startsWith("scenario:") ? key.slice(9) : "ok";
+      const counter = `${model}|${key}`;
+      const attempt = (attempts.get(counter) ?? 0) + 1;
+      attempts.set(counter, attempt);
+      const [status, payload] = reply(scenario, attempt, prompt, model);
+      if (payload === null) {
+        hanging.add(res);
+        res.on("close", () => hanging.delete(res));
+        return;
+      }
+      send(status, payload, typeof payload === "string" && status === 502 ? "text/html; charset=UTF-8" : "application/json; charset=UTF-8");
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      const url = `http://127.0.0.1:${server.address().port}`;
+      resolve({
+        server,
+        url,
+        requests,
+        close: () =>
+          new Promise((done) => {
+            for (const res of hanging) res.destroy();
+            server.close(done);
+            server.closeAllConnections?.();
+          }),
+      });
+    });
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const mock = await startMock(Number(process.argv[2] ?? 0));
+  console.log(`GEMINI_MOCK_URL=${mock.url}`);
+  const stop = () => mock.close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}

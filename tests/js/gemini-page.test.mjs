@@ -1,0 +1,107 @@
+// The demo page with the Gemini provider against the mock of the Gemini REST API.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { launch, openPage, outputDir } from "./browser.mjs";
+import { startMock } from "../gemini-mock/server.mjs";
+
+let env;
+let mock;
+before(async () => {
+  env = await launch();
+  mock = await startMock(0);
+});
+after(async () => {
+  await env?.close();
+  await mock?.close();
+});
+
+/** A page with 6 iterations and the Gemini provider set to `mock-<scenario>`. */
+async function geminiPage(scenario, key) {
+  const opened = await openPage(env.browser, env.baseUrl);
+  const { page } = opened;
+  for (let i = 0; i < 6; i++) {
+    await page.click("#btn-continue");
+    await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
+  }
+  await page.click("#settings summary");
+  await page.selectOption("#set-provider", "gemini");
+  await page.fill("#set-key", key);
+  await page.fill("#set-model", `mock-${scenario}`);
+  await page.fill("#set-base", mock.url);
+  await page.dispatchEvent("#set-base", "change");
+  return opened;
+}
+
+const postsWith = (key) => mock.requests.filter((r) => r.method === "POST" && r.headers["x-goog-api-key"] === key);
+
+test("Gemini ok: compacted, the key only in the header, never in storage", async () => {
+  const key = `page-key-ok-${Date.now()}`;
+  const { page, errors } = await geminiPage("ok", key);
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  assert.equal(await page.textContent("#fact-attempts"), "1");
+  const posts = postsWith(key);
+  assert.equal(posts.length, 1);
+  assert.ok(!posts[0].path.includes(key));
+  assert.equal(posts[0].body.generationConfig.temperature, 0.1);
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  assert.ok(!stored.includes(key), "the key is in no storage without 'remember'");
+  await page.screenshot({ path: join(outputDir, "gemini-success.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Gemini missing_sections_once: the retry is shown and the compaction succeeds", async () => {
+  const key = `page-key-retry-${Date.now()}`;
+  const { page, errors } = await geminiPage("missing_sections_once", key);
+  await page.click("#btn-compact");
+  await page.waitForSelector("#retry-notice:not([hidden])");
+  await page.screenshot({ path: join(outputDir, "gemini-retry.png") });
+  await page.waitForSelector("#success-view:not([hidden])");
+  assert.equal(await page.textContent("#fact-attempts"), "2");
+  assert.equal(postsWith(key).length, 2);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Gemini missing_sections_always: error panel, logs unchanged", async () => {
+  const key = `page-key-fail-${Date.now()}`;
+  const { page, errors } = await geminiPage("missing_sections_always", key);
+  const logsNow = () =>
+    page.evaluate(() =>
+      Object.keys(localStorage)
+        .filter((k) => k !== "gdrs_compaction_metrics")
+        .sort()
+        .map((k) => [k, localStorage.getItem(k)]),
+    );
+  const before = await logsNow();
+  await page.click("#btn-compact");
+  await page.waitForSelector("#error-view:not([hidden])");
+  assert.equal(await page.textContent("#error-title"), "The summary was incomplete twice");
+  assert.equal(await page.textContent(".unchanged"), "Your logs are unchanged.");
+  assert.equal(await page.locator("#phase-list li.failed").count(), 1);
+  assert.deepEqual(await logsNow(), before);
+  await page.screenshot({ path: join(outputDir, "gemini-error.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Gemini errors get an actionable message per code", async () => {
+  for (const [scenario, title] of [
+    ["http_400_bad_key", "Your API key was rejected"],
+    ["http_404_model", "The model id is unknown or retired"],
+    ["prompt_blocked", "The model refused to summarise this content"],
+  ]) {
+    const key = `page-key-${scenario}-${Date.now()}`;
+    const { page, errors } = await geminiPage(scenario, key);
+    await page.click("#btn-compact");
+    await page.waitForSelector("#error-view:not([hidden])");
+    assert.equal(await page.textContent("#error-title"), title, scenario);
+    assert.ok(!(await page.textContent("#error-detail")).includes(key), "the key is never shown");
+    // Chromium itself logs every HTTP error response of a fetch ("Failed to load resource");
+    // nothing else may reach the console.
+    assert.deepEqual(errors.filter((e) => !e.startsWith("Failed to load resource")), [], scenario);
+    await page.close();
+  }
+});
