@@ -2,25 +2,17 @@
 #![cfg(target_arch = "wasm32")]
 
 use context_compactor::web::JsLogStore;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
+
+mod browser_support;
+
+use browser_support::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn local_storage() -> web_sys::Storage {
-    web_sys::window().unwrap().local_storage().unwrap().unwrap()
-}
-
-fn js(json: &str) -> JsValue {
-    js_sys::JSON::parse(json).unwrap()
-}
-
-fn json_of(value: &JsValue) -> serde_json::Value {
-    serde_json::from_str(&String::from(js_sys::JSON::stringify(value).unwrap())).unwrap()
-}
-
 fn stored(key: &str) -> Option<serde_json::Value> {
-    local_storage()
+    storage()
         .get_item(key)
         .unwrap()
         .map(|text| serde_json::from_str(&text).unwrap())
@@ -29,25 +21,12 @@ fn stored(key: &str) -> Option<serde_json::Value> {
 /// A store under its own prefix, with that prefix's keys removed first.
 fn fresh_store(prefix: &str) -> JsLogStore {
     for suffix in ["reasoning_log", "execution_log", "tool_activity_log"] {
-        local_storage()
-            .remove_item(&format!("{prefix}{suffix}"))
-            .unwrap();
+        storage().remove_item(&format!("{prefix}{suffix}")).unwrap();
     }
     JsLogStore::new(Some(
         js(&format!(r#"{{"prefix":"{prefix}"}}"#)).unchecked_into(),
     ))
     .unwrap()
-}
-
-fn error_code(err: &JsValue) -> String {
-    assert!(
-        err.is_instance_of::<js_sys::Error>(),
-        "not an Error: {err:?}"
-    );
-    js_sys::Reflect::get(err, &"code".into())
-        .unwrap()
-        .as_string()
-        .unwrap()
 }
 
 #[wasm_bindgen_test]
@@ -120,7 +99,7 @@ fn appends_are_stamped_and_iterations_numbered() {
 #[wasm_bindgen_test]
 fn foreign_entries_are_read_and_survive_a_round_trip() {
     let store = fresh_store("t_foreign_");
-    let storage = local_storage();
+    let storage = storage();
     storage
         .set_item(
             "t_foreign_reasoning_log",
@@ -156,7 +135,7 @@ fn foreign_entries_are_read_and_survive_a_round_trip() {
 #[wasm_bindgen_test]
 fn corrupt_json_fails_with_storage_corrupt_and_is_left_untouched() {
     let store = fresh_store("t_corrupt_");
-    let storage = local_storage();
+    let storage = storage();
     for (key, text) in [
         ("t_corrupt_reasoning_log", "{not json"),
         ("t_corrupt_reasoning_log", r#"[1,2,3]"#),
@@ -203,13 +182,13 @@ struct Filler(&'static str);
 
 impl Drop for Filler {
     fn drop(&mut self) {
-        let _ = local_storage().remove_item(self.0);
+        let _ = storage().remove_item(self.0);
     }
 }
 
 /// Fills localStorage until one more character does not fit.
 fn fill_local_storage(key: &'static str) -> Filler {
-    let storage = local_storage();
+    let storage = storage();
     let filler = Filler(key);
     let mut chunk = 4 * 1024 * 1024;
     let mut content = String::new();
@@ -229,7 +208,7 @@ fn a_full_local_storage_gives_storage_quota_and_keeps_the_old_value() {
     let store = fresh_store("t_quota_");
     store.start_iteration().unwrap();
     store.append_reasoning("before the quota").unwrap();
-    let before = local_storage().get_item("t_quota_reasoning_log").unwrap();
+    let before = storage().get_item("t_quota_reasoning_log").unwrap();
 
     let _filler = fill_local_storage("t_quota_filler");
     let err = store.append_reasoning(&"y".repeat(10_000)).unwrap_err();
@@ -239,10 +218,7 @@ fn a_full_local_storage_gives_storage_quota_and_keeps_the_old_value() {
         .as_string()
         .unwrap();
     assert!(message.contains("t_quota_reasoning_log"), "{message}");
-    assert_eq!(
-        local_storage().get_item("t_quota_reasoning_log").unwrap(),
-        before
-    );
+    assert_eq!(storage().get_item("t_quota_reasoning_log").unwrap(), before);
     let err = store
         .append_execution(js(r#"{"success":true,"code":"big"}"#).unchecked_into())
         .err()
@@ -261,22 +237,18 @@ fn a_full_local_storage_gives_storage_quota_and_keeps_the_old_value() {
 fn clear_removes_the_three_logs_only() {
     let store = fresh_store("t_clear_");
     store.start_iteration().unwrap();
-    local_storage()
-        .set_item("t_clear_archived_logs_1", "{}")
-        .unwrap();
+    storage().set_item("t_clear_archived_logs_1", "{}").unwrap();
     store.clear().unwrap();
     assert_eq!(store.current_iteration().unwrap(), 0);
-    assert!(local_storage()
+    assert!(storage()
         .get_item("t_clear_reasoning_log")
         .unwrap()
         .is_none());
-    assert!(local_storage()
+    assert!(storage()
         .get_item("t_clear_archived_logs_1")
         .unwrap()
         .is_some());
-    local_storage()
-        .remove_item("t_clear_archived_logs_1")
-        .unwrap();
+    storage().remove_item("t_clear_archived_logs_1").unwrap();
 }
 
 #[wasm_bindgen_test]

@@ -7,21 +7,13 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
+mod browser_support;
+
+use browser_support::*;
+
 wasm_bindgen_test_configure!(run_in_browser);
 
 const SUMMARY: &str = "### 🎯 OBJECTIVE ACHIEVED\n- Totals per region computed.\n### 📊 KEY DISCOVERIES\n- north 91k, south 65k.\n### ✅ SUCCESSFUL SOLUTIONS\n- byRegion loop.\n### 🔧 TOOLS USED SUCCESSFULLY\n- vfs write\n### 💡 CRITICAL INSIGHTS\n- groupBy is not an array method.\n### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING\n- Next: monthly view.";
-
-fn storage() -> web_sys::Storage {
-    web_sys::window().unwrap().local_storage().unwrap().unwrap()
-}
-
-fn js(json: &str) -> JsValue {
-    js_sys::JSON::parse(json).unwrap()
-}
-
-fn json_of(value: &JsValue) -> serde_json::Value {
-    serde_json::from_str(&String::from(js_sys::JSON::stringify(value).unwrap())).unwrap()
-}
 
 fn eval(body: &str) -> JsValue {
     js_sys::Function::new_no_args(body)
@@ -90,27 +82,8 @@ async fn settle(promise: js_sys::Promise) -> Result<JsValue, JsValue> {
     JsFuture::from(promise).await
 }
 
-fn code_of(err: &JsValue) -> String {
-    assert!(err.is_instance_of::<js_sys::Error>());
-    js_sys::Reflect::get(err, &"code".into())
-        .unwrap()
-        .as_string()
-        .unwrap()
-}
-
 fn events() -> serde_json::Value {
     json_of(&eval("return globalThis.__events;"))
-}
-
-fn dump(prefix: &str) -> Vec<(String, String)> {
-    let s = storage();
-    let mut out: Vec<(String, String)> = (0..s.length().unwrap())
-        .filter_map(|i| s.key(i).unwrap())
-        .filter(|k| k.starts_with(prefix) && !k.ends_with("compaction_metrics"))
-        .map(|k| (k.clone(), s.get_item(&k).unwrap().unwrap()))
-        .collect();
-    out.sort();
-    out
 }
 
 #[wasm_bindgen_test]
@@ -251,7 +224,7 @@ async fn missing_sections_are_retried_once_then_invalid_summary_leaves_storage_u
     let compactor = compactor(&logs, &[partial, partial, SUMMARY], "");
     let before = dump(prefix);
     let err = settle(compactor.compact(None).unwrap()).await.unwrap_err();
-    assert_eq!(code_of(&err), "invalid_summary");
+    assert_eq!(error_code(&err), "invalid_summary");
     assert_eq!(dump(prefix), before);
     let prompts = json_of(&eval("return globalThis.__prompts.map(p => p[0]);"));
     assert_eq!(prompts.as_array().unwrap().len(), 2, "exactly one retry");
@@ -285,7 +258,7 @@ async fn a_throwing_provider_busy_and_not_allowed_are_typed_errors() {
     let compactor = compactor(&logs, &["THROW", "THROW"], "");
     let before = dump(prefix);
     let err = settle(compactor.compact(None).unwrap()).await.unwrap_err();
-    assert_eq!(code_of(&err), "llm_network");
+    assert_eq!(error_code(&err), "llm_network");
     assert!(js_sys::Reflect::get(&err, &"message".into())
         .unwrap()
         .as_string()
@@ -296,13 +269,13 @@ async fn a_throwing_provider_busy_and_not_allowed_are_typed_errors() {
     let compactor = self::compactor(&logs, &[SUMMARY], "");
     let first = compactor.compact(None).unwrap();
     let second = settle(compactor.compact(None).unwrap()).await.unwrap_err();
-    assert_eq!(code_of(&second), "busy");
+    assert_eq!(error_code(&second), "busy");
     settle(first).await.unwrap();
 
     let few = session("bc_few_", 2);
     let compactor = self::compactor(&few, &[SUMMARY], "");
     let err = settle(compactor.compact(None).unwrap()).await.unwrap_err();
-    assert_eq!(code_of(&err), "not_allowed");
+    assert_eq!(error_code(&err), "not_allowed");
     let verdict = json_of(&compactor.can_compact().unwrap());
     assert_eq!(verdict["ok"], false);
     assert!(verdict["reason"]

@@ -4,9 +4,13 @@
 #![cfg(target_arch = "wasm32")]
 
 use context_compactor::web::{JsCompactor, JsLogStore};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
+
+mod browser_support;
+
+use browser_support::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -17,29 +21,6 @@ fn mock_url() -> &'static str {
         "GEMINI_MOCK_URL must be set at build time (scripts/test.sh starts the mock)"
     );
     url
-}
-
-fn storage() -> web_sys::Storage {
-    web_sys::window().unwrap().local_storage().unwrap().unwrap()
-}
-
-fn js(json: &str) -> JsValue {
-    js_sys::JSON::parse(json).unwrap()
-}
-
-fn json_of(value: &JsValue) -> serde_json::Value {
-    serde_json::from_str(&String::from(js_sys::JSON::stringify(value).unwrap())).unwrap()
-}
-
-fn dump(prefix: &str) -> Vec<(String, String)> {
-    let s = storage();
-    let mut out: Vec<(String, String)> = (0..s.length().unwrap())
-        .filter_map(|i| s.key(i).unwrap())
-        .filter(|k| k.starts_with(prefix) && !k.ends_with("compaction_metrics"))
-        .map(|k| (k.clone(), s.get_item(&k).unwrap().unwrap()))
-        .collect();
-    out.sort();
-    out
 }
 
 fn session(prefix: &str) -> JsLogStore {

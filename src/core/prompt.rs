@@ -8,7 +8,7 @@ use super::iteration::{parse_iteration_header, parse_summary_header};
 use super::selection::Selection;
 use super::settings::CompactorSettings;
 use super::tokens::estimate_tokens;
-use super::validation::{canonical_heading, Validation, SECTIONS};
+use super::validation::{canonical_heading, heading_of, Validation, SECTIONS};
 
 /// Smallest per-entry budget, in characters, whatever the window.
 const MIN_ENTRY_CHARS: usize = 2_000;
@@ -261,13 +261,7 @@ pub fn retry_prompt(prompt: &str, rejected: &Validation) -> String {
             rejected
                 .missing_sections
                 .iter()
-                .map(|title| {
-                    let emoji = SECTIONS
-                        .iter()
-                        .find(|(_, t)| t == title)
-                        .map_or("", |(e, _)| e);
-                    canonical_heading(emoji, title)
-                })
+                .map(|title| heading_of(title))
                 .collect::<Vec<_>>()
                 .join(", ")
         );

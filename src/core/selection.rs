@@ -28,31 +28,15 @@ impl Selection {
     pub fn of(logs: &LogSnapshot) -> Selection {
         let current = logs.current_iteration();
         let placed = logs.placed_iterations();
-        let mut kept = LogSnapshot::default();
-        let mut reasoning = Vec::new();
-        for (n, entry) in placed.reasoning.into_iter().zip(&logs.reasoning) {
-            if n < current {
-                reasoning.push((n, entry.clone()));
-            } else {
-                kept.reasoning.push(entry.clone());
-            }
-        }
-        let mut execution = Vec::new();
-        for (n, entry) in placed.execution.into_iter().zip(&logs.execution) {
-            if n < current {
-                execution.push((n, entry.clone()));
-            } else {
-                kept.execution.push(entry.clone());
-            }
-        }
-        let mut tool_activity = Vec::new();
-        for (n, entry) in placed.tool_activity.into_iter().zip(&logs.tool_activity) {
-            if n < current {
-                tool_activity.push((n, entry.clone()));
-            } else {
-                kept.tool_activity.push(entry.clone());
-            }
-        }
+        let (reasoning, kept_reasoning) = split_at(current, placed.reasoning, &logs.reasoning);
+        let (execution, kept_execution) = split_at(current, placed.execution, &logs.execution);
+        let (tool_activity, kept_tools) =
+            split_at(current, placed.tool_activity, &logs.tool_activity);
+        let kept = LogSnapshot {
+            reasoning: kept_reasoning,
+            execution: kept_execution,
+            tool_activity: kept_tools,
+        };
         Selection {
             current,
             last: current.saturating_sub(1),
@@ -101,6 +85,20 @@ impl Selection {
     pub fn iterations(&self) -> Vec<u32> {
         (1..=self.last).collect()
     }
+}
+
+/// Entries of iterations before `current` (with their iteration), and the rest, in order.
+fn split_at<T: Clone>(current: u32, placed: Vec<u32>, entries: &[T]) -> (Vec<(u32, T)>, Vec<T>) {
+    let mut compacted = Vec::new();
+    let mut kept = Vec::new();
+    for (n, entry) in placed.into_iter().zip(entries) {
+        if n < current {
+            compacted.push((n, entry.clone()));
+        } else {
+            kept.push(entry.clone());
+        }
+    }
+    (compacted, kept)
 }
 
 /// The text between a summary entry's header line and its end marker.

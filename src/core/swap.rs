@@ -84,24 +84,34 @@ pub fn restore(
         .filter_map(|e| e.id.as_deref())
         .chain(now.tool_activity.iter().filter_map(|e| e.id.as_deref()))
         .collect();
-    let is_new = |id: &Option<String>| id.as_deref().is_none_or(|id| !live_ids.contains(&id));
-    let mut execution: Vec<_> = archived
-        .execution
-        .iter()
-        .filter(|e| is_new(&e.id))
-        .cloned()
-        .collect();
-    execution.extend(now.execution.iter().cloned());
-    let mut tool_activity: Vec<_> = archived
-        .tool_activity
-        .iter()
-        .filter(|e| is_new(&e.id))
-        .cloned()
-        .collect();
-    tool_activity.extend(now.tool_activity.iter().cloned());
+    let execution = put_back(&archived.execution, &now.execution, &live_ids, |e| {
+        e.id.as_deref()
+    });
+    let tool_activity = put_back(
+        &archived.tool_activity,
+        &now.tool_activity,
+        &live_ids,
+        |e| e.id.as_deref(),
+    );
     Ok(LogSnapshot {
         reasoning,
         execution,
         tool_activity,
     })
+}
+
+/// The archived entries whose id is not live (entries without an id always come back), then
+/// the live ones.
+fn put_back<T: Clone>(
+    archived: &[T],
+    live: &[T],
+    live_ids: &[&str],
+    id: impl Fn(&T) -> Option<&str>,
+) -> Vec<T> {
+    archived
+        .iter()
+        .filter(|entry| id(entry).is_none_or(|id| !live_ids.contains(&id)))
+        .chain(live)
+        .cloned()
+        .collect()
 }

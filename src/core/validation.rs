@@ -48,6 +48,16 @@ pub fn canonical_heading(emoji: &str, title: &str) -> String {
     format!("### {emoji} {title}")
 }
 
+/// The canonical heading of the section titled `title` (emoji included when it is one of the
+/// six).
+pub fn heading_of(title: &str) -> String {
+    let emoji = SECTIONS
+        .iter()
+        .find(|(_, name)| *name == title)
+        .map_or("", |(emoji, _)| emoji);
+    canonical_heading(emoji, title)
+}
+
 /// The section a line heads, if it is a `###` heading of one of the six (emoji optional,
 /// case and trailing punctuation ignored).
 pub fn heading_section(line: &str) -> Option<usize> {
@@ -77,16 +87,7 @@ pub fn validate_summary(text: &str) -> Validation {
         .collect();
     let mut errors: Vec<String> = missing_sections
         .iter()
-        .map(|title| {
-            let emoji = SECTIONS
-                .iter()
-                .find(|(_, name)| name == title)
-                .map_or("", |(emoji, _)| emoji);
-            format!(
-                "Missing required section: {}",
-                canonical_heading(emoji, title)
-            )
-        })
+        .map(|title| format!("Missing required section: {}", heading_of(title)))
         .collect();
     let length = text.trim().chars().count();
     if length < MIN_SUMMARY_CHARS {

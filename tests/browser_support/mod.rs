@@ -1,0 +1,44 @@
+//! Helpers shared by the browser test binaries.
+#![allow(dead_code)]
+
+use wasm_bindgen::{JsCast, JsValue};
+
+/// The page's localStorage.
+pub fn storage() -> web_sys::Storage {
+    web_sys::window().unwrap().local_storage().unwrap().unwrap()
+}
+
+/// A JS value from JSON text.
+pub fn js(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap()
+}
+
+/// A JS value as JSON, for assertions.
+pub fn json_of(value: &JsValue) -> serde_json::Value {
+    serde_json::from_str(&String::from(js_sys::JSON::stringify(value).unwrap())).unwrap()
+}
+
+/// Every key under `prefix` (metrics aside) with its raw value, sorted: the state a failed
+/// compaction must leave exactly as it found it.
+pub fn dump(prefix: &str) -> Vec<(String, String)> {
+    let s = storage();
+    let mut out: Vec<(String, String)> = (0..s.length().unwrap())
+        .filter_map(|i| s.key(i).unwrap())
+        .filter(|k| k.starts_with(prefix) && !k.ends_with("compaction_metrics"))
+        .map(|k| (k.clone(), s.get_item(&k).unwrap().unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The `code` of a thrown package error (asserting it is a real `Error`).
+pub fn error_code(err: &JsValue) -> String {
+    assert!(
+        err.is_instance_of::<js_sys::Error>(),
+        "not an Error: {err:?}"
+    );
+    js_sys::Reflect::get(err, &"code".into())
+        .unwrap()
+        .as_string()
+        .unwrap()
+}
