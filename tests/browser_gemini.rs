@@ -172,10 +172,12 @@ async fn expect_failure(scenario: &str, code: &str, calls: usize) -> Outcome {
 #[wasm_bindgen_test]
 async fn ok_compacts_with_a_summary_built_from_the_prompt() {
     let outcome = expect_success("ok", 1).await;
-    let summary = outcome.result.unwrap()["summary"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let result = outcome.result.unwrap();
+    assert_eq!(
+        result["usage"],
+        serde_json::json!({"promptTokens": 1200, "outputTokens": 180, "thinkingTokens": 0})
+    );
+    let summary = result["summary"].as_str().unwrap().to_owned();
     assert!(
         summary.contains("Worked through iterations 1-4"),
         "{summary}"

@@ -180,6 +180,17 @@ fn a_summary_missing_sections_is_retried_once_telling_the_model_what_was_missing
         vec![2000],
         "one retry after retryDelayMs"
     );
+    let usage = result.usage.expect("the provider reported tokens");
+    assert_eq!(
+        (usage.prompt_tokens, usage.output_tokens),
+        (2000, 200),
+        "summed over both attempts"
+    );
+    let metrics = rig.compactor.metrics().unwrap();
+    assert_eq!(
+        (metrics.total_prompt_tokens, metrics.total_output_tokens),
+        (2000, 200)
+    );
 }
 
 #[test]

@@ -16,6 +16,7 @@ use super::phase::Phase;
 use super::prompt::{build_prompt, prompt_tokens, retry_prompt};
 use super::provider::{
     race_deadline, GenerationSettings, ProviderError, SummaryProvider, SummaryRequest, Timer,
+    TokenUsage,
 };
 use super::rules::{refusal, AutoGuard, RuleInput};
 use super::selection::Selection;
@@ -48,6 +49,7 @@ pub struct Compactor<S, C> {
     percent: Cell<u8>,
     attempt: Cell<u32>,
     started_ms: Cell<f64>,
+    usage: Cell<Option<TokenUsage>>,
     guard: Cell<AutoGuard>,
 }
 
@@ -73,6 +75,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             percent: Cell::new(0),
             attempt: Cell::new(0),
             started_ms: Cell::new(0.0),
+            usage: Cell::new(None),
             guard: Cell::new(AutoGuard::default()),
         })
     }
@@ -183,6 +186,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.busy.set(true);
         self.percent.set(0);
         self.attempt.set(0);
+        self.usage.set(None);
         self.started_ms.set(self.now());
         let outcome = self.run(trigger).await;
         if let Err(err) = &outcome {
@@ -200,7 +204,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             let at = iso_timestamp(self.now());
             // Metrics are a record, not part of the logs: failing to update them must not
             // hide the error being reported.
-            let _ = self.update_metrics(|m| m.record_failure(err.code().as_str(), attempts, at));
+            let usage = self.usage.get();
+            let _ = self.update_metrics(|m| {
+                m.record_failure(err.code().as_str(), attempts, at);
+                m.record_usage(usage);
+            });
             self.frozen.set(false);
             self.set_phase(Phase::Error);
         }
@@ -281,6 +289,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             duration_ms: (self.now() - self.started_ms.get()).max(0.0),
             archive_key,
             summary,
+            usage: self.usage.get(),
         };
         let at = iso_timestamp(self.now());
         let _ = self.update_metrics(|m| {
@@ -290,7 +299,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 tokens_saved,
                 result.attempts,
                 at,
-            )
+            );
+            m.record_usage(result.usage);
         });
         let logs = self.logs.borrow();
         // Old archives beyond the limits go now that the new one is safely in place; a failure
@@ -352,9 +362,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                     after_ms: self.settings.timeout_ms,
                 }));
             let (error, wait_ms, rejected) = match answer {
-                Ok(text) => {
+                Ok(generation) => {
+                    if let Some(usage) = generation.usage {
+                        let mut total = self.usage.get().unwrap_or_default();
+                        total += usage;
+                        self.usage.set(Some(total));
+                    }
                     self.set_phase(Phase::Validating);
-                    let summary = canonicalize(&text);
+                    let summary = canonicalize(&generation.text);
                     let validation = self.check(&summary, selection.last, compacted_tokens);
                     if validation.valid {
                         return Ok(summary);

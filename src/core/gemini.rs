@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::prompt::SYSTEM_INSTRUCTION;
-use super::provider::{GenerationSettings, ProviderError};
+use super::provider::{GenerationSettings, ProviderError, TokenUsage};
 
 /// The public endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -56,20 +56,6 @@ pub fn request_body(prompt: &str, settings: &GenerationSettings) -> Value {
     })
 }
 
-/// Token counts Gemini reports for one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UsageMetadata {
-    /// Prompt tokens.
-    pub prompt_token_count: u64,
-    /// Output tokens.
-    pub candidates_token_count: u64,
-    /// Thinking tokens.
-    pub thoughts_token_count: u64,
-    /// Everything.
-    pub total_token_count: u64,
-}
-
 fn count(value: &Value, field: &str) -> u64 {
     value.get(field).and_then(Value::as_u64).unwrap_or(0)
 }
@@ -79,7 +65,7 @@ pub fn read_reply(
     status: u16,
     body: &str,
     model: &str,
-) -> Result<(String, UsageMetadata), ProviderError> {
+) -> Result<(String, TokenUsage), ProviderError> {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     if !(200..300).contains(&status) {
         return Err(http_error(status, parsed.as_ref(), body, model));
@@ -91,11 +77,10 @@ pub fn read_reply(
     })?;
     let usage = reply
         .get("usageMetadata")
-        .map(|u| UsageMetadata {
-            prompt_token_count: count(u, "promptTokenCount"),
-            candidates_token_count: count(u, "candidatesTokenCount"),
-            thoughts_token_count: count(u, "thoughtsTokenCount"),
-            total_token_count: count(u, "totalTokenCount"),
+        .map(|u| TokenUsage {
+            prompt_tokens: count(u, "promptTokenCount"),
+            output_tokens: count(u, "candidatesTokenCount"),
+            thinking_tokens: count(u, "thoughtsTokenCount"),
         })
         .unwrap_or_default();
     let candidate = reply.get("candidates").and_then(|c| c.get(0));
@@ -240,7 +225,14 @@ mod tests {
         let body = r####"{"candidates":[{"content":{"parts":[{"text":"thinking...","thought":true},{"text":"### A"},{"text":"\nB"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"thoughtsTokenCount":3,"totalTokenCount":18}}"####;
         let (text, usage) = read_reply(200, body, "m").unwrap();
         assert_eq!(text, "### A\nB");
-        assert_eq!(usage.thoughts_token_count, 3);
+        assert_eq!(
+            usage,
+            TokenUsage {
+                prompt_tokens: 10,
+                output_tokens: 5,
+                thinking_tokens: 3
+            }
+        );
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::provider::TokenUsage;
+
 /// Running totals over every compaction of these logs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
@@ -20,6 +22,12 @@ pub struct CompactionMetrics {
     pub total_tokens_saved: usize,
     /// Sum of provider calls.
     pub total_attempts: u32,
+    /// Prompt tokens providers reported, over all compactions.
+    pub total_prompt_tokens: u64,
+    /// Answer tokens providers reported.
+    pub total_output_tokens: u64,
+    /// Thinking tokens providers reported.
+    pub total_thinking_tokens: u64,
     /// ISO time of the last compaction, successful or not.
     pub last_compaction_at: Option<String>,
     /// Code of the last error, if the last compaction failed.
@@ -27,6 +35,15 @@ pub struct CompactionMetrics {
 }
 
 impl CompactionMetrics {
+    /// Adds the tokens a provider reported.
+    pub fn record_usage(&mut self, usage: Option<TokenUsage>) {
+        if let Some(usage) = usage {
+            self.total_prompt_tokens += usage.prompt_tokens;
+            self.total_output_tokens += usage.output_tokens;
+            self.total_thinking_tokens += usage.thinking_tokens;
+        }
+    }
+
     /// Adds one successful compaction.
     pub fn record_success(
         &mut self,

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::entries::ExecutionEntry;
 use super::iteration::{parse_iteration_header, parse_summary_header};
-use super::provider::{LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
+use super::provider::{Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
 use super::selection::Selection;
 use super::tokens::estimate_tokens;
 use super::validation::{canonical_heading, heading_section, SECTIONS};
@@ -28,9 +28,9 @@ impl SummaryProvider for OfflineProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<String, ProviderError>> {
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
         let summary = offline_summary(request.selection);
-        Box::pin(async move { Ok(summary) })
+        Box::pin(async move { Ok(summary.into()) })
     }
 }
 

@@ -56,4 +56,6 @@ pub struct CompactionResult {
     pub archive_key: String,
     /// The validated summary, headings canonical.
     pub summary: String,
+    /// Tokens the provider reported over all attempts (`null` when it reports none).
+    pub usage: Option<super::provider::TokenUsage>,
 }

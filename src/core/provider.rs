@@ -39,6 +39,41 @@ pub struct SummaryRequest<'a> {
     pub settings: &'a GenerationSettings,
 }
 
+/// Token counts a provider reports (Gemini's `usageMetadata`), summed over attempts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Answer tokens.
+    pub output_tokens: u64,
+    /// Thinking tokens (they count against `maxOutputTokens`).
+    pub thinking_tokens: u64,
+}
+
+impl std::ops::AddAssign for TokenUsage {
+    fn add_assign(&mut self, other: Self) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.output_tokens += other.output_tokens;
+        self.thinking_tokens += other.thinking_tokens;
+    }
+}
+
+/// One answer of a provider: the text, and the tokens it cost when the provider says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generation {
+    /// The summary text.
+    pub text: String,
+    /// Reported token counts, if any.
+    pub usage: Option<TokenUsage>,
+}
+
+impl From<String> for Generation {
+    fn from(text: String) -> Self {
+        Self { text, usage: None }
+    }
+}
+
 /// Why a provider call failed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProviderError {
@@ -120,7 +155,7 @@ pub trait SummaryProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<String, ProviderError>>;
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>>;
 }
 
 /// Waiting without blocking (`setTimeout` in the browser).

@@ -4,7 +4,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::convert::to_js;
-use crate::core::provider::{LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
+use crate::core::provider::{
+    Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
+};
 
 /// Calls `provider.generate(prompt, settings)` and awaits the text it resolves to.
 pub struct CustomProvider {
@@ -44,7 +46,7 @@ impl SummaryProvider for CustomProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<String, ProviderError>> {
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
         let settings: JsValue = match to_js::<_, JsValue>(request.settings) {
             Ok(value) => value,
             Err(err) => {
@@ -62,6 +64,7 @@ impl SummaryProvider for CustomProvider {
                 .map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
             value
                 .as_string()
+                .map(Generation::from)
                 .ok_or_else(|| ProviderError::Failed("generate() must resolve to a string".into()))
         })
     }

@@ -7,7 +7,9 @@ use wasm_bindgen_futures::JsFuture;
 use super::custom_provider::thrown_message;
 use super::js_error::ContextCompactorError;
 use crate::core::gemini::{endpoint, read_reply, request_body, DEFAULT_BASE_URL, DEFAULT_MODEL};
-use crate::core::provider::{LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
+use crate::core::provider::{
+    Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
+};
 
 #[wasm_bindgen]
 extern "C" {
@@ -98,7 +100,7 @@ impl SummaryProvider for GeminiProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<String, ProviderError>> {
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
         let prepared = self.request(request.prompt, request);
         let timeout_ms = request.settings.timeout_ms;
         let model = self.model.clone();
@@ -138,7 +140,10 @@ impl SummaryProvider for GeminiProvider {
                 .map_err(js_failure)?
                 .as_string()
                 .unwrap_or_default();
-            read_reply(status, &text, &model).map(|(text, _usage)| text)
+            read_reply(status, &text, &model).map(|(text, usage)| Generation {
+                text,
+                usage: Some(usage),
+            })
         })
     }
 }

@@ -144,7 +144,12 @@ export interface CompactionResult {
   archiveKey: string;
   /** The validated summary, headings canonical. */
   summary: string;
+  /** Tokens the provider reported over all attempts; null for providers that report none. */
+  usage: TokenUsage | null;
 }
+
+/** Token counts a provider reports (Gemini's usageMetadata). */
+export interface TokenUsage { promptTokens: number; outputTokens: number; thinkingTokens: number }
 
 /** The originals an archive keeps, exactly as stored. */
 export interface ArchiveData {
@@ -179,6 +184,9 @@ export interface CompactionMetrics {
   averageExecutionTime: number;
   totalTokensSaved: number;
   totalAttempts: number;
+  totalPromptTokens: number;
+  totalOutputTokens: number;
+  totalThinkingTokens: number;
   lastCompactionAt: string | null;
   lastErrorCode: string | null;
 }

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use context_compactor::core::events::RecordingSink;
 use context_compactor::core::provider::{
-    LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest, Timer,
+    Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest, Timer, TokenUsage,
 };
 use context_compactor::core::settings::CompactorSettings;
 use context_compactor::core::{
@@ -162,7 +162,7 @@ impl SummaryProvider for ScriptedProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<String, ProviderError>> {
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
         self.prompts.borrow_mut().push(request.prompt.to_owned());
         if let Some(hook) = self.on_call.borrow().as_ref() {
             hook();
@@ -175,7 +175,16 @@ impl SummaryProvider for ScriptedProvider {
                 "script exhausted".into(),
             )));
         match answer {
-            Answer::Text(text) => Box::pin(async move { Ok(text) }),
+            Answer::Text(text) => Box::pin(async move {
+                Ok(Generation {
+                    text,
+                    usage: Some(TokenUsage {
+                        prompt_tokens: 1000,
+                        output_tokens: 100,
+                        thinking_tokens: 0,
+                    }),
+                })
+            }),
             Answer::Fail(err) => Box::pin(async move { Err(err) }),
             Answer::Hang => Box::pin(std::future::pending()),
         }
