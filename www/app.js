@@ -457,7 +457,11 @@ async function compact(trigger = "user") {
   state.compacting = true;
   resetProgress();
   const dialog = $("compaction-dialog");
-  if (!dialog.open) dialog.showModal();
+  // A compaction the person asked for is modal; an automatic one must not block the controls.
+  if (!dialog.open) {
+    if (trigger === "auto") dialog.show();
+    else dialog.showModal();
+  }
   render();
   try {
     const result = await state.compactor.compact({ trigger });

@@ -114,3 +114,26 @@ test("markup in logs and summaries is shown as text and never runs", async () =>
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.click("#settings summary");
+  await page.fill("#set-window", "2600");
+  await page.dispatchEvent("#set-window", "change");
+  await page.check("#toggle-auto");
+  const archiveKey = await page.waitForFunction(
+    () => Object.keys(localStorage).find((k) => k.startsWith("gdrs_archived_logs_")),
+    null,
+    { timeout: 40_000 },
+  );
+  const key = await archiveKey.jsonValue();
+  await page.click("#btn-pause");
+  const archive = await page.evaluate((k) => JSON.parse(localStorage.getItem(k)), key);
+  assert.equal(archive.trigger, "auto");
+  assert.ok(archive.metadata.contextUsageBefore >= 0.85, `usage before ${archive.metadata.contextUsageBefore}`);
+  await page.waitForSelector("#success-view:not([hidden])");
+  assert.equal(await page.isChecked("#toggle-auto"), false);
+  await page.screenshot({ path: join(outputDir, "auto-compaction.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
