@@ -415,6 +415,14 @@ function listen(events) {
     }
     markPhase(phase);
   });
+  // A compaction that a closed tab left half done is settled when the page loads.
+  events.addEventListener("compaction_rolled_back", (e) => {
+    if (!state.compacting) showMessage(`Restored the logs of ${e.detail.archiveKey}; nothing was lost.`, "info");
+    render();
+  });
+  events.addEventListener("compaction_complete", () => {
+    if (!state.compacting) render();
+  });
   events.addEventListener("compaction_progress", (e) => {
     const { percent, message, elapsedMs } = e.detail;
     $("progress-fill").style.width = `${percent}%`;

@@ -9,7 +9,10 @@ use super::archive::{
 use super::clock::{iso_timestamp, Clock};
 use super::error::{CompactionError, StorageError};
 use super::events::{CompactionEvent, EventSink};
-use super::log_store::{LogSnapshot, LogStore};
+use super::iteration::parse_summary_header;
+use super::journal::{Journal, JournalStage};
+use super::lease::Lease;
+use super::log_store::{LogSnapshot, LogStore, RawLogs};
 use super::metrics::CompactionMetrics;
 use super::outcome::{CompactionPlan, CompactionResult};
 use super::phase::Phase;
@@ -19,11 +22,11 @@ use super::provider::{
     TokenUsage,
 };
 use super::rules::{refusal, AutoGuard, RuleInput};
-use super::selection::Selection;
+use super::selection::{summary_body, Selection};
 use super::settings::{CompactorSettings, Trigger};
-use super::storage::KeyValueStore;
+use super::storage::{free_units, with_free_space, KeyValueStore};
 use super::stored_json::{read_value, write_json};
-use super::swap::{replace, restore, summary_entry};
+use super::swap::{replace, restore, summary_entry, undo};
 use super::tokens::estimate_tokens;
 use super::validation::{canonicalize, validate_summary, Validation};
 
@@ -51,6 +54,17 @@ pub struct Compactor<S, C> {
     started_ms: Cell<f64>,
     usage: Cell<Option<TokenUsage>>,
     guard: Cell<AutoGuard>,
+    owner: String,
+    lease_renewed_ms: Cell<f64>,
+}
+
+/// What recovery did with a compaction that a closed tab left half done.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recovered {
+    /// All three logs had been written: the compaction stands.
+    Completed(Box<CompactionResult>),
+    /// The logs are back as they were before it; the archive key it had used.
+    RolledBack(String),
 }
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
@@ -77,7 +91,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             started_ms: Cell::new(0.0),
             usage: Cell::new(None),
             guard: Cell::new(AutoGuard::default()),
+            owner: String::from("compactor"),
+            lease_renewed_ms: Cell::new(0.0),
         })
+    }
+
+    /// Names this instance in the cross-tab lease; every tab's compactor needs its own name.
+    pub fn with_owner(mut self, owner: impl Into<String>) -> Self {
+        self.owner = owner.into();
+        self
     }
 
     /// The phase of the running (or last) compaction.
@@ -107,11 +129,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     fn rule_input(&self) -> Result<RuleInput, StorageError> {
         let logs = self.logs.borrow();
         let snapshot = logs.snapshot()?;
+        drop(logs);
         Ok(RuleInput {
             current_iteration: snapshot.current_iteration(),
-            iteration_running: logs.iteration_running(),
+            iteration_running: self.logs.borrow().iteration_running(),
             log_tokens: snapshot.estimate_tokens(),
             compacting: self.busy.get(),
+            compacting_elsewhere: self.lease_elsewhere()?.is_some(),
         })
     }
 
@@ -158,6 +182,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     fn set_phase(&self, phase: Phase) {
+        if self.busy.get() {
+            self.renew_lease();
+        }
         let previous = self.phase.replace(phase);
         self.emit(CompactionEvent::PhaseChange { phase, previous });
         if matches!(phase, Phase::Error | Phase::Idle | Phase::RollingBack) {
@@ -183,6 +210,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 "A compaction is already running; wait for it to finish.".into(),
             ));
         }
+        self.take_lease()?;
         self.busy.set(true);
         self.percent.set(0);
         self.attempt.set(0);
@@ -194,7 +222,64 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         self.frozen.set(false);
         self.busy.set(false);
+        self.release_lease();
         outcome
+    }
+
+    /// How long a lease lasts without renewal: every attempt timing out, plus the waits.
+    fn lease_ms(&self) -> f64 {
+        let s = &self.settings;
+        f64::from(s.timeout_ms) * f64::from(s.max_retries + 1)
+            + f64::from(s.retry_delay_ms.max(MAX_RETRY_WAIT_MS)) * f64::from(s.max_retries)
+            + 30_000.0
+    }
+
+    /// The lease of a compaction running in another tab, if there is one.
+    fn lease_elsewhere(&self) -> Result<Option<Lease>, StorageError> {
+        let logs = self.logs.borrow();
+        let lease: Option<Lease> = read_value(logs.store(), &logs.keys().lease())?;
+        Ok(lease.filter(|lease| lease.blocks(&self.owner, logs.clock().now_ms())))
+    }
+
+    fn take_lease(&self) -> Result<(), CompactionError> {
+        if self.lease_elsewhere()?.is_some() {
+            return Err(CompactionError::Busy(
+                "A compaction is running in another tab; try again when it has finished.".into(),
+            ));
+        }
+        self.write_lease()?;
+        Ok(())
+    }
+
+    fn write_lease(&self) -> Result<(), StorageError> {
+        let now = self.now();
+        self.lease_renewed_ms.set(now);
+        let logs = self.logs.borrow();
+        let lease = Lease {
+            owner: self.owner.clone(),
+            expires_at: now + self.lease_ms(),
+        };
+        write_json(logs.store(), &logs.keys().lease(), &lease)
+    }
+
+    /// Extends the lease while a compaction makes progress (at most once a second).
+    fn renew_lease(&self) {
+        if self.now() - self.lease_renewed_ms.get() >= 1000.0 {
+            // A lease that cannot be renewed expires on its own; the compaction goes on.
+            let _ = self.write_lease();
+        }
+    }
+
+    fn release_lease(&self) {
+        let logs = self.logs.borrow();
+        let key = logs.keys().lease();
+        let ours = read_value::<Lease>(logs.store(), &key)
+            .ok()
+            .flatten()
+            .is_some_and(|lease| lease.owner == self.owner);
+        if ours {
+            let _ = logs.store().remove(&key);
+        }
     }
 
     fn fail(&self, err: &CompactionError, trigger: Trigger) {
@@ -226,6 +311,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     async fn run(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
+        // A journal left by an interrupted compaction is settled before a new one starts (a
+        // corrupt one stops it: its archive key must not be guessed).
+        self.recover_journal()?;
         let input = RuleInput {
             compacting: false,
             ..self.rule_input()?
@@ -242,6 +330,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             self.set_phase(Phase::Waiting);
             while self.logs.borrow().iteration_running() {
                 self.timer.sleep(WAIT_POLL_MS).await;
+                self.renew_lease();
             }
         }
         self.set_phase(Phase::Freezing);
@@ -268,29 +357,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let archive_key = self.write_archive(&selection, trigger, tokens_before)?;
 
         self.set_phase(Phase::Replacing);
-        let after = self.swap_in(&before, &selection, &summary, &archive_key)?;
+        let result = self.swap_in(&before, &selection, summary, archive_key, tokens_before)?;
+        let (tokens_after, tokens_saved) = (result.tokens_after, result.tokens_saved);
 
         self.set_phase(Phase::RecordingMetrics);
-        let tokens_after = after.estimate_tokens();
-        let tokens_saved = tokens_before.saturating_sub(tokens_after);
-        let result = CompactionResult {
-            iterations: [1, selection.last],
-            tokens_before,
-            tokens_after,
-            tokens_saved,
-            reduction: if tokens_before == 0 {
-                0.0
-            } else {
-                tokens_saved as f64 / tokens_before as f64
-            },
-            context_usage_before: self.settings.usage(tokens_before),
-            context_usage_after: self.settings.usage(tokens_after),
-            attempts: self.attempt.get(),
-            duration_ms: (self.now() - self.started_ms.get()).max(0.0),
-            archive_key,
-            summary,
-            usage: self.usage.get(),
-        };
         let at = iso_timestamp(self.now());
         let _ = self.update_metrics(|m| {
             m.record_success(
@@ -422,6 +492,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         validation
     }
 
+    /// Writes the journal, then the archive of the originals. A full store first loses expired
+    /// archives, then the oldest ones (never this one), before the write fails with the sizes.
     fn write_archive(
         &self,
         selection: &Selection,
@@ -429,8 +501,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         tokens_before: usize,
     ) -> Result<String, CompactionError> {
         let logs = self.logs.borrow();
+        let store = logs.store();
         let mut timestamp = self.now().max(0.0) as u64;
-        while logs.store().get(&logs.keys().archive(timestamp))?.is_some() {
+        while store.get(&logs.keys().archive(timestamp))?.is_some() {
             timestamp += 1;
         }
         let key = logs.keys().archive(timestamp);
@@ -445,7 +518,29 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 total_tokens_before: tokens_before,
             },
         };
-        write_json(logs.store(), &key, &archive)?;
+        let journal = Journal {
+            stage: JournalStage::Archiving,
+            archive_key: key.clone(),
+            before: None,
+            after: None,
+            result: None,
+        };
+        write_json(store, &logs.keys().journal(), &journal)
+            .map_err(|err| with_free_space(store, err))?;
+        loop {
+            match write_json(store, &key, &archive) {
+                Ok(()) => break,
+                Err(StorageError::Quota { units_needed, .. })
+                    if self.free_an_archive(&key, units_needed + key.len())? =>
+                {
+                    continue
+                }
+                Err(err) => {
+                    let _ = store.remove(&logs.keys().journal());
+                    return Err(with_free_space(store, err).into());
+                }
+            }
+        }
         drop(logs);
         self.emit(CompactionEvent::Archived {
             archive_key: key.clone(),
@@ -454,28 +549,158 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         Ok(key)
     }
 
+    /// Removes one archive to make room for `needed` UTF-16 units: an expired one, else the
+    /// oldest — but an unexpired one only when removing archives can make enough room (so a
+    /// write that fails anyway never costs an archive). Never `keep`. Returns whether one went.
+    fn free_an_archive(&self, keep: &str, needed: usize) -> Result<bool, StorageError> {
+        let logs = self.logs.borrow();
+        let store = logs.store();
+        let (infos, _) = list_archives(store, logs.keys())?;
+        let now = self.now();
+        let candidates: Vec<_> = infos.iter().filter(|info| info.key != keep).collect();
+        if let Some(expired) = candidates.iter().find(|info| info.expires_at as f64 <= now) {
+            store.remove(&expired.key)?;
+            return Ok(true);
+        }
+        let reclaimable: usize = candidates.iter().map(|info| info.bytes / 2).sum();
+        let enough = free_units(store).is_some_and(|free| free + reclaimable >= needed);
+        match candidates.last() {
+            Some(oldest) if enough => store.remove(&oldest.key).map(|()| true),
+            _ => Ok(false),
+        }
+    }
+
     /// Writes the summary in place of the selected entries, keeping anything appended since
-    /// `before` was read. On any failure the logs are written back and the archive removed.
+    /// `before` was read, under a journal that lets a later load finish or undo it. On a
+    /// failure the logs are written back and the archive removed.
     fn swap_in(
         &self,
         before: &LogSnapshot,
         selection: &Selection,
-        summary: &str,
-        archive_key: &str,
-    ) -> Result<LogSnapshot, CompactionError> {
+        summary: String,
+        archive_key: String,
+        tokens_before: usize,
+    ) -> Result<CompactionResult, CompactionError> {
         let logs = self.logs.borrow();
-        let undo = |err: CompactionError| {
-            let _ = logs.store().remove(archive_key);
+        let store = logs.store();
+        let journal_key = logs.keys().journal();
+        let abandon = |err: CompactionError| {
+            let _ = store.remove(&archive_key);
+            let _ = store.remove(&journal_key);
             err
         };
-        let now = logs.snapshot().map_err(|e| undo(e.into()))?;
-        let after = replace(before, &now, selection, summary)
-            .map_err(|conflict| undo(CompactionError::Busy(conflict.0)))?;
-        if let Err(err) = logs.write_all(&after) {
-            let _ = logs.write_all(&now);
-            return Err(undo(err.into()));
+        let now_raw = logs.raw_logs().map_err(|e| abandon(e.into()))?;
+        let now = now_raw.parse(logs.keys()).map_err(|e| abandon(e.into()))?;
+        let after = replace(before, &now, selection, &summary)
+            .map_err(|conflict| abandon(CompactionError::Busy(conflict.0)))?;
+        let after_raw = RawLogs::encode(&after).map_err(|e| abandon(e.into()))?;
+        let tokens_after = after.estimate_tokens();
+        let tokens_saved = tokens_before.saturating_sub(tokens_after);
+        let result = CompactionResult {
+            iterations: [1, selection.last],
+            tokens_before,
+            tokens_after,
+            tokens_saved,
+            reduction: if tokens_before == 0 {
+                0.0
+            } else {
+                tokens_saved as f64 / tokens_before as f64
+            },
+            context_usage_before: self.settings.usage(tokens_before),
+            context_usage_after: self.settings.usage(tokens_after),
+            attempts: self.attempt.get(),
+            duration_ms: (self.now() - self.started_ms.get()).max(0.0),
+            archive_key: archive_key.clone(),
+            summary,
+            usage: self.usage.get(),
+        };
+        let journal = Journal {
+            stage: JournalStage::Replacing,
+            archive_key: archive_key.clone(),
+            before: Some(now_raw.hashes()),
+            after: Some(after_raw.hashes()),
+            // The summary itself is in the reasoning log being written; the journal stays small.
+            result: Some(CompactionResult {
+                summary: String::new(),
+                ..result.clone()
+            }),
+        };
+        write_json(store, &journal_key, &journal)
+            .map_err(|err| abandon(with_free_space(store, err).into()))?;
+        if let Err(err) = logs.write_raw(&after_raw) {
+            let _ = logs.write_raw(&now_raw);
+            return Err(abandon(with_free_space(store, err).into()));
         }
-        Ok(after)
+        // The compaction is complete once the logs are written; a journal left behind by a
+        // failed removal is recognised as complete on the next load.
+        let _ = store.remove(&journal_key);
+        Ok(result)
+    }
+
+    /// Finishes or undoes a compaction that a closed tab or a crash left half done, as its
+    /// journal says, and reports it through the events. Does nothing while another tab holds
+    /// the lease (its compaction is still running).
+    pub fn recover(&self) -> Result<Option<Recovered>, CompactionError> {
+        if self.busy.get() {
+            return Ok(None);
+        }
+        let outcome = self.recover_journal();
+        if let Err(err) = &outcome {
+            self.emit(CompactionEvent::Error {
+                code: err.code().as_str(),
+                message: format!("could not recover an interrupted compaction: {err}"),
+                phase: Phase::RollingBack,
+            });
+        }
+        outcome
+    }
+
+    fn recover_journal(&self) -> Result<Option<Recovered>, CompactionError> {
+        if self.lease_elsewhere()?.is_some() {
+            return Ok(None);
+        }
+        let logs = self.logs.borrow();
+        let store = logs.store();
+        let journal_key = logs.keys().journal();
+        let Some(journal) = read_value::<Journal>(store, &journal_key)? else {
+            return Ok(None);
+        };
+        let archive = read_archive(store, &journal.archive_key)?;
+        let raw = logs.raw_logs()?;
+        let complete = journal.stage == JournalStage::Replacing
+            && journal.after.as_ref() == Some(&raw.hashes());
+        let outcome = match (complete, journal.result, archive) {
+            (true, Some(mut result), Some(_)) => {
+                let live = raw.parse(logs.keys())?;
+                result.summary = live
+                    .reasoning
+                    .iter()
+                    .find(|entry| parse_summary_header(entry) == Some((1, result.iterations[1])))
+                    .map(|entry| summary_body(entry))
+                    .unwrap_or_default();
+                Recovered::Completed(Box::new(result))
+            }
+            (_, _, Some(archive)) => {
+                let last = archive.iterations.iter().copied().max().unwrap_or(0);
+                let undone = undo(&raw.parse(logs.keys())?, &archive.data.into(), last);
+                logs.write_all(&undone)?;
+                store.remove(&journal.archive_key)?;
+                Recovered::RolledBack(journal.archive_key.clone())
+            }
+            // No archive: the tab stopped before writing it, so the logs were never touched.
+            (_, _, None) => Recovered::RolledBack(journal.archive_key.clone()),
+        };
+        store.remove(&journal_key)?;
+        drop(logs);
+        self.emit(match &outcome {
+            Recovered::Completed(result) => CompactionEvent::Complete {
+                result: result.clone(),
+            },
+            Recovered::RolledBack(key) => CompactionEvent::RolledBack {
+                archive_key: key.clone(),
+            },
+        });
+        Ok(Some(outcome))
     }
 
     fn update_metrics(

@@ -64,6 +64,8 @@ pub enum StorageError {
         key: String,
         /// Size of the value that did not fit, in UTF-16 code units (what the quota counts).
         units_needed: usize,
+        /// Free UTF-16 code units in the store, when known.
+        free_units: Option<usize>,
     },
     /// The storage itself failed or cannot be reached.
     Unavailable {
@@ -98,10 +100,21 @@ impl fmt::Display for StorageError {
                 f,
                 "localStorage key \"{key}\" does not hold valid log data ({reason}); it was left untouched"
             ),
-            StorageError::Quota { key, units_needed } => write!(
-                f,
-                "localStorage is full: writing \"{key}\" needs {units_needed} characters; the previous value is intact"
-            ),
+            StorageError::Quota {
+                key,
+                units_needed,
+                free_units,
+            } => {
+                write!(
+                    f,
+                    "localStorage is full: writing \"{key}\" needs {} bytes",
+                    units_needed * 2
+                )?;
+                if let Some(free) = free_units {
+                    write!(f, " and only {} bytes are free", free * 2)?;
+                }
+                write!(f, "; nothing was changed")
+            }
             StorageError::Unavailable { reason } => {
                 write!(f, "localStorage is not available: {reason}")
             }

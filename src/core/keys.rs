@@ -42,6 +42,16 @@ impl StorageKeys {
         format!("{}compaction_metrics", self.prefix)
     }
 
+    /// The journal of a compaction in progress.
+    pub fn journal(&self) -> String {
+        format!("{}compaction_journal", self.prefix)
+    }
+
+    /// The lease that keeps compactions of these logs to one at a time, across tabs.
+    pub fn lease(&self) -> String {
+        format!("{}compaction_lock", self.prefix)
+    }
+
     /// The archive written at `timestamp_ms`.
     pub fn archive(&self, timestamp_ms: u64) -> String {
         format!("{}archived_logs_{timestamp_ms}", self.prefix)

@@ -10,9 +10,10 @@ use super::ids::IdGenerator;
 use super::iteration::{
     highest_reasoning_iteration, infer_iterations, iteration_header, reasoning_iterations,
 };
+use super::journal::{text_hash, LogHashes};
 use super::keys::StorageKeys;
 use super::storage::KeyValueStore;
-use super::stored_json::{read_list, write_json};
+use super::stored_json::{parse, read_list, write_json};
 use super::tokens::estimate_tokens;
 
 /// All three logs exactly as stored at one moment (iterations not filled in).
@@ -24,6 +25,62 @@ pub struct LogSnapshot {
     pub execution: Vec<ExecutionEntry>,
     /// Tool entries as stored.
     pub tool_activity: Vec<ToolActivityEntry>,
+}
+
+/// The three logs as the exact texts stored (`None` for an absent key).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RawLogs {
+    /// `<prefix>reasoning_log`.
+    pub reasoning: Option<String>,
+    /// `<prefix>execution_log`.
+    pub execution: Option<String>,
+    /// `<prefix>tool_activity_log`.
+    pub tool_activity: Option<String>,
+}
+
+impl RawLogs {
+    /// The texts `logs` is stored as.
+    pub fn encode(logs: &LogSnapshot) -> Result<RawLogs, StorageError> {
+        Ok(RawLogs {
+            reasoning: Some(encode(&logs.reasoning)?),
+            execution: Some(encode(&logs.execution)?),
+            tool_activity: Some(encode(&logs.tool_activity)?),
+        })
+    }
+
+    /// The three logs these texts hold; corrupt text is an error naming its key.
+    pub fn parse(&self, keys: &StorageKeys) -> Result<LogSnapshot, StorageError> {
+        Ok(LogSnapshot {
+            reasoning: parse_list(&keys.reasoning(), self.reasoning.as_deref())?,
+            execution: parse_list(&keys.execution(), self.execution.as_deref())?,
+            tool_activity: parse_list(&keys.tool_activity(), self.tool_activity.as_deref())?,
+        })
+    }
+
+    /// FNV-1a hashes of the three texts.
+    pub fn hashes(&self) -> LogHashes {
+        LogHashes {
+            reasoning: text_hash(self.reasoning.as_deref()),
+            execution: text_hash(self.execution.as_deref()),
+            tool_activity: text_hash(self.tool_activity.as_deref()),
+        }
+    }
+}
+
+fn encode<T: serde::Serialize>(log: &[T]) -> Result<String, StorageError> {
+    serde_json::to_string(log).map_err(|err| StorageError::Unavailable {
+        reason: format!("could not encode a log: {err}"),
+    })
+}
+
+fn parse_list<T: serde::de::DeserializeOwned>(
+    key: &str,
+    text: Option<&str>,
+) -> Result<Vec<T>, StorageError> {
+    match text {
+        None => Ok(Vec::new()),
+        Some(text) => parse::<Option<Vec<T>>>(key, text).map(Option::unwrap_or_default),
+    }
 }
 
 /// The iteration of every entry of a [`LogSnapshot`], stated or inferred.
@@ -254,18 +311,38 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// All three logs exactly as stored.
     pub fn snapshot(&self) -> Result<LogSnapshot, StorageError> {
-        Ok(LogSnapshot {
-            reasoning: self.reasoning_log()?,
-            execution: read_list(&self.store, &self.keys.execution())?,
-            tool_activity: read_list(&self.store, &self.keys.tool_activity())?,
+        self.raw_logs()?.parse(&self.keys)
+    }
+
+    /// The three stored texts.
+    pub fn raw_logs(&self) -> Result<RawLogs, StorageError> {
+        Ok(RawLogs {
+            reasoning: self.store.get(&self.keys.reasoning())?,
+            execution: self.store.get(&self.keys.execution())?,
+            tool_activity: self.store.get(&self.keys.tool_activity())?,
         })
     }
 
-    /// Replaces all three logs by `logs`, one key at a time.
+    /// Writes the three texts, one key at a time: execution, tool activity, then reasoning
+    /// (after a compaction the first two only shrink, so a full store fails on the last, if at
+    /// all). An absent text removes its key.
+    pub fn write_raw(&self, logs: &RawLogs) -> Result<(), StorageError> {
+        for (key, text) in [
+            (self.keys.execution(), &logs.execution),
+            (self.keys.tool_activity(), &logs.tool_activity),
+            (self.keys.reasoning(), &logs.reasoning),
+        ] {
+            match text {
+                Some(text) => self.store.set(&key, text)?,
+                None => self.store.remove(&key)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces all three logs by `logs`.
     pub fn write_all(&self, logs: &LogSnapshot) -> Result<(), StorageError> {
-        write_json(&self.store, &self.keys.reasoning(), &logs.reasoning)?;
-        write_json(&self.store, &self.keys.execution(), &logs.execution)?;
-        write_json(&self.store, &self.keys.tool_activity(), &logs.tool_activity)
+        self.write_raw(&RawLogs::encode(logs)?)
     }
 
     /// Estimated tokens of all three logs.

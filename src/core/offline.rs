@@ -84,6 +84,15 @@ pub fn offline_summary(selection: &Selection) -> String {
     summary
 }
 
+/// Points an offline summary writes about its own range ("Iterations 1-4 are compacted…");
+/// a later summary states them afresh instead of carrying stale ones forward.
+fn is_bookkeeping(point: &str) -> bool {
+    point.starts_with("Iterations ")
+        || point.starts_with("Reached by iteration")
+        || point.starts_with("Latest conclusion")
+        || point.contains(" code executions in iterations ")
+}
+
 /// One line of log text as a bullet's content: one line, no markup at its start, cut.
 fn clip(text: &str, max: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -228,6 +237,7 @@ impl<'a> Source<'a> {
             .map(|points| {
                 points
                     .iter()
+                    .filter(|point| !is_bookkeeping(point))
                     .take(caps.points)
                     .map(|p| clip(p, caps.chars))
                     .collect()

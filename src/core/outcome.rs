@@ -31,7 +31,7 @@ pub struct CompactionPlan {
 }
 
 /// What one successful compaction did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionResult {
     /// First and last iteration compacted.

@@ -40,7 +40,7 @@ pub struct SummaryRequest<'a> {
 }
 
 /// Token counts a provider reports (Gemini's `usageMetadata`), summed over attempts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenUsage {
     /// Prompt tokens.

@@ -11,8 +11,10 @@ pub struct RuleInput {
     pub iteration_running: bool,
     /// Estimated tokens of the three logs.
     pub log_tokens: usize,
-    /// Whether a compaction or rollback is running.
+    /// Whether a compaction or rollback of this compactor is running.
     pub compacting: bool,
+    /// Whether another tab holds the compaction lease.
+    pub compacting_elsewhere: bool,
 }
 
 /// Why a compaction is not allowed now, in words a person understands; `None` when it is.
@@ -23,6 +25,9 @@ pub fn refusal(
 ) -> Option<String> {
     if input.compacting {
         return Some("A compaction is already running.".into());
+    }
+    if input.compacting_elsewhere {
+        return Some("A compaction is running in another tab.".into());
     }
     if input.current_iteration == 0 {
         return Some("There is no reasoning session to compact yet.".into());
@@ -89,6 +94,7 @@ mod tests {
             iteration_running: running,
             log_tokens: tokens,
             compacting: false,
+            compacting_elsewhere: false,
         }
     }
 
@@ -106,6 +112,13 @@ mod tests {
             .unwrap()
             .contains("worth it from 60%"));
         assert!(refusal(&s, &input(5, false, 1_000), Trigger::ContextLimitError).is_none());
+        let elsewhere = RuleInput {
+            compacting_elsewhere: true,
+            ..input(5, false, 30_000)
+        };
+        assert!(refusal(&s, &elsewhere, Trigger::User)
+            .unwrap()
+            .contains("in another tab"));
         let busy = RuleInput {
             compacting: true,
             ..input(5, false, 30_000)

@@ -18,6 +18,37 @@ pub trait KeyValueStore {
     fn remove(&self, key: &str) -> Result<(), StorageError>;
     /// Every key currently stored, in no particular order.
     fn keys(&self) -> Result<Vec<String>, StorageError>;
+    /// The store's capacity in UTF-16 code units (keys plus values), when known.
+    fn quota_units(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Capacity of `window.localStorage` per origin in Chromium and Firefox, in UTF-16 code units.
+pub const LOCAL_STORAGE_QUOTA_UNITS: usize = 5_242_880;
+
+/// Free UTF-16 code units in `store`, when its capacity is known.
+pub fn free_units(store: &impl KeyValueStore) -> Option<usize> {
+    let quota = store.quota_units()?;
+    let mut used = 0;
+    for key in store.keys().ok()? {
+        used += utf16_units(&key) + store.get(&key).ok()??.encode_utf16().count();
+    }
+    Some(quota.saturating_sub(used))
+}
+
+/// `err` with the store's free space filled in, when it is a quota error.
+pub fn with_free_space(store: &impl KeyValueStore, err: StorageError) -> StorageError {
+    match err {
+        StorageError::Quota {
+            key, units_needed, ..
+        } => StorageError::Quota {
+            key,
+            units_needed,
+            free_units: free_units(store),
+        },
+        other => other,
+    }
 }
 
 impl<T: KeyValueStore + ?Sized> KeyValueStore for Rc<T> {
@@ -32,6 +63,9 @@ impl<T: KeyValueStore + ?Sized> KeyValueStore for Rc<T> {
     }
     fn keys(&self) -> Result<Vec<String>, StorageError> {
         (**self).keys()
+    }
+    fn quota_units(&self) -> Option<usize> {
+        (**self).quota_units()
     }
 }
 
@@ -97,6 +131,7 @@ impl KeyValueStore for MemoryStore {
                 return Err(StorageError::Quota {
                     key: key.to_owned(),
                     units_needed: utf16_units(value),
+                    free_units: None,
                 });
             }
         }
@@ -111,6 +146,10 @@ impl KeyValueStore for MemoryStore {
 
     fn keys(&self) -> Result<Vec<String>, StorageError> {
         Ok(self.state.borrow().entries.keys().cloned().collect())
+    }
+
+    fn quota_units(&self) -> Option<usize> {
+        self.state.borrow().quota_units
     }
 }
 
@@ -129,10 +168,16 @@ mod tests {
             err,
             StorageError::Quota {
                 key: "k".into(),
-                units_needed: 10
+                units_needed: 10,
+                free_units: None
             }
         );
         assert_eq!(store.get("k").unwrap().as_deref(), Some("😀😀😀😀"));
+        let described = with_free_space(&store, err).to_string();
+        assert!(
+            described.contains("needs 20 bytes and only 2 bytes are free"),
+            "{described}"
+        );
     }
 
     #[test]

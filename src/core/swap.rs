@@ -64,19 +64,41 @@ pub fn restore(
     archived: &LogSnapshot,
     last: u32,
 ) -> Result<LogSnapshot, SwapConflict> {
-    let position = now
-        .reasoning
+    let position = summary_position(now, last).ok_or_else(|| {
+        SwapConflict(format!(
+            "the summary of iterations 1-{last} is no longer in the reasoning log; a later \
+             compaction replaced it, so roll that one back first"
+        ))
+    })?;
+    Ok(put_archived_back(now, archived, Some(position)))
+}
+
+/// Undoes an interrupted compaction whatever subset of the logs it had written: the summary is
+/// swapped back when present, archived entries missing from the other logs come back.
+pub fn undo(now: &LogSnapshot, archived: &LogSnapshot, last: u32) -> LogSnapshot {
+    put_archived_back(now, archived, summary_position(now, last))
+}
+
+fn summary_position(now: &LogSnapshot, last: u32) -> Option<usize> {
+    now.reasoning
         .iter()
         .position(|entry| parse_summary_header(entry) == Some((1, last)))
-        .ok_or_else(|| {
-            SwapConflict(format!(
-                "the summary of iterations 1-{last} is no longer in the reasoning log; a later \
-                 compaction replaced it, so roll that one back first"
-            ))
-        })?;
-    let mut reasoning = now.reasoning[..position].to_vec();
-    reasoning.extend(archived.reasoning.iter().cloned());
-    reasoning.extend(now.reasoning[position + 1..].iter().cloned());
+}
+
+fn put_archived_back(
+    now: &LogSnapshot,
+    archived: &LogSnapshot,
+    summary_at: Option<usize>,
+) -> LogSnapshot {
+    let reasoning = match summary_at {
+        Some(position) => {
+            let mut reasoning = now.reasoning[..position].to_vec();
+            reasoning.extend(archived.reasoning.iter().cloned());
+            reasoning.extend(now.reasoning[position + 1..].iter().cloned());
+            reasoning
+        }
+        None => now.reasoning.clone(),
+    };
 
     let live_ids: Vec<&str> = now
         .execution
@@ -93,11 +115,11 @@ pub fn restore(
         &live_ids,
         |e| e.id.as_deref(),
     );
-    Ok(LogSnapshot {
+    LogSnapshot {
         reasoning,
         execution,
         tool_activity,
-    })
+    }
 }
 
 /// The archived entries whose id is not live (entries without an id always come back), then

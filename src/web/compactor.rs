@@ -19,6 +19,7 @@ use super::typescript::{
     ArchiveInfoList, ArchiveJs, CanCompactJs, CompactOptionsJs, CompactionMetricsJs,
     CompactionPlanJs, CompactorOptionsJs, PhaseJs,
 };
+use crate::core::compactor::Recovered;
 use crate::core::offline::OfflineProvider;
 use crate::core::provider::SummaryProvider;
 use crate::core::{CompactorSettings, ErrorCode, Trigger};
@@ -73,6 +74,28 @@ fn provider_from(options: &JsValue) -> JsResult<Box<dyn SummaryProvider>> {
     }
 }
 
+/// This tab's name in the cross-tab lease. It lives in sessionStorage, so a reloaded tab is
+/// the same tab and takes over the lease its previous page left behind.
+fn tab_id() -> String {
+    const KEY: &str = "context-compactor:tab-id";
+    let session = web_sys::window().and_then(|w| w.session_storage().ok().flatten());
+    if let Some(id) = session
+        .as_ref()
+        .and_then(|s| s.get_item(KEY).ok().flatten())
+    {
+        return id;
+    }
+    let id = format!(
+        "tab-{:x}",
+        (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64
+    );
+    if let Some(session) = session {
+        // Without sessionStorage a reload counts as a new tab; the lease then just expires.
+        let _ = session.set_item(KEY, &id);
+    }
+    id
+}
+
 /// Compacts the logs of a `LogStore` into a validated summary; see the README.
 #[wasm_bindgen(js_name = Compactor)]
 pub struct JsCompactor {
@@ -104,11 +127,17 @@ impl JsCompactor {
             Box::new(sink),
             settings,
         )
-        .map_err(|reason| invalid("CompactorOptions", reason))?;
-        Ok(JsCompactor {
-            engine: Rc::new(engine),
-            events,
-        })
+        .map_err(|reason| invalid("CompactorOptions", reason))?
+        .with_owner(tab_id());
+        let engine = Rc::new(engine);
+        // A compaction a closed tab left half done is finished or undone once the caller has
+        // had the chance to add listeners (they hear the outcome as an event).
+        let recovering = Rc::clone(&engine);
+        wasm_bindgen_futures::spawn_local(async move {
+            // The outcome and any error reach the app as events.
+            let _ = recovering.recover();
+        });
+        Ok(JsCompactor { engine, events })
     }
 
     /// Where the compaction events are dispatched (`CustomEvent`s, payload in `detail`).
@@ -185,6 +214,21 @@ impl JsCompactor {
         future_to_promise(async move {
             engine.rollback(&archive_key).await?;
             Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Finishes or undoes a compaction that a closed tab left half done (this also runs by
+    /// itself right after construction). Resolves to what it did, or `null` when there was
+    /// nothing to recover.
+    #[wasm_bindgen(unchecked_return_type = "Promise<\"completed\" | \"rolled_back\" | null>")]
+    pub fn recover(&self) -> js_sys::Promise {
+        let engine = Rc::clone(&self.engine);
+        future_to_promise(async move {
+            Ok(match engine.recover()? {
+                Some(Recovered::Completed(_)) => JsValue::from_str("completed"),
+                Some(Recovered::RolledBack(_)) => JsValue::from_str("rolled_back"),
+                None => JsValue::NULL,
+            })
         })
     }
 

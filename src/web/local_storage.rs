@@ -5,7 +5,7 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::core::storage::utf16_units;
+use crate::core::storage::{utf16_units, LOCAL_STORAGE_QUOTA_UNITS};
 use crate::core::{KeyValueStore, StorageError};
 
 /// `window.localStorage`, obtained once.
@@ -68,6 +68,7 @@ impl KeyValueStore for BrowserStorage {
                 StorageError::Quota {
                     key: key.to_owned(),
                     units_needed: utf16_units(value),
+                    free_units: None,
                 }
             } else {
                 unavailable(err)
@@ -77,6 +78,10 @@ impl KeyValueStore for BrowserStorage {
 
     fn remove(&self, key: &str) -> Result<(), StorageError> {
         self.storage.remove_item(key).map_err(unavailable)
+    }
+
+    fn quota_units(&self) -> Option<usize> {
+        Some(LOCAL_STORAGE_QUOTA_UNITS)
     }
 
     fn keys(&self) -> Result<Vec<String>, StorageError> {

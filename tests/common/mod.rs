@@ -331,3 +331,88 @@ pub fn valid_summary(body: &str) -> String {
          ### 💡 CRITICAL INSIGHTS\n- groupBy does not exist on arrays.\n### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING\n- Continue with the monthly view."
     )
 }
+
+/// A store that can crash (every operation fails from the n-th write on, as if the tab closed)
+/// or refuse writes to some keys with a quota error. Clones share state.
+#[derive(Clone, Default)]
+pub struct FaultyStore {
+    pub inner: MemoryStore,
+    writes: Rc<Cell<usize>>,
+    crash_after_writes: Rc<Cell<Option<usize>>>,
+    quota_on_prefix: Rc<RefCell<Option<String>>>,
+}
+
+impl FaultyStore {
+    pub fn over(inner: MemoryStore) -> Self {
+        Self {
+            inner,
+            ..Default::default()
+        }
+    }
+    /// Every operation fails once `n` more writes (set or remove) have succeeded.
+    pub fn crash_after(&self, n: usize) {
+        self.writes.set(0);
+        self.crash_after_writes.set(Some(n));
+    }
+    /// Writes to keys starting with `prefix` fail with a quota error.
+    pub fn quota_on(&self, prefix: &str) {
+        *self.quota_on_prefix.borrow_mut() = Some(prefix.to_owned());
+    }
+    pub fn crashed(&self) -> bool {
+        self.crash_after_writes
+            .get()
+            .is_some_and(|n| self.writes.get() >= n)
+    }
+    pub fn writes(&self) -> usize {
+        self.writes.get()
+    }
+    fn check(&self) -> Result<(), context_compactor::core::StorageError> {
+        if self.crashed() {
+            return Err(context_compactor::core::StorageError::Unavailable {
+                reason: "the tab was closed".into(),
+            });
+        }
+        Ok(())
+    }
+    fn wrote(&self) {
+        self.writes.set(self.writes.get() + 1);
+    }
+}
+
+impl context_compactor::core::KeyValueStore for FaultyStore {
+    fn get(&self, key: &str) -> Result<Option<String>, context_compactor::core::StorageError> {
+        self.check()?;
+        self.inner.get(key)
+    }
+    fn set(&self, key: &str, value: &str) -> Result<(), context_compactor::core::StorageError> {
+        self.check()?;
+        if self
+            .quota_on_prefix
+            .borrow()
+            .as_deref()
+            .is_some_and(|p| key.starts_with(p))
+        {
+            return Err(context_compactor::core::StorageError::Quota {
+                key: key.to_owned(),
+                units_needed: value.encode_utf16().count(),
+                free_units: None,
+            });
+        }
+        self.inner.set(key, value)?;
+        self.wrote();
+        Ok(())
+    }
+    fn remove(&self, key: &str) -> Result<(), context_compactor::core::StorageError> {
+        self.check()?;
+        self.inner.remove(key)?;
+        self.wrote();
+        Ok(())
+    }
+    fn keys(&self) -> Result<Vec<String>, context_compactor::core::StorageError> {
+        self.check()?;
+        self.inner.keys()
+    }
+    fn quota_units(&self) -> Option<usize> {
+        self.inner.quota_units()
+    }
+}

@@ -1,0 +1,592 @@
+//! The fault matrix: every way a compaction can go wrong, and the proof that afterwards the
+//! live logs and the archives together hold every entry that existed, exactly once.
+//!
+//! The table of cases and outcomes in the README is generated from this run (and checked
+//! against it: rerun with UPDATE_GOLDEN=1 after a change of outcome).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use common::*;
+use context_compactor::core::archive::read_archive;
+use context_compactor::core::events::RecordingSink;
+use context_compactor::core::iteration::parse_summary_header;
+use context_compactor::core::log_store::LogSnapshot;
+use context_compactor::core::offline::OfflineProvider;
+use context_compactor::core::provider::{run_ready, ProviderError, SummaryProvider};
+use context_compactor::core::settings::{CompactorSettings, Trigger};
+use context_compactor::core::{
+    Compactor, KeyValueStore, LogStore, ManualClock, MemoryStore, StorageKeys,
+};
+
+type Engine = Compactor<FaultyStore, ManualClock>;
+
+/// Identities of every entry: reasoning text, execution and tool entries as JSON.
+fn identities(logs: &LogSnapshot) -> Vec<String> {
+    logs.reasoning
+        .iter()
+        .filter(|r| parse_summary_header(r).is_none())
+        .map(|r| format!("r:{r}"))
+        .chain(
+            logs.execution
+                .iter()
+                .map(|e| format!("e:{}", serde_json::to_string(e).unwrap())),
+        )
+        .chain(
+            logs.tool_activity
+                .iter()
+                .map(|e| format!("t:{}", serde_json::to_string(e).unwrap())),
+        )
+        .collect()
+}
+
+/// Identities in the live logs and every readable archive, with their counts.
+fn census(memory: &MemoryStore) -> HashMap<String, usize> {
+    let keys = StorageKeys::default();
+    let logs = LogStore::new(memory.clone(), ManualClock::new(0.0), keys.clone(), 1);
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let count = |seen: &mut HashMap<String, usize>, logs: &LogSnapshot| {
+        for id in identities(logs) {
+            *seen.entry(id).or_default() += 1;
+        }
+    };
+    match logs.snapshot() {
+        Ok(snapshot) => count(&mut seen, &snapshot),
+        // A corrupt log counts as its raw text: it must survive untouched.
+        Err(_) => {
+            for key in [keys.reasoning(), keys.execution(), keys.tool_activity()] {
+                let text = memory.get(&key).unwrap().unwrap_or_default();
+                *seen.entry(format!("raw:{key}:{text}")).or_default() += 1;
+            }
+        }
+    }
+    for key in memory.keys().unwrap() {
+        if keys.archive_timestamp(&key).is_some() {
+            if let Ok(Some(archive)) = read_archive(memory, &key) {
+                count(&mut seen, &archive.data.into());
+            }
+        }
+    }
+    seen
+}
+
+/// Asserts every entry of `before` is held exactly once now, and nothing else is.
+fn assert_nothing_lost(case: &str, before: &HashMap<String, usize>, memory: &MemoryStore) {
+    let after = census(memory);
+    for id in before.keys() {
+        assert_eq!(
+            after.get(id),
+            Some(&1),
+            "{case}: entry {id:.80} must be held exactly once"
+        );
+    }
+    let extra: Vec<_> = after
+        .keys()
+        .filter(|id| !before.contains_key(*id))
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "{case}: entries appeared from nowhere: {extra:?}"
+    );
+}
+
+struct Tab {
+    logs: Logs2,
+    compactor: Engine,
+    events: RecordingSink,
+}
+
+type Logs2 = Rc<RefCell<LogStore<FaultyStore, ManualClock>>>;
+
+fn tab(
+    store: &FaultyStore,
+    clock: &ManualClock,
+    provider: Box<dyn SummaryProvider>,
+    owner: &str,
+) -> Tab {
+    let logs = Rc::new(RefCell::new(LogStore::new(
+        store.clone(),
+        clock.clone(),
+        StorageKeys::default(),
+        3,
+    )));
+    let events = RecordingSink::default();
+    let compactor = Compactor::new(
+        logs.clone(),
+        provider,
+        Box::new(InstantTimer::new(clock)),
+        Box::new(events.clone()),
+        small_window(),
+    )
+    .unwrap()
+    .with_owner(owner);
+    Tab {
+        logs,
+        compactor,
+        events,
+    }
+}
+
+/// A session of 6 iterations (plus an earlier compaction, so an archive already exists).
+fn seeded_store() -> (MemoryStore, ManualClock) {
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let rig = Rig::offline(memory.clone(), clock.clone(), small_window());
+    grow_session(&rig.logs, &clock, 5, 1);
+    run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    grow_session(&rig.logs, &clock, 4, 2);
+    (memory, clock)
+}
+
+/// The table rows this run produced.
+struct Matrix(RefCell<Vec<(String, String)>>);
+
+impl Matrix {
+    fn row(&self, case: &str, outcome: impl Into<String>) {
+        self.0.borrow_mut().push((case.to_owned(), outcome.into()));
+    }
+}
+
+fn outcome_of(
+    result: &Result<
+        context_compactor::core::outcome::CompactionResult,
+        context_compactor::core::CompactionError,
+    >,
+) -> String {
+    match result {
+        Ok(r) => format!(
+            "compacted (iterations 1-{}, {} attempt(s))",
+            r.iterations[1], r.attempts
+        ),
+        Err(err) => format!("`{}`, logs unchanged", err.code().as_str()),
+    }
+}
+
+fn provider_cases(matrix: &Matrix) {
+    let http = |status, retry_after_ms| ProviderError::Http {
+        status,
+        message: "mock".into(),
+        retry_after_ms,
+    };
+    let valid = valid_summary("12 regions, 40213 rows");
+    let partial = "### 🎯 OBJECTIVE ACHIEVED\n- only one section, long enough to pass the length rule on its own merits".to_string();
+    let cases: Vec<(&str, Vec<Answer>)> = vec![
+        ("ok", vec![Answer::Text(valid.clone())]),
+        ("missing_sections_once", vec![Answer::Text(partial.clone()), Answer::Text(valid.clone())]),
+        ("missing_sections_always", vec![Answer::Text(partial.clone()), Answer::Text(partial.clone())]),
+        ("refusal", vec![Answer::Text("I cannot help with that request, sorry about that; it is simply not possible for me to do it.".into()); 2]),
+        ("empty_candidates / max_tokens (incomplete twice)", vec![Answer::Fail(ProviderError::Incomplete("no text".into())); 2]),
+        ("prompt_blocked / safety_finish", vec![Answer::Fail(ProviderError::Blocked("SAFETY".into()))]),
+        ("http_429_retryinfo_once", vec![Answer::Fail(http(429, Some(26_000))), Answer::Text(valid.clone())]),
+        ("http_500_always", vec![Answer::Fail(http(500, None)); 2]),
+        ("http_503_once", vec![Answer::Fail(http(503, None)), Answer::Text(valid.clone())]),
+        ("http_404_model", vec![Answer::Fail(http(404, None))]),
+        ("http_400_bad_key", vec![Answer::Fail(http(400, None))]),
+        ("hang (time-out twice)", vec![Answer::Hang, Answer::Hang]),
+        ("malformed_json / non_json_502", vec![Answer::Fail(http(502, None)); 2]),
+        ("network failure twice", vec![Answer::Fail(ProviderError::Network("offline".into())); 2]),
+    ];
+    for (case, answers) in cases {
+        let (memory, clock) = seeded_store();
+        let before = census(&memory);
+        let store = FaultyStore::over(memory.clone());
+        let tab = tab(
+            &store,
+            &clock,
+            Box::new(ScriptedProvider::new(answers)),
+            "a",
+        );
+        let result = run_ready(tab.compactor.compact(Trigger::User)).unwrap();
+        assert_nothing_lost(case, &before, &memory);
+        matrix.row(&format!("provider: {case}"), outcome_of(&result));
+    }
+}
+
+fn quota_cases(matrix: &Matrix) {
+    // At the archive write, with nothing that may be purged.
+    let (memory, clock) = seeded_store();
+    let before = census(&memory);
+    let store = FaultyStore::over(memory.clone());
+    store.quota_on("gdrs_archived_logs_");
+    let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
+    let logs_before = memory.get("gdrs_reasoning_log").unwrap();
+    let result = run_ready(t.compactor.compact(Trigger::User)).unwrap();
+    assert_eq!(
+        result.as_ref().unwrap_err().code().as_str(),
+        "storage_quota"
+    );
+    assert_eq!(memory.get("gdrs_reasoning_log").unwrap(), logs_before);
+    assert!(memory.get("gdrs_compaction_journal").unwrap().is_none());
+    assert_nothing_lost("quota at archive write", &before, &memory);
+    matrix.row("quota full at the archive write", outcome_of(&result));
+
+    // At the archive write, room made by purging an expired archive.
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let rig = Rig::offline(
+        memory.clone(),
+        clock.clone(),
+        CompactorSettings {
+            archive_expiry_days: 1.0,
+            ..small_window()
+        },
+    );
+    grow_session(&rig.logs, &clock, 5, 1);
+    run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    grow_session(&rig.logs, &clock, 4, 2);
+    clock.advance(2.0 * 86_400_000.0);
+    // Measure the new archive on a copy, then give the real store one unit too few for it.
+    let copy = MemoryStore::new();
+    for key in memory.keys().unwrap() {
+        copy.set(&key, &memory.get(&key).unwrap().unwrap()).unwrap();
+    }
+    let archives_before: Vec<String> = copy.keys().unwrap();
+    let probe = tab(
+        &FaultyStore::over(copy.clone()),
+        &clock,
+        Box::new(OfflineProvider),
+        "probe",
+    );
+    let probe_result = run_ready(probe.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert!(!archives_before.contains(&probe_result.archive_key));
+    let new_archive_units = probe_result.archive_key.len()
+        + copy
+            .get(&probe_result.archive_key)
+            .unwrap()
+            .unwrap()
+            .encode_utf16()
+            .count();
+    let tight = MemoryStore::with_quota(memory.used_units() + new_archive_units - 1);
+    for key in memory.keys().unwrap() {
+        tight
+            .set(&key, &memory.get(&key).unwrap().unwrap())
+            .unwrap();
+    }
+    let live_before = {
+        let logs = LogStore::new(
+            tight.clone(),
+            ManualClock::new(0.0),
+            StorageKeys::default(),
+            1,
+        );
+        identities(&logs.snapshot().unwrap())
+    };
+    let store = FaultyStore::over(tight.clone());
+    let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
+    let result = run_ready(t.compactor.compact(Trigger::User)).unwrap();
+    assert!(result.is_ok(), "{result:?}");
+    let after = census(&tight);
+    for id in &live_before {
+        assert_eq!(after.get(id), Some(&1), "live entry kept exactly once");
+    }
+    matrix.row(
+        "quota full at the archive write; an expired archive is purged to make room",
+        format!("{} (the expired archive is gone)", outcome_of(&result)),
+    );
+
+    // At a log write.
+    for key in ["gdrs_reasoning_log", "gdrs_execution_log"] {
+        let (memory, clock) = seeded_store();
+        let before = census(&memory);
+        let raw_before: Vec<_> = [
+            "gdrs_reasoning_log",
+            "gdrs_execution_log",
+            "gdrs_tool_activity_log",
+        ]
+        .iter()
+        .map(|k| memory.get(k).unwrap())
+        .collect();
+        let store = FaultyStore::over(memory.clone());
+        store.quota_on(key);
+        let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
+        let result = run_ready(t.compactor.compact(Trigger::User)).unwrap();
+        assert_eq!(
+            result.as_ref().unwrap_err().code().as_str(),
+            "storage_quota"
+        );
+        let raw_after: Vec<_> = [
+            "gdrs_reasoning_log",
+            "gdrs_execution_log",
+            "gdrs_tool_activity_log",
+        ]
+        .iter()
+        .map(|k| memory.get(k).unwrap())
+        .collect();
+        assert_eq!(raw_after, raw_before, "byte-for-byte as before");
+        assert_nothing_lost("quota at log write", &before, &memory);
+        matrix.row(
+            &format!("quota full at the write of `{key}`"),
+            outcome_of(&result),
+        );
+    }
+}
+
+fn crash_cases(matrix: &Matrix) {
+    // Count the writes of one whole compaction, then stop after each of them in turn.
+    let (memory, clock) = seeded_store();
+    let store = FaultyStore::over(memory.clone());
+    let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
+    run_ready(t.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    let total_writes = store.writes();
+    let mut completed = 0;
+    let mut rolled_back = 0;
+    for stop_after in 0..total_writes {
+        let (memory, clock) = seeded_store();
+        let before = census(&memory);
+        let store = FaultyStore::over(memory.clone());
+        store.crash_after(stop_after);
+        let closing = tab(&store, &clock, Box::new(OfflineProvider), "closed-tab");
+        let crashed = run_ready(closing.compactor.compact(Trigger::User)).unwrap();
+        // Whether the closing tab saw an error depends on the step; what counts is the state
+        // the next load finds.
+        drop(crashed);
+        // The tab is gone; its lease expires; a new page loads.
+        clock.advance(10.0 * 60_000.0);
+        let reloaded = tab(
+            &FaultyStore::over(memory.clone()),
+            &clock,
+            Box::new(OfflineProvider),
+            "new-tab",
+        );
+        let recovered = reloaded.compactor.recover().unwrap();
+        match &recovered {
+            Some(context_compactor::core::compactor::Recovered::Completed(_)) => completed += 1,
+            Some(context_compactor::core::compactor::Recovered::RolledBack(_)) => rolled_back += 1,
+            None => {}
+        }
+        assert!(
+            memory.get("gdrs_compaction_journal").unwrap().is_none(),
+            "stop after {stop_after}: journal settled"
+        );
+        assert_nothing_lost(&format!("stop after write {stop_after}"), &before, &memory);
+        let reasoning = reloaded.logs.borrow().reasoning_log().unwrap();
+        let summaries = reasoning
+            .iter()
+            .filter(|r| parse_summary_header(r).is_some())
+            .count();
+        assert_eq!(
+            summaries, 1,
+            "stop after {stop_after}: exactly one summary entry live"
+        );
+        if recovered.is_some() {
+            let names = reloaded.events.names();
+            assert!(
+                names == ["compaction_complete"] || names == ["compaction_rolled_back"],
+                "{names:?}"
+            );
+        }
+    }
+    matrix.row(
+        &format!("tab closed after each of the {total_writes} write steps, then reloaded"),
+        format!("recovered from the journal: {completed} finished (`compaction_complete`), {rolled_back} undone (`compaction_rolled_back`), the rest needed nothing"),
+    );
+}
+
+fn tab_cases(matrix: &Matrix) {
+    // Two tabs at once.
+    let (memory, clock) = seeded_store();
+    let before = census(&memory);
+    let store = FaultyStore::over(memory.clone());
+    let a = tab(
+        &store,
+        &clock,
+        Box::new(ScriptedProvider::new(vec![Answer::Hang])),
+        "tab-a",
+    );
+    let b = tab(&store, &clock, Box::new(OfflineProvider), "tab-b");
+    let never = InstantTimer::new(&clock);
+    never.never.set(true);
+    let a_slow = Compactor::new(
+        a.logs.clone(),
+        Box::new(ScriptedProvider::new(vec![Answer::Hang])),
+        Box::new(never),
+        Box::new(a.events.clone()),
+        small_window(),
+    )
+    .unwrap()
+    .with_owner("tab-a");
+    let mut running = Box::pin(a_slow.compact(Trigger::User));
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(std::future::Future::poll(running.as_mut(), &mut cx).is_pending());
+    let second = run_ready(b.compactor.compact(Trigger::User)).unwrap();
+    assert_eq!(second.as_ref().unwrap_err().code().as_str(), "busy");
+    assert!(b
+        .compactor
+        .can_compact()
+        .unwrap()
+        .unwrap()
+        .contains("another tab"));
+    drop(running);
+    assert_nothing_lost("two tabs", &before, &memory);
+    matrix.row(
+        "two tabs compact at once",
+        "the second gets `busy` (\"A compaction is running in another tab\"); the first goes on",
+    );
+
+    // Appends from another tab during a compaction.
+    let (memory, clock) = seeded_store();
+    let store = FaultyStore::over(memory.clone());
+    let provider = ScriptedProvider::new(vec![Answer::Text(valid_summary(
+        "with appends from another tab",
+    ))]);
+    let other = tab(&store, &clock, Box::new(OfflineProvider), "tab-b");
+    let other_logs = other.logs.clone();
+    *provider.on_call.borrow_mut() = Some(Box::new(move || {
+        let mut logs = other_logs.borrow_mut();
+        logs.start_iteration().unwrap();
+        logs.append_reasoning("written by another tab mid-compaction")
+            .unwrap();
+        logs.finish_iteration();
+    }));
+    let a = tab(&store, &clock, Box::new(provider), "tab-a");
+    let before = census(&memory);
+    let result = run_ready(a.compactor.compact(Trigger::User)).unwrap();
+    let mut expected = before.clone();
+    let next = a.logs.borrow().current_iteration().unwrap();
+    expected.insert(format!("r:=== ITERATION {next} ==="), 1);
+    expected.insert("r:written by another tab mid-compaction".into(), 1);
+    assert_nothing_lost("appends from another tab", &expected, &memory);
+    matrix.row(
+        "another tab appends during a compaction",
+        format!(
+            "{}; the appended entries stay after the summary",
+            outcome_of(&result)
+        ),
+    );
+}
+
+fn corrupt_cases(matrix: &Matrix) {
+    for key in [
+        "gdrs_reasoning_log",
+        "gdrs_execution_log",
+        "gdrs_tool_activity_log",
+        "gdrs_compaction_journal",
+        "gdrs_compaction_lock",
+        "gdrs_compaction_metrics",
+        "an archive (half written)",
+    ] {
+        let (memory, clock) = seeded_store();
+        let archive_key = memory
+            .keys()
+            .unwrap()
+            .into_iter()
+            .find(|k| k.contains("archived_logs"))
+            .unwrap();
+        let target = if key.starts_with("an archive") {
+            archive_key.clone()
+        } else {
+            key.to_owned()
+        };
+        let original = memory.get(&target).unwrap();
+        let broken = match &original {
+            Some(text) => text[..text.len() / 2].to_owned(),
+            None => "{not json".to_owned(),
+        };
+        memory.set(&target, &broken).unwrap();
+        let before = census(&memory);
+        let store = FaultyStore::over(memory.clone());
+        let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
+        let result = run_ready(t.compactor.compact(Trigger::User)).unwrap();
+        assert_eq!(
+            memory.get(&target).unwrap().as_deref(),
+            Some(broken.as_str()),
+            "{key}: never overwritten"
+        );
+        let outcome = match &result {
+            Err(err) => {
+                assert_eq!(err.code().as_str(), "storage_corrupt", "{key}: {err}");
+                assert!(
+                    err.to_string().contains(&target),
+                    "{key}: the error names the key: {err}"
+                );
+                format!(
+                    "`storage_corrupt` naming `{}`, nothing overwritten",
+                    if key.starts_with("an archive") {
+                        "<archive key>"
+                    } else {
+                        key
+                    }
+                )
+            }
+            Ok(_) => {
+                let read = match key {
+                    "gdrs_compaction_metrics" => {
+                        t.compactor.metrics().map(|_| ()).map_err(|e| e.to_string())
+                    }
+                    _ => t
+                        .compactor
+                        .read_archive(&target)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string()),
+                };
+                let message = read.expect_err("reading the corrupt key reports it");
+                assert!(message.contains(&target), "{message}");
+                assert!(
+                    !t.compactor.archives().unwrap().is_empty(),
+                    "the other archives stay readable"
+                );
+                format!("{}; reading the key gives `storage_corrupt` naming it; other archives readable", outcome_of(&result))
+            }
+        };
+        assert_nothing_lost(key, &before, &memory);
+        matrix.row(
+            &format!(
+                "corrupt JSON in {}",
+                if key.starts_with("an archive") {
+                    key.to_owned()
+                } else {
+                    format!("`{key}`")
+                }
+            ),
+            outcome,
+        );
+    }
+}
+
+#[test]
+fn fault_matrix() {
+    let matrix = Matrix(RefCell::new(Vec::new()));
+    provider_cases(&matrix);
+    quota_cases(&matrix);
+    crash_cases(&matrix);
+    tab_cases(&matrix);
+    corrupt_cases(&matrix);
+
+    let mut table =
+        String::from("| case | outcome | every entry kept exactly once |\n| --- | --- | --- |\n");
+    for (case, outcome) in matrix.0.borrow().iter() {
+        table.push_str(&format!("| {case} | {outcome} | yes |\n"));
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let _ = std::fs::create_dir_all(root.join("test-output"));
+    std::fs::write(root.join("test-output/fault-matrix.md"), &table).unwrap();
+    let readme_path = root.join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let (start, end) = ("<!-- fault-matrix:start -->\n", "<!-- fault-matrix:end -->");
+    let (head, rest) = readme
+        .split_once(start)
+        .expect("README has the fault-matrix markers");
+    let (current, tail) = rest
+        .split_once(end)
+        .expect("README has the fault-matrix end marker");
+    if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
+        std::fs::write(&readme_path, format!("{head}{start}{table}{end}{tail}")).unwrap();
+    } else {
+        assert_eq!(
+            current, table,
+            "the README's fault matrix is stale: rerun with UPDATE_GOLDEN=1"
+        );
+    }
+}

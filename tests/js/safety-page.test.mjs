@@ -1,0 +1,104 @@
+// Reloads and second tabs in a real Chromium: nothing lost, one compaction at a time.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { launch, openPage, outputDir } from "./browser.mjs";
+import { startMock } from "../gemini-mock/server.mjs";
+
+let env;
+let mock;
+before(async () => {
+  env = await launch();
+  mock = await startMock(0);
+});
+after(async () => {
+  await env?.close();
+  await mock?.close();
+});
+
+async function ready(page) {
+  await page.waitForSelector("body[data-ready=true]");
+}
+
+async function iterate(page, times) {
+  for (let i = 0; i < times; i++) {
+    await page.click("#btn-continue");
+    await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
+  }
+}
+
+async function useGemini(page, scenario) {
+  await page.click("#settings summary");
+  await page.selectOption("#set-provider", "gemini");
+  await page.fill("#set-key", `safety-key-${scenario}-${Date.now()}`);
+  await page.fill("#set-model", `mock-${scenario}`);
+  await page.fill("#set-base", mock.url);
+  await page.dispatchEvent("#set-base", "change");
+}
+
+const logsOf = (page) =>
+  page.evaluate(() => ["gdrs_reasoning_log", "gdrs_execution_log", "gdrs_tool_activity_log"].map((k) => localStorage.getItem(k)));
+
+test("a second tab cannot compact while the first does, and sees why", async () => {
+  const { page: first, errors } = await openPage(env.browser, env.baseUrl);
+  await iterate(first, 6);
+  await useGemini(first, "hang");
+  const second = await first.context().newPage();
+  await second.goto(env.baseUrl);
+  await ready(second);
+  await first.click("#btn-compact");
+  await first.waitForFunction(() => document.getElementById("progress-message").textContent.includes("Asking the model"));
+  // The second tab re-renders on the storage event of the lease.
+  await second.click("#btn-continue");
+  await second.waitForFunction(() => !document.getElementById("btn-continue").disabled);
+  assert.equal(await second.isDisabled("#btn-compact"), true);
+  assert.match(await second.textContent("#compact-tooltip"), /A compaction is running in another tab/);
+  // Entries the second tab appended while the first compacts are there, and survive.
+  assert.equal(await second.textContent("#stat-iteration"), "7");
+  await second.screenshot({ path: join(outputDir, "second-tab-blocked.png") });
+  assert.deepEqual(errors, []);
+  await first.close();
+});
+
+test("reloading mid-compaction loses nothing and the reloaded tab can compact again", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await iterate(page, 6);
+  const before = await logsOf(page);
+  await useGemini(page, "hang");
+  await page.click("#btn-compact");
+  await page.waitForFunction(() => document.getElementById("progress-message").textContent.includes("Asking the model"));
+  await page.reload();
+  await ready(page);
+  assert.deepEqual(await logsOf(page), before, "the logs are exactly as before the compaction");
+  assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_compaction_journal")), null);
+  // Same tab (sessionStorage keeps its id): its old lease does not block it.
+  assert.equal(await page.isEnabled("#btn-compact"), true);
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  await page.screenshot({ path: join(outputDir, "reload-then-compact.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a journal left by a closed tab is settled on the next load", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await iterate(page, 6);
+  // Compact, then put the state back to "archive written, logs not yet replaced" with the
+  // journal of that moment: what a tab closed right after archiving leaves behind.
+  const before = await logsOf(page);
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  const key = await page.textContent("#fact-archive");
+  await page.evaluate(([logs, archiveKey]) => {
+    const names = ["gdrs_reasoning_log", "gdrs_execution_log", "gdrs_tool_activity_log"];
+    names.forEach((name, i) => localStorage.setItem(name, logs[i]));
+    localStorage.setItem("gdrs_compaction_journal", JSON.stringify({ stage: "archiving", archiveKey }));
+  }, [before, key]);
+  await page.reload();
+  await ready(page);
+  await page.waitForFunction(() => localStorage.getItem("gdrs_compaction_journal") === null);
+  assert.deepEqual(await logsOf(page), before);
+  assert.equal(await page.evaluate((k) => localStorage.getItem(k), key), null, "the orphan archive is removed");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
