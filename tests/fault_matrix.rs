@@ -94,6 +94,15 @@ fn assert_nothing_lost(case: &str, before: &HashMap<String, usize>, memory: &Mem
     );
 }
 
+/// The three stored log texts, as they are.
+fn stored_logs(memory: &MemoryStore) -> Vec<Option<String>> {
+    let keys = StorageKeys::default();
+    [keys.reasoning(), keys.execution(), keys.tool_activity()]
+        .iter()
+        .map(|k| memory.get(k).unwrap())
+        .collect()
+}
+
 struct Tab {
     logs: Logs2,
     compactor: Engine,
@@ -298,14 +307,7 @@ fn quota_cases(matrix: &Matrix) {
     for key in ["gdrs_reasoning_log", "gdrs_execution_log"] {
         let (memory, clock) = seeded_store();
         let before = census(&memory);
-        let raw_before: Vec<_> = [
-            "gdrs_reasoning_log",
-            "gdrs_execution_log",
-            "gdrs_tool_activity_log",
-        ]
-        .iter()
-        .map(|k| memory.get(k).unwrap())
-        .collect();
+        let raw_before = stored_logs(&memory);
         let store = FaultyStore::over(memory.clone());
         store.quota_on(key);
         let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
@@ -314,14 +316,7 @@ fn quota_cases(matrix: &Matrix) {
             result.as_ref().unwrap_err().code().as_str(),
             "storage_quota"
         );
-        let raw_after: Vec<_> = [
-            "gdrs_reasoning_log",
-            "gdrs_execution_log",
-            "gdrs_tool_activity_log",
-        ]
-        .iter()
-        .map(|k| memory.get(k).unwrap())
-        .collect();
+        let raw_after = stored_logs(&memory);
         assert_eq!(raw_after, raw_before, "byte-for-byte as before");
         assert_nothing_lost("quota at log write", &before, &memory);
         matrix.row(

@@ -52,3 +52,21 @@ export async function openPage(browser, url) {
   await page.waitForSelector("body[data-ready=true]", { timeout: 15000 });
   return { page, errors };
 }
+
+/** Runs `times` simulated iterations through the page's Continue Reasoning button. */
+export async function iterate(page, times) {
+  for (let i = 0; i < times; i++) {
+    await page.click("#btn-continue");
+    await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
+  }
+}
+
+/** Switches the page to the Gemini provider pointed at the mock, scenario `mock-<scenario>`. */
+export async function useGemini(page, mockUrl, scenario, key) {
+  await page.click("#settings summary");
+  await page.selectOption("#set-provider", "gemini");
+  await page.fill("#set-key", key);
+  await page.fill("#set-model", `mock-${scenario}`);
+  await page.fill("#set-base", mockUrl);
+  await page.dispatchEvent("#set-base", "change");
+}

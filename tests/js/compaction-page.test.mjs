@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, openPage, outputDir } from "./browser.mjs";
+import { iterate, launch, openPage, outputDir } from "./browser.mjs";
 
 let env;
 before(async () => {
@@ -11,13 +11,6 @@ before(async () => {
 after(async () => {
   await env?.close();
 });
-
-async function iterate(page, times) {
-  for (let i = 0; i < times; i++) {
-    await page.click("#btn-continue");
-    await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
-  }
-}
 
 const count = async (page, id) => Number(await page.textContent(id));
 

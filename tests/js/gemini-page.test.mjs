@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, openPage, outputDir } from "./browser.mjs";
+import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
 import { startMock } from "../gemini-mock/server.mjs";
 
 let env;
@@ -19,17 +19,8 @@ after(async () => {
 /** A page with 6 iterations and the Gemini provider set to `mock-<scenario>`. */
 async function geminiPage(scenario, key) {
   const opened = await openPage(env.browser, env.baseUrl);
-  const { page } = opened;
-  for (let i = 0; i < 6; i++) {
-    await page.click("#btn-continue");
-    await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
-  }
-  await page.click("#settings summary");
-  await page.selectOption("#set-provider", "gemini");
-  await page.fill("#set-key", key);
-  await page.fill("#set-model", `mock-${scenario}`);
-  await page.fill("#set-base", mock.url);
-  await page.dispatchEvent("#set-base", "change");
+  await iterate(opened.page, 6);
+  await useGemini(opened.page, mock.url, scenario, key);
   return opened;
 }
 

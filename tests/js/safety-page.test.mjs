@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launch, openPage, outputDir } from "./browser.mjs";
+import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
 import { startMock } from "../gemini-mock/server.mjs";
 
 let env;
@@ -20,29 +20,13 @@ async function ready(page) {
   await page.waitForSelector("body[data-ready=true]");
 }
 
-async function iterate(page, times) {
-  for (let i = 0; i < times; i++) {
-    await page.click("#btn-continue");
-    await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
-  }
-}
-
-async function useGemini(page, scenario) {
-  await page.click("#settings summary");
-  await page.selectOption("#set-provider", "gemini");
-  await page.fill("#set-key", `safety-key-${scenario}-${Date.now()}`);
-  await page.fill("#set-model", `mock-${scenario}`);
-  await page.fill("#set-base", mock.url);
-  await page.dispatchEvent("#set-base", "change");
-}
-
 const logsOf = (page) =>
   page.evaluate(() => ["gdrs_reasoning_log", "gdrs_execution_log", "gdrs_tool_activity_log"].map((k) => localStorage.getItem(k)));
 
 test("a second tab cannot compact while the first does, and sees why", async () => {
   const { page: first, errors } = await openPage(env.browser, env.baseUrl);
   await iterate(first, 6);
-  await useGemini(first, "hang");
+  await useGemini(first, mock.url, "hang", `safety-key-${Date.now()}`);
   const second = await first.context().newPage();
   await second.goto(env.baseUrl);
   await ready(second);
@@ -64,7 +48,7 @@ test("reloading mid-compaction loses nothing and the reloaded tab can compact ag
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   await iterate(page, 6);
   const before = await logsOf(page);
-  await useGemini(page, "hang");
+  await useGemini(page, mock.url, "hang", `safety-key-${Date.now()}`);
   await page.click("#btn-compact");
   await page.waitForFunction(() => document.getElementById("progress-message").textContent.includes("Asking the model"));
   await page.reload();
