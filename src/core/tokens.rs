@@ -9,68 +9,52 @@
 pub fn estimate_tokens(text: &str) -> usize {
     let mut tokens = 0.0f64;
     let mut chars = text.chars().peekable();
+    let mut previous_digit = false;
     while let Some(c) = chars.next() {
-        match CharKind::of(c) {
-            CharKind::Latin => {
-                let mut word = String::from(c);
-                while let Some(&next) = chars.peek() {
-                    if CharKind::of(next) != CharKind::Latin {
-                        break;
-                    }
+        let kind = CharKind::of(c);
+        let mut len = 1usize;
+        let mut word = String::from(c);
+        // Every kind but ideographs, digits and symbols is charged by runs of its own kind.
+        if !matches!(
+            kind,
+            CharKind::Ideograph | CharKind::Digit | CharKind::Symbol
+        ) {
+            while let Some(next) = chars.next_if(|&n| CharKind::of(n) == kind) {
+                len += 1;
+                if kind == CharKind::Latin {
                     word.push(next);
-                    chars.next();
-                }
-                tokens += latin_word_tokens(&word);
-            }
-            CharKind::OtherScript => {
-                let mut len = 1usize;
-                while chars
-                    .next_if(|&n| CharKind::of(n) == CharKind::OtherScript)
-                    .is_some()
-                {
-                    len += 1;
-                }
-                tokens += (len as f64 / 3.0).ceil();
-            }
-            CharKind::Ideograph => tokens += 0.8,
-            CharKind::Digit => tokens += 1.0,
-            CharKind::Space => {
-                let mut len = 1usize;
-                while chars.next_if(|&n| n == ' ' || n == '\t').is_some() {
-                    len += 1;
-                }
-                // A single space is part of the next word's piece; indentation is one piece.
-                if len > 1 {
-                    tokens += 1.0;
                 }
             }
-            CharKind::Newline => {
-                let mut len = 1usize;
-                while chars.next_if(|&n| n == '\n' || n == '\r').is_some() {
-                    len += 1;
-                }
-                tokens += (len as f64 / 2.0).ceil();
-            }
-            CharKind::Punctuation => {
-                let mut len = 1usize;
-                while chars.next_if(|&n| n == c).is_some() {
-                    len += 1;
-                }
-                // Rules such as "=====" or "----" come in pieces of a few characters.
-                tokens += if len == 1 {
-                    1.0
-                } else {
-                    (len as f64 / 4.0).ceil()
-                };
-            }
-            CharKind::Symbol => tokens += 1.5,
         }
+        tokens += match kind {
+            // Letters glued to digits are ids and hashes, which split into short pieces.
+            CharKind::Latin
+                if previous_digit
+                    || chars
+                        .peek()
+                        .is_some_and(|n| CharKind::of(*n) == CharKind::Digit) =>
+            {
+                (len as f64 / 2.0).ceil()
+            }
+            CharKind::Latin => latin_word_tokens(&word),
+            CharKind::OtherScript => (len as f64 / 3.0).ceil(),
+            CharKind::Ideograph => 0.8,
+            CharKind::Digit => 1.0,
+            // A single space is part of the next word's piece; indentation is one piece.
+            CharKind::Space if len == 1 => 0.0,
+            CharKind::Space => 1.0,
+            CharKind::Newline => (len as f64 / 2.0).ceil(),
+            // Runs such as `");`, `://`, `](` or `====` come in pieces of up to three.
+            CharKind::Punctuation => (len as f64 / 3.0).ceil(),
+            CharKind::Symbol => 1.5,
+        };
+        previous_digit = kind == CharKind::Digit;
     }
     tokens.ceil() as usize
 }
 
 /// Tokens of one run of Latin letters: split at lower→upper case changes (camelCase), then a
-/// short piece is one token and a long one about one more per four letters.
+/// piece is one token unless it is very long.
 fn latin_word_tokens(word: &str) -> f64 {
     let mut total = 0.0;
     let mut piece_len = 0usize;
@@ -86,11 +70,12 @@ fn latin_word_tokens(word: &str) -> f64 {
     total + piece_tokens(piece_len)
 }
 
+/// A vocabulary of 262K pieces holds nearly every English word whole; only long ones split.
 fn piece_tokens(len: usize) -> f64 {
-    if len <= 6 {
+    if len <= 10 {
         1.0
     } else {
-        1.0 + ((len - 6) as f64 / 4.0).ceil()
+        1.0 + ((len - 10) as f64 / 6.0).ceil()
     }
 }
 
@@ -109,7 +94,7 @@ enum CharKind {
 impl CharKind {
     fn of(c: char) -> Self {
         match c {
-            'a'..='z' | 'A'..='Z' | '_' => CharKind::Latin,
+            'a'..='z' | 'A'..='Z' => CharKind::Latin,
             '0'..='9' => CharKind::Digit,
             ' ' | '\t' => CharKind::Space,
             '\n' | '\r' => CharKind::Newline,
@@ -136,6 +121,20 @@ mod tests {
         text.chars().count() as f64 / estimate_tokens(text) as f64
     }
 
+    /// Counts the Gemma-3 tokenizer gives (bench/tokens.mjs measures whole samples); the first
+    /// estimator charged long words 2-3 tokens and overcounted prose like this by 25%.
+    #[test]
+    fn snippets_match_the_gemma_tokenizer_within_ten_percent() {
+        for (text, real) in [
+            ("The result looks plausible, although the variance between weeks is larger than I expected.", 16.0),
+            ("const rows = await data.load(\"rows.csv\");", 12.0),
+            ("2026-11-22T18:02:01.932Z WARN", 26.0),
+        ] {
+            let estimate = estimate_tokens(text) as f64;
+            assert!((estimate - real).abs() / real <= 0.10, "{text}: {estimate} vs {real}");
+        }
+    }
+
     #[test]
     fn empty_text_has_no_tokens() {
         assert_eq!(estimate_tokens(""), 0);
@@ -147,7 +146,7 @@ mod tests {
                      it reuses the intermediate results instead of recomputing them, which \
                      matters when the dataset grows beyond a few thousand rows.";
         let ratio = chars_per_token(prose);
-        assert!((4.0..=5.5).contains(&ratio), "prose ratio {ratio}");
+        assert!((4.5..=6.5).contains(&ratio), "prose ratio {ratio}");
     }
 
     #[test]
