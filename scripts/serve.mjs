@@ -6,7 +6,8 @@ import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
-const mounts = [
+/** URL prefix → folder; the first match wins. */
+export const DEMO_MOUNTS = [
   ["/pkg/", join(root, "pkg")],
   ["/", join(root, "www")],
 ];
@@ -23,18 +24,20 @@ const types = {
 };
 
 /** The file a URL path names, or null when it would leave its mount. */
-function resolvePath(urlPath) {
-  const [prefix, dir] = mounts.find(([p]) => urlPath.startsWith(p));
+function resolvePath(mounts, urlPath) {
+  const mount = mounts.find(([p]) => urlPath.startsWith(p));
+  if (!mount) return null;
+  const [prefix, dir] = mount;
   const relative = decodeURIComponent(urlPath.slice(prefix.length)) || "index.html";
   const file = normalize(join(dir, relative));
   return file === dir || file.startsWith(dir + sep) ? file : null;
 }
 
-export function startServer(port = 8080, host = "127.0.0.1") {
+export function startServer(port = 8080, host = "127.0.0.1", mounts = DEMO_MOUNTS) {
   const server = createServer(async (req, res) => {
     try {
       const { pathname } = new URL(req.url, "http://localhost");
-      let file = resolvePath(pathname);
+      let file = resolvePath(mounts, pathname);
       if (file && (await stat(file)).isDirectory()) file = join(file, "index.html");
       if (!file) throw Object.assign(new Error("forbidden"), { code: "ENOENT" });
       const body = await readFile(file);

@@ -1,0 +1,52 @@
+// The benchmark command's driver: size, token estimator accuracy, timings in Chromium.
+import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import os from "node:os";
+import { chromium } from "playwright-core";
+import { startServer, DEMO_MOUNTS } from "../scripts/serve.mjs";
+import { measureEstimator } from "./tokens.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const size = JSON.parse(execFileSync(process.execPath, [join(root, "scripts/size.mjs"), join(root, "pkg"), "--json"], { encoding: "utf8" }));
+const estimator = measureEstimator();
+
+const server = await startServer(0, "127.0.0.1", [["/bench/", join(root, "bench")], ["/www/", join(root, "www")], ...DEMO_MOUNTS]);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+});
+let timings;
+try {
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${server.address().port}/bench/page.html`);
+  await page.waitForFunction(() => window.benchResults, null, { timeout: 600_000 });
+  timings = await page.evaluate(() => window.benchResults);
+} finally {
+  await browser.close();
+  server.close();
+}
+if (timings.error) throw new Error(timings.error);
+
+const results = {
+  date: new Date().toISOString().slice(0, 10),
+  machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Chromium headless`,
+  size,
+  estimator,
+  timings,
+};
+writeFileSync(join(root, "bench/results.json"), JSON.stringify(results, null, 2) + "\n");
+
+const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
+console.log(`date ${results.date}; ${results.machine}`);
+console.log(`download: ${kb(size.total.raw)} raw, ${kb(size.total.gzip)} gzip, ${kb(size.total.brotli)} brotli; instantiate ${timings.instantiateMs.toFixed(1)} ms`);
+console.log("\n| session | tokens | ours (ms) | JS baseline (ms) | floor (ms) | ours / JS | ours / floor | longest task (ms) | one read + count (ms) |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+for (const s of timings.sessions) {
+  console.log(`| ${s.iterations} iterations | ${s.tokens.toLocaleString("en-US")} | ${s.oursMs.toFixed(1)} | ${s.jsBaselineMs.toFixed(1)} | ${s.floorMs.toFixed(1)} | ${(s.oursMs / s.jsBaselineMs).toFixed(2)} | ${(s.oursMs / s.floorMs).toFixed(2)} | ${s.longestTaskMs.toFixed(0)} | ${s.readAndCountMs.toFixed(1)} |`);
+}
+const [, fifty, twoHundred] = timings.sessions;
+console.log(`\n200 iterations / 50 iterations: ${(twoHundred.oursMs / fifty.oursMs).toFixed(2)}×`);
+console.log("\n| text | real chars/token | estimator MAE | chars/4 MAE |\n| --- | ---: | ---: | ---: |");
+for (const r of estimator) console.log(`| ${r.kind} | ${r.charsPerToken.toFixed(2)} | ${(r.estimatorMae * 100).toFixed(1)}% | ${(r.charsOver4Mae * 100).toFixed(1)}% |`);
