@@ -100,7 +100,7 @@ function act(operation) {
 function settings() {
   return {
     provider: $("set-provider").value,
-    window: Math.max(1000, Number($("set-window").value) || 6000),
+    window: Math.max(1000, Number($("set-window").value) || 4000),
     model: $("set-model").value.trim(),
     baseUrl: $("set-base").value.trim(),
   };
