@@ -1,14 +1,5 @@
 // Seeded text samples of the four kinds a reasoning log holds, for the token benchmark.
-export function seeded(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from "../www/simulate.js";
 
 const pick = (rand, list) => list[Math.floor(rand() * list.length)];
 const int = (rand, lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));

@@ -3,6 +3,7 @@ import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startServer } from "../../scripts/serve.mjs";
+import { startMock } from "../gemini-mock/server.mjs";
 
 export const outputDir = fileURLToPath(new URL("../../test-output/", import.meta.url));
 mkdirSync(outputDir, { recursive: true });
@@ -18,9 +19,11 @@ const CHROMIUM_FLAGS = [
   "--disable-quic",
 ];
 
-/** Starts the demo server on a free loopback port and a Chromium; returns both and a closer. */
-export async function launch() {
+/** Starts the demo server on a free loopback port and a Chromium (and, with `withMock`, the
+ * Gemini mock as `mock`); returns them and a closer. */
+export async function launch({ withMock = false } = {}) {
   const server = await startServer(0);
+  const mock = withMock ? await startMock(0) : null;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     args: CHROMIUM_FLAGS,
@@ -30,8 +33,10 @@ export async function launch() {
   return {
     baseUrl,
     browser,
+    mock,
     async close() {
       await browser.close();
+      await mock?.close();
       await new Promise((done) => server.close(done));
     },
   };

@@ -3,28 +3,24 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
-import { startMock } from "../gemini-mock/server.mjs";
 
 let env;
-let mock;
 before(async () => {
-  env = await launch();
-  mock = await startMock(0);
+  env = await launch({ withMock: true });
 });
 after(async () => {
   await env?.close();
-  await mock?.close();
 });
 
 /** A page with 6 iterations and the Gemini provider set to `mock-<scenario>`. */
 async function geminiPage(scenario, key) {
   const opened = await openPage(env.browser, env.baseUrl);
   await iterate(opened.page, 6);
-  await useGemini(opened.page, mock.url, scenario, key);
+  await useGemini(opened.page, env.mock.url, scenario, key);
   return opened;
 }
 
-const postsWith = (key) => mock.requests.filter((r) => r.method === "POST" && r.headers["x-goog-api-key"] === key);
+const postsWith = (key) => env.mock.requests.filter((r) => r.method === "POST" && r.headers["x-goog-api-key"] === key);
 
 test("Gemini ok: compacted, the key only in the header, never in storage", async () => {
   const key = `page-key-ok-${Date.now()}`;

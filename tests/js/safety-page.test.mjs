@@ -3,17 +3,13 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
-import { startMock } from "../gemini-mock/server.mjs";
 
 let env;
-let mock;
 before(async () => {
-  env = await launch();
-  mock = await startMock(0);
+  env = await launch({ withMock: true });
 });
 after(async () => {
   await env?.close();
-  await mock?.close();
 });
 
 async function ready(page) {
@@ -26,7 +22,7 @@ const logsOf = (page) =>
 test("a second tab cannot compact while the first does, and sees why", async () => {
   const { page: first, errors } = await openPage(env.browser, env.baseUrl);
   await iterate(first, 6);
-  await useGemini(first, mock.url, "hang", `safety-key-${Date.now()}`);
+  await useGemini(first, env.mock.url, "hang", `safety-key-${Date.now()}`);
   const second = await first.context().newPage();
   await second.goto(env.baseUrl);
   await ready(second);
@@ -48,7 +44,7 @@ test("reloading mid-compaction loses nothing and the reloaded tab can compact ag
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   await iterate(page, 6);
   const before = await logsOf(page);
-  await useGemini(page, mock.url, "hang", `safety-key-${Date.now()}`);
+  await useGemini(page, env.mock.url, "hang", `safety-key-${Date.now()}`);
   await page.click("#btn-compact");
   await page.waitForFunction(() => document.getElementById("progress-message").textContent.includes("Asking the model"));
   await page.reload();
