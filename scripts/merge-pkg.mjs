@@ -7,7 +7,9 @@ const [manifestPath, pkgDir] = process.argv.slice(2);
 const target = join(pkgDir, "package.json");
 const generated = JSON.parse(readFileSync(target, "utf8"));
 const ours = JSON.parse(readFileSync(manifestPath, "utf8"));
-const merged = { ...generated, ...ours, version: generated.version };
+// Files: ours plus whatever this target needs (the bundler target adds a _bg.js module).
+const files = [...new Set([...(ours.files ?? []), ...(generated.files ?? [])])];
+const merged = { ...generated, ...ours, files, version: generated.version };
 
 const missing = (merged.files ?? []).filter((file) => !existsSync(join(pkgDir, file)));
 if (missing.length > 0) {

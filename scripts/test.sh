@@ -86,7 +86,9 @@ check "cargo clippy (wasm32)" cargo clippy --all-targets --target wasm32-unknown
 tests "cargo test (native core)" cargo test
 tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor --test browser_gemini
 tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini
+check "cargo doc without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 check "package build (wasm-pack --target web)" bash scripts/build.sh web pkg
+check "package build (wasm-pack --target bundler)" bash scripts/build.sh bundler target/pkg-bundler
 tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/js/
 
 elapsed=$(( $(date +%s) - started ))

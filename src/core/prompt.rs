@@ -11,7 +11,7 @@ use super::tokens::estimate_tokens;
 use super::validation::{canonical_heading, heading_of, Validation, SECTIONS};
 
 /// Smallest per-entry budget, in characters, whatever the window.
-const MIN_ENTRY_CHARS: usize = 2_000;
+pub const MIN_ENTRY_CHARS: usize = 2_000;
 
 /// The system instruction sent beside the prompt.
 pub const SYSTEM_INSTRUCTION: &str = "You compress the working memory of an autonomous reasoning \
