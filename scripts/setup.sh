@@ -78,6 +78,7 @@ ensure_cargo_tool geckodriver geckodriver "$GECKODRIVER_VERSION"
 # A current wasm-opt (npm binaryen): Debian's binaryen 108 breaks wasm-bindgen's externref table.
 ensure_node_packages scripts
 ensure_node_packages tests/js
+ensure_node_packages tests/consumer
 # The benchmark's own packages (the Gemma-3 tokenizer, 33 MB) only when asked for.
 if [ "${1:-}" = "bench" ]; then
   ensure_node_packages bench

@@ -8,7 +8,7 @@ import { startMock } from "../gemini-mock/server.mjs";
 export const outputDir = fileURLToPath(new URL("../../test-output/", import.meta.url));
 mkdirSync(outputDir, { recursive: true });
 
-const CHROMIUM_FLAGS = [
+export const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
