@@ -48,6 +48,12 @@ fn a_valid_summary_replaces_iterations_before_the_current_one() {
     );
 
     let after = rig.logs.borrow().snapshot().unwrap();
+    assert_eq!(
+        result.tokens_after,
+        after.estimate_tokens(),
+        "counted by difference, exactly"
+    );
+    assert_eq!(result.tokens_before, before.estimate_tokens());
     assert_eq!(parse_summary_header(&after.reasoning[0]), Some((1, 5)));
     assert!(after.reasoning[0].ends_with("=== END COMPACTED SUMMARY ==="));
     assert!(after.reasoning[0].contains("north region leads with 91k."));
@@ -398,6 +404,12 @@ fn a_running_iteration_is_waited_for_and_appends_during_compaction_survive() {
     }));
     let result = compact(&rig, Trigger::User).unwrap();
     assert_eq!(result.iterations, [1, 5]);
+    let after = rig.logs.borrow().snapshot().unwrap();
+    assert_eq!(
+        result.tokens_after,
+        after.estimate_tokens(),
+        "appends counted too"
+    );
     assert_eq!(rig.timer.waits.borrow()[..3], [50, 50, 50]);
     assert!(rig.events.events().iter().any(|e| matches!(
         e,

@@ -26,7 +26,7 @@ use super::selection::{summary_body, Selection};
 use super::settings::{CompactorSettings, Trigger};
 use super::storage::{free_units, with_free_space, KeyValueStore};
 use super::stored_json::{read_value, write_json};
-use super::swap::{replace, restore, summary_entry, undo};
+use super::swap::{appended_since, replace, restore, summary_entry, undo};
 use super::tokens::estimate_tokens;
 use super::validation::{canonicalize, validate_summary, Validation};
 
@@ -127,16 +127,20 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     fn rule_input(&self) -> Result<RuleInput, StorageError> {
-        let logs = self.logs.borrow();
-        let snapshot = logs.snapshot()?;
-        drop(logs);
-        Ok(RuleInput {
+        Ok(self.read_state()?.1)
+    }
+
+    /// The logs as stored, and what the rules need to know about them (one read, one count).
+    fn read_state(&self) -> Result<(LogSnapshot, RuleInput), StorageError> {
+        let snapshot = self.logs.borrow().snapshot()?;
+        let input = RuleInput {
             current_iteration: snapshot.current_iteration(),
             iteration_running: self.logs.borrow().iteration_running(),
             log_tokens: snapshot.estimate_tokens(),
             compacting: self.busy.get(),
             compacting_elsewhere: self.lease_elsewhere()?.is_some(),
-        })
+        };
+        Ok((snapshot, input))
     }
 
     /// Share (0..1, can exceed 1) of the context window the logs and base tokens take.
@@ -314,9 +318,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed).
         self.recover_journal()?;
+        let (snapshot, input) = self.read_state()?;
         let input = RuleInput {
             compacting: false,
-            ..self.rule_input()?
+            ..input
         };
         if let Some(reason) = refusal(&self.settings, &input, trigger) {
             return Err(CompactionError::NotAllowed(reason));
@@ -326,7 +331,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             iteration: input.current_iteration,
             context_usage: self.settings.usage(input.log_tokens),
         });
-        if self.logs.borrow().iteration_running() {
+        let waits = self.logs.borrow().iteration_running();
+        if waits {
             self.set_phase(Phase::Waiting);
             while self.logs.borrow().iteration_running() {
                 self.timer.sleep(WAIT_POLL_MS).await;
@@ -337,14 +343,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.frozen.set(true);
 
         self.set_phase(Phase::Gathering);
-        let before = self.logs.borrow().snapshot()?;
+        // Without a wait the logs read for the rules are the ones to compact (appends made
+        // meanwhile are picked up before the swap); after a wait they are read again.
+        let (before, tokens_before) = if waits {
+            let before = self.logs.borrow().snapshot()?;
+            let tokens = before.estimate_tokens();
+            (before, tokens)
+        } else {
+            (snapshot, input.log_tokens)
+        };
         let selection = Selection::of(&before);
         if selection.is_empty() {
             return Err(CompactionError::NotAllowed(
                 "Nothing to compact: only the current iteration has entries.".into(),
             ));
         }
-        let tokens_before = before.estimate_tokens();
         let compacted_tokens = selection.originals().estimate_tokens();
 
         self.set_phase(Phase::BuildingPrompt);
@@ -357,7 +370,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let archive_key = self.write_archive(&selection, trigger, tokens_before)?;
 
         self.set_phase(Phase::Replacing);
-        let result = self.swap_in(&before, &selection, summary, archive_key, tokens_before)?;
+        let result = self.swap_in(
+            &before,
+            &selection,
+            summary,
+            archive_key,
+            tokens_before,
+            compacted_tokens,
+        )?;
         let (tokens_after, tokens_saved) = (result.tokens_after, result.tokens_saved);
 
         self.set_phase(Phase::RecordingMetrics);
@@ -580,6 +600,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         summary: String,
         archive_key: String,
         tokens_before: usize,
+        compacted_tokens: usize,
     ) -> Result<CompactionResult, CompactionError> {
         let logs = self.logs.borrow();
         let store = logs.store();
@@ -594,7 +615,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let after = replace(before, &now, selection, &summary)
             .map_err(|conflict| abandon(CompactionError::Busy(conflict.0)))?;
         let after_raw = RawLogs::encode(&after).map_err(|e| abandon(e.into()))?;
-        let tokens_after = after.estimate_tokens();
+        // Counted by difference rather than again: what stayed, the summary, and any appends.
+        let tokens_after = tokens_before - compacted_tokens
+            + after
+                .reasoning
+                .first()
+                .map_or(0, |entry| estimate_tokens(entry))
+            + appended_since(before, &now).estimate_tokens();
         let tokens_saved = tokens_before.saturating_sub(tokens_after);
         let result = CompactionResult {
             iterations: [1, selection.last],

@@ -31,6 +31,20 @@ fn appended<'a, T: PartialEq>(
     }
 }
 
+/// What was appended to `now` since `before` was read (empty where `now` is not an extension).
+pub fn appended_since(before: &LogSnapshot, now: &LogSnapshot) -> LogSnapshot {
+    fn tail<T: Clone>(before: &[T], now: &[T]) -> Vec<T> {
+        now.get(before.len()..)
+            .map(<[T]>::to_vec)
+            .unwrap_or_default()
+    }
+    LogSnapshot {
+        reasoning: tail(&before.reasoning, &now.reasoning),
+        execution: tail(&before.execution, &now.execution),
+        tool_activity: tail(&before.tool_activity, &now.tool_activity),
+    }
+}
+
 /// The logs after a compaction: the summary entry, then the kept entries, then whatever was
 /// appended to `now` since `before` was read. Removes exactly the selected entries.
 pub fn replace(
