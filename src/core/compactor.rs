@@ -316,8 +316,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     async fn run(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
-        // corrupt one stops it: its archive key must not be guessed).
-        self.recover_journal()?;
+        // corrupt one stops it: its archive key must not be guessed). We hold the lease.
+        self.settle_journal()?;
         let (snapshot, input) = self.read_state()?;
         let input = RuleInput {
             compacting: false,
@@ -614,7 +614,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let now = now_raw.parse(logs.keys()).map_err(|e| abandon(e.into()))?;
         let after = replace(before, &now, selection, &summary)
             .map_err(|conflict| abandon(CompactionError::Busy(conflict.0)))?;
-        let after_raw = RawLogs::encode(&after).map_err(|e| abandon(e.into()))?;
+        let after_raw = RawLogs::encode(&after, logs.keys()).map_err(|e| abandon(e.into()))?;
         // Counted by difference rather than again: what stayed, the summary, and any appends.
         let tokens_after = tokens_before - compacted_tokens
             + after
@@ -668,10 +668,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// journal says, and reports it through the events. Does nothing while another tab holds
     /// the lease (its compaction is still running).
     pub fn recover(&self) -> Result<Option<Recovered>, CompactionError> {
+        // Our own compaction, or another tab's, may be mid-way: its journal is not an orphan.
         if self.busy.get() {
             return Ok(None);
         }
-        let outcome = self.recover_journal();
+        let outcome = match self.lease_elsewhere() {
+            Ok(Some(_)) => return Ok(None),
+            Ok(None) => self.settle_journal(),
+            Err(err) => Err(err.into()),
+        };
         if let Err(err) = &outcome {
             self.emit(CompactionEvent::Error {
                 code: err.code().as_str(),
@@ -682,10 +687,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         outcome
     }
 
-    fn recover_journal(&self) -> Result<Option<Recovered>, CompactionError> {
-        if self.lease_elsewhere()?.is_some() {
-            return Ok(None);
-        }
+    /// Finishes or undoes the compaction a journal describes; the caller holds or has checked
+    /// the lease.
+    fn settle_journal(&self) -> Result<Option<Recovered>, CompactionError> {
         let logs = self.logs.borrow();
         let store = logs.store();
         let journal_key = logs.keys().journal();

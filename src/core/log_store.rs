@@ -13,7 +13,7 @@ use super::iteration::{
 use super::journal::{text_hash, LogHashes};
 use super::keys::StorageKeys;
 use super::storage::KeyValueStore;
-use super::stored_json::{parse, read_list, write_json};
+use super::stored_json::{encode, parse_list, read_list, write_json};
 use super::tokens::estimate_tokens;
 
 /// All three logs exactly as stored at one moment (iterations not filled in).
@@ -39,12 +39,12 @@ pub struct RawLogs {
 }
 
 impl RawLogs {
-    /// The texts `logs` is stored as.
-    pub fn encode(logs: &LogSnapshot) -> Result<RawLogs, StorageError> {
+    /// The texts `logs` is stored as under `keys`.
+    pub fn encode(logs: &LogSnapshot, keys: &StorageKeys) -> Result<RawLogs, StorageError> {
         Ok(RawLogs {
-            reasoning: Some(encode(&logs.reasoning)?),
-            execution: Some(encode(&logs.execution)?),
-            tool_activity: Some(encode(&logs.tool_activity)?),
+            reasoning: Some(encode(&keys.reasoning(), &logs.reasoning)?),
+            execution: Some(encode(&keys.execution(), &logs.execution)?),
+            tool_activity: Some(encode(&keys.tool_activity(), &logs.tool_activity)?),
         })
     }
 
@@ -64,22 +64,6 @@ impl RawLogs {
             execution: text_hash(self.execution.as_deref()),
             tool_activity: text_hash(self.tool_activity.as_deref()),
         }
-    }
-}
-
-fn encode<T: serde::Serialize>(log: &[T]) -> Result<String, StorageError> {
-    serde_json::to_string(log).map_err(|err| StorageError::Unavailable {
-        reason: format!("could not encode a log: {err}"),
-    })
-}
-
-fn parse_list<T: serde::de::DeserializeOwned>(
-    key: &str,
-    text: Option<&str>,
-) -> Result<Vec<T>, StorageError> {
-    match text {
-        None => Ok(Vec::new()),
-        Some(text) => parse::<Option<Vec<T>>>(key, text).map(Option::unwrap_or_default),
     }
 }
 
@@ -154,20 +138,9 @@ impl LogSnapshot {
         let tools: usize = self.tool_activity.iter().map(json_tokens).sum();
         reasoning + execution + tools
     }
-
-    /// Number of entries in all three logs.
-    pub fn len(&self) -> usize {
-        self.reasoning.len() + self.execution.len() + self.tool_activity.len()
-    }
-
-    /// Whether all three logs are empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
-/// Estimated tokens of one entry, counted on its JSON.
-pub fn json_tokens<T: serde::Serialize>(entry: &T) -> usize {
+fn json_tokens<T: serde::Serialize>(entry: &T) -> usize {
     serde_json::to_string(entry)
         .map(|text| estimate_tokens(&text))
         .unwrap_or(0)
@@ -342,7 +315,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// Replaces all three logs by `logs`.
     pub fn write_all(&self, logs: &LogSnapshot) -> Result<(), StorageError> {
-        self.write_raw(&RawLogs::encode(logs)?)
+        self.write_raw(&RawLogs::encode(logs, &self.keys)?)
     }
 
     /// Estimated tokens of all three logs.

@@ -14,9 +14,17 @@ pub fn read_list<T: DeserializeOwned>(
     store: &impl KeyValueStore,
     key: &str,
 ) -> Result<Vec<T>, StorageError> {
-    match store.get(key)? {
+    parse_list(key, store.get(key)?.as_deref())
+}
+
+/// The list `text` holds (stored under `key`); absent text or `null` is an empty list.
+pub fn parse_list<T: DeserializeOwned>(
+    key: &str,
+    text: Option<&str>,
+) -> Result<Vec<T>, StorageError> {
+    match text {
         None => Ok(Vec::new()),
-        Some(text) => parse::<Option<Vec<T>>>(key, &text).map(Option::unwrap_or_default),
+        Some(text) => parse::<Option<Vec<T>>>(key, text).map(Option::unwrap_or_default),
     }
 }
 
@@ -36,16 +44,20 @@ pub fn parse<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StorageErr
     })
 }
 
+/// `value` as the compact JSON stored under `key`.
+pub fn encode<T: Serialize + ?Sized>(key: &str, value: &T) -> Result<String, StorageError> {
+    serde_json::to_string(value).map_err(|err| StorageError::Unavailable {
+        reason: format!("could not encode the value for \"{key}\": {err}"),
+    })
+}
+
 /// Writes `value` as compact JSON under `key`.
 pub fn write_json<T: Serialize + ?Sized>(
     store: &impl KeyValueStore,
     key: &str,
     value: &T,
 ) -> Result<(), StorageError> {
-    let text = serde_json::to_string(value).map_err(|err| StorageError::Unavailable {
-        reason: format!("could not encode the value for \"{key}\": {err}"),
-    })?;
-    store.set(key, &text)
+    store.set(key, &encode(key, value)?)
 }
 
 #[cfg(test)]

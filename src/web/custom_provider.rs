@@ -1,9 +1,10 @@
 //! The `custom` provider: the app's own `generate(prompt, settings)` function.
 
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
 use super::convert::to_js;
+use super::js_error::thrown_message;
 use crate::core::provider::{
     Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
 };
@@ -23,18 +24,6 @@ impl CustomProvider {
             generate,
             model: model.unwrap_or_else(|| "custom".into()),
         }
-    }
-}
-
-/// What a thrown value says: `Name: message` of an Error, else its text.
-pub fn thrown_message(value: &JsValue) -> String {
-    match value.dyn_ref::<js_sys::Error>() {
-        Some(error) => format!(
-            "{}: {}",
-            String::from(error.name()),
-            String::from(error.message())
-        ),
-        None => value.as_string().unwrap_or_else(|| format!("{value:?}")),
     }
 }
 

@@ -4,7 +4,7 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::custom_provider::thrown_message;
+use super::js_error::thrown_message;
 use super::js_error::ContextCompactorError;
 use crate::core::gemini::{endpoint, read_reply, request_body, DEFAULT_BASE_URL, DEFAULT_MODEL};
 use crate::core::provider::{

@@ -1,6 +1,7 @@
 //! Core errors as JavaScript `Error`s carrying a `code` (and the storage `key` where one applies).
 
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::core::{CompactionError, ErrorCode, StorageError};
 
@@ -33,6 +34,19 @@ impl ContextCompactorError {
     /// A caller passed an argument of the wrong shape.
     pub fn invalid_input(what: &str, detail: impl std::fmt::Display) -> Self {
         Self::new(ErrorCode::InvalidInput, format!("{what}: {detail}"))
+    }
+}
+
+/// What a thrown value says: `Name: message` of an Error (DOMExceptions included), else its
+/// text.
+pub fn thrown_message(value: &JsValue) -> String {
+    match value.dyn_ref::<js_sys::Error>() {
+        Some(error) => format!(
+            "{}: {}",
+            String::from(error.name()),
+            String::from(error.message())
+        ),
+        None => value.as_string().unwrap_or_else(|| format!("{value:?}")),
     }
 }
 

@@ -3,8 +3,9 @@
 //! Every call is fallible: localStorage can be missing (workers), blocked (privacy settings)
 //! or full, and none of that may become a panic.
 
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
+use super::js_error::thrown_message;
 use crate::core::storage::{utf16_units, LOCAL_STORAGE_QUOTA_UNITS};
 use crate::core::{KeyValueStore, StorageError};
 
@@ -26,21 +27,9 @@ impl BrowserStorage {
                 reason: "the browser provides no localStorage".into(),
             }),
             Err(err) => Err(StorageError::Unavailable {
-                reason: describe(&err),
+                reason: thrown_message(&err),
             }),
         }
-    }
-}
-
-/// `Name: message` of a thrown DOMException or Error.
-fn describe(err: &JsValue) -> String {
-    match err.dyn_ref::<js_sys::Error>() {
-        Some(error) => format!(
-            "{}: {}",
-            String::from(error.name()),
-            String::from(error.message())
-        ),
-        None => err.as_string().unwrap_or_else(|| "unknown error".into()),
     }
 }
 
@@ -53,7 +42,7 @@ fn is_quota_error(err: &JsValue) -> bool {
 
 fn unavailable(err: JsValue) -> StorageError {
     StorageError::Unavailable {
-        reason: describe(&err),
+        reason: thrown_message(&err),
     }
 }
 
