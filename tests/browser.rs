@@ -256,3 +256,37 @@ fn estimate_tokens_is_exported() {
     assert_eq!(context_compactor::web::estimate_tokens(""), 0);
     assert!(context_compactor::web::estimate_tokens("2026-11-22T18:56:07.123Z") >= 17);
 }
+
+/// Long texts are kept in wasm between reads; a text rewritten by other code, even to the same
+/// length, must still be read afresh.
+#[wasm_bindgen_test]
+fn long_logs_changed_by_other_code_are_read_afresh() {
+    let store = fresh_store("t_cache_");
+    store.start_iteration().unwrap();
+    store.append_reasoning(&"a".repeat(5000)).unwrap();
+    let key = "t_cache_reasoning_log";
+    let first = storage().get_item(key).unwrap().unwrap();
+    assert_eq!(
+        json_of(&store.reasoning_log().unwrap())[1],
+        "a".repeat(5000)
+    );
+
+    storage()
+        .set_item(key, &first.replace(&"a".repeat(5000), &"b".repeat(5000)))
+        .unwrap();
+    assert_eq!(
+        json_of(&store.reasoning_log().unwrap())[1],
+        "b".repeat(5000)
+    );
+
+    storage().set_item(key, &first).unwrap();
+    assert_eq!(
+        json_of(&store.reasoning_log().unwrap())[1],
+        "a".repeat(5000)
+    );
+    storage().remove_item(key).unwrap();
+    assert_eq!(
+        json_of(&store.reasoning_log().unwrap()),
+        serde_json::json!([])
+    );
+}

@@ -1,5 +1,6 @@
 //! Archives of compacted originals: their format, listing, expiry and count limits.
 
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use super::entries::{ExecutionEntry, ToolActivityEntry};
@@ -69,6 +70,27 @@ pub struct Archive {
     pub metadata: ArchiveMetadata,
 }
 
+/// What a listing reads of an archive: everything but the entries, which are only counted.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ArchiveHeader {
+    timestamp: u64,
+    expires_at: u64,
+    iterations: Vec<u32>,
+    trigger: String,
+    data: ArchiveEntryCounts,
+    metadata: ArchiveMetadata,
+}
+
+/// The logs of an archive, counted without building their entries.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ArchiveEntryCounts {
+    reasoning_log: Vec<IgnoredAny>,
+    execution_log: Vec<IgnoredAny>,
+    tool_activity_log: Vec<IgnoredAny>,
+}
+
 /// An archive without its data, plus its key and stored size.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -113,7 +135,7 @@ pub fn list_archives(
         let Some(text) = store.get(&key)? else {
             continue;
         };
-        match parse::<Archive>(&key, &text) {
+        match parse::<ArchiveHeader>(&key, &text) {
             Ok(archive) => infos.push(ArchiveInfo {
                 bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
                 entries: super::outcome::EntryCounts {

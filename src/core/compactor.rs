@@ -12,7 +12,7 @@ use super::events::{CompactionEvent, EventSink};
 use super::iteration::parse_summary_header;
 use super::journal::{Journal, JournalStage};
 use super::lease::Lease;
-use super::log_store::{LogSnapshot, LogStore, RawLogs};
+use super::log_store::{LogStore, RawLogs, ReadLogs};
 use super::metrics::CompactionMetrics;
 use super::outcome::{CompactionPlan, CompactionResult};
 use super::phase::Phase;
@@ -130,9 +130,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         Ok(self.read_state()?.1)
     }
 
-    /// The logs as stored, and what the rules need to know about them (one read, one count).
-    fn read_state(&self) -> Result<(LogSnapshot, RuleInput), StorageError> {
-        let snapshot = self.logs.borrow().snapshot()?;
+    /// The logs as stored (text and parsed), and what the rules need to know about them (one
+    /// read, one count).
+    fn read_state(&self) -> Result<(ReadLogs, RuleInput), StorageError> {
+        let logs = self.logs.borrow().read()?;
+        let snapshot = &logs.parsed;
         let input = RuleInput {
             current_iteration: snapshot.current_iteration(),
             iteration_running: self.logs.borrow().iteration_running(),
@@ -140,7 +142,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             compacting: self.busy.get(),
             compacting_elsewhere: self.lease_elsewhere()?.is_some(),
         };
-        Ok((snapshot, input))
+        Ok((logs, input))
     }
 
     /// Share (0..1, can exceed 1) of the context window the logs and base tokens take.
@@ -169,8 +171,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     pub fn plan(&self) -> Result<CompactionPlan, StorageError> {
         let snapshot = self.logs.borrow().snapshot()?;
         let selection = Selection::of(&snapshot);
-        let tokens_to_compact = selection.originals().estimate_tokens();
         let tokens_total = snapshot.estimate_tokens();
+        let tokens_to_compact = selection.compacted_tokens(tokens_total);
         Ok(CompactionPlan {
             iterations: [1.min(selection.last), selection.last],
             entries: selection.counts(),
@@ -318,7 +320,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed). We hold the lease.
         self.settle_journal()?;
-        let (snapshot, input) = self.read_state()?;
+        let (read, input) = self.read_state()?;
         let input = RuleInput {
             compacting: false,
             ..input
@@ -346,19 +348,19 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // Without a wait the logs read for the rules are the ones to compact (appends made
         // meanwhile are picked up before the swap); after a wait they are read again.
         let (before, tokens_before) = if waits {
-            let before = self.logs.borrow().snapshot()?;
-            let tokens = before.estimate_tokens();
+            let before = self.logs.borrow().read()?;
+            let tokens = before.parsed.estimate_tokens();
             (before, tokens)
         } else {
-            (snapshot, input.log_tokens)
+            (read, input.log_tokens)
         };
-        let selection = Selection::of(&before);
+        let selection = Selection::of(&before.parsed);
         if selection.is_empty() {
             return Err(CompactionError::NotAllowed(
                 "Nothing to compact: only the current iteration has entries.".into(),
             ));
         }
-        let compacted_tokens = selection.originals().estimate_tokens();
+        let compacted_tokens = selection.compacted_tokens(tokens_before);
 
         self.set_phase(Phase::BuildingPrompt);
         let prompt = build_prompt(&selection, &self.settings);
@@ -595,7 +597,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// failure the logs are written back and the archive removed.
     fn swap_in(
         &self,
-        before: &LogSnapshot,
+        before: &ReadLogs,
         selection: &Selection,
         summary: String,
         archive_key: String,
@@ -611,8 +613,16 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             err
         };
         let now_raw = logs.raw_logs().map_err(|e| abandon(e.into()))?;
-        let now = now_raw.parse(logs.keys()).map_err(|e| abandon(e.into()))?;
-        let after = replace(before, &now, selection, &summary)
+        // Parsed again only when another writer changed the logs since they were read.
+        let reparsed;
+        let now = if now_raw == before.raw {
+            &before.parsed
+        } else {
+            reparsed = now_raw.parse(logs.keys()).map_err(|e| abandon(e.into()))?;
+            &reparsed
+        };
+        let before = &before.parsed;
+        let after = replace(before, now, selection, &summary)
             .map_err(|conflict| abandon(CompactionError::Busy(conflict.0)))?;
         let after_raw = RawLogs::encode(&after, logs.keys()).map_err(|e| abandon(e.into()))?;
         // Counted by difference rather than again: what stayed, the summary, and any appends.
@@ -621,7 +631,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 .reasoning
                 .first()
                 .map_or(0, |entry| estimate_tokens(entry))
-            + appended_since(before, &now).estimate_tokens();
+            + appended_since(before, now).estimate_tokens();
         let tokens_saved = tokens_before.saturating_sub(tokens_after);
         let result = CompactionResult {
             iterations: [1, selection.last],

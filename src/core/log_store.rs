@@ -67,6 +67,15 @@ impl RawLogs {
     }
 }
 
+/// The logs as read at one moment: the stored texts and what they hold.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReadLogs {
+    /// The texts as stored.
+    pub raw: RawLogs,
+    /// The entries those texts hold.
+    pub parsed: LogSnapshot,
+}
+
 /// The iteration of every entry of a [`LogSnapshot`], stated or inferred.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlacedIterations {
@@ -285,6 +294,13 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// All three logs exactly as stored.
     pub fn snapshot(&self) -> Result<LogSnapshot, StorageError> {
         self.raw_logs()?.parse(&self.keys)
+    }
+
+    /// The three stored texts and the entries they hold.
+    pub fn read(&self) -> Result<ReadLogs, StorageError> {
+        let raw = self.raw_logs()?;
+        let parsed = raw.parse(&self.keys)?;
+        Ok(ReadLogs { raw, parsed })
     }
 
     /// The three stored texts.

@@ -8,6 +8,7 @@ use std::fmt::Write;
 
 use super::entries::ExecutionEntry;
 use super::iteration::{parse_iteration_header, parse_summary_header};
+use super::prompt::fence_for;
 use super::provider::{Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
 use super::selection::Selection;
 use super::tokens::estimate_tokens;
@@ -346,8 +347,7 @@ fn solutions(source: &Source<'_>, caps: Caps) -> (Vec<String>, Vec<String>) {
                 lines.len() - caps.code_lines
             );
         }
-        let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-        let fence = "`".repeat(longest.max(2) + 1);
+        let fence = fence_for(&code);
         blocks.push(format!(
             "Final working code (iteration {n}):\n{fence}js\n{code}\n{fence}"
         ));

@@ -26,6 +26,9 @@ pub fn entry_char_budget(settings: &CompactorSettings) -> usize {
 
 /// `text` cut to `max_chars` characters, keeping its head and tail around a visible marker.
 pub fn cut_to(text: &str, max_chars: usize) -> String {
+    if text.len() <= max_chars {
+        return text.to_owned();
+    }
     let total = text.chars().count();
     if total <= max_chars {
         return text.to_owned();
@@ -43,6 +46,9 @@ pub fn cut_to(text: &str, max_chars: usize) -> String {
 /// Log text that could pass for a heading of the prompt or the summary is escaped: a line
 /// starting with `#` gets a backslash, and `===` header lines are marked as quoted.
 fn neutralise(text: &str) -> String {
+    if !text.contains('#') && !text.contains("===") {
+        return text.to_owned();
+    }
     text.lines()
         .map(|line| {
             let trimmed = line.trim_start();
@@ -61,9 +67,18 @@ fn neutralise(text: &str) -> String {
 /// A fenced block whose fence is longer than any backtick run inside, so content cannot
 /// close it.
 fn fenced(language: &str, content: &str) -> String {
-    let longest = content.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
+    let fence = fence_for(content);
     format!("{fence}{language}\n{content}\n{fence}")
+}
+
+/// A code fence (at least three backticks) longer than any backtick run in `content`.
+pub fn fence_for(content: &str) -> String {
+    let (mut longest, mut run) = (0, 0);
+    for byte in content.bytes() {
+        run = if byte == b'`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    "`".repeat(longest.max(2) + 1)
 }
 
 fn value_text(value: &serde_json::Value) -> String {

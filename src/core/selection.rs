@@ -61,6 +61,12 @@ impl Selection {
         }
     }
 
+    /// Tokens of the compacted entries, given the `total` of the logs they were selected
+    /// from: every entry is counted on its own, so what is not kept was compacted.
+    pub fn compacted_tokens(&self, total: usize) -> usize {
+        total.saturating_sub(self.kept.estimate_tokens())
+    }
+
     /// The compacted entries, as stored: what the archive keeps.
     pub fn originals(&self) -> LogSnapshot {
         LogSnapshot {
@@ -109,4 +115,36 @@ pub fn summary_body(entry: &str) -> String {
         .unwrap_or(body)
         .trim()
         .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::iteration::iteration_header;
+
+    #[test]
+    fn compacted_tokens_are_the_tokens_of_the_originals() {
+        let mut logs = LogSnapshot::default();
+        for n in 1..=4u32 {
+            logs.reasoning.push(iteration_header(n));
+            logs.reasoning
+                .push(format!("Step {n}: checked 40213 rows, 3 mismatched ids."));
+            logs.execution.push(ExecutionEntry {
+                iteration: Some(n),
+                code: Some(format!("rows.filter((r) => r.week === {n})")),
+                ..Default::default()
+            });
+            logs.tool_activity.push(ToolActivityEntry {
+                iteration: Some(n),
+                kind: Some("vfs".into()),
+                ..Default::default()
+            });
+        }
+        let selection = Selection::of(&logs);
+        assert_eq!(selection.last, 3);
+        assert_eq!(
+            selection.compacted_tokens(logs.estimate_tokens()),
+            selection.originals().estimate_tokens()
+        );
+    }
 }

@@ -32,7 +32,7 @@ pub fn free_units(store: &impl KeyValueStore) -> Option<usize> {
     let quota = store.quota_units()?;
     let mut used = 0;
     for key in store.keys().ok()? {
-        used += utf16_units(&key) + store.get(&key).ok()??.encode_utf16().count();
+        used += utf16_units(&key) + utf16_units(&store.get(&key).ok()??);
     }
     Some(quota.saturating_sub(used))
 }
@@ -71,7 +71,10 @@ impl<T: KeyValueStore + ?Sized> KeyValueStore for Rc<T> {
 
 /// Size of a string as localStorage's quota counts it: UTF-16 code units.
 pub fn utf16_units(text: &str) -> usize {
-    text.encode_utf16().count()
+    // Every UTF-8 sequence start is one unit; a four-byte sequence is a surrogate pair.
+    text.bytes()
+        .map(|byte| usize::from(byte & 0xC0 != 0x80) + usize::from(byte >= 0xF0))
+        .sum()
 }
 
 /// An in-memory store with an optional quota counted like localStorage's (UTF-16 code units of
@@ -156,6 +159,20 @@ impl KeyValueStore for MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf16_units_match_javascript_length() {
+        for text in [
+            "",
+            "ascii",
+            "é ß ł",
+            "日本語",
+            "🎯📊✅ mixed é 日",
+            "\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}",
+        ] {
+            assert_eq!(utf16_units(text), text.encode_utf16().count(), "{text}");
+        }
+    }
 
     #[test]
     fn quota_counts_utf16_units_and_keeps_the_old_value() {

@@ -3,9 +3,11 @@
 //! Every call is fallible: localStorage can be missing (workers), blocked (privacy settings)
 //! or full, and none of that may become a panic.
 
-use wasm_bindgen::JsValue;
+use js_sys::JsString;
+use wasm_bindgen::prelude::*;
 
 use super::js_error::thrown_message;
+use super::text_cache;
 use crate::core::storage::{utf16_units, LOCAL_STORAGE_QUOTA_UNITS};
 use crate::core::{KeyValueStore, StorageError};
 
@@ -33,6 +35,26 @@ impl BrowserStorage {
     }
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// A `Storage` whose values cross into wasm as JavaScript strings, unconverted, so that
+    /// [`text_cache`] can recognise a text it already holds.
+    #[wasm_bindgen(js_name = Storage)]
+    type StorageOfStrings;
+
+    #[wasm_bindgen(method, catch, js_name = getItem)]
+    fn get_item(this: &StorageOfStrings, key: &str) -> Result<Option<JsString>, JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = setItem)]
+    fn set_item(this: &StorageOfStrings, key: &str, value: &JsString) -> Result<(), JsValue>;
+}
+
+impl BrowserStorage {
+    fn of_strings(&self) -> &StorageOfStrings {
+        self.storage.unchecked_ref()
+    }
+}
+
 fn is_quota_error(err: &JsValue) -> bool {
     js_sys::Reflect::get(err, &"name".into())
         .ok()
@@ -48,12 +70,18 @@ fn unavailable(err: JsValue) -> StorageError {
 
 impl KeyValueStore for BrowserStorage {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        self.storage.get_item(key).map_err(unavailable)
+        let value = self.of_strings().get_item(key).map_err(unavailable)?;
+        Ok(value.map(|js| text_cache::text_of(key, &js)))
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
-        self.storage.set_item(key, value).map_err(|err| {
-            if is_quota_error(&err) {
+        let js = JsString::from(value);
+        match self.of_strings().set_item(key, &js) {
+            Ok(()) => {
+                text_cache::remember(key, &js, value);
+                Ok(())
+            }
+            Err(err) => Err(if is_quota_error(&err) {
                 StorageError::Quota {
                     key: key.to_owned(),
                     units_needed: utf16_units(value),
@@ -61,11 +89,12 @@ impl KeyValueStore for BrowserStorage {
                 }
             } else {
                 unavailable(err)
-            }
-        })
+            }),
+        }
     }
 
     fn remove(&self, key: &str) -> Result<(), StorageError> {
+        text_cache::forget(key);
         self.storage.remove_item(key).map_err(unavailable)
     }
 
