@@ -143,16 +143,28 @@ impl LogSnapshot {
     /// Estimated tokens of all three logs: reasoning text, and each entry as its JSON.
     pub fn estimate_tokens(&self) -> usize {
         let reasoning: usize = self.reasoning.iter().map(|e| estimate_tokens(e)).sum();
-        let execution: usize = self.execution.iter().map(json_tokens).sum();
-        let tools: usize = self.tool_activity.iter().map(json_tokens).sum();
+        let mut buffer = Vec::new();
+        let execution: usize = self
+            .execution
+            .iter()
+            .map(|e| json_tokens(e, &mut buffer))
+            .sum();
+        let tools: usize = self
+            .tool_activity
+            .iter()
+            .map(|e| json_tokens(e, &mut buffer))
+            .sum();
         reasoning + execution + tools
     }
 }
 
-fn json_tokens<T: serde::Serialize>(entry: &T) -> usize {
-    serde_json::to_string(entry)
-        .map(|text| estimate_tokens(&text))
-        .unwrap_or(0)
+/// Tokens of `entry` as JSON, written into `buffer` (reused from entry to entry).
+fn json_tokens<T: serde::Serialize>(entry: &T, buffer: &mut Vec<u8>) -> usize {
+    buffer.clear();
+    if serde_json::to_writer(&mut *buffer, entry).is_err() {
+        return 0;
+    }
+    std::str::from_utf8(buffer).map_or(0, estimate_tokens)
 }
 
 /// The reasoning, execution and tool-activity logs of one app, stored under [`StorageKeys`].

@@ -71,6 +71,9 @@ impl<T: KeyValueStore + ?Sized> KeyValueStore for Rc<T> {
 
 /// Size of a string as localStorage's quota counts it: UTF-16 code units.
 pub fn utf16_units(text: &str) -> usize {
+    if text.is_ascii() {
+        return text.len();
+    }
     // Every UTF-8 sequence start is one unit; a four-byte sequence is a surrogate pair.
     text.bytes()
         .map(|byte| usize::from(byte & 0xC0 != 0x80) + usize::from(byte >= 0xF0))

@@ -47,6 +47,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// The run of `kind` starting at byte `at`: where it ends, its length in characters, and no
 /// word charge.
+#[inline(always)]
 fn run_of(text: &str, mut at: usize, kind: CharKind) -> (usize, usize, usize) {
     let mut len = 0;
     while at < text.len() {
@@ -63,6 +64,7 @@ fn run_of(text: &str, mut at: usize, kind: CharKind) -> (usize, usize, usize) {
 /// The run of Latin letters starting at byte `at`: where it ends, its length in characters,
 /// and its charge in tenths as a word — split at lower→upper case changes (camelCase), each
 /// piece one token unless it is very long.
+#[inline(always)]
 fn latin_run(text: &str, mut at: usize) -> (usize, usize, usize) {
     let bytes = text.as_bytes();
     let (mut len, mut tenths, mut piece_len, mut previous_lower) = (0, 0, 0, false);
@@ -94,6 +96,7 @@ fn latin_run(text: &str, mut at: usize) -> (usize, usize, usize) {
 }
 
 /// A vocabulary of 262K pieces holds nearly every English word whole; only long ones split.
+#[inline(always)]
 fn piece_tenths(len: usize) -> usize {
     10 + 10 * len.saturating_sub(10).div_ceil(6)
 }
