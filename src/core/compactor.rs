@@ -507,8 +507,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             validation.valid = false;
             validation.errors.push(format!(
                 "The summary ({summary_tokens} tokens) is not clearly smaller than the \
-                 {compacted_tokens} tokens it replaces; at most {:.0}% is allowed",
-                MAX_SUMMARY_SHARE * 100.0
+                 {compacted_tokens} tokens it replaces; at most {}% is allowed",
+                CompactorSettings::whole_percent(MAX_SUMMARY_SHARE)
             ));
         }
         validation

@@ -47,9 +47,9 @@ pub fn refusal(
     let usage = settings.usage(input.log_tokens);
     if trigger != Trigger::ContextLimitError && usage < settings.recommended_usage {
         return Some(format!(
-            "Context usage is {:.0}%; compaction is worth it from {:.0}%.",
-            usage * 100.0,
-            settings.recommended_usage * 100.0
+            "Context usage is {}%; compaction is worth it from {}%.",
+            CompactorSettings::whole_percent(usage),
+            CompactorSettings::whole_percent(settings.recommended_usage)
         ));
     }
     None

@@ -111,6 +111,11 @@ impl CompactorSettings {
         (self.base_tokens + log_tokens) as f64 / self.context_window_tokens as f64
     }
 
+    /// `share` (0..1) as a whole percentage, for messages.
+    pub fn whole_percent(share: f64) -> u64 {
+        (share * 100.0).round().max(0.0) as u64
+    }
+
     /// Archive lifetime in milliseconds.
     pub fn archive_lifetime_ms(&self) -> f64 {
         self.archive_expiry_days * 86_400_000.0

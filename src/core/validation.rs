@@ -123,7 +123,7 @@ fn refusal(text: &str) -> Option<&'static str> {
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    let opening = text[..cut].to_lowercase();
+    let opening = text[..cut].to_ascii_lowercase();
     REFUSALS.into_iter().find(|phrase| opening.contains(phrase))
 }
 
