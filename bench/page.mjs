@@ -34,14 +34,15 @@ function restore(snapshot) {
   for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
 }
 
+/** Median of `repeats` timed runs, after one untimed run that warms up the JIT and the caches. */
 async function time(run, snapshot, repeats) {
   const times = [];
-  for (let r = 0; r < repeats; r++) {
+  for (let r = -1; r < repeats; r++) {
     restore(snapshot);
     await new Promise((resolve) => setTimeout(resolve, 20));
     const start = performance.now();
     await run();
-    times.push(performance.now() - start);
+    if (r >= 0) times.push(performance.now() - start);
   }
   return median(times);
 }
@@ -53,7 +54,7 @@ async function main() {
   const results = { instantiateMs, sessions: [] };
   for (const [iterations, perIteration] of [[10, 4], [50, 4], [200, 4]]) {
     const { snapshot, tokens, chars } = buildSession(iterations, perIteration);
-    const repeats = iterations >= 200 ? 3 : 5;
+    const repeats = iterations >= 200 ? 5 : 9;
     const longTasks = [];
     // Start observing in a task of its own, and count only tasks that start afterwards: the
     // session building above is one long task that must not be charged to compact().

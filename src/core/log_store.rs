@@ -242,7 +242,9 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         &mut self,
         input: ExecutionInput,
     ) -> Result<ExecutionEntry, StorageError> {
-        let iteration = self.current_iteration()?;
+        // One read serves both the iteration number and the log appended to.
+        let mut logs = self.snapshot()?;
+        let iteration = logs.current_iteration();
         let now = self.clock.now_ms();
         let entry = ExecutionEntry {
             id: Some(self.ids.next("exec", now)),
@@ -257,10 +259,8 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             metadata: input.metadata,
             extra: input.extra,
         };
-        let key = self.keys.execution();
-        let mut log: Vec<ExecutionEntry> = read_list(&self.store, &key)?;
-        log.push(entry.clone());
-        write_json(&self.store, &key, &log)?;
+        logs.execution.push(entry.clone());
+        write_json(&self.store, &self.keys.execution(), &logs.execution)?;
         Ok(entry)
     }
 
@@ -269,7 +269,8 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         &mut self,
         input: ToolActivityInput,
     ) -> Result<ToolActivityEntry, StorageError> {
-        let iteration = self.current_iteration()?;
+        let mut logs = self.snapshot()?;
+        let iteration = logs.current_iteration();
         let now = self.clock.now_ms();
         let entry = ToolActivityEntry {
             id: Some(self.ids.next("tool", now)),
@@ -281,10 +282,8 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             details: input.details,
             extra: input.extra,
         };
-        let key = self.keys.tool_activity();
-        let mut log: Vec<ToolActivityEntry> = read_list(&self.store, &key)?;
-        log.push(entry.clone());
-        write_json(&self.store, &key, &log)?;
+        logs.tool_activity.push(entry.clone());
+        write_json(&self.store, &self.keys.tool_activity(), &logs.tool_activity)?;
         Ok(entry)
     }
 
