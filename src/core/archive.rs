@@ -1,12 +1,14 @@
 //! Archives of compacted originals: their format, listing, expiry and count limits.
 
 use serde::de::IgnoredAny;
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::entries::{ExecutionEntry, ToolActivityEntry};
 use super::error::StorageError;
 use super::keys::StorageKeys;
 use super::log_store::LogSnapshot;
+use super::selection::Selection;
 use super::storage::{utf16_units, KeyValueStore};
 use super::stored_json::parse;
 
@@ -52,10 +54,12 @@ pub struct ArchiveMetadata {
     pub total_tokens_before: usize,
 }
 
-/// `<prefix>archived_logs_<ms>`: the originals a compaction replaced.
+/// `<prefix>archived_logs_<ms>`: the originals a compaction replaced. `D` is what `data` is
+/// read or written as: the entries themselves, only their counts ([`ArchiveEntryCounts`]), or
+/// a compaction's selection ([`SelectedData`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Archive {
+pub struct Archive<D = ArchiveData> {
     /// When it was written (epoch ms).
     pub timestamp: u64,
     /// When it may be purged (epoch ms).
@@ -65,30 +69,42 @@ pub struct Archive {
     /// What triggered the compaction.
     pub trigger: String,
     /// The original entries.
-    pub data: ArchiveData,
+    pub data: D,
     /// Usage figures.
     pub metadata: ArchiveMetadata,
 }
 
-/// What a listing reads of an archive: everything but the entries, which are only counted.
-#[derive(Deserialize)]
+/// The logs of an archive, counted without building their entries (what a listing reads).
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ArchiveHeader {
-    timestamp: u64,
-    expires_at: u64,
-    iterations: Vec<u32>,
-    trigger: String,
-    data: ArchiveEntryCounts,
-    metadata: ArchiveMetadata,
-}
-
-/// The logs of an archive, counted without building their entries.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ArchiveEntryCounts {
+pub struct ArchiveEntryCounts {
     reasoning_log: Vec<IgnoredAny>,
     execution_log: Vec<IgnoredAny>,
     tool_activity_log: Vec<IgnoredAny>,
+}
+
+/// The compacted entries of a [`Selection`], written as an archive's `data` without copying
+/// them.
+pub struct SelectedData<'a>(pub &'a Selection);
+
+impl Serialize for SelectedData<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let selection = self.0;
+        let mut data = serializer.serialize_struct("ArchiveData", 3)?;
+        data.serialize_field("reasoningLog", &Entries(&selection.reasoning))?;
+        data.serialize_field("executionLog", &Entries(&selection.execution))?;
+        data.serialize_field("toolActivityLog", &Entries(&selection.tool_activity))?;
+        data.end()
+    }
+}
+
+/// Selected entries, serialised without their iteration numbers.
+struct Entries<'a, T>(&'a [(u32, T)]);
+
+impl<T: Serialize> Serialize for Entries<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|(_, entry)| entry))
+    }
 }
 
 /// An archive without its data, plus its key and stored size.
@@ -126,16 +142,30 @@ pub fn list_archives(
     store: &impl KeyValueStore,
     keys: &StorageKeys,
 ) -> Result<(Vec<ArchiveInfo>, Vec<String>), StorageError> {
+    list_archives_but(store, keys, None).map(|(infos, unreadable, _)| (infos, unreadable))
+}
+
+/// [`list_archives`] without reading `skip`; the flag says whether `skip` exists.
+fn list_archives_but(
+    store: &impl KeyValueStore,
+    keys: &StorageKeys,
+    skip: Option<&str>,
+) -> Result<(Vec<ArchiveInfo>, Vec<String>, bool), StorageError> {
     let mut infos = Vec::new();
     let mut unreadable = Vec::new();
+    let mut skipped = false;
     for key in store.keys()? {
         if keys.archive_timestamp(&key).is_none() {
+            continue;
+        }
+        if skip == Some(key.as_str()) {
+            skipped = true;
             continue;
         }
         let Some(text) = store.get(&key)? else {
             continue;
         };
-        match parse::<ArchiveHeader>(&key, &text) {
+        match parse::<Archive<ArchiveEntryCounts>>(&key, &text) {
             Ok(archive) => infos.push(ArchiveInfo {
                 bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
                 entries: super::outcome::EntryCounts {
@@ -154,11 +184,12 @@ pub fn list_archives(
         }
     }
     infos.sort_by(|a, b| b.timestamp.cmp(&a.timestamp).then(b.key.cmp(&a.key)));
-    Ok((infos, unreadable))
+    Ok((infos, unreadable, skipped))
 }
 
-/// Removes expired archives, then the oldest beyond `max_archives`, never `keep`. Returns the
-/// keys removed. Unreadable archives are left alone (they are reported, never destroyed).
+/// Removes expired archives, then the oldest beyond `max_archives`, never `keep` (which takes
+/// one of the places and is not read). Returns the keys removed. Unreadable archives are left
+/// alone (they are reported, never destroyed).
 pub fn enforce_policy(
     store: &impl KeyValueStore,
     keys: &StorageKeys,
@@ -166,25 +197,16 @@ pub fn enforce_policy(
     max_archives: usize,
     keep: Option<&str>,
 ) -> Result<Vec<String>, StorageError> {
-    let (infos, _) = list_archives(store, keys)?;
+    let (infos, _, keeping) = list_archives_but(store, keys, keep)?;
     let mut removed = Vec::new();
-    let mut live = Vec::new();
+    let mut kept = usize::from(keeping);
+    // Newest first: the expired go, then everything past max_archives.
     for info in infos {
-        if (info.expires_at as f64) <= now_ms && keep != Some(info.key.as_str()) {
+        if (info.expires_at as f64) <= now_ms || kept >= max_archives {
             store.remove(&info.key)?;
             removed.push(info.key);
         } else {
-            live.push(info);
-        }
-    }
-    // Newest first: everything past max_archives goes, except the one being kept.
-    let mut kept = 0;
-    for info in live {
-        if keep == Some(info.key.as_str()) || kept < max_archives {
             kept += 1;
-        } else {
-            store.remove(&info.key)?;
-            removed.push(info.key);
         }
     }
     Ok(removed)

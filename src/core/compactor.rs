@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::archive::{
     enforce_policy, list_archives, read_archive, Archive, ArchiveInfo, ArchiveMetadata,
+    SelectedData,
 };
 use super::clock::{iso_timestamp, Clock};
 use super::error::{CompactionError, StorageError};
@@ -534,7 +535,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             expires_at: timestamp + self.settings.archive_lifetime_ms() as u64,
             iterations: selection.iterations(),
             trigger: trigger.as_str().to_owned(),
-            data: selection.originals().into(),
+            data: SelectedData(selection),
             metadata: ArchiveMetadata {
                 context_usage_before: self.settings.usage(tokens_before),
                 total_tokens_before: tokens_before,

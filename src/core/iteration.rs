@@ -7,11 +7,21 @@ pub fn iteration_header(n: u32) -> String {
 
 /// The iteration number of a header entry (`=== ITERATION N ===` as its first line).
 pub fn parse_iteration_header(entry: &str) -> Option<u32> {
-    let first_line = entry.lines().next()?.trim();
+    let first_line = header_line(entry)?;
     let inner = first_line
         .strip_prefix("=== ITERATION ")?
         .strip_suffix(" ===")?;
     inner.trim().parse().ok()
+}
+
+/// The first line of `entry`, trimmed, when it starts like a header (`===`); most entries
+/// are not headers and are rejected without looking for the end of their first line.
+fn header_line(entry: &str) -> Option<&str> {
+    let entry = entry.trim_start_matches(|c: char| c.is_whitespace() && c != '\n');
+    if !entry.starts_with("===") {
+        return None;
+    }
+    Some(entry.lines().next()?.trim())
 }
 
 /// The first line of a compacted-summary entry covering iterations `first..=last`.
@@ -21,7 +31,7 @@ pub fn summary_header(first: u32, last: u32) -> String {
 
 /// The range `(first, last)` of a compacted-summary entry, read from its first line.
 pub fn parse_summary_header(entry: &str) -> Option<(u32, u32)> {
-    let first_line = entry.lines().next()?.trim();
+    let first_line = header_line(entry)?;
     let inner = first_line
         .strip_prefix("=== COMPACTED SUMMARY (Iterations ")?
         .strip_suffix(") ===")?;
@@ -94,6 +104,11 @@ mod tests {
         );
         assert_eq!(parse_iteration_header("=== ITERATION x ==="), None);
         assert_eq!(parse_iteration_header("text === ITERATION 3 ==="), None);
+        assert_eq!(
+            parse_iteration_header("  === ITERATION 4 ===  \r\nx"),
+            Some(4)
+        );
+        assert_eq!(parse_iteration_header("\n=== ITERATION 5 ==="), None);
         assert_eq!(parse_summary_header(&summary_header(1, 7)), Some((1, 7)));
         assert_eq!(
             parse_summary_header("=== COMPACTED SUMMARY (Iterations 1-7) ===\nbody"),

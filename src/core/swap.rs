@@ -22,7 +22,9 @@ fn appended<'a, T: PartialEq>(
     now: &'a [T],
     log: &str,
 ) -> Result<&'a [T], SwapConflict> {
-    if now.len() >= before.len() && now[..before.len()] == *before {
+    // The same read (nothing was written meanwhile) needs no entry-by-entry comparison.
+    let same_read = std::ptr::eq(before, now);
+    if same_read || (now.len() >= before.len() && now[..before.len()] == *before) {
         Ok(&now[before.len()..])
     } else {
         Err(SwapConflict(format!(
