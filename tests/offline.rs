@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use common::*;
 use context_compactor::core::iteration::parse_summary_header;
+use context_compactor::core::log_store::LogSnapshot;
 use context_compactor::core::offline::offline_summary;
 use context_compactor::core::prompt::build_prompt;
 use context_compactor::core::provider::run_ready;
@@ -17,13 +18,14 @@ use context_compactor::core::tokens::estimate_tokens;
 use context_compactor::core::validation::validate_summary;
 use context_compactor::core::{KeyValueStore, ManualClock, MemoryStore};
 
-fn session_selection(iterations: u32, seed: u64) -> Selection {
+/// The logs of a seeded session (select from them with `Selection::of`).
+fn session_logs(iterations: u32, seed: u64) -> LogSnapshot {
     let memory = MemoryStore::new();
     let clock = ManualClock::new(NOV_22_2026);
     let logs = logs_over(&memory, &clock);
     grow_session(&logs, &clock, iterations, seed);
-    let snapshot = logs.borrow().snapshot().unwrap();
-    Selection::of(&snapshot)
+    let snapshot = logs.borrow().snapshot();
+    snapshot.unwrap()
 }
 
 /// Compares `actual` with the golden file, or rewrites it when UPDATE_GOLDEN=1.
@@ -45,7 +47,8 @@ fn golden(name: &str, actual: &str) {
 #[test]
 fn the_offline_summary_is_valid_and_at_most_30_percent_from_ten_iterations_on() {
     for (iterations, seed) in [(10, 1), (12, 2), (25, 3), (60, 4)] {
-        let selection = session_selection(iterations, seed);
+        let logs = session_logs(iterations, seed);
+        let selection = Selection::of(&logs);
         let summary = offline_summary(&selection);
         let validation = validate_summary(&summary);
         assert!(validation.valid, "{iterations}: {:?}", validation.errors);
@@ -61,7 +64,8 @@ fn the_offline_summary_is_valid_and_at_most_30_percent_from_ten_iterations_on() 
 
 #[test]
 fn the_offline_summary_keeps_code_results_tools_and_fixes() {
-    let selection = session_selection(10, 7);
+    let logs = session_logs(10, 7);
+    let selection = Selection::of(&logs);
     let summary = offline_summary(&selection);
     assert_eq!(summary, offline_summary(&selection), "deterministic");
     assert!(
@@ -82,7 +86,8 @@ fn the_offline_summary_keeps_code_results_tools_and_fixes() {
 
 #[test]
 fn golden_prompt_and_offline_summary() {
-    let selection = session_selection(4, 99);
+    let logs = session_logs(4, 99);
+    let selection = Selection::of(&logs);
     let settings = CompactorSettings {
         instructions: Some("Keep every region name.".into()),
         ..Default::default()

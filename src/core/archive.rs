@@ -85,7 +85,7 @@ pub struct ArchiveEntryCounts {
 
 /// The compacted entries of a [`Selection`], written as an archive's `data` without copying
 /// them.
-pub struct SelectedData<'a>(pub &'a Selection);
+pub struct SelectedData<'a>(pub &'a Selection<'a>);
 
 impl Serialize for SelectedData<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

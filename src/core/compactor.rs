@@ -430,7 +430,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     async fn summarise(
         &self,
         prompt: &str,
-        selection: &Selection,
+        selection: &Selection<'_>,
         compacted_tokens: usize,
     ) -> Result<String, CompactionError> {
         let generation = GenerationSettings {
@@ -519,7 +519,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// archives, then the oldest ones (never this one), before the write fails with the sizes.
     fn write_archive(
         &self,
-        selection: &Selection,
+        selection: &Selection<'_>,
         trigger: Trigger,
         tokens_before: usize,
     ) -> Result<String, CompactionError> {
@@ -599,7 +599,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     fn swap_in(
         &self,
         before: &ReadLogs,
-        selection: &Selection,
+        selection: &Selection<'_>,
         summary: String,
         archive_key: String,
         tokens_before: usize,

@@ -191,7 +191,7 @@ impl<'a> Source<'a> {
             let text = if parse_iteration_header(entry).is_some() {
                 entry.split_once('\n').map_or("", |(_, rest)| rest)
             } else {
-                entry.as_str()
+                entry
             };
             if !text.trim().is_empty() {
                 reasoning.push((*n, text));
@@ -225,7 +225,7 @@ impl<'a> Source<'a> {
             last: selection.last,
             current: selection.current,
             reasoning,
-            executions: selection.execution.iter().map(|(n, e)| (*n, e)).collect(),
+            executions: selection.execution.clone(),
             earlier,
             tools,
             tool_count,

@@ -133,7 +133,7 @@ fn push_reasoning(out: &mut String, selection: &Selection, budget: usize) {
     out.push('\n');
 }
 
-fn push_execution(out: &mut String, entries: &[(u32, ExecutionEntry)], budget: usize) {
+fn push_execution(out: &mut String, entries: &[(u32, &ExecutionEntry)], budget: usize) {
     out.push_str("## EXECUTION HISTORY\n");
     if entries.is_empty() {
         out.push_str("(no code executions)\n");
@@ -169,12 +169,12 @@ fn push_execution(out: &mut String, entries: &[(u32, ExecutionEntry)], budget: u
     out.push('\n');
 }
 
-fn push_tools(out: &mut String, entries: &[(u32, ToolActivityEntry)], budget: usize) {
+fn push_tools(out: &mut String, entries: &[(u32, &ToolActivityEntry)], budget: usize) {
     out.push_str("## TOOL ACTIVITY\n");
     if entries.is_empty() {
         out.push_str("(no tool operations)\n");
     }
-    let mut by_type: BTreeMap<&str, Vec<&(u32, ToolActivityEntry)>> = BTreeMap::new();
+    let mut by_type: BTreeMap<&str, Vec<&(u32, &ToolActivityEntry)>> = BTreeMap::new();
     for item in entries {
         by_type
             .entry(item.1.kind.as_deref().unwrap_or("unknown"))

@@ -34,7 +34,7 @@ pub struct SummaryRequest<'a> {
     /// The exact prompt.
     pub prompt: &'a str,
     /// The entries being compacted.
-    pub selection: &'a Selection,
+    pub selection: &'a Selection<'a>,
     /// Generation settings.
     pub settings: &'a GenerationSettings,
 }

@@ -5,27 +5,28 @@ use super::iteration::parse_summary_header;
 use super::log_store::LogSnapshot;
 use super::outcome::EntryCounts;
 
-/// The entries of iterations 1..N-1 (and any preamble), and what stays.
+/// The entries of iterations 1..N-1 (and any preamble), borrowed from the logs they were
+/// selected from, and a copy of what stays.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Selection {
+pub struct Selection<'a> {
     /// The current iteration N, kept verbatim.
     pub current: u32,
     /// The last iteration compacted, N-1.
     pub last: u32,
     /// Compacted reasoning entries with their iteration, in log order (earlier summaries
     /// included).
-    pub reasoning: Vec<(u32, String)>,
+    pub reasoning: Vec<(u32, &'a str)>,
     /// Compacted execution entries with their iteration, as stored.
-    pub execution: Vec<(u32, ExecutionEntry)>,
+    pub execution: Vec<(u32, &'a ExecutionEntry)>,
     /// Compacted tool entries with their iteration, as stored.
-    pub tool_activity: Vec<(u32, ToolActivityEntry)>,
+    pub tool_activity: Vec<(u32, &'a ToolActivityEntry)>,
     /// The entries that stay, as stored.
     pub kept: LogSnapshot,
 }
 
-impl Selection {
+impl<'a> Selection<'a> {
     /// Splits `logs` at the current iteration.
-    pub fn of(logs: &LogSnapshot) -> Selection {
+    pub fn of(logs: &'a LogSnapshot) -> Selection<'a> {
         let current = logs.current_iteration();
         let placed = logs.placed_iterations();
         let (reasoning, kept_reasoning) = split_at(current, placed.reasoning, &logs.reasoning);
@@ -40,7 +41,10 @@ impl Selection {
         Selection {
             current,
             last: current.saturating_sub(1),
-            reasoning,
+            reasoning: reasoning
+                .into_iter()
+                .map(|(n, entry)| (n, entry.as_str()))
+                .collect(),
             execution,
             tool_activity,
             kept,
@@ -70,9 +74,17 @@ impl Selection {
     /// The compacted entries, as stored: what the archive keeps.
     pub fn originals(&self) -> LogSnapshot {
         LogSnapshot {
-            reasoning: self.reasoning.iter().map(|(_, e)| e.clone()).collect(),
-            execution: self.execution.iter().map(|(_, e)| e.clone()).collect(),
-            tool_activity: self.tool_activity.iter().map(|(_, e)| e.clone()).collect(),
+            reasoning: self
+                .reasoning
+                .iter()
+                .map(|(_, e)| (*e).to_owned())
+                .collect(),
+            execution: self.execution.iter().map(|(_, e)| (*e).clone()).collect(),
+            tool_activity: self
+                .tool_activity
+                .iter()
+                .map(|(_, e)| (*e).clone())
+                .collect(),
         }
     }
 
@@ -93,13 +105,14 @@ impl Selection {
     }
 }
 
-/// Entries of iterations before `current` (with their iteration), and the rest, in order.
-fn split_at<T: Clone>(current: u32, placed: Vec<u32>, entries: &[T]) -> (Vec<(u32, T)>, Vec<T>) {
+/// Entries of iterations before `current` (with their iteration), and a copy of the rest, in
+/// order.
+fn split_at<T: Clone>(current: u32, placed: Vec<u32>, entries: &[T]) -> (Vec<(u32, &T)>, Vec<T>) {
     let mut compacted = Vec::new();
     let mut kept = Vec::new();
     for (n, entry) in placed.into_iter().zip(entries) {
         if n < current {
-            compacted.push((n, entry.clone()));
+            compacted.push((n, entry));
         } else {
             kept.push(entry.clone());
         }
