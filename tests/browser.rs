@@ -258,32 +258,26 @@ fn estimate_tokens_is_exported() {
 }
 
 /// Long texts are kept in wasm between reads; a text rewritten by other code, even to the same
-/// length, must still be read afresh.
+/// length, must still be read afresh. Long texts cross into wasm through `TextEncoder`, so
+/// every kind of UTF-16 (ASCII, two- and three-byte, surrogate pairs) must come out intact.
 #[wasm_bindgen_test]
 fn long_logs_changed_by_other_code_are_read_afresh() {
     let store = fresh_store("t_cache_");
     store.start_iteration().unwrap();
-    store.append_reasoning(&"a".repeat(5000)).unwrap();
+    let text_a = "plain ascii é ß 日本語 🎯 ".repeat(200);
+    let text_b = text_a.replace('🎯', "📊");
+    store.append_reasoning(&text_a).unwrap();
     let key = "t_cache_reasoning_log";
     let first = storage().get_item(key).unwrap().unwrap();
-    assert_eq!(
-        json_of(&store.reasoning_log().unwrap())[1],
-        "a".repeat(5000)
-    );
+    assert_eq!(json_of(&store.reasoning_log().unwrap())[1], text_a);
 
     storage()
-        .set_item(key, &first.replace(&"a".repeat(5000), &"b".repeat(5000)))
+        .set_item(key, &first.replace(&text_a, &text_b))
         .unwrap();
-    assert_eq!(
-        json_of(&store.reasoning_log().unwrap())[1],
-        "b".repeat(5000)
-    );
+    assert_eq!(json_of(&store.reasoning_log().unwrap())[1], text_b);
 
     storage().set_item(key, &first).unwrap();
-    assert_eq!(
-        json_of(&store.reasoning_log().unwrap())[1],
-        "a".repeat(5000)
-    );
+    assert_eq!(json_of(&store.reasoning_log().unwrap())[1], text_a);
     storage().remove_item(key).unwrap();
     assert_eq!(
         json_of(&store.reasoning_log().unwrap()),

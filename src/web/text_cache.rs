@@ -8,8 +8,8 @@
 
 use std::cell::RefCell;
 
-use js_sys::JsString;
-use wasm_bindgen::JsValue;
+use js_sys::{JsString, Uint8Array};
+use wasm_bindgen::prelude::*;
 
 /// Texts kept: the three logs, the newest archive, and two more.
 const CAPACITY: usize = 6;
@@ -40,10 +40,53 @@ pub fn text_of(key: &str, js: &JsString) -> String {
             .map(|cached| cached.text.clone())
     });
     hit.unwrap_or_else(|| {
-        let text = String::from(js);
+        let text = utf8_of(js);
         remember(key, js, &text);
         text
     })
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The browser's `TextEncoder`.
+    #[wasm_bindgen(js_name = TextEncoder)]
+    type Utf8Encoder;
+
+    #[wasm_bindgen(constructor, js_class = "TextEncoder")]
+    fn new() -> Utf8Encoder;
+
+    #[wasm_bindgen(method, js_name = encodeInto)]
+    fn encode_into(this: &Utf8Encoder, source: &JsString, destination: &Uint8Array) -> Written;
+
+    /// What `encodeInto` returns.
+    type Written;
+
+    #[wasm_bindgen(method, getter)]
+    fn written(this: &Written) -> u32;
+}
+
+thread_local! {
+    static ENCODER: Utf8Encoder = Utf8Encoder::new();
+}
+
+/// `js` as UTF-8, encoded by the browser straight into wasm memory. (wasm-bindgen's own
+/// conversion copies the ASCII prefix one character at a time in JavaScript, which is most
+/// of a log.)
+fn utf8_of(js: &JsString) -> String {
+    let capacity = js.length() as usize * 3;
+    let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
+    // SAFETY: the view covers exactly the vector's unused capacity and is gone before the
+    // vector is touched again; `encodeInto` allocates nothing in wasm memory, so the memory
+    // cannot grow (and the view be detached) while it writes. It writes at most `capacity`
+    // bytes (three per UTF-16 unit at most) and reports how many.
+    let written = unsafe {
+        let view = Uint8Array::view_mut_raw(bytes.as_mut_ptr(), capacity);
+        ENCODER.with(|encoder| encoder.encode_into(js, &view).written())
+    };
+    // SAFETY: `written` bytes were initialised by `encodeInto` (never more than `capacity`).
+    unsafe { bytes.set_len((written as usize).min(capacity)) };
+    bytes.shrink_to_fit();
+    String::from_utf8(bytes).unwrap_or_else(|_| String::from(js))
 }
 
 /// Records that `key` now holds `js`, whose Rust text is `text`.
