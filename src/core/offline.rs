@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::entries::ExecutionEntry;
 use super::iteration::{parse_iteration_header, parse_summary_header};
-use super::prompt::fence_for;
+use super::prompt::{fence_for, value_text};
 use super::provider::{Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
 use super::selection::Selection;
 use super::tokens::estimate_tokens;
@@ -152,13 +152,6 @@ fn first_line(text: &str) -> &str {
         .unwrap_or("")
 }
 
-fn value_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// The facts the summary is drawn from.
 struct Source<'a> {
     first: u32,
@@ -217,7 +210,7 @@ impl<'a> Source<'a> {
                 .entry(entry.action.clone().unwrap_or_else(|| "use".into()))
                 .or_default() += 1;
             if let Some(details) = &entry.details {
-                slot.1 = Some(value_text(details));
+                slot.1 = Some(value_text(details).into_owned());
             }
         }
         Source {

@@ -1,5 +1,6 @@
 //! The compaction prompt: what to keep, what to drop, the history, the output format.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -25,31 +26,32 @@ pub fn entry_char_budget(settings: &CompactorSettings) -> usize {
 }
 
 /// `text` cut to `max_chars` characters, keeping its head and tail around a visible marker.
-pub fn cut_to(text: &str, max_chars: usize) -> String {
+pub fn cut_to(text: &str, max_chars: usize) -> Cow<'_, str> {
     if text.len() <= max_chars {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     let total = text.chars().count();
     if total <= max_chars {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     let head = max_chars * 2 / 3;
     let tail = max_chars - head;
     let head_text: String = text.chars().take(head).collect();
     let tail_text: String = text.chars().skip(total - tail).collect();
-    format!(
+    Cow::Owned(format!(
         "{head_text}\n[… {} characters cut by context-compactor …]\n{tail_text}",
         total - head - tail
-    )
+    ))
 }
 
 /// Log text that could pass for a heading of the prompt or the summary is escaped: a line
 /// starting with `#` gets a backslash, and `===` header lines are marked as quoted.
-fn neutralise(text: &str) -> String {
+fn neutralise(text: &str) -> Cow<'_, str> {
     if !text.contains('#') && !text.contains("===") {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
-    text.lines()
+    let escaped = text
+        .lines()
         .map(|line| {
             let trimmed = line.trim_start();
             if trimmed.starts_with('#') {
@@ -61,7 +63,8 @@ fn neutralise(text: &str) -> String {
             }
         })
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    Cow::Owned(escaped)
 }
 
 /// A fenced block whose fence is longer than any backtick run inside, so content cannot
@@ -81,10 +84,11 @@ pub fn fence_for(content: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
-fn value_text(value: &serde_json::Value) -> String {
+/// A JSON value as text for a reader: a string as itself, anything else as compact JSON.
+pub fn value_text(value: &serde_json::Value) -> Cow<'_, str> {
     match value {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
+        serde_json::Value::String(s) => Cow::Borrowed(s),
+        other => Cow::Owned(other.to_string()),
     }
 }
 
