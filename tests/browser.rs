@@ -171,7 +171,20 @@ fn invalid_input_is_a_typed_error() {
         .err()
         .unwrap();
     assert_eq!(error_code(&err), "invalid_input");
+    let message = error_message(&err);
+    // Says which argument and what was wrong, in terms of the JS value (no JSON positions).
+    assert!(message.starts_with("appendExecution"), "{message}");
+    assert!(message.contains("42"), "{message}");
+    assert!(!message.contains("line 1"), "{message}");
     let err = JsLogStore::new(Some(js(r#"{"prefix":5}"#).unchecked_into()))
+        .err()
+        .unwrap();
+    assert_eq!(error_code(&err), "invalid_input");
+    // Values JSON cannot carry are refused, not turned into something else.
+    let cyclic = js("{}");
+    js_sys::Reflect::set(&cyclic, &"self".into(), &cyclic).unwrap();
+    let err = store
+        .append_execution(cyclic.unchecked_into())
         .err()
         .unwrap();
     assert_eq!(error_code(&err), "invalid_input");

@@ -42,3 +42,11 @@ pub fn error_code(err: &JsValue) -> String {
         .as_string()
         .unwrap()
 }
+
+/// The `message` of a thrown `Error`.
+pub fn error_message(err: &JsValue) -> String {
+    js_sys::Reflect::get(err, &"message".into())
+        .unwrap()
+        .as_string()
+        .unwrap()
+}
