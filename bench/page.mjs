@@ -34,17 +34,29 @@ function restore(snapshot) {
   for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
 }
 
-/** Median of `repeats` timed runs, after two untimed runs that warm up the JIT and the caches. */
-async function time(run, snapshot, repeats) {
-  const times = [];
-  for (let r = -2; r < repeats; r++) {
-    restore(snapshot);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const start = performance.now();
-    await run();
-    if (r >= 0) times.push(performance.now() - start);
+/**
+ * Medians of `rounds` timed runs of every variant, after two untimed rounds that warm up the
+ * JIT and the caches. The variants take turns within a round, so that a slow spell of the
+ * machine weighs on all of them alike. Returns the medians and, per variant, the time windows
+ * of its timed runs.
+ */
+async function timeAll(variants, snapshot, rounds) {
+  const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  const windows = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  for (let round = -2; round < rounds; round++) {
+    for (const [name, run] of Object.entries(variants)) {
+      restore(snapshot);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const start = performance.now();
+      await run();
+      const end = performance.now();
+      if (round >= 0) {
+        times[name].push(end - start);
+        windows[name].push([start, end]);
+      }
+    }
   }
-  return median(times);
+  return { medians: Object.fromEntries(Object.entries(times).map(([name, xs]) => [name, median(xs)])), windows };
 }
 
 async function main() {
@@ -52,38 +64,47 @@ async function main() {
   await init();
   const instantiateMs = performance.now() - t0;
   const results = { instantiateMs, sessions: [] };
+  const entry = { success: true, code: "rows.length", result: 40213, executionTime: 3 };
   for (const [iterations, perIteration] of [[10, 4], [50, 4], [200, 4]]) {
     const { snapshot, tokens, chars } = buildSession(iterations, perIteration);
-    const repeats = iterations >= 200 ? 5 : 9;
-    const longTasks = [];
-    // Start observing in a task of its own, and count only tasks that start afterwards: the
-    // session building above is one long task that must not be charged to compact().
+    const rounds = iterations >= 200 ? 7 : 11;
+    // Long tasks are attributed to compact() when they start during one of its timed runs;
+    // the session building above is one long task that must not be charged to it.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const observedFrom = performance.now();
-    const observer = new PerformanceObserver((list) =>
-      list.getEntries().forEach((e) => e.startTime >= observedFrom && longTasks.push(e.duration)),
-    );
+    const longTasks = [];
+    const observer = new PerformanceObserver((list) => list.getEntries().forEach((e) => longTasks.push(e)));
     observer.observe({ type: "longtask" });
-    const ours = await time(async () => {
-      const logs = new LogStore();
-      const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0 });
-      await compactor.compact({ trigger: "context_limit_error" });
-    }, snapshot, repeats);
+    const { medians, windows } = await timeAll(
+      {
+        ours: async () => {
+          const logs = new LogStore();
+          const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0 });
+          await compactor.compact({ trigger: "context_limit_error" });
+        },
+        // One read of the three logs with a token count, the unit the engine repeats.
+        readAndCount: async () => new LogStore().estimateTokens(),
+        jsBaseline: () => jsCompaction(generate),
+        floor: async () => floor(),
+        // One execution appended to the running iteration: by the LogStore, and by hand in JS.
+        append: async () => new LogStore().appendExecution(entry),
+        jsAppend: async () => {
+          const log = JSON.parse(localStorage.getItem("gdrs_execution_log") ?? "[]");
+          log.push({ ...entry, id: `exec_${Date.now()}`, timestamp: new Date().toISOString() });
+          localStorage.setItem("gdrs_execution_log", JSON.stringify(log));
+        },
+      },
+      snapshot,
+      rounds,
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     observer.disconnect();
-    // One read of the three logs with a token count, the unit the engine repeats.
-    const onePass = await time(async () => new LogStore().estimateTokens(), snapshot, repeats);
-    const baseline = await time(() => jsCompaction(generate), snapshot, repeats);
-    const floorMs = await time(async () => floor(), snapshot, repeats);
-    // One execution appended to the running iteration: by the LogStore, and by hand in JS.
-    const entry = { success: true, code: "rows.length", result: 40213, executionTime: 3 };
-    const appendMs = await time(async () => new LogStore().appendExecution(entry), snapshot, repeats);
-    const jsAppendMs = await time(async () => {
-      const log = JSON.parse(localStorage.getItem("gdrs_execution_log") ?? "[]");
-      log.push({ ...entry, id: `exec_${Date.now()}`, timestamp: new Date().toISOString() });
-      localStorage.setItem("gdrs_execution_log", JSON.stringify(log));
-    }, snapshot, repeats);
-    results.sessions.push({ iterations, tokens, chars, oursMs: ours, readAndCountMs: onePass, jsBaselineMs: baseline, floorMs, appendMs, jsAppendMs, longestTaskMs: Math.max(0, ...longTasks) });
+    const during = longTasks.filter((e) => windows.ours.some(([from, to]) => e.startTime >= from - 1 && e.startTime <= to));
+    results.sessions.push({
+      iterations, tokens, chars,
+      oursMs: medians.ours, readAndCountMs: medians.readAndCount, jsBaselineMs: medians.jsBaseline,
+      floorMs: medians.floor, appendMs: medians.append, jsAppendMs: medians.jsAppend,
+      longestTaskMs: Math.max(0, ...during.map((e) => e.duration)),
+    });
   }
   results.estimateCheck = estimateTokens("benchmark");
   window.benchResults = results;
