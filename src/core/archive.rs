@@ -24,16 +24,6 @@ pub struct ArchiveData {
     pub tool_activity_log: Vec<ToolActivityEntry>,
 }
 
-impl From<LogSnapshot> for ArchiveData {
-    fn from(logs: LogSnapshot) -> Self {
-        Self {
-            reasoning_log: logs.reasoning,
-            execution_log: logs.execution,
-            tool_activity_log: logs.tool_activity,
-        }
-    }
-}
-
 impl From<ArchiveData> for LogSnapshot {
     fn from(data: ArchiveData) -> Self {
         Self {

@@ -33,6 +33,10 @@ impl BrowserStorage {
             }),
         }
     }
+
+    fn of_strings(&self) -> &StorageOfStrings {
+        self.storage.unchecked_ref()
+    }
 }
 
 #[wasm_bindgen]
@@ -47,12 +51,6 @@ extern "C" {
 
     #[wasm_bindgen(method, catch, js_name = setItem)]
     fn set_item(this: &StorageOfStrings, key: &str, value: &JsString) -> Result<(), JsValue>;
-}
-
-impl BrowserStorage {
-    fn of_strings(&self) -> &StorageOfStrings {
-        self.storage.unchecked_ref()
-    }
 }
 
 fn is_quota_error(err: &JsValue) -> bool {
