@@ -56,7 +56,7 @@ async function timeAll(variants, snapshot, rounds) {
       }
     }
   }
-  return { medians: Object.fromEntries(Object.entries(times).map(([name, xs]) => [name, median(xs)])), windows };
+  return { medians: Object.fromEntries(Object.entries(times).map(([name, xs]) => [name, median(xs)])), times, windows };
 }
 
 async function main() {
@@ -74,7 +74,7 @@ async function main() {
     const longTasks = [];
     const observer = new PerformanceObserver((list) => list.getEntries().forEach((e) => longTasks.push(e)));
     observer.observe({ type: "longtask" });
-    const { medians, windows } = await timeAll(
+    const { medians, times, windows } = await timeAll(
       {
         ours: async () => {
           const logs = new LogStore();
@@ -104,6 +104,7 @@ async function main() {
       oursMs: medians.ours, readAndCountMs: medians.readAndCount, jsBaselineMs: medians.jsBaseline,
       floorMs: medians.floor, appendMs: medians.append, jsAppendMs: medians.jsAppend,
       longestTaskMs: Math.max(0, ...during.map((e) => e.duration)),
+      runsMs: times,
     });
   }
   results.estimateCheck = estimateTokens("benchmark");
