@@ -11,6 +11,7 @@ use context_compactor::core::iteration::parse_summary_header;
 use context_compactor::core::phase::Phase;
 use context_compactor::core::provider::{run_ready, ProviderError};
 use context_compactor::core::settings::{CompactorSettings, Trigger};
+use context_compactor::core::stored_entry::Stored;
 use context_compactor::core::{CompactionError, ErrorCode, KeyValueStore, MemoryStore};
 
 fn compact(
@@ -428,9 +429,9 @@ fn a_running_iteration_is_waited_for_and_appends_during_compaction_survive() {
             "appended while compacting"
         ]
     );
-    let executions = rig.logs.borrow().execution_log().unwrap();
-    assert_eq!(executions.last().unwrap().code.as_deref(), Some("late()"));
-    assert_eq!(executions.last().unwrap().iteration, Some(7));
+    let executions = rig.logs.borrow().snapshot().unwrap().execution;
+    assert_eq!(executions.last().unwrap().code(), "late()");
+    assert_eq!(executions.last().unwrap().stated_iteration(), Some(7));
 }
 
 #[test]
@@ -450,7 +451,7 @@ fn rollback_restores_the_originals_exactly_and_keeps_later_appends() {
     let mut expected = before.clone();
     expected
         .reasoning
-        .push("written after the compaction".into());
+        .push(Stored::encode("written after the compaction").unwrap());
     assert_eq!(after, expected);
     assert!(
         rig.memory.get(&result.archive_key).unwrap().is_none(),

@@ -30,7 +30,7 @@ fn identities(logs: &LogSnapshot) -> Vec<String> {
     logs.reasoning
         .iter()
         .filter(|r| parse_summary_header(r).is_none())
-        .map(|r| format!("r:{r}"))
+        .map(|r| format!("r:{}", r.as_str()))
         .chain(
             logs.execution
                 .iter()

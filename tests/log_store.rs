@@ -37,9 +37,10 @@ fn iterations_are_numbered_from_the_logs_and_entries_stamped() {
     assert_eq!(logs.start_iteration().unwrap(), 1);
     logs.append_reasoning("plan").unwrap();
     let entry = logs.append_execution(exec(true, "1+1")).unwrap();
-    assert_eq!(entry.iteration, Some(1));
-    assert_eq!(entry.timestamp.as_deref(), Some("2026-11-22T18:56:07.000Z"));
-    assert_eq!(entry.error, Some(Value::Null));
+    let written: Value = serde_json::from_str(entry.json()).unwrap();
+    assert_eq!(written["iteration"], 1);
+    assert_eq!(written["timestamp"], "2026-11-22T18:56:07.000Z");
+    assert_eq!(written["error"], Value::Null);
     let tool = logs
         .append_tool_activity(ToolActivityInput {
             kind: "vfs".into(),
@@ -48,7 +49,7 @@ fn iterations_are_numbered_from_the_logs_and_entries_stamped() {
             ..Default::default()
         })
         .unwrap();
-    assert!(tool.id.unwrap().starts_with("tool_"));
+    assert!(tool.facts.id.clone().unwrap().starts_with("tool_"));
     logs.finish_iteration();
 
     // A second instance (another tab) sees the same iteration count.
@@ -95,15 +96,18 @@ fn execution_entries_without_iteration_are_placed_by_context_then_position() {
         .set("gdrs_tool_activity_log", r#"[{"type":"vfs"}]"#)
         .unwrap();
     let logs = store_over(&memory);
-    let iterations: Vec<_> = logs
-        .execution_log()
-        .unwrap()
-        .iter()
-        .map(|e| e.iteration)
-        .collect();
-    assert_eq!(iterations, vec![Some(2), Some(2), Some(2), Some(3)]);
+    let placed = logs.snapshot().unwrap().placed_iterations();
+    assert_eq!(placed.execution, vec![2, 2, 2, 3]);
     // Nothing to go by: the current iteration, never a compactable one by guess.
-    assert_eq!(logs.tool_activity_log().unwrap()[0].iteration, Some(3));
+    assert_eq!(placed.tool_activity, vec![3]);
+    // Readers get the placed iteration in entries that state none; stored texts stay.
+    let listed: Value = serde_json::from_str(&logs.execution_log_json().unwrap()).unwrap();
+    assert_eq!(listed[0], serde_json::json!({"iteration": 2, "code": "a"}));
+    assert_eq!(listed[1]["iteration"], 2);
+    assert_eq!(
+        memory.get("gdrs_execution_log").unwrap().unwrap(),
+        r#"[{"code":"a"},{"code":"b","context":{"iteration":2}},{"code":"c"},{"code":"d","iteration":3}]"#
+    );
 }
 
 #[test]

@@ -78,7 +78,7 @@ fn the_offline_summary_keeps_code_results_tools_and_fixes() {
         "successful tool operations"
     );
     assert!(
-        summary.contains("was fixed in iteration"),
+        summary.contains("; resolved in iteration"),
         "resolved failures as insights"
     );
     assert!(summary.contains("iteration 10 continues verbatim"));
@@ -140,9 +140,9 @@ fn identities(logs: &context_compactor::core::log_store::LogSnapshot) -> Vec<Str
     logs.reasoning
         .iter()
         .filter(|r| parse_summary_header(r).is_none())
-        .cloned()
-        .chain(logs.execution.iter().map(|e| e.id.clone().unwrap()))
-        .chain(logs.tool_activity.iter().map(|e| e.id.clone().unwrap()))
+        .map(|r| r.json().to_owned())
+        .chain(logs.execution.iter().map(|e| e.facts.id.clone().unwrap()))
+        .chain(logs.tool_activity.iter().map(|e| e.facts.id.clone().unwrap()))
         .collect()
 }
 

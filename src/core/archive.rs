@@ -4,11 +4,11 @@ use serde::de::IgnoredAny;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::entries::{ExecutionEntry, ToolActivityEntry};
+use super::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use super::error::StorageError;
 use super::keys::StorageKeys;
 use super::log_store::LogSnapshot;
-use super::selection::Selection;
+use super::selection::{Positions, Selection};
 use super::storage::{utf16_units, KeyValueStore};
 use super::stored_json::parse;
 
@@ -17,11 +17,11 @@ use super::stored_json::parse;
 #[serde(rename_all = "camelCase")]
 pub struct ArchiveData {
     /// Reasoning entries.
-    pub reasoning_log: Vec<String>,
+    pub reasoning_log: Vec<StoredReasoning>,
     /// Execution entries.
-    pub execution_log: Vec<ExecutionEntry>,
+    pub execution_log: Vec<StoredExecution>,
     /// Tool entries.
-    pub tool_activity_log: Vec<ToolActivityEntry>,
+    pub tool_activity_log: Vec<StoredToolActivity>,
 }
 
 impl From<ArchiveData> for LogSnapshot {
@@ -60,6 +60,10 @@ pub struct Archive<D = ArchiveData> {
     pub trigger: String,
     /// The original entries.
     pub data: D,
+    /// Where each original entry stood in its log (absent in archives of earlier versions:
+    /// their entries go back first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Positions>,
     /// Usage figures.
     pub metadata: ArchiveMetadata,
 }

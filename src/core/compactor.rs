@@ -26,6 +26,7 @@ use super::rules::{refusal, AutoGuard, RuleInput};
 use super::selection::{summary_body, Selection};
 use super::settings::{CompactorSettings, Trigger};
 use super::storage::{free_units, with_free_space, KeyValueStore};
+use super::stored_entry::Stored;
 use super::stored_json::{read_value, write_json};
 use super::swap::{appended_since, replace, restore, summary_entry, undo};
 use super::tokens::estimate_tokens;
@@ -135,13 +136,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// read, one count).
     fn read_state(&self) -> Result<(ReadLogs, RuleInput), StorageError> {
         let logs = self.logs.borrow().read()?;
-        let snapshot = &logs.parsed;
+        let census = logs.parsed.census();
         let input = RuleInput {
-            current_iteration: snapshot.current_iteration(),
+            current_iteration: census.current,
             iteration_running: self.logs.borrow().iteration_running(),
-            log_tokens: snapshot.estimate_tokens(),
+            log_tokens: census.tokens,
             compacting: self.busy.get(),
             compacting_elsewhere: self.lease_elsewhere()?.is_some(),
+            summary_tokens: census.summary_tokens,
+            new_tokens: census.compacted_tokens - census.summary_tokens,
         };
         Ok((logs, input))
     }
@@ -348,20 +351,30 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.set_phase(Phase::Gathering);
         // Without a wait the logs read for the rules are the ones to compact (appends made
         // meanwhile are picked up before the swap); after a wait they are read again.
-        let (before, tokens_before) = if waits {
-            let before = self.logs.borrow().read()?;
-            let tokens = before.parsed.estimate_tokens();
-            (before, tokens)
+        let (before, input) = if waits {
+            let (read, input) = self.read_state()?;
+            if let Some(reason) = refusal(
+                &self.settings,
+                &RuleInput {
+                    compacting: false,
+                    ..input
+                },
+                trigger,
+            ) {
+                return Err(CompactionError::NotAllowed(reason));
+            }
+            (read, input)
         } else {
-            (read, input.log_tokens)
+            (read, input)
         };
+        let tokens_before = input.log_tokens;
         let selection = Selection::of(&before.parsed);
         if selection.is_empty() {
             return Err(CompactionError::NotAllowed(
                 "Nothing to compact: only the current iteration has entries.".into(),
             ));
         }
-        let compacted_tokens = selection.compacted_tokens(tokens_before);
+        let compacted_tokens = input.summary_tokens + input.new_tokens;
 
         self.set_phase(Phase::BuildingPrompt);
         let prompt = build_prompt(&selection, &self.settings);
@@ -536,6 +549,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             iterations: selection.iterations(),
             trigger: trigger.as_str().to_owned(),
             data: SelectedData(selection),
+            positions: Some(selection.positions.clone()),
             metadata: ArchiveMetadata {
                 context_usage_before: self.settings.usage(tokens_before),
                 total_tokens_before: tokens_before,
@@ -623,9 +637,22 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             &reparsed
         };
         let before = &before.parsed;
-        let after = replace(before, now, selection, &summary)
+        let entry = Stored::encode(&summary_entry(selection.last, &summary)).map_err(|err| {
+            abandon(CompactionError::from(StorageError::Unavailable {
+                reason: format!("could not encode the summary: {err}"),
+            }))
+        })?;
+        let after = replace(before, now, selection, &entry)
             .map_err(|conflict| abandon(CompactionError::Busy(conflict.0)))?;
-        let after_raw = RawLogs::encode(&after, logs.keys()).map_err(|e| abandon(e.into()))?;
+        let mut after_raw = RawLogs::encode(&after);
+        // A log none of whose entries was compacted keeps its text: it is not written.
+        let counts = selection.counts();
+        if counts.execution == 0 {
+            after_raw.execution.clone_from(&now_raw.execution);
+        }
+        if counts.tool_activity == 0 {
+            after_raw.tool_activity.clone_from(&now_raw.tool_activity);
+        }
         // Counted by difference rather than again: what stayed, the summary, and any appends.
         let tokens_after = tokens_before - compacted_tokens
             + after
@@ -665,8 +692,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         };
         write_json(store, &journal_key, &journal)
             .map_err(|err| abandon(with_free_space(store, err).into()))?;
-        if let Err(err) = logs.write_raw(&after_raw) {
-            let _ = logs.write_raw(&now_raw);
+        if let Err(err) = logs.write_changed(&after_raw, &now_raw) {
+            let _ = logs.write_changed(&now_raw, &after_raw);
             return Err(abandon(with_free_space(store, err).into()));
         }
         // The compaction is complete once the logs are written; a journal left behind by a
@@ -724,8 +751,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             }
             (_, _, Some(archive)) => {
                 let last = archive.iterations.iter().copied().max().unwrap_or(0);
-                let undone = undo(&raw.parse(logs.keys())?, &archive.data.into(), last);
-                logs.write_all(&undone)?;
+                let positions = archive.positions.as_ref();
+                let undone = undo(
+                    &raw.parse(logs.keys())?,
+                    &archive.data.into(),
+                    positions,
+                    last,
+                );
+                logs.write_changed(&RawLogs::encode(&undone), &raw)?;
                 store.remove(&journal.archive_key)?;
                 Recovered::RolledBack(journal.archive_key.clone())
             }
@@ -791,12 +824,22 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let archive = self.read_archive(archive_key)?;
         let last = archive.iterations.iter().copied().max().unwrap_or(0);
         let logs = self.logs.borrow();
-        let now = logs.snapshot()?;
-        let restored = restore(&now, &archive.data.into(), last)
+        let now = logs.read()?;
+        let positions = archive.positions.as_ref();
+        let restored = restore(&now.parsed, &archive.data.into(), positions, last)
             .map_err(|conflict| CompactionError::NotAllowed(conflict.0))?;
-        if let Err(err) = logs.write_all(&restored) {
-            let _ = logs.write_all(&now);
+        let restored = RawLogs::encode(&restored);
+        if let Err(err) = logs.write_changed(&restored, &now.raw) {
+            let _ = logs.write_changed(&now.raw, &restored);
             return Err(err.into());
+        }
+        // The archive is the only other copy: it goes only once the logs read back as written.
+        if logs.raw_logs()? != restored {
+            return Err(CompactionError::Busy(
+                "The logs changed while the archive was put back; the archive is kept, roll \
+                 back again."
+                    .into(),
+            ));
         }
         logs.store().remove(archive_key)?;
         Ok(())

@@ -39,56 +39,16 @@ pub fn parse_summary_header(entry: &str) -> Option<(u32, u32)> {
     Some((first.trim().parse().ok()?, last.trim().parse().ok()?))
 }
 
-/// The iteration each reasoning entry belongs to: a header starts its iteration, a compacted
-/// summary stands for the last iteration it covers, and entries before any of them belong to
-/// iteration 0 (a preamble).
-pub fn reasoning_iterations(log: &[String]) -> Vec<u32> {
-    let mut current = 0;
-    log.iter()
-        .map(|entry| {
-            if let Some(n) = parse_iteration_header(entry) {
-                current = n;
-            } else if let Some((_, last)) = parse_summary_header(entry) {
-                current = last;
-            }
-            current
-        })
-        .collect()
-}
-
-/// The highest iteration the reasoning log names (headers and summary ranges), 0 when none.
-pub fn highest_reasoning_iteration(log: &[String]) -> u32 {
-    log.iter()
-        .filter_map(|entry| {
-            parse_iteration_header(entry).or_else(|| parse_summary_header(entry).map(|r| r.1))
-        })
-        .max()
-        .unwrap_or(0)
-}
-
-/// Completes the iterations of a log in which some entries do not state theirs: such an entry
-/// takes the iteration of the nearest earlier entry that states one, else of the nearest later
-/// one, else `fallback` (logs are appended in order, so position tells where it belongs).
-pub fn infer_iterations(stated: &[Option<u32>], fallback: u32) -> Vec<u32> {
-    let mut next_known = vec![None; stated.len()];
-    let mut later = None;
-    for (slot, value) in next_known.iter_mut().zip(stated).rev() {
-        if value.is_some() {
-            later = *value;
-        }
-        *slot = later;
-    }
-    let mut earlier = None;
-    stated
-        .iter()
-        .zip(next_known)
-        .map(|(value, following)| {
-            if value.is_some() {
-                earlier = *value;
-            }
-            earlier.or(following).unwrap_or(fallback)
-        })
-        .collect()
+/// The iteration a reasoning entry's first line names: `=== ITERATION n ===`, or a marker
+/// about it such as `=== ITERATION n ERROR ===` or `=== ITERATION n OPERATION WARNINGS ===`.
+pub fn named_iteration(entry: &str) -> Option<u32> {
+    let first_line = header_line(entry)?;
+    let inner = first_line
+        .strip_prefix("=== ITERATION ")?
+        .strip_suffix("===")?
+        .trim();
+    let digits = inner.split_once(' ').map_or(inner, |(n, _)| n);
+    digits.parse().ok()
 }
 
 #[cfg(test)]
@@ -117,28 +77,18 @@ mod tests {
     }
 
     #[test]
-    fn reasoning_entries_follow_the_last_header() {
-        let log: Vec<String> = [
-            "preamble",
-            "=== COMPACTED SUMMARY (Iterations 1-4) ===\n...",
-            "=== ITERATION 5 ===",
-            "a",
-            "=== ITERATION 6 ===",
-            "b",
-        ]
-        .map(String::from)
-        .to_vec();
-        assert_eq!(reasoning_iterations(&log), vec![0, 4, 5, 5, 6, 6]);
-        assert_eq!(highest_reasoning_iteration(&log), 6);
-    }
-
-    #[test]
-    fn inference_uses_neighbours_then_fallback() {
+    fn markers_name_their_iteration() {
+        assert_eq!(named_iteration("=== ITERATION 5 ===\nthinking"), Some(5));
         assert_eq!(
-            infer_iterations(&[None, Some(2), None, None, Some(3), None], 9),
-            vec![2, 2, 2, 2, 3, 3]
+            named_iteration("=== ITERATION 5 ERROR ===\nError: x"),
+            Some(5)
         );
-        assert_eq!(infer_iterations(&[None, None], 4), vec![4, 4]);
-        assert_eq!(infer_iterations(&[], 4), Vec::<u32>::new());
+        assert_eq!(
+            named_iteration("=== ITERATION 12 OPERATION WARNINGS ===\n- [vault] a: b"),
+            Some(12)
+        );
+        assert_eq!(named_iteration("=== ITERATION x ERROR ==="), None);
+        assert_eq!(named_iteration("=== VAULT READ ==="), None);
+        assert_eq!(named_iteration("text\n=== ITERATION 3 ==="), None);
     }
 }

@@ -2,29 +2,28 @@
 
 use super::clock::{iso_timestamp, Clock};
 use super::entries::{
-    js_number, normalise_error, ExecutionEntry, ExecutionInput, ToolActivityEntry,
-    ToolActivityInput,
+    js_number, normalise_error, without_stamped, ExecutionInput, HasFacts, NewExecution,
+    NewToolActivity, StoredExecution, StoredReasoning, StoredToolActivity, ToolActivityInput,
 };
 use super::error::StorageError;
 use super::ids::IdGenerator;
-use super::iteration::{
-    highest_reasoning_iteration, infer_iterations, iteration_header, reasoning_iterations,
-};
+use super::iteration::{iteration_header, parse_summary_header};
 use super::journal::{text_hash, LogHashes};
 use super::keys::StorageKeys;
+use super::placement::{place, PlacedIterations};
 use super::storage::KeyValueStore;
-use super::stored_json::{encode, parse_list, read_list, write_json};
+use super::stored_entry::{join_entries, parse_entries, EntryView, Stored};
 use super::tokens::estimate_tokens;
 
-/// All three logs exactly as stored at one moment (iterations not filled in).
+/// All three logs exactly as stored at one moment, each entry with its stored text.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LogSnapshot {
     /// Reasoning entries, headers included.
-    pub reasoning: Vec<String>,
-    /// Execution entries as stored.
-    pub execution: Vec<ExecutionEntry>,
-    /// Tool entries as stored.
-    pub tool_activity: Vec<ToolActivityEntry>,
+    pub reasoning: Vec<StoredReasoning>,
+    /// Execution entries.
+    pub execution: Vec<StoredExecution>,
+    /// Tool entries.
+    pub tool_activity: Vec<StoredToolActivity>,
 }
 
 /// The three logs as the exact texts stored (`None` for an absent key).
@@ -39,21 +38,22 @@ pub struct RawLogs {
 }
 
 impl RawLogs {
-    /// The texts `logs` is stored as under `keys`.
-    pub fn encode(logs: &LogSnapshot, keys: &StorageKeys) -> Result<RawLogs, StorageError> {
-        Ok(RawLogs {
-            reasoning: Some(encode(&keys.reasoning(), &logs.reasoning)?),
-            execution: Some(encode(&keys.execution(), &logs.execution)?),
-            tool_activity: Some(encode(&keys.tool_activity(), &logs.tool_activity)?),
-        })
+    /// The texts `logs` is stored as: every entry as its stored text.
+    pub fn encode(logs: &LogSnapshot) -> RawLogs {
+        RawLogs {
+            reasoning: Some(join_entries(&logs.reasoning)),
+            execution: Some(join_entries(&logs.execution)),
+            tool_activity: Some(join_entries(&logs.tool_activity)),
+        }
     }
 
-    /// The three logs these texts hold; corrupt text is an error naming its key.
+    /// The three logs these texts hold; text that is not a JSON array is an error naming its
+    /// key.
     pub fn parse(&self, keys: &StorageKeys) -> Result<LogSnapshot, StorageError> {
         Ok(LogSnapshot {
-            reasoning: parse_list(&keys.reasoning(), self.reasoning.as_deref())?,
-            execution: parse_list(&keys.execution(), self.execution.as_deref())?,
-            tool_activity: parse_list(&keys.tool_activity(), self.tool_activity.as_deref())?,
+            reasoning: parse_entries(&keys.reasoning(), self.reasoning.as_deref())?,
+            execution: parse_entries(&keys.execution(), self.execution.as_deref())?,
+            tool_activity: parse_entries(&keys.tool_activity(), self.tool_activity.as_deref())?,
         })
     }
 
@@ -67,6 +67,20 @@ impl RawLogs {
     }
 }
 
+/// What the logs hold at one moment, counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Census {
+    /// The current iteration.
+    pub current: u32,
+    /// Estimated tokens of all three logs.
+    pub tokens: usize,
+    /// Of those, the tokens of the entries a compaction would replace (iterations before the
+    /// current one).
+    pub compacted_tokens: usize,
+    /// Of those, the tokens of earlier compacted summaries.
+    pub summary_tokens: usize,
+}
+
 /// The logs as read at one moment: the stored texts and what they hold.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadLogs {
@@ -76,95 +90,96 @@ pub struct ReadLogs {
     pub parsed: LogSnapshot,
 }
 
-/// The iteration of every entry of a [`LogSnapshot`], stated or inferred.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct PlacedIterations {
-    /// One per reasoning entry.
-    pub reasoning: Vec<u32>,
-    /// One per execution entry.
-    pub execution: Vec<u32>,
-    /// One per tool entry.
-    pub tool_activity: Vec<u32>,
-}
-
 impl LogSnapshot {
-    /// Where every entry belongs: reasoning by the headers before it, execution and tool
-    /// entries by what they state, else by position (see [`infer_iterations`]).
+    /// Where every entry belongs (see [`super::placement`]).
     pub fn placed_iterations(&self) -> PlacedIterations {
-        let fallback = highest_reasoning_iteration(&self.reasoning);
-        let execution: Vec<_> = self
-            .execution
-            .iter()
-            .map(ExecutionEntry::stated_iteration)
-            .collect();
-        let tools: Vec<_> = self
-            .tool_activity
-            .iter()
-            .map(ToolActivityEntry::stated_iteration)
-            .collect();
-        PlacedIterations {
-            reasoning: reasoning_iterations(&self.reasoning),
-            execution: infer_iterations(&execution, fallback),
-            tool_activity: infer_iterations(&tools, fallback),
-        }
+        place(&self.reasoning, &self.execution, &self.tool_activity)
     }
 
-    /// A copy in which every execution and tool entry carries its placed iteration.
-    pub fn with_iterations(&self) -> LogSnapshot {
-        let placed = self.placed_iterations();
-        let mut filled = self.clone();
-        for (entry, n) in filled.execution.iter_mut().zip(placed.execution) {
-            entry.iteration = Some(n);
-        }
-        for (entry, n) in filled.tool_activity.iter_mut().zip(placed.tool_activity) {
-            entry.iteration = Some(n);
-        }
-        filled
-    }
-
-    /// The highest iteration any log names, 0 when all are empty.
+    /// The highest iteration any log names or implies, 0 when all are empty.
     pub fn current_iteration(&self) -> u32 {
-        let reasoning = highest_reasoning_iteration(&self.reasoning);
-        let execution = self
+        self.placed_iterations().current
+    }
+
+    /// Where the entries belong and what they weigh, in one pass.
+    pub fn census(&self) -> Census {
+        let placed = self.placed_iterations();
+        let current = placed.current;
+        let mut census = Census {
+            current,
+            ..Census::default()
+        };
+        for (entry, n) in self.reasoning.iter().zip(&placed.reasoning) {
+            let tokens = estimate_tokens(entry);
+            census.tokens += tokens;
+            if *n < current {
+                census.compacted_tokens += tokens;
+                if parse_summary_header(entry).is_some() {
+                    census.summary_tokens += tokens;
+                }
+            }
+        }
+        let entries = self
             .execution
             .iter()
-            .filter_map(|e| e.stated_iteration())
-            .max();
-        let tools = self
-            .tool_activity
-            .iter()
-            .filter_map(|e| e.stated_iteration())
-            .max();
-        reasoning
-            .max(execution.unwrap_or(0))
-            .max(tools.unwrap_or(0))
+            .map(Stored::json)
+            .zip(&placed.execution)
+            .chain(
+                self.tool_activity
+                    .iter()
+                    .map(Stored::json)
+                    .zip(&placed.tool_activity),
+            );
+        for (json, n) in entries {
+            let tokens = estimate_tokens(json);
+            census.tokens += tokens;
+            if *n < current {
+                census.compacted_tokens += tokens;
+            }
+        }
+        census
     }
 
     /// Estimated tokens of all three logs: reasoning text, and each entry as its JSON.
     pub fn estimate_tokens(&self) -> usize {
         let reasoning: usize = self.reasoning.iter().map(|e| estimate_tokens(e)).sum();
-        let mut buffer = Vec::new();
         let execution: usize = self
             .execution
             .iter()
-            .map(|e| json_tokens(e, &mut buffer))
+            .map(|e| estimate_tokens(e.json()))
             .sum();
         let tools: usize = self
             .tool_activity
             .iter()
-            .map(|e| json_tokens(e, &mut buffer))
+            .map(|e| estimate_tokens(e.json()))
             .sum();
         reasoning + execution + tools
     }
 }
 
-/// Tokens of `entry` as JSON, written into `buffer` (reused from entry to entry).
-fn json_tokens<T: serde::Serialize>(entry: &T, buffer: &mut Vec<u8>) -> usize {
-    buffer.clear();
-    if serde_json::to_writer(&mut *buffer, entry).is_err() {
-        return 0;
+/// `entries` as a JSON array with `stamp` written into each entry that lacks it (the
+/// placed iteration, for readers); the stored texts are not changed.
+fn with_placed_iterations<V: HasFacts>(entries: &[Stored<V>], placed: &[u32]) -> String {
+    let mut out = String::from("[");
+    for (i, (entry, n)) in entries.iter().zip(placed).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let json = entry.json();
+        match json.trim_start().strip_prefix('{') {
+            Some(rest) if !entry.view().facts().has_iteration => {
+                let separator = if rest.trim_start().starts_with('}') {
+                    ""
+                } else {
+                    ","
+                };
+                out.push_str(&format!("{{\"iteration\":{n}{separator}{rest}"));
+            }
+            _ => out.push_str(json),
+        }
     }
-    std::str::from_utf8(buffer).map_or(0, estimate_tokens)
+    out.push(']');
+    out
 }
 
 /// The reasoning, execution and tool-activity logs of one app, stored under [`StorageKeys`].
@@ -208,10 +223,16 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// Appends the header of the next iteration, marks it running and returns its number.
     pub fn start_iteration(&mut self) -> Result<u32, StorageError> {
-        let next = self.current_iteration()? + 1;
+        let next = self.current_iteration()?.saturating_add(1);
         self.append_reasoning(&iteration_header(next))?;
         self.running = true;
         Ok(next)
+    }
+
+    /// Marks an iteration running without writing a header, for apps that write their own;
+    /// [`LogStore::finish_iteration`] ends it.
+    pub fn mark_iteration_running(&mut self) {
+        self.running = true;
     }
 
     /// Marks the running iteration finished.
@@ -224,7 +245,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         self.running
     }
 
-    /// The highest iteration any log names, 0 when all are empty.
+    /// The highest iteration any log names or implies, 0 when all are empty.
     pub fn current_iteration(&self) -> Result<u32, StorageError> {
         Ok(self.snapshot()?.current_iteration())
     }
@@ -232,74 +253,117 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// Appends reasoning text to the current iteration.
     pub fn append_reasoning(&mut self, text: &str) -> Result<(), StorageError> {
         let key = self.keys.reasoning();
-        let mut log: Vec<String> = read_list(&self.store, &key)?;
-        log.push(text.to_owned());
-        write_json(&self.store, &key, &log)
+        let stored = self.store.get(&key)?;
+        let mut log: Vec<StoredReasoning> = parse_entries(&key, stored.as_deref())?;
+        log.push(encode_entry(&key, text)?);
+        self.store.set(&key, &join_entries(&log))
     }
 
-    /// Appends an execution, stamped with id, timestamp and the current iteration.
+    /// Appends an execution, stamped with id, timestamp and the current iteration; returns
+    /// the stored entry.
     pub fn append_execution(
         &mut self,
         input: ExecutionInput,
-    ) -> Result<ExecutionEntry, StorageError> {
+    ) -> Result<StoredExecution, StorageError> {
         // One read serves both the iteration number and the log appended to.
         let mut logs = self.snapshot()?;
-        let iteration = logs.current_iteration();
         let now = self.clock.now_ms();
-        let entry = ExecutionEntry {
-            id: Some(self.ids.next("exec", now)),
-            timestamp: Some(iso_timestamp(now)),
-            iteration: Some(iteration),
-            success: Some(input.success),
-            code: Some(input.code),
-            result: input.result,
-            error: Some(normalise_error(input.error)),
-            execution_time: Some(js_number(input.execution_time.unwrap_or(0.0))),
-            source: Some(input.source.unwrap_or_else(|| "auto".to_owned())),
-            metadata: input.metadata,
-            extra: input.extra,
-        };
+        let key = self.keys.execution();
+        let entry: StoredExecution = encode_entry(
+            &key,
+            &NewExecution {
+                id: self.ids.next("exec", now),
+                timestamp: iso_timestamp(now),
+                iteration: logs.current_iteration(),
+                success: input.success,
+                code: input.code,
+                result: input.result,
+                error: normalise_error(input.error),
+                execution_time: js_number(input.execution_time.unwrap_or(0.0)),
+                source: input.source.unwrap_or_else(|| "auto".to_owned()),
+                metadata: input.metadata,
+                extra: without_stamped(input.extra),
+            },
+        )?;
         logs.execution.push(entry.clone());
-        write_json(&self.store, &self.keys.execution(), &logs.execution)?;
+        self.store.set(&key, &join_entries(&logs.execution))?;
         Ok(entry)
     }
 
-    /// Appends a tool operation, stamped with id, timestamp and the current iteration.
+    /// Appends a tool operation, stamped with id, timestamp and the current iteration; returns
+    /// the stored entry.
     pub fn append_tool_activity(
         &mut self,
         input: ToolActivityInput,
-    ) -> Result<ToolActivityEntry, StorageError> {
+    ) -> Result<StoredToolActivity, StorageError> {
         let mut logs = self.snapshot()?;
-        let iteration = logs.current_iteration();
         let now = self.clock.now_ms();
-        let entry = ToolActivityEntry {
-            id: Some(self.ids.next("tool", now)),
-            timestamp: Some(iso_timestamp(now)),
-            iteration: Some(iteration),
-            kind: Some(input.kind),
-            action: Some(input.action),
-            status: Some(input.status),
-            details: input.details,
-            extra: input.extra,
-        };
+        let key = self.keys.tool_activity();
+        let entry: StoredToolActivity = encode_entry(
+            &key,
+            &NewToolActivity {
+                id: self.ids.next("tool", now),
+                timestamp: iso_timestamp(now),
+                iteration: logs.current_iteration(),
+                kind: input.kind,
+                action: input.action,
+                status: input.status,
+                details: input.details,
+                extra: without_stamped(input.extra),
+            },
+        )?;
         logs.tool_activity.push(entry.clone());
-        write_json(&self.store, &self.keys.tool_activity(), &logs.tool_activity)?;
+        self.store.set(&key, &join_entries(&logs.tool_activity))?;
         Ok(entry)
     }
 
-    /// The reasoning log as stored.
+    /// The reasoning log: the text of every entry (a lone surrogate reads as U+FFFD).
     pub fn reasoning_log(&self) -> Result<Vec<String>, StorageError> {
-        read_list(&self.store, &self.keys.reasoning())
+        let key = self.keys.reasoning();
+        let log: Vec<StoredReasoning> = parse_entries(&key, self.store.get(&key)?.as_deref())?;
+        Ok(log.into_iter().map(|entry| entry.view().clone()).collect())
     }
 
-    /// The execution log; entries that do not state their iteration get the inferred one.
-    pub fn execution_log(&self) -> Result<Vec<ExecutionEntry>, StorageError> {
-        Ok(self.snapshot()?.with_iterations().execution)
+    /// The latest compacted summary (if any) plus the last `k` reasoning entries after it: what
+    /// an app's prompt should hold of the reasoning log, so the summary never drops out of it.
+    pub fn recent_reasoning(&self, k: usize) -> Result<Vec<StoredReasoning>, StorageError> {
+        let key = self.keys.reasoning();
+        let log: Vec<StoredReasoning> = parse_entries(&key, self.store.get(&key)?.as_deref())?;
+        let summary_at = log
+            .iter()
+            .rposition(|entry| parse_summary_header(entry).is_some());
+        let after = summary_at.map_or(0, |i| i + 1);
+        let start = log.len().saturating_sub(k).max(after);
+        let mut recent: Vec<StoredReasoning> =
+            summary_at.map(|i| log[i].clone()).into_iter().collect();
+        recent.extend_from_slice(&log[start..]);
+        Ok(recent)
     }
 
-    /// The tool-activity log; entries that do not state their iteration get the inferred one.
-    pub fn tool_activity_log(&self) -> Result<Vec<ToolActivityEntry>, StorageError> {
-        Ok(self.snapshot()?.with_iterations().tool_activity)
+    /// The reasoning log as a JSON array of the stored entries.
+    pub fn reasoning_log_json(&self) -> Result<String, StorageError> {
+        let key = self.keys.reasoning();
+        let log: Vec<StoredReasoning> = parse_entries(&key, self.store.get(&key)?.as_deref())?;
+        Ok(join_entries(&log))
+    }
+
+    /// The execution log as a JSON array of the stored entries, each given its placed
+    /// `iteration` where it has none of its own.
+    pub fn execution_log_json(&self) -> Result<String, StorageError> {
+        let logs = self.snapshot()?;
+        let placed = logs.placed_iterations();
+        Ok(with_placed_iterations(&logs.execution, &placed.execution))
+    }
+
+    /// The tool-activity log as a JSON array of the stored entries, each given its placed
+    /// `iteration` where it has none of its own.
+    pub fn tool_activity_log_json(&self) -> Result<String, StorageError> {
+        let logs = self.snapshot()?;
+        let placed = logs.placed_iterations();
+        Ok(with_placed_iterations(
+            &logs.tool_activity,
+            &placed.tool_activity,
+        ))
     }
 
     /// All three logs exactly as stored.
@@ -323,26 +387,28 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         })
     }
 
-    /// Writes the three texts, one key at a time: execution, tool activity, then reasoning
-    /// (after a compaction the first two only shrink, so a full store fails on the last, if at
-    /// all). An absent text removes its key.
-    pub fn write_raw(&self, logs: &RawLogs) -> Result<(), StorageError> {
-        for (key, text) in [
-            (self.keys.execution(), &logs.execution),
-            (self.keys.tool_activity(), &logs.tool_activity),
-            (self.keys.reasoning(), &logs.reasoning),
+    /// Writes the texts of `logs` that differ from `stored` (the texts last read), one key at
+    /// a time: execution, tool activity, then reasoning (after a compaction the first two only
+    /// shrink, so a full store fails on the last, if at all). An absent text removes its key.
+    pub fn write_changed(&self, logs: &RawLogs, stored: &RawLogs) -> Result<(), StorageError> {
+        for (key, text, old) in [
+            (self.keys.execution(), &logs.execution, &stored.execution),
+            (
+                self.keys.tool_activity(),
+                &logs.tool_activity,
+                &stored.tool_activity,
+            ),
+            (self.keys.reasoning(), &logs.reasoning, &stored.reasoning),
         ] {
+            if text == old {
+                continue;
+            }
             match text {
                 Some(text) => self.store.set(&key, text)?,
                 None => self.store.remove(&key)?,
             }
         }
         Ok(())
-    }
-
-    /// Replaces all three logs by `logs`.
-    pub fn write_all(&self, logs: &LogSnapshot) -> Result<(), StorageError> {
-        self.write_raw(&RawLogs::encode(logs, &self.keys)?)
     }
 
     /// Estimated tokens of all three logs.
@@ -358,4 +424,14 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         self.running = false;
         Ok(())
     }
+}
+
+/// A new entry, written as the JSON of `value` (for the log under `key`).
+fn encode_entry<V: EntryView, T: serde::Serialize + ?Sized>(
+    key: &str,
+    value: &T,
+) -> Result<Stored<V>, StorageError> {
+    Stored::encode(value).map_err(|err| StorageError::Unavailable {
+        reason: format!("could not encode an entry for \"{key}\": {err}"),
+    })
 }

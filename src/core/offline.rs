@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::entries::ExecutionEntry;
+use super::entries::ToolActivityEntry;
 use super::iteration::{parse_iteration_header, parse_summary_header};
-use super::prompt::{fence_for, value_text};
+use super::prompt::fence_for;
 use super::provider::{Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
 use super::selection::Selection;
 use super::tokens::estimate_tokens;
@@ -92,6 +92,7 @@ fn is_bookkeeping(point: &str) -> bool {
         || point.starts_with("Reached by iteration")
         || point.starts_with("Latest conclusion")
         || point.contains(" code executions in iterations ")
+        || point.starts_with("Question: ")
 }
 
 /// One line of log text as a bullet's content: one line, no markup at its start, cut.
@@ -131,18 +132,9 @@ fn last_sentence(text: &str) -> &str {
     text[start..].trim()
 }
 
-fn code_of(entry: &ExecutionEntry) -> &str {
-    entry.code.as_deref().unwrap_or("").trim()
-}
-
 /// What a piece of code is for: `metadata.task` when the app says, else its first line.
-fn task_of(entry: &ExecutionEntry) -> String {
-    entry
-        .metadata
-        .as_ref()
-        .and_then(|m| m.get("task"))
-        .and_then(|t| t.as_str())
-        .map_or_else(|| first_line(code_of(entry)).to_owned(), str::to_owned)
+fn task_of(code: &str, task: Option<String>) -> String {
+    task.unwrap_or_else(|| first_line(code).to_owned())
 }
 
 fn first_line(text: &str) -> &str {
@@ -152,77 +144,320 @@ fn first_line(text: &str) -> &str {
         .unwrap_or("")
 }
 
+/// `text` cut to about `max` characters, never inside a word, a number or a JSON token: the cut
+/// falls after a separator (space, comma, bracket) and is marked with `…`.
+fn cut_whole(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let limit = flat.char_indices().nth(max).map_or(flat.len(), |(i, _)| i);
+    let cut = flat[..limit]
+        .rfind([' ', ',', '[', '{', ';'])
+        .map_or(0, |i| i + 1);
+    format!("{} …", flat[..cut].trim_end())
+}
+
+/// One code execution as the summary sees it, from the execution log or the reasoning log's
+/// `=== JAVASCRIPT EXECUTION ===` entry.
+struct Run {
+    iteration: u32,
+    id: Option<String>,
+    code: String,
+    task: String,
+    success: Option<bool>,
+    /// The returned value as stored (JSON), `None` when nothing was returned.
+    result: Option<String>,
+    error: Option<String>,
+}
+
+/// A failure: of a run, a tool operation, or an iteration.
+struct Failure {
+    iteration: u32,
+    /// What failed: `exec_…`, `vault:<id>`, `iteration`…
+    subject: String,
+    message: String,
+    /// The iteration that resolved it, if a later one did.
+    resolved_in: Option<u32>,
+}
+
 /// The facts the summary is drawn from.
-struct Source<'a> {
+struct Source {
     first: u32,
     last: u32,
     current: u32,
-    reasoning: Vec<(u32, &'a str)>,
-    executions: Vec<(u32, &'a ExecutionEntry)>,
+    query: Option<String>,
+    reasoning: Vec<(u32, String)>,
+    runs: Vec<Run>,
+    failures: Vec<Failure>,
     earlier: BTreeMap<usize, Vec<String>>,
     tools: BTreeMap<String, (BTreeMap<String, usize>, Option<String>)>,
+    /// Successful tool operations as `(iteration, "kind:id")`.
+    tool_successes: Vec<(u32, String)>,
     tool_count: usize,
 }
 
-impl<'a> Source<'a> {
-    fn of(selection: &'a Selection) -> Self {
-        let mut reasoning = Vec::new();
-        let mut earlier: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-        for (n, entry) in &selection.reasoning {
-            if parse_summary_header(entry).is_some() {
-                let mut section = None;
-                for line in entry.lines() {
-                    if let Some(i) = heading_section(line) {
-                        section = Some(i);
-                    } else if let (Some(i), Some(point)) = (section, line.trim().strip_prefix("- "))
-                    {
-                        earlier.entry(i).or_default().push(point.to_owned());
+/// The first line of a marker entry (`=== SESSION START ===`), and the text after it.
+fn marker(entry: &str) -> Option<(&str, &str)> {
+    let entry = entry.trim_start();
+    if !entry.starts_with("===") {
+        return None;
+    }
+    let (first, rest) = entry.split_once('\n').unwrap_or((entry, ""));
+    let name = first.trim().trim_matches('=').trim();
+    first.trim().ends_with("===").then_some((name, rest))
+}
+
+/// The block of a `=== JAVASCRIPT EXECUTION ===` entry that follows `label:` up to the next
+/// label.
+fn block<'t>(text: &'t str, label: &str, next: &[&str]) -> Option<&'t str> {
+    let start = text.find(&format!("{label}:\n"))? + label.len() + 2;
+    let rest = &text[start..];
+    let end = next
+        .iter()
+        .filter_map(|n| rest.find(&format!("\n{n}:\n")))
+        .min()
+        .unwrap_or(rest.len());
+    Some(rest[..end].trim())
+}
+
+/// A value from a log as compact text: JSON compacted where it parses, else as written.
+fn compact_value(text: &str) -> String {
+    match serde_json::from_str::<Box<serde_json::value::RawValue>>(text) {
+        Ok(_) => {
+            let mut out = String::with_capacity(text.len());
+            let mut in_string = false;
+            let mut escaped = false;
+            for c in text.chars() {
+                if in_string {
+                    out.push(c);
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        in_string = false;
                     }
+                } else if c == '"' {
+                    in_string = true;
+                    out.push(c);
+                } else if !c.is_whitespace() {
+                    out.push(c);
                 }
-                continue;
             }
-            let text = if parse_iteration_header(entry).is_some() {
-                entry.split_once('\n').map_or("", |(_, rest)| rest)
-            } else {
-                entry
-            };
-            if !text.trim().is_empty() {
-                reasoning.push((*n, text));
-            }
+            out
         }
-        let mut tools: BTreeMap<String, (BTreeMap<String, usize>, Option<String>)> =
-            BTreeMap::new();
-        let mut tool_count = 0;
-        for (_, entry) in &selection.tool_activity {
-            tool_count += 1;
-            let ok = matches!(
-                entry.status.as_deref(),
-                Some("success" | "ok" | "done" | "completed")
-            );
-            if !ok {
-                continue;
-            }
-            let slot = tools
-                .entry(entry.kind.clone().unwrap_or_else(|| "tool".into()))
-                .or_default();
-            *slot
-                .0
-                .entry(entry.action.clone().unwrap_or_else(|| "use".into()))
-                .or_default() += 1;
-            if let Some(details) = &entry.details {
-                slot.1 = Some(value_text(details).into_owned());
-            }
-        }
-        Source {
+        Err(_) => text.trim().to_owned(),
+    }
+}
+
+impl Source {
+    fn of(selection: &Selection) -> Self {
+        let mut source = Source {
             first: 1,
             last: selection.last,
             current: selection.current,
-            reasoning,
-            executions: selection.execution.clone(),
-            earlier,
-            tools,
-            tool_count,
+            query: None,
+            reasoning: Vec::new(),
+            runs: Vec::new(),
+            failures: Vec::new(),
+            earlier: BTreeMap::new(),
+            tools: BTreeMap::new(),
+            tool_successes: Vec::new(),
+            tool_count: 0,
+        };
+        for (n, entry) in &selection.execution {
+            let code = entry.code();
+            source.runs.push(Run {
+                iteration: *n,
+                id: entry.facts.id.clone(),
+                task: task_of(&code, entry.task()),
+                code,
+                success: entry.success(),
+                result: entry.result_json().map(str::to_owned),
+                error: entry.error_message(),
+            });
         }
+        for (n, entry) in &selection.reasoning {
+            source.read_reasoning(*n, entry);
+        }
+        source.runs.sort_by_key(|run| run.iteration);
+        for (n, entry) in &selection.tool_activity {
+            source.read_tool(*n, entry);
+        }
+        source.resolve();
+        source
+    }
+
+    fn read_reasoning(&mut self, n: u32, entry: &str) {
+        if parse_summary_header(entry).is_some() {
+            let mut section = None;
+            for line in entry.lines() {
+                if let Some(i) = heading_section(line) {
+                    section = Some(i);
+                } else if let (Some(i), Some(point)) = (section, line.trim().strip_prefix("- ")) {
+                    if i == 0 && self.query.is_none() {
+                        if let Some(query) = point.strip_prefix("Question: ") {
+                            self.query = Some(query.to_owned());
+                            continue;
+                        }
+                    }
+                    self.earlier.entry(i).or_default().push(point.to_owned());
+                }
+            }
+            return;
+        }
+        let Some((name, body)) = marker(entry) else {
+            if !entry.trim().is_empty() {
+                self.reasoning.push((n, entry.to_owned()));
+            }
+            return;
+        };
+        if parse_iteration_header(entry).is_some() {
+            if !body.trim().is_empty() {
+                self.reasoning.push((n, body.to_owned()));
+            }
+        } else if name == "SESSION START" {
+            let query = body.lines().find_map(|l| l.strip_prefix("Query: "));
+            if let Some(query) = query.filter(|q| !q.trim().is_empty()) {
+                self.query.get_or_insert_with(|| query.trim().to_owned());
+            }
+        } else if name == "JAVASCRIPT EXECUTION" {
+            self.read_execution_entry(n, body);
+        } else if name.ends_with("OPERATION WARNINGS") {
+            for line in body.lines() {
+                let Some(item) = line.trim().strip_prefix("- [") else {
+                    continue;
+                };
+                let Some((kind, rest)) = item.split_once("] ") else {
+                    continue;
+                };
+                let (id, message) = rest.split_once(": ").unwrap_or((rest, ""));
+                let subject = if kind == "execution" {
+                    id.to_owned()
+                } else {
+                    format!("{kind}:{id}")
+                };
+                self.failures.push(Failure {
+                    iteration: n,
+                    subject,
+                    message: message.trim().to_owned(),
+                    resolved_in: None,
+                });
+            }
+        } else if name.ends_with(" ERROR") && name.starts_with("ITERATION ") {
+            let message = body
+                .lines()
+                .find_map(|l| l.strip_prefix("Error: "))
+                .unwrap_or(body.trim());
+            self.failures.push(Failure {
+                iteration: n,
+                subject: "iteration".into(),
+                message: message.trim().to_owned(),
+                resolved_in: None,
+            });
+        }
+        // Other markers (VAULT READ, SESSION COMPLETE, …) are bookkeeping the tool log and
+        // the reasoning already tell.
+    }
+
+    /// A `=== JAVASCRIPT EXECUTION ===` entry: a successful run the execution log may also
+    /// hold (then that one is kept, it has the value as stored).
+    fn read_execution_entry(&mut self, n: u32, body: &str) {
+        let id = body
+            .lines()
+            .find_map(|l| l.strip_prefix("ID: "))
+            .map(|id| id.trim().to_owned());
+        if id.is_some() && self.runs.iter().any(|run| run.id == id) {
+            return;
+        }
+        let labels = ["CODE", "CONSOLE OUTPUT", "RETURN VALUE"];
+        let code = block(body, "CODE", &labels).unwrap_or("").to_owned();
+        let result = block(body, "RETURN VALUE", &labels)
+            .filter(|v| !v.is_empty() && *v != "undefined" && *v != "null")
+            .map(compact_value);
+        self.runs.push(Run {
+            iteration: n,
+            id,
+            task: task_of(&code, None),
+            code,
+            success: Some(true),
+            result,
+            error: None,
+        });
+    }
+
+    fn read_tool(&mut self, n: u32, entry: &ToolActivityEntry) {
+        self.tool_count += 1;
+        let status = entry.status().unwrap_or_default();
+        let kind = entry.kind().unwrap_or_else(|| "tool".into());
+        let action = entry.action().unwrap_or_else(|| "use".into());
+        if matches!(status.as_str(), "error" | "failed" | "failure") {
+            // A failed run is reported with its execution.
+            if kind != "js_execute" {
+                let id = entry.facts.id.clone().unwrap_or_default();
+                self.failures.push(Failure {
+                    iteration: n,
+                    subject: format!("{kind}:{id}"),
+                    message: entry
+                        .error_message()
+                        .unwrap_or_else(|| format!("{action} failed")),
+                    resolved_in: None,
+                });
+            }
+            return;
+        }
+        if !matches!(status.as_str(), "success" | "ok" | "done" | "completed") {
+            return;
+        }
+        if let Some(id) = &entry.facts.id {
+            self.tool_successes.push((n, format!("{kind}:{id}")));
+        }
+        let slot = self.tools.entry(kind).or_default();
+        *slot.0.entry(action).or_default() += 1;
+        if let Some(details) = entry.details().or_else(|| entry.facts.id.clone()) {
+            slot.1 = Some(details);
+        }
+    }
+
+    /// Marks each failure a later iteration resolved: a run of the same task that succeeded,
+    /// the same tool operation done successfully, an iteration that completed after an
+    /// iteration error.
+    fn resolve(&mut self) {
+        for run in self.runs.iter().filter(|run| run.success == Some(false)) {
+            self.failures.push(Failure {
+                iteration: run.iteration,
+                subject: run.id.clone().unwrap_or_else(|| run.task.clone()),
+                message: run.error.clone().unwrap_or_else(|| "error".into()),
+                resolved_in: None,
+            });
+        }
+        let latest_iteration = self.reasoning.iter().map(|(n, _)| *n).max().unwrap_or(0);
+        for failure in &mut self.failures {
+            let failed_run = self
+                .runs
+                .iter()
+                .find(|run| run.id.as_deref() == Some(failure.subject.as_str()));
+            let task = failed_run.map_or(failure.subject.as_str(), |run| run.task.as_str());
+            let fixed_by_run = self
+                .runs
+                .iter()
+                .filter(|run| run.success == Some(true) && run.task == task)
+                .map(|run| run.iteration)
+                .find(|m| {
+                    *m > failure.iteration || (failed_run.is_some() && *m >= failure.iteration)
+                });
+            let fixed_by_tool = self
+                .tool_successes
+                .iter()
+                .find(|(m, subject)| *m > failure.iteration && *subject == failure.subject)
+                .map(|(m, _)| *m);
+            failure.resolved_in = fixed_by_run.or(fixed_by_tool).or_else(|| {
+                (failure.subject == "iteration" && latest_iteration > failure.iteration + 1)
+                    .then_some(latest_iteration)
+            });
+        }
+        self.failures.sort_by_key(|f| f.iteration);
     }
 
     fn earlier_points(&self, section: usize, caps: Caps) -> Vec<String> {
@@ -238,10 +473,29 @@ impl<'a> Source<'a> {
             })
             .unwrap_or_default()
     }
+
+    /// Points of an earlier summary that must survive every later one whole (results and open
+    /// failures).
+    fn earlier_kept(&self, section: usize, prefix: &str) -> Vec<String> {
+        self.earlier
+            .get(&section)
+            .map(|points| {
+                points
+                    .iter()
+                    .filter(|p| p.starts_with(prefix))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
-fn objective(source: &Source<'_>, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_points(0, caps);
+fn objective(source: &Source, caps: Caps) -> Vec<String> {
+    let mut points = Vec::new();
+    if let Some(query) = &source.query {
+        points.push(format!("Question: {}", query.trim()));
+    }
+    points.extend(source.earlier_points(0, caps));
     if points.is_empty() {
         if let Some((n, text)) = source.reasoning.first() {
             points.push(format!(
@@ -257,43 +511,44 @@ fn objective(source: &Source<'_>, caps: Caps) -> Vec<String> {
         ));
     }
     let ok = source
-        .executions
+        .runs
         .iter()
-        .filter(|(_, e)| e.success == Some(true))
+        .filter(|run| run.success == Some(true))
         .count();
     points.push(format!(
         "{ok} of {} code executions in iterations {}-{} succeeded.",
-        source.executions.len(),
+        source.runs.len(),
         source.first,
         source.last
     ));
     points
 }
 
-fn discoveries(source: &Source<'_>, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_points(1, caps);
-    let mut seen = Vec::new();
-    let mut results = Vec::new();
-    for (n, entry) in source.executions.iter().rev() {
-        let (Some(true), Some(result)) = (entry.success, entry.result.as_ref()) else {
+/// The prefix of a result point, which later summaries carry forward whole.
+const RESULT_POINT: &str = "Result of ";
+
+fn discoveries(source: &Source, caps: Caps) -> Vec<String> {
+    let mut points = source.earlier_kept(1, RESULT_POINT);
+    points.extend(
+        source
+            .earlier_points(1, caps)
+            .into_iter()
+            .filter(|p| !p.starts_with(RESULT_POINT)),
+    );
+    for run in &source.runs {
+        let (Some(true), Some(result)) = (run.success, run.result.as_deref()) else {
             continue;
         };
-        let task = task_of(entry);
-        if result.is_null() || seen.contains(&task) {
-            continue;
-        }
-        seen.push(task);
-        results.push(format!(
-            "Iteration {n}: `{}` → {}",
-            clip(first_line(code_of(entry)), caps.chars / 3),
-            clip(&value_text(result), caps.chars / 2)
+        let what = run.id.as_deref().map_or_else(
+            || format!("`{}`", clip(first_line(&run.code), caps.chars / 3)),
+            str::to_owned,
+        );
+        points.push(format!(
+            "{RESULT_POINT}{what} (iteration {}): {}",
+            run.iteration,
+            cut_whole(result, MAX_VALUE_CHARS)
         ));
-        if results.len() == caps.points {
-            break;
-        }
     }
-    results.reverse();
-    points.extend(results);
     let facts: Vec<String> = source
         .reasoning
         .iter()
@@ -313,21 +568,21 @@ fn discoveries(source: &Source<'_>, caps: Caps) -> Vec<String> {
     points
 }
 
-fn solutions(source: &Source<'_>, caps: Caps) -> (Vec<String>, Vec<String>) {
+/// Longest value a result point keeps before it is cut (at a token boundary).
+pub const MAX_VALUE_CHARS: usize = 400;
+
+fn solutions(source: &Source, caps: Caps) -> (Vec<String>, Vec<String>) {
     let points = source.earlier_points(2, caps);
     let mut seen = Vec::new();
     let mut blocks = Vec::new();
-    for (n, entry) in source.executions.iter().rev() {
-        if entry.success != Some(true) || code_of(entry).is_empty() {
+    for run in source.runs.iter().rev() {
+        let code = run.code.trim();
+        if run.success != Some(true) || code.is_empty() || seen.contains(&run.task) {
             continue;
         }
-        let task = task_of(entry);
-        if seen.contains(&task) {
-            continue;
-        }
-        seen.push(task);
-        let lines: Vec<&str> = code_of(entry).lines().collect();
-        let mut code = lines
+        seen.push(run.task.clone());
+        let lines: Vec<&str> = code.lines().collect();
+        let mut shown = lines
             .iter()
             .take(caps.code_lines)
             .copied()
@@ -335,14 +590,15 @@ fn solutions(source: &Source<'_>, caps: Caps) -> (Vec<String>, Vec<String>) {
             .join("\n");
         if lines.len() > caps.code_lines {
             let _ = write!(
-                code,
+                shown,
                 "\n// … {} more lines in the archive",
                 lines.len() - caps.code_lines
             );
         }
-        let fence = fence_for(&code);
+        let fence = fence_for(&shown);
         blocks.push(format!(
-            "Final working code (iteration {n}):\n{fence}js\n{code}\n{fence}"
+            "Final working code (iteration {}):\n{fence}js\n{shown}\n{fence}",
+            run.iteration
         ));
         if blocks.len() == caps.solutions {
             break;
@@ -352,7 +608,7 @@ fn solutions(source: &Source<'_>, caps: Caps) -> (Vec<String>, Vec<String>) {
     (points, blocks)
 }
 
-fn tools_used(source: &Source<'_>, caps: Caps) -> Vec<String> {
+fn tools_used(source: &Source, caps: Caps) -> Vec<String> {
     let mut points = source.earlier_points(3, caps);
     for (kind, (actions, last)) in source.tools.iter().take(caps.points) {
         let actions = actions
@@ -375,43 +631,42 @@ fn tools_used(source: &Source<'_>, caps: Caps) -> Vec<String> {
     points
 }
 
-fn insights(source: &Source<'_>, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_points(4, caps);
+/// The prefix of an open failure, which later summaries carry forward whole.
+const OPEN_POINT: &str = "Still failing";
+
+fn insights(source: &Source, caps: Caps) -> Vec<String> {
+    let mut points = source.earlier_kept(4, OPEN_POINT);
+    points.extend(
+        source
+            .earlier_points(4, caps)
+            .into_iter()
+            .filter(|p| !p.starts_with(OPEN_POINT)),
+    );
     let mut resolved = 0;
-    let mut open = Vec::new();
-    for (i, (n, entry)) in source.executions.iter().enumerate() {
-        if entry.success != Some(false) {
-            continue;
-        }
-        let task = task_of(entry);
-        let fixed = source.executions[i + 1..]
-            .iter()
-            .find(|(_, later)| later.success == Some(true) && task_of(later) == task);
-        match fixed {
-            Some((m, _)) if resolved < caps.points => {
+    for failure in &source.failures {
+        let message = cut_whole(&failure.message, caps.chars);
+        match failure.resolved_in {
+            Some(m) if resolved < caps.points => {
                 resolved += 1;
                 points.push(format!(
-                    "`{}` failed in iteration {n} ({}) and was fixed in iteration {m}.",
-                    clip(first_line(code_of(entry)), caps.chars / 3),
-                    clip(entry.error_message().unwrap_or("error"), caps.chars / 2)
+                    "{} failed in iteration {} ({message}); resolved in iteration {m}.",
+                    failure.subject, failure.iteration
                 ));
             }
             Some(_) => {}
-            None => open.push(format!(
-                "Still failing (iteration {n}): `{}` → {}",
-                clip(first_line(code_of(entry)), caps.chars / 3),
-                clip(entry.error_message().unwrap_or("error"), caps.chars / 2)
+            None => points.push(format!(
+                "{OPEN_POINT} (iteration {}): {} → {message}",
+                failure.iteration, failure.subject
             )),
         }
     }
-    points.extend(open.into_iter().rev().take(caps.points / 2 + 1));
     if points.is_empty() {
         points.push("No failures needed fixing in these iterations.".into());
     }
     points
 }
 
-fn context(source: &Source<'_>, caps: Caps) -> Vec<String> {
+fn context(source: &Source, caps: Caps) -> Vec<String> {
     let mut points = source.earlier_points(5, caps);
     points.push(format!(
         "Iterations {}-{} are compacted here; iteration {} continues verbatim after this summary.",
@@ -426,7 +681,7 @@ fn context(source: &Source<'_>, caps: Caps) -> Vec<String> {
     points
 }
 
-fn render(source: &Source<'_>, caps: Caps) -> String {
+fn render(source: &Source, caps: Caps) -> String {
     let (solution_points, code_blocks) = solutions(source, caps);
     let sections: [(Vec<String>, Vec<String>); 6] = [
         (objective(source, caps), Vec::new()),

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::entries::{ExecutionEntry, ToolActivityEntry};
+use super::entries::{StoredExecution, StoredToolActivity};
 use super::iteration::{parse_iteration_header, parse_summary_header};
 use super::selection::Selection;
 use super::settings::CompactorSettings;
@@ -84,14 +84,6 @@ pub fn fence_for(content: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
-/// A JSON value as text for a reader: a string as itself, anything else as compact JSON.
-pub fn value_text(value: &serde_json::Value) -> Cow<'_, str> {
-    match value {
-        serde_json::Value::String(s) => Cow::Borrowed(s),
-        other => Cow::Owned(other.to_string()),
-    }
-}
-
 fn push_rules(out: &mut String) {
     out.push_str(
         "## WHAT TO INCLUDE\n\
@@ -137,67 +129,59 @@ fn push_reasoning(out: &mut String, selection: &Selection, budget: usize) {
     out.push('\n');
 }
 
-fn push_execution(out: &mut String, entries: &[(u32, &ExecutionEntry)], budget: usize) {
+fn push_execution(out: &mut String, entries: &[(u32, &StoredExecution)], budget: usize) {
     out.push_str("## EXECUTION HISTORY\n");
     if entries.is_empty() {
         out.push_str("(no code executions)\n");
     }
     for (index, (n, entry)) in entries.iter().enumerate() {
-        let status = match entry.success {
+        let status = match entry.success() {
             Some(true) => "SUCCESS",
             Some(false) => "FAILED",
             None => "UNKNOWN",
         };
-        let time = entry
-            .execution_time
-            .as_ref()
-            .map_or_else(|| "?".to_owned(), ToString::to_string);
-        let source = entry.source.as_deref().unwrap_or("unknown");
+        let time = entry.execution_time().unwrap_or("?");
+        let source = entry.source().unwrap_or_else(|| "unknown".into());
         let _ = writeln!(
             out,
             "\n[{}] Iteration {n} · {status} · {time} ms · source: {source}",
             index + 1
         );
-        let code = cut_to(entry.code.as_deref().unwrap_or(""), budget);
-        let _ = writeln!(out, "{}", fenced("js", &code));
+        let code = entry.code();
+        let _ = writeln!(out, "{}", fenced("js", &cut_to(&code, budget)));
         if let Some(message) = entry.error_message() {
-            let _ = writeln!(out, "Error: {}", neutralise(&cut_to(message, budget)));
-        } else if let Some(result) = &entry.result {
-            let _ = writeln!(
-                out,
-                "Result: {}",
-                neutralise(&cut_to(&value_text(result), budget))
-            );
+            let _ = writeln!(out, "Error: {}", neutralise(&cut_to(&message, budget)));
+        } else if let Some(result) = entry.result_json() {
+            let _ = writeln!(out, "Result: {}", neutralise(&cut_to(result, budget)));
         }
     }
     out.push('\n');
 }
 
-fn push_tools(out: &mut String, entries: &[(u32, &ToolActivityEntry)], budget: usize) {
+fn push_tools(out: &mut String, entries: &[(u32, &StoredToolActivity)], budget: usize) {
     out.push_str("## TOOL ACTIVITY\n");
     if entries.is_empty() {
         out.push_str("(no tool operations)\n");
     }
-    let mut by_type: BTreeMap<&str, Vec<&(u32, &ToolActivityEntry)>> = BTreeMap::new();
+    let mut by_type: BTreeMap<String, Vec<&(u32, &StoredToolActivity)>> = BTreeMap::new();
     for item in entries {
         by_type
-            .entry(item.1.kind.as_deref().unwrap_or("unknown"))
+            .entry(item.1.kind().unwrap_or_else(|| "unknown".into()))
             .or_default()
             .push(item);
     }
     for (kind, items) in by_type {
-        let _ = writeln!(out, "\n{} ({} operations)", neutralise(kind), items.len());
+        let _ = writeln!(out, "\n{} ({} operations)", neutralise(&kind), items.len());
         for (n, entry) in items {
             let details = entry
-                .details
-                .as_ref()
-                .map(|d| format!(" · {}", neutralise(&cut_to(&value_text(d), budget / 4))))
+                .details()
+                .map(|d| format!(" · {}", neutralise(&cut_to(&d, budget / 4))))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "- Iteration {n} · {} · {}{details}",
-                entry.action.as_deref().unwrap_or("?"),
-                entry.status.as_deref().unwrap_or("?")
+                entry.action().unwrap_or_else(|| "?".into()),
+                entry.status().unwrap_or_else(|| "?".into())
             );
         }
     }

@@ -15,7 +15,15 @@ pub struct RuleInput {
     pub compacting: bool,
     /// Whether another tab holds the compaction lease.
     pub compacting_elsewhere: bool,
+    /// Tokens of the earlier summaries a compaction would fold in.
+    pub summary_tokens: usize,
+    /// Tokens of everything else a compaction would replace: what is new since them.
+    pub new_tokens: usize,
 }
+
+/// A compaction that folds in an earlier summary needs at least this much new material, as a
+/// share of that summary: less cannot give a summary clearly smaller than what it replaces.
+pub const MIN_NEW_MATERIAL_SHARE: f64 = 0.5;
 
 /// Why a compaction is not allowed now, in words a person understands; `None` when it is.
 pub fn refusal(
@@ -42,6 +50,14 @@ pub fn refusal(
             "Compaction needs at least {} completed iterations; {} so far.",
             settings.min_iterations.max(1),
             completed
+        ));
+    }
+    let needed = (input.summary_tokens as f64 * MIN_NEW_MATERIAL_SHARE).ceil() as usize;
+    if input.summary_tokens > 0 && input.new_tokens < needed {
+        return Some(format!(
+            "Too little is new since the last compaction: {} tokens beside the {}-token \
+             summary; a compaction needs at least {needed} to come out clearly smaller.",
+            input.new_tokens, input.summary_tokens
         ));
     }
     let usage = settings.usage(input.log_tokens);
@@ -95,7 +111,27 @@ mod tests {
             log_tokens: tokens,
             compacting: false,
             compacting_elsewhere: false,
+            summary_tokens: 0,
+            new_tokens: tokens,
         }
+    }
+
+    #[test]
+    fn little_new_material_beside_a_summary_is_refused() {
+        let s = CompactorSettings::default();
+        let little = RuleInput {
+            summary_tokens: 1_000,
+            new_tokens: 499,
+            ..input(9, false, 30_000)
+        };
+        let reason = refusal(&s, &little, Trigger::Auto).unwrap();
+        assert!(reason.contains("Too little is new"), "{reason}");
+        assert!(refusal(&s, &little, Trigger::ContextLimitError).is_some());
+        let enough = RuleInput {
+            new_tokens: 500,
+            ..little
+        };
+        assert!(refusal(&s, &enough, Trigger::User).is_none());
     }
 
     #[test]

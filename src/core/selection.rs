@@ -1,9 +1,24 @@
 //! Choosing what to compact: every entry of iterations before the current one.
 
-use super::entries::{ExecutionEntry, ToolActivityEntry};
+use serde::{Deserialize, Serialize};
+
+use super::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use super::iteration::parse_summary_header;
 use super::log_store::LogSnapshot;
 use super::outcome::EntryCounts;
+
+/// Where each compacted entry stood in its log before the compaction (0-based), so that a
+/// rollback puts it back in the same place among the entries that stayed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Positions {
+    /// Of the reasoning entries.
+    pub reasoning_log: Vec<usize>,
+    /// Of the execution entries.
+    pub execution_log: Vec<usize>,
+    /// Of the tool entries.
+    pub tool_activity_log: Vec<usize>,
+}
 
 /// The entries of iterations 1..N-1 (and any preamble), borrowed from the logs they were
 /// selected from, and a copy of what stays.
@@ -15,11 +30,13 @@ pub struct Selection<'a> {
     pub last: u32,
     /// Compacted reasoning entries with their iteration, in log order (earlier summaries
     /// included).
-    pub reasoning: Vec<(u32, &'a str)>,
+    pub reasoning: Vec<(u32, &'a StoredReasoning)>,
     /// Compacted execution entries with their iteration, as stored.
-    pub execution: Vec<(u32, &'a ExecutionEntry)>,
+    pub execution: Vec<(u32, &'a StoredExecution)>,
     /// Compacted tool entries with their iteration, as stored.
-    pub tool_activity: Vec<(u32, &'a ToolActivityEntry)>,
+    pub tool_activity: Vec<(u32, &'a StoredToolActivity)>,
+    /// Where the compacted entries stood in their logs.
+    pub positions: Positions,
     /// The entries that stay, as stored.
     pub kept: LogSnapshot,
 }
@@ -27,27 +44,27 @@ pub struct Selection<'a> {
 impl<'a> Selection<'a> {
     /// Splits `logs` at the current iteration.
     pub fn of(logs: &'a LogSnapshot) -> Selection<'a> {
-        let current = logs.current_iteration();
         let placed = logs.placed_iterations();
-        let (reasoning, kept_reasoning) = split_at(current, placed.reasoning, &logs.reasoning);
-        let (execution, kept_execution) = split_at(current, placed.execution, &logs.execution);
-        let (tool_activity, kept_tools) =
-            split_at(current, placed.tool_activity, &logs.tool_activity);
-        let kept = LogSnapshot {
-            reasoning: kept_reasoning,
-            execution: kept_execution,
-            tool_activity: kept_tools,
-        };
+        let current = placed.current;
+        let reasoning = split_at(current, &placed.reasoning, &logs.reasoning);
+        let execution = split_at(current, &placed.execution, &logs.execution);
+        let tool_activity = split_at(current, &placed.tool_activity, &logs.tool_activity);
         Selection {
             current,
             last: current.saturating_sub(1),
-            reasoning: reasoning
-                .into_iter()
-                .map(|(n, entry)| (n, entry.as_str()))
-                .collect(),
-            execution,
-            tool_activity,
-            kept,
+            positions: Positions {
+                reasoning_log: reasoning.positions,
+                execution_log: execution.positions,
+                tool_activity_log: tool_activity.positions,
+            },
+            reasoning: reasoning.compacted,
+            execution: execution.compacted,
+            tool_activity: tool_activity.compacted,
+            kept: LogSnapshot {
+                reasoning: reasoning.kept,
+                execution: execution.kept,
+                tool_activity: tool_activity.kept,
+            },
         }
     }
 
@@ -73,18 +90,13 @@ impl<'a> Selection<'a> {
 
     /// The compacted entries, as stored: what the archive keeps.
     pub fn originals(&self) -> LogSnapshot {
+        fn copies<T: Clone>(entries: &[(u32, &T)]) -> Vec<T> {
+            entries.iter().map(|(_, e)| (*e).clone()).collect()
+        }
         LogSnapshot {
-            reasoning: self
-                .reasoning
-                .iter()
-                .map(|(_, e)| (*e).to_owned())
-                .collect(),
-            execution: self.execution.iter().map(|(_, e)| (*e).clone()).collect(),
-            tool_activity: self
-                .tool_activity
-                .iter()
-                .map(|(_, e)| (*e).clone())
-                .collect(),
+            reasoning: copies(&self.reasoning),
+            execution: copies(&self.execution),
+            tool_activity: copies(&self.tool_activity),
         }
     }
 
@@ -105,19 +117,30 @@ impl<'a> Selection<'a> {
     }
 }
 
-/// Entries of iterations before `current` (with their iteration), and a copy of the rest, in
-/// order.
-fn split_at<T: Clone>(current: u32, placed: Vec<u32>, entries: &[T]) -> (Vec<(u32, &T)>, Vec<T>) {
-    let mut compacted = Vec::new();
-    let mut kept = Vec::new();
-    for (n, entry) in placed.into_iter().zip(entries) {
-        if n < current {
-            compacted.push((n, entry));
+/// One log split at the current iteration.
+struct Split<'a, T> {
+    compacted: Vec<(u32, &'a T)>,
+    positions: Vec<usize>,
+    kept: Vec<T>,
+}
+
+/// Entries of iterations before `current` (with their iteration and position), and a copy of
+/// the rest, in order.
+fn split_at<'a, T: Clone>(current: u32, placed: &[u32], entries: &'a [T]) -> Split<'a, T> {
+    let mut split = Split {
+        compacted: Vec::new(),
+        positions: Vec::new(),
+        kept: Vec::new(),
+    };
+    for (position, (n, entry)) in placed.iter().zip(entries).enumerate() {
+        if *n < current {
+            split.compacted.push((*n, entry));
+            split.positions.push(position);
         } else {
-            kept.push(entry.clone());
+            split.kept.push(entry.clone());
         }
     }
-    (compacted, kept)
+    split
 }
 
 /// The text between a summary entry's header line and its end marker.
@@ -134,24 +157,26 @@ pub fn summary_body(entry: &str) -> String {
 mod tests {
     use super::*;
     use crate::core::iteration::iteration_header;
+    use crate::core::stored_entry::Stored;
 
     #[test]
     fn compacted_tokens_are_the_tokens_of_the_originals() {
         let mut logs = LogSnapshot::default();
         for n in 1..=4u32 {
-            logs.reasoning.push(iteration_header(n));
             logs.reasoning
-                .push(format!("Step {n}: checked 40213 rows, 3 mismatched ids."));
-            logs.execution.push(ExecutionEntry {
-                iteration: Some(n),
-                code: Some(format!("rows.filter((r) => r.week === {n})")),
-                ..Default::default()
-            });
-            logs.tool_activity.push(ToolActivityEntry {
-                iteration: Some(n),
-                kind: Some("vfs".into()),
-                ..Default::default()
-            });
+                .push(Stored::encode(&iteration_header(n)).unwrap());
+            logs.reasoning.push(
+                Stored::encode(&format!("Step {n}: checked 40213 rows, 3 mismatched ids."))
+                    .unwrap(),
+            );
+            logs.execution.push(
+                Stored::encode(&serde_json::json!({
+                    "iteration": n, "code": format!("rows.filter((r) => r.week === {n})")
+                }))
+                .unwrap(),
+            );
+            logs.tool_activity
+                .push(Stored::encode(&serde_json::json!({"iteration": n, "type": "vfs"})).unwrap());
         }
         let selection = Selection::of(&logs);
         assert_eq!(selection.last, 3);

@@ -1,13 +1,14 @@
 //! Swapping the summary in for the compacted entries, and the archived entries back in.
 
+use super::entries::StoredReasoning;
 use super::iteration::{parse_summary_header, summary_header};
 use super::log_store::LogSnapshot;
-use super::selection::Selection;
+use super::selection::{Positions, Selection};
 
 /// The last line of a compacted-summary entry.
 pub const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";
 
-/// The reasoning entry that stands for iterations 1..=`last`.
+/// The text of the reasoning entry that stands for iterations 1..=`last`.
 pub fn summary_entry(last: u32, summary: &str) -> String {
     format!("{}\n{summary}\n{SUMMARY_END}", summary_header(1, last))
 }
@@ -53,12 +54,12 @@ pub fn replace(
     before: &LogSnapshot,
     now: &LogSnapshot,
     selection: &Selection,
-    summary: &str,
+    summary_entry: &StoredReasoning,
 ) -> Result<LogSnapshot, SwapConflict> {
     let reasoning_tail = appended(&before.reasoning, &now.reasoning, "reasoning")?;
     let execution_tail = appended(&before.execution, &now.execution, "execution")?;
     let tool_tail = appended(&before.tool_activity, &now.tool_activity, "tool activity")?;
-    let mut reasoning = vec![summary_entry(selection.last, summary)];
+    let mut reasoning = vec![summary_entry.clone()];
     reasoning.extend(selection.kept.reasoning.iter().cloned());
     reasoning.extend(reasoning_tail.iter().cloned());
     let mut execution = selection.kept.execution.clone();
@@ -73,11 +74,12 @@ pub fn replace(
 }
 
 /// The logs with an archive's entries back in place of the summary that replaced them
-/// (the summary covering 1..=`last`). Entries appended since stay; archived entries whose id
-/// is already live are not doubled.
+/// (the summary covering 1..=`last`), each at the position it had (see [`put_back`]); entries
+/// appended since stay after them.
 pub fn restore(
     now: &LogSnapshot,
     archived: &LogSnapshot,
+    positions: Option<&Positions>,
     last: u32,
 ) -> Result<LogSnapshot, SwapConflict> {
     let position = summary_position(now, last).ok_or_else(|| {
@@ -86,13 +88,81 @@ pub fn restore(
              compaction replaced it, so roll that one back first"
         ))
     })?;
-    Ok(put_archived_back(now, archived, Some(position)))
+    Ok(put_archived_back(
+        now,
+        archived,
+        positions,
+        Some(position),
+        Replaced::all(),
+    ))
+}
+
+/// Which logs of an interrupted compaction were already replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replaced {
+    /// The execution log.
+    pub execution: bool,
+    /// The tool-activity log.
+    pub tool_activity: bool,
+}
+
+impl Replaced {
+    fn all() -> Self {
+        Replaced {
+            execution: true,
+            tool_activity: true,
+        }
+    }
+
+    /// A log still holds the archived entries where they stood (appends only go after them)
+    /// unless it was replaced.
+    pub fn judge(now: &LogSnapshot, archived: &LogSnapshot, positions: &Positions) -> Self {
+        fn replaced<T: PartialEq>(now: &[T], archived: &[T], positions: &[usize]) -> bool {
+            !archived
+                .iter()
+                .zip(positions)
+                .all(|(entry, at)| now.get(*at) == Some(entry))
+        }
+        Replaced {
+            execution: replaced(
+                &now.execution,
+                &archived.execution,
+                &positions.execution_log,
+            ),
+            tool_activity: replaced(
+                &now.tool_activity,
+                &archived.tool_activity,
+                &positions.tool_activity_log,
+            ),
+        }
+    }
 }
 
 /// Undoes an interrupted compaction whatever subset of the logs it had written: the summary is
-/// swapped back when present, archived entries missing from the other logs come back.
-pub fn undo(now: &LogSnapshot, archived: &LogSnapshot, last: u32) -> LogSnapshot {
-    put_archived_back(now, archived, summary_position(now, last))
+/// swapped back when present, and the archived entries go back into each log that had lost
+/// them.
+pub fn undo(
+    now: &LogSnapshot,
+    archived: &LogSnapshot,
+    positions: Option<&Positions>,
+    last: u32,
+) -> LogSnapshot {
+    let fallback;
+    let judged_by = match positions {
+        Some(positions) => positions,
+        None => {
+            fallback = Positions::at_start(archived, 0);
+            &fallback
+        }
+    };
+    let replaced = Replaced::judge(now, archived, judged_by);
+    put_archived_back(
+        now,
+        archived,
+        positions,
+        summary_position(now, last),
+        replaced,
+    )
 }
 
 fn summary_position(now: &LogSnapshot, last: u32) -> Option<usize> {
@@ -101,36 +171,59 @@ fn summary_position(now: &LogSnapshot, last: u32) -> Option<usize> {
         .position(|entry| parse_summary_header(entry) == Some((1, last)))
 }
 
+impl Positions {
+    /// Positions of an archive written before positions were kept: its entries first (the
+    /// reasoning ones where the summary stands).
+    pub fn at_start(archived: &LogSnapshot, summary_at: usize) -> Positions {
+        Positions {
+            reasoning_log: (summary_at..summary_at + archived.reasoning.len()).collect(),
+            execution_log: (0..archived.execution.len()).collect(),
+            tool_activity_log: (0..archived.tool_activity.len()).collect(),
+        }
+    }
+}
+
 fn put_archived_back(
     now: &LogSnapshot,
     archived: &LogSnapshot,
+    positions: Option<&Positions>,
     summary_at: Option<usize>,
+    replaced: Replaced,
 ) -> LogSnapshot {
+    let fallback;
+    let positions = match positions {
+        Some(positions) => positions,
+        None => {
+            fallback = Positions::at_start(archived, summary_at.unwrap_or(0));
+            &fallback
+        }
+    };
     let reasoning = match summary_at {
-        Some(position) => {
-            let mut reasoning = now.reasoning[..position].to_vec();
-            reasoning.extend(archived.reasoning.iter().cloned());
-            reasoning.extend(now.reasoning[position + 1..].iter().cloned());
-            reasoning
+        Some(at) => {
+            let mut live = now.reasoning.clone();
+            live.remove(at);
+            put_back(&archived.reasoning, &positions.reasoning_log, &live)
         }
         None => now.reasoning.clone(),
     };
-
-    let live_ids: Vec<&str> = now
-        .execution
-        .iter()
-        .filter_map(|e| e.id.as_deref())
-        .chain(now.tool_activity.iter().filter_map(|e| e.id.as_deref()))
-        .collect();
-    let execution = put_back(&archived.execution, &now.execution, &live_ids, |e| {
-        e.id.as_deref()
-    });
-    let tool_activity = put_back(
-        &archived.tool_activity,
-        &now.tool_activity,
-        &live_ids,
-        |e| e.id.as_deref(),
-    );
+    let execution = if replaced.execution {
+        put_back(
+            &archived.execution,
+            &positions.execution_log,
+            &now.execution,
+        )
+    } else {
+        now.execution.clone()
+    };
+    let tool_activity = if replaced.tool_activity {
+        put_back(
+            &archived.tool_activity,
+            &positions.tool_activity_log,
+            &now.tool_activity,
+        )
+    } else {
+        now.tool_activity.clone()
+    };
     LogSnapshot {
         reasoning,
         execution,
@@ -138,18 +231,37 @@ fn put_archived_back(
     }
 }
 
-/// The archived entries whose id is not live (entries without an id always come back), then
-/// the live ones.
-fn put_back<T: Clone>(
-    archived: &[T],
-    live: &[T],
-    live_ids: &[&str],
-    id: impl Fn(&T) -> Option<&str>,
-) -> Vec<T> {
-    archived
-        .iter()
-        .filter(|entry| id(entry).is_none_or(|id| !live_ids.contains(&id)))
-        .chain(live)
-        .cloned()
-        .collect()
+/// The archived entries merged into the live ones: the entry archived from position `p` goes
+/// back after the live entries that stood before it, whatever their ids; live entries beyond
+/// those (appended since) follow. Nothing is dropped: with fewer live entries than expected,
+/// the archived ones keep their order.
+pub fn put_back<T: Clone>(archived: &[T], positions: &[usize], live: &[T]) -> Vec<T> {
+    let mut out = Vec::with_capacity(archived.len() + live.len());
+    let mut live_taken = 0;
+    for (index, entry) in archived.iter().enumerate() {
+        let live_before = positions
+            .get(index)
+            .map_or(live_taken, |at| at.saturating_sub(index));
+        let take_until = live_before.clamp(live_taken, live.len());
+        out.extend_from_slice(&live[live_taken..take_until]);
+        live_taken = take_until;
+        out.push(entry.clone());
+    }
+    out.extend_from_slice(&live[live_taken..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archived_entries_go_back_where_they_stood() {
+        // Before: a0 k1 a2 a3 k4; after the compaction: k1 k4, then x appended.
+        let merged = put_back(&["a0", "a2", "a3"], &[0, 2, 3], &["k1", "k4", "x"]);
+        assert_eq!(merged, ["a0", "k1", "a2", "a3", "k4", "x"]);
+        // Live entries removed by other code: nothing archived is lost.
+        assert_eq!(put_back(&["a0", "a5"], &[0, 5], &[]), ["a0", "a5"]);
+        assert_eq!(put_back(&["a0", "a1"], &[], &["k"]), ["a0", "a1", "k"]);
+    }
 }

@@ -23,6 +23,22 @@ pub fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, ContextCo
         .map_err(|err| unconvertible(thrown_message(&err)))
 }
 
+/// The JSON text `json` as a JS value, parsed by the browser (so stored numbers and strings
+/// arrive exactly as `JSON.parse` reads them).
+pub fn json_to_js<J: JsCast>(json: &str) -> Result<J, ContextCompactorError> {
+    js_sys::JSON::parse(json)
+        .map(JsCast::unchecked_into)
+        .map_err(|err| {
+            ContextCompactorError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "could not convert a value for JavaScript: {}",
+                    thrown_message(&err)
+                ),
+            )
+        })
+}
+
 /// A JS argument as a core type; `what` names the argument in the error.
 pub fn from_js<T: DeserializeOwned>(
     value: JsValue,

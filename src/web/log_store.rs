@@ -7,7 +7,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::clock::BrowserClock;
-use super::convert::{from_js, to_js};
+use super::convert::{from_js, json_to_js};
 use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
 use super::typescript::{
@@ -15,6 +15,7 @@ use super::typescript::{
     ToolActivityEntryJs, ToolActivityEntryList, ToolActivityInputJs,
 };
 use crate::core::keys::DEFAULT_PREFIX;
+use crate::core::stored_entry::join_entries;
 use crate::core::{LogStore, StorageKeys};
 
 /// The core store as the browser uses it.
@@ -82,7 +83,7 @@ impl JsLogStore {
     pub fn append_execution(&self, entry: ExecutionInputJs) -> JsResult<ExecutionEntryJs> {
         let input = from_js(entry.into(), "appendExecution(entry)")?;
         let stored = self.inner.borrow_mut().append_execution(input)?;
-        Ok(to_js(&stored)?)
+        Ok(json_to_js(stored.json())?)
     }
 
     /// Appends a tool operation; returns it stamped with id, timestamp and iteration.
@@ -93,7 +94,14 @@ impl JsLogStore {
     ) -> JsResult<ToolActivityEntryJs> {
         let input = from_js(entry.into(), "appendToolActivity(entry)")?;
         let stored = self.inner.borrow_mut().append_tool_activity(input)?;
-        Ok(to_js(&stored)?)
+        Ok(json_to_js(stored.json())?)
+    }
+
+    /// Marks an iteration running without writing a header, for apps that write their own
+    /// logs; `finishIteration()` ends it. A compaction waits for it.
+    #[wasm_bindgen(js_name = markIterationRunning)]
+    pub fn mark_iteration_running(&self) {
+        self.inner.borrow_mut().mark_iteration_running();
     }
 
     /// Marks the running iteration finished (a waiting compaction may then start).
@@ -117,19 +125,29 @@ impl JsLogStore {
     /// The reasoning log as stored.
     #[wasm_bindgen(js_name = reasoningLog)]
     pub fn reasoning_log(&self) -> JsResult<StringList> {
-        Ok(to_js(&self.inner.borrow().reasoning_log()?)?)
+        Ok(json_to_js(&self.inner.borrow().reasoning_log_json()?)?)
     }
 
-    /// The execution log, every entry with its iteration.
+    /// The latest compacted summary (if any) and the last `k` reasoning entries after it: use
+    /// it where a prompt takes `reasoningLog().slice(-k)`, so the summary stays in the prompt.
+    #[wasm_bindgen(js_name = recentReasoning)]
+    pub fn recent_reasoning(&self, k: u32) -> JsResult<StringList> {
+        let recent = self.inner.borrow().recent_reasoning(k as usize)?;
+        Ok(json_to_js(&join_entries(&recent))?)
+    }
+
+    /// The execution log as stored, every entry given its iteration (placed where it states
+    /// none).
     #[wasm_bindgen(js_name = executionLog)]
     pub fn execution_log(&self) -> JsResult<ExecutionEntryList> {
-        Ok(to_js(&self.inner.borrow().execution_log()?)?)
+        Ok(json_to_js(&self.inner.borrow().execution_log_json()?)?)
     }
 
-    /// The tool-activity log, every entry with its iteration.
+    /// The tool-activity log as stored, every entry given its iteration (placed where it states
+    /// none).
     #[wasm_bindgen(js_name = toolActivityLog)]
     pub fn tool_activity_log(&self) -> JsResult<ToolActivityEntryList> {
-        Ok(to_js(&self.inner.borrow().tool_activity_log()?)?)
+        Ok(json_to_js(&self.inner.borrow().tool_activity_log_json()?)?)
     }
 
     /// Estimated tokens of all three logs.

@@ -1,0 +1,262 @@
+//! Which iteration every entry of the three logs belongs to.
+//!
+//! Apps do not always say. GDRS, the app this package was made for, writes executions without
+//! an iteration, a reasoning header only when the model wrote reasoning text, and marker
+//! entries (`=== JAVASCRIPT EXECUTION ===`, `=== VAULT READ ===`, …) in between. An entry's
+//! iteration is therefore taken from, in order:
+//!
+//! - execution and tool entries: `iteration`, `context.iteration`; then the iteration of the
+//!   tool entry with the same `id` (GDRS logs a `js_execute` tool entry per run); then the
+//!   timestamps of entries whose iteration is known (the first known entry at or after it);
+//!   then its neighbours in the log; else the current iteration (kept, never compacted);
+//! - reasoning entries: a header (`=== ITERATION n ===`, `=== ITERATION n ERROR ===`, …) or a
+//!   summary names it; an entry naming an execution (`ID: exec_…`) or a vault read
+//!   (`Entry: …`) takes that operation's iteration; any other entry follows the entries
+//!   before it, except that entries after the last placed one belong to the running iteration
+//!   when another log shows it started (a tools-only iteration writes no header).
+//!
+//! The current iteration is the highest known in any log.
+
+use std::collections::HashMap;
+
+use super::entries::{EntryFacts, ExecutionEntry, ToolActivityEntry};
+use super::iteration::{named_iteration, parse_summary_header};
+use super::stored_entry::Stored;
+
+/// The iteration of every entry, and the current iteration.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PlacedIterations {
+    /// One per reasoning entry.
+    pub reasoning: Vec<u32>,
+    /// One per execution entry.
+    pub execution: Vec<u32>,
+    /// One per tool entry.
+    pub tool_activity: Vec<u32>,
+    /// The highest iteration known in any log, 0 when none is.
+    pub current: u32,
+}
+
+/// Places every entry of the three logs (see the module documentation).
+pub fn place(
+    reasoning: &[Stored<String>],
+    execution: &[Stored<ExecutionEntry>],
+    tool_activity: &[Stored<ToolActivityEntry>],
+) -> PlacedIterations {
+    let tool_facts: Vec<&EntryFacts> = tool_activity.iter().map(|e| &e.facts).collect();
+    let execution_facts: Vec<&EntryFacts> = execution.iter().map(|e| &e.facts).collect();
+    let by_id = unique_ids(&tool_facts);
+
+    let tools_known: Vec<Option<u32>> = tool_facts.iter().map(|f| f.iteration).collect();
+    let execution_known: Vec<Option<u32>> = execution_facts
+        .iter()
+        .map(|f| {
+            f.iteration
+                .or_else(|| f.id.as_deref().and_then(|id| by_id.get(id).copied()))
+        })
+        .collect();
+    let reasoning_known = reasoning_named(reasoning, &execution_facts, &execution_known);
+    let current = [&tools_known, &execution_known, &reasoning_known]
+        .iter()
+        .flat_map(|known| known.iter().flatten())
+        .copied()
+        .max()
+        .unwrap_or(0);
+
+    let timeline = Timeline::of(&[
+        (&tool_facts, &tools_known),
+        (&execution_facts, &execution_known),
+    ]);
+    let execution_placed = complete(&execution_facts, &execution_known, &timeline, current);
+    let tools_placed = complete(&tool_facts, &tools_known, &timeline, current);
+    let vault_reads = vault_reads(tool_activity, &tools_placed);
+    PlacedIterations {
+        reasoning: reasoning_placed(reasoning, &reasoning_known, vault_reads, current),
+        execution: execution_placed,
+        tool_activity: tools_placed,
+        current,
+    }
+}
+
+/// Ids that name one iteration only among the tool entries that state theirs.
+fn unique_ids<'a>(facts: &[&'a EntryFacts]) -> HashMap<&'a str, u32> {
+    let mut ids: HashMap<&str, Option<u32>> = HashMap::new();
+    for fact in facts {
+        if let (Some(id), Some(n)) = (fact.id.as_deref(), fact.iteration) {
+            ids.entry(id)
+                .and_modify(|seen| {
+                    if *seen != Some(n) {
+                        *seen = None;
+                    }
+                })
+                .or_insert(Some(n));
+        }
+    }
+    ids.into_iter()
+        .filter_map(|(id, n)| Some((id, n?)))
+        .collect()
+}
+
+/// Timestamps of entries whose iteration is known, in order (ISO-8601 UTC text compares in
+/// time order).
+struct Timeline<'a> {
+    points: Vec<(&'a str, u32)>,
+}
+
+impl<'a> Timeline<'a> {
+    fn of(logs: &[(&[&'a EntryFacts], &[Option<u32>])]) -> Self {
+        let mut points: Vec<(&str, u32)> = logs
+            .iter()
+            .flat_map(|(facts, known)| facts.iter().zip(known.iter()))
+            .filter_map(|(fact, n)| Some((iso_time(fact.timestamp.as_deref()?)?, (*n)?)))
+            .collect();
+        points.sort_unstable();
+        Timeline { points }
+    }
+
+    /// The iteration of the first known entry at or after `time`, else of the last one.
+    fn at(&self, time: &str) -> Option<u32> {
+        let after = self.points.partition_point(|(t, _)| *t < time);
+        self.points
+            .get(after)
+            .or_else(|| self.points.last())
+            .map(|(_, n)| *n)
+    }
+}
+
+/// `text` when it is a `Date.prototype.toISOString()` timestamp (`2025-11-11T16:51:34.123Z`).
+fn iso_time(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let shaped = bytes.len() == 24
+        && bytes[4] == b'-'
+        && bytes[10] == b'T'
+        && bytes[19] == b'.'
+        && bytes[23] == b'Z';
+    shaped.then_some(text)
+}
+
+/// Fills in the entries of unknown iteration: by timestamp, then by neighbours, else
+/// `current`.
+fn complete(
+    facts: &[&EntryFacts],
+    known: &[Option<u32>],
+    timeline: &Timeline<'_>,
+    current: u32,
+) -> Vec<u32> {
+    let by_time: Vec<Option<u32>> = facts
+        .iter()
+        .zip(known)
+        .map(|(fact, n)| n.or_else(|| timeline.at(iso_time(fact.timestamp.as_deref()?)?)))
+        .collect();
+    by_neighbours(&by_time, current)
+}
+
+/// An entry that does not state its iteration takes the one of the nearest earlier entry that
+/// does, else of the nearest later one, else `fallback` (logs are appended in order).
+pub fn by_neighbours(stated: &[Option<u32>], fallback: u32) -> Vec<u32> {
+    let mut next_known = vec![None; stated.len()];
+    let mut later = None;
+    for (slot, value) in next_known.iter_mut().zip(stated).rev() {
+        if value.is_some() {
+            later = *value;
+        }
+        *slot = later;
+    }
+    let mut earlier = None;
+    stated
+        .iter()
+        .zip(next_known)
+        .map(|(value, following)| {
+            if value.is_some() {
+                earlier = *value;
+            }
+            earlier.or(following).unwrap_or(fallback)
+        })
+        .collect()
+}
+
+/// The iteration each reasoning entry names by itself: a header or summary, or the execution
+/// it reports (`ID: exec_…`).
+fn reasoning_named(
+    reasoning: &[Stored<String>],
+    execution: &[&EntryFacts],
+    execution_known: &[Option<u32>],
+) -> Vec<Option<u32>> {
+    let executions: HashMap<&str, u32> = execution
+        .iter()
+        .zip(execution_known)
+        .filter_map(|(fact, n)| Some((fact.id.as_deref()?, (*n)?)))
+        .collect();
+    reasoning
+        .iter()
+        .map(|entry| {
+            named_iteration(entry)
+                .or_else(|| parse_summary_header(entry).map(|(_, last)| last))
+                .or_else(|| {
+                    let id = marker_field(entry, "=== JAVASCRIPT EXECUTION ===", "ID: ")?;
+                    executions.get(id).copied()
+                })
+        })
+        .collect()
+}
+
+/// The value of the line `field…` in an entry whose first line is `marker`.
+pub fn marker_field<'a>(entry: &'a str, marker: &str, field: &str) -> Option<&'a str> {
+    let mut lines = entry.trim_start().lines();
+    if lines.next()?.trim() != marker {
+        return None;
+    }
+    lines
+        .take(8)
+        .find_map(|line| line.strip_prefix(field))
+        .map(str::trim)
+}
+
+/// The iterations of vault reads, per vault id, in log order.
+fn vault_reads(tools: &[Stored<ToolActivityEntry>], placed: &[u32]) -> HashMap<String, Vec<u32>> {
+    let mut reads: HashMap<String, Vec<u32>> = HashMap::new();
+    for (entry, n) in tools.iter().zip(placed) {
+        let (Some(id), Some(kind), Some(action)) = (&entry.facts.id, entry.kind(), entry.action())
+        else {
+            continue;
+        };
+        if kind == "vault" && action == "read" {
+            reads.entry(id.clone()).or_default().push(*n);
+        }
+    }
+    reads
+}
+
+/// Reasoning entries placed: named ones by their name, vault reads by the matching tool entry,
+/// the rest after the entries before them (see the module documentation).
+fn reasoning_placed(
+    reasoning: &[Stored<String>],
+    named: &[Option<u32>],
+    mut vault_reads: HashMap<String, Vec<u32>>,
+    current: u32,
+) -> Vec<u32> {
+    let mut floor = 0;
+    let mut placed = Vec::with_capacity(reasoning.len());
+    let mut last_known = None;
+    for (index, (entry, name)) in reasoning.iter().zip(named).enumerate() {
+        let known = name.or_else(|| {
+            let id = marker_field(entry, "=== VAULT READ ===", "Entry: ")?;
+            let reads = vault_reads.get_mut(id)?;
+            let at = reads.iter().position(|n| *n >= floor)?;
+            Some(reads.remove(at))
+        });
+        if let Some(n) = known {
+            floor = floor.max(n);
+            last_known = Some(index);
+            placed.push(n);
+        } else {
+            placed.push(floor);
+        }
+    }
+    let tail_start = last_known.map_or(0, |i| i + 1);
+    if floor < current && tail_start > 0 {
+        for n in &mut placed[tail_start..] {
+            *n = current;
+        }
+    }
+    placed
+}

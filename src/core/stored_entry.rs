@@ -1,0 +1,285 @@
+//! One entry of a stored log, kept as the exact JSON text another program wrote.
+//!
+//! Entries belong to the app that wrote them: the package reads the fields it needs from a
+//! lenient view and writes the original text back unchanged, so numbers keep their digits
+//! (`1.1805916207174113e+21`), strings keep lone surrogates (`"Ab\ud83d"`, which
+//! `JSON.stringify` writes for text cut with `.slice`) and field order stays as it was.
+//! Anything `JSON.parse` accepts is accepted, duplicate keys included (the last one wins).
+
+use std::collections::BTreeMap;
+use std::ops::Deref;
+
+use serde::de::{Deserialize, DeserializeOwned, Deserializer};
+use serde::ser::{Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use super::error::StorageError;
+
+/// What the package reads from an entry's JSON text; never fails (unknown shapes read as
+/// empty).
+pub trait EntryView: Sized {
+    /// The view of `raw`, a JSON value as stored.
+    fn read(raw: &RawValue) -> Self;
+}
+
+/// A stored entry: its exact JSON text and the view read from it. Two entries are equal when
+/// their texts are.
+#[derive(Debug, Clone)]
+pub struct Stored<V> {
+    raw: Box<RawValue>,
+    view: V,
+}
+
+impl<V: EntryView> Stored<V> {
+    /// The entry stored as `raw`.
+    pub fn from_raw(raw: Box<RawValue>) -> Self {
+        let view = V::read(&raw);
+        Stored { raw, view }
+    }
+
+    /// A new entry written as the JSON of `value`.
+    pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
+        serde_json::value::to_raw_value(value).map(Self::from_raw)
+    }
+}
+
+impl<V> Stored<V> {
+    /// The JSON text as stored.
+    pub fn json(&self) -> &str {
+        self.raw.get()
+    }
+
+    /// What the package reads from it.
+    pub fn view(&self) -> &V {
+        &self.view
+    }
+}
+
+impl<V> Deref for Stored<V> {
+    type Target = V;
+
+    fn deref(&self) -> &V {
+        &self.view
+    }
+}
+
+impl<V> PartialEq for Stored<V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw.get() == other.raw.get()
+    }
+}
+
+impl<V> Serialize for Stored<V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.raw.serialize(serializer)
+    }
+}
+
+impl<'de, V: EntryView> Deserialize<'de> for Stored<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(deserializer).map(Self::from_raw)
+    }
+}
+
+/// A reasoning entry reads as its text: a JSON string decoded, anything else as its JSON.
+impl EntryView for String {
+    fn read(raw: &RawValue) -> Self {
+        decode_string(raw).unwrap_or_else(|| raw.get().to_owned())
+    }
+}
+
+/// The entries of a stored log `text` (under `key`); absent text or `null` is an empty log.
+/// Text that is not a JSON array is [`StorageError::Corrupt`].
+pub fn parse_entries<V: EntryView>(
+    key: &str,
+    text: Option<&str>,
+) -> Result<Vec<Stored<V>>, StorageError> {
+    let Some(text) = text else {
+        return Ok(Vec::new());
+    };
+    serde_json::from_str::<Option<Vec<Stored<V>>>>(text)
+        .map(Option::unwrap_or_default)
+        .map_err(|err| StorageError::Corrupt {
+            key: key.to_owned(),
+            reason: err.to_string(),
+        })
+}
+
+/// The JSON array of `entries`, each written as its stored text.
+pub fn join_entries<'a, V: 'a>(entries: impl IntoIterator<Item = &'a Stored<V>>) -> String {
+    let mut out = String::from("[");
+    for (i, entry) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(entry.json());
+    }
+    out.push(']');
+    out
+}
+
+/// Reads a view struct from an entry's JSON, leniently: duplicate keys keep the last value (as
+/// `JSON.parse` does); a value that is not an object reads as the default view.
+pub fn read_object<T: DeserializeOwned + Default>(raw: &RawValue) -> T {
+    let text = raw.get();
+    if !text.trim_start().starts_with('{') {
+        return T::default();
+    }
+    serde_json::from_str(text)
+        .or_else(|_| {
+            // Derived views refuse duplicate keys; keep the last of each and read again.
+            let fields: BTreeMap<String, Box<RawValue>> = serde_json::from_str(text)?;
+            serde_json::from_str(&serde_json::to_string(&fields)?)
+        })
+        .unwrap_or_default()
+}
+
+/// The text of a JSON string value; lone surrogates (valid in `JSON.parse`, not in Rust
+/// strings) read as U+FFFD. `None` when `raw` is not a string.
+pub fn decode_string(raw: &RawValue) -> Option<String> {
+    let inner = raw.get().trim();
+    let inner = inner.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(inner.to_owned());
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    let mut pending_high: Option<u32> = None;
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            flush_high(&mut out, &mut pending_high);
+            out.push(c);
+            continue;
+        }
+        let escaped = chars.next()?;
+        if escaped != 'u' {
+            flush_high(&mut out, &mut pending_high);
+            out.push(match escaped {
+                'n' => '\n',
+                't' => '\t',
+                'r' => '\r',
+                'b' => '\u{8}',
+                'f' => '\u{c}',
+                other => other,
+            });
+            continue;
+        }
+        let hex: String = chars.by_ref().take(4).collect();
+        let unit = u32::from_str_radix(&hex, 16).ok()?;
+        match (pending_high.take(), unit) {
+            (Some(high), 0xDC00..=0xDFFF) => {
+                let code = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00);
+                out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+            }
+            (high, 0xD800..=0xDBFF) => {
+                if high.is_some() {
+                    out.push(char::REPLACEMENT_CHARACTER);
+                }
+                pending_high = Some(unit);
+            }
+            (high, _) => {
+                if high.is_some() {
+                    out.push(char::REPLACEMENT_CHARACTER);
+                }
+                out.push(char::from_u32(unit).unwrap_or(char::REPLACEMENT_CHARACTER));
+            }
+        }
+    }
+    flush_high(&mut out, &mut pending_high);
+    Some(out)
+}
+
+fn flush_high(out: &mut String, pending_high: &mut Option<u32>) {
+    if pending_high.take().is_some() {
+        out.push(char::REPLACEMENT_CHARACTER);
+    }
+}
+
+/// A field read as text: a JSON string decoded, a number or other value as its JSON.
+pub fn field_text(raw: Option<&RawValue>) -> Option<String> {
+    let raw = raw?;
+    decode_string(raw).or_else(|| (raw.get() != "null").then(|| raw.get().to_owned()))
+}
+
+/// A field read as an iteration number: a non-negative integer, or a string holding one.
+pub fn field_iteration(raw: Option<&RawValue>) -> Option<u32> {
+    let raw = raw?;
+    let text = decode_string(raw).unwrap_or_else(|| raw.get().to_owned());
+    let number: f64 = text.trim().parse().ok()?;
+    (number.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&number))
+        .then_some(number as u32)
+}
+
+/// A field read as a boolean.
+pub fn field_bool(raw: Option<&RawValue>) -> Option<bool> {
+    match raw?.get() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn logs_keep_every_entry_text_exactly() {
+        let text = r#"["Ab\ud83d",{"b":1.1805916207174113e+21,"a":0.30000000000000004,"a":1e-7},  {"x" : [1, 2]}]"#;
+        let entries: Vec<Stored<String>> = parse_entries("k", Some(text)).unwrap();
+        assert_eq!(entries[0].json(), r#""Ab\ud83d""#);
+        assert_eq!(entries[0].as_str(), "Ab\u{fffd}");
+        assert_eq!(
+            entries[1].json(),
+            r#"{"b":1.1805916207174113e+21,"a":0.30000000000000004,"a":1e-7}"#
+        );
+        assert_eq!(
+            join_entries(&entries),
+            r#"["Ab\ud83d",{"b":1.1805916207174113e+21,"a":0.30000000000000004,"a":1e-7},{"x" : [1, 2]}]"#
+        );
+    }
+
+    #[test]
+    fn strings_decode_like_json_parse() {
+        let cases = [
+            (r#""plain""#, "plain"),
+            (r#""a\nb\t\"q\" \\ \/""#, "a\nb\t\"q\" \\ /"),
+            (r#""\ud83d\ude00 ok""#, "😀 ok"),
+            (r#""\udc00 \ud83d""#, "\u{fffd} \u{fffd}"),
+            (r#""\ud83d\u0041""#, "\u{fffd}A"),
+            (r#""\\ud83d""#, "\\ud83d"),
+        ];
+        for (json, text) in cases {
+            assert_eq!(decode_string(&raw(json)).as_deref(), Some(text), "{json}");
+        }
+        assert_eq!(decode_string(&raw("12")), None);
+    }
+
+    #[derive(serde::Deserialize, Default)]
+    struct View {
+        id: Option<Box<RawValue>>,
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_value_and_odd_shapes_read_empty() {
+        let view: View = read_object(&raw(r#"{"id":"a","x":1,"id":"b"}"#));
+        assert_eq!(field_text(view.id.as_deref()).as_deref(), Some("b"));
+        let view: View = read_object(&raw(r#"[1,2]"#));
+        assert!(view.id.is_none());
+    }
+
+    #[test]
+    fn iteration_fields_are_read_leniently() {
+        assert_eq!(field_iteration(Some(&raw("4"))), Some(4));
+        assert_eq!(field_iteration(Some(&raw("4.0"))), Some(4));
+        assert_eq!(field_iteration(Some(&raw(r#""7""#))), Some(7));
+        assert_eq!(field_iteration(Some(&raw("-1"))), None);
+        assert_eq!(field_iteration(Some(&raw("1e300"))), None);
+        assert_eq!(field_iteration(Some(&raw("2.5"))), None);
+        assert_eq!(field_iteration(Some(&raw("null"))), None);
+    }
+}
