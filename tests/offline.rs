@@ -142,7 +142,11 @@ fn identities(logs: &context_compactor::core::log_store::LogSnapshot) -> Vec<Str
         .filter(|r| parse_summary_header(r).is_none())
         .map(|r| r.json().to_owned())
         .chain(logs.execution.iter().map(|e| e.facts.id.clone().unwrap()))
-        .chain(logs.tool_activity.iter().map(|e| e.facts.id.clone().unwrap()))
+        .chain(
+            logs.tool_activity
+                .iter()
+                .map(|e| e.facts.id.clone().unwrap()),
+        )
         .collect()
 }
 

@@ -425,6 +425,14 @@ impl Source {
     /// iteration error.
     fn resolve(&mut self) {
         for run in self.runs.iter().filter(|run| run.success == Some(false)) {
+            if run.id.is_some()
+                && self
+                    .failures
+                    .iter()
+                    .any(|f| Some(&f.subject) == run.id.as_ref())
+            {
+                continue;
+            }
             self.failures.push(Failure {
                 iteration: run.iteration,
                 subject: run.id.clone().unwrap_or_else(|| run.task.clone()),
