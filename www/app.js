@@ -2,6 +2,7 @@
 // Log and model text only ever reaches the page through textContent — never as HTML.
 import init, { LogStore, Compactor } from "/pkg/context_compactor.js";
 import { simulateIteration } from "./simulate.js";
+import { GDRS_KEYS, simulateGdrsSession } from "./simulate-gdrs.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY_STORAGE = "context-compactor-demo:gemini-key";
@@ -325,6 +326,7 @@ function render() {
   $("btn-start").disabled = running;
   $("btn-finish").disabled = !running;
   $("btn-clear").disabled = state.compacting;
+  $("btn-gdrs").disabled = state.compacting;
   for (const button of document.querySelectorAll(".entry-form button")) button.disabled = false;
 }
 
@@ -565,6 +567,15 @@ function wireControls() {
   $("btn-finish").addEventListener("click", () => act(() => state.logs.finishIteration()));
   $("btn-clear").addEventListener("click", () => {
     if (confirm("Remove the three logs from localStorage? Archives are kept.")) act(() => state.logs.clear());
+  });
+  $("btn-gdrs").addEventListener("click", () => {
+    if (!confirm("Replace the three logs with a simulated GDRS session? Archives are kept.")) return;
+    let truth;
+    act(() => {
+      for (const key of Object.values(GDRS_KEYS)) localStorage.removeItem(key);
+      truth = simulateGdrsSession(localStorage, { seed: 1 + (Date.now() % 1000), iterations: 9 });
+    });
+    if (truth) showMessage(`Loaded a GDRS session of ${truth.current} iterations, written the way that app writes its logs.`);
   });
   // Another tab wrote to the logs: show its entries.
   window.addEventListener("storage", (event) => {

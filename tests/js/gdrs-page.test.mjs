@@ -1,0 +1,94 @@
+// Sessions written the way GDRS writes them, compacted and rolled back in a real Chromium page:
+// every entry's stored text survives byte for byte (2^70, lone surrogates), the summary stays in
+// the k-entry window, the fixtures the native tests read are the simulator's current output.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { launch, openPage, outputDir } from "./browser.mjs";
+import { SESSIONS, fixture, fixturePath } from "../../scripts/gdrs-fixtures.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+test("the GDRS fixtures of the native tests are the simulator's current output", () => {
+  for (const session of SESSIONS) {
+    assert.equal(readFileSync(fixturePath(session), "utf8"), fixture(session), `seed ${session.seed}: run node scripts/gdrs-fixtures.mjs`);
+  }
+});
+
+test("GDRS sessions in the page: exact texts through compaction and rollback, summary in recentReasoning", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  for (const seed of [1, 2, 3, 5]) {
+    const outcome = await page.evaluate(async (seed) => {
+      const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+      const { GDRS_KEYS, simulateGdrsSession } = await import("/simulate-gdrs.js");
+      localStorage.clear();
+      const truth = simulateGdrsSession(localStorage, { seed, iterations: 9 });
+      const texts = () => Object.fromEntries(Object.values(GDRS_KEYS).map((k) => [k, localStorage.getItem(k)]));
+      const before = texts();
+      const logs = new LogStore();
+      const compactor = new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 6000 });
+      const result = await compactor.compact();
+      const archive = compactor.readArchive(result.archiveKey);
+      const archiveText = localStorage.getItem(result.archiveKey);
+      const live = texts();
+      const executions = logs.executionLog();
+      const recent = logs.recentReasoning(3);
+      // The app goes on: five more iterations of its own writing.
+      const reasoning = JSON.parse(localStorage.getItem(GDRS_KEYS.reasoning));
+      for (let n = truth.current + 1; n <= truth.current + 5; n += 1) reasoning.push(`=== ITERATION ${n} ===\nstep ${n}`);
+      localStorage.setItem(GDRS_KEYS.reasoning, JSON.stringify(reasoning));
+      const recentLater = logs.recentReasoning(3);
+      const appSlice = JSON.parse(localStorage.getItem(GDRS_KEYS.reasoning)).slice(-3);
+      localStorage.setItem(GDRS_KEYS.reasoning, live[GDRS_KEYS.reasoning]);
+      await compactor.rollback(result.archiveKey);
+      return { truth, before, live, after: texts(), archive, archiveText, executions, recent, recentLater, appSlice, summary: result.summary };
+    }, seed);
+    const { truth, before, live, after, archive, archiveText } = outcome;
+    assert.deepEqual(after, before, `seed ${seed}: byte for byte after the rollback`);
+    const entries = (text) => JSON.parse(text ?? "[]").map((e) => JSON.stringify(e));
+    // GDRS writes with JSON.stringify, so an entry's stored text is JSON.stringify(entry).
+    for (const key of Object.keys(before)) {
+      const dataKey = { gdrs_reasoning_log: "reasoningLog", gdrs_execution_log: "executionLog", gdrs_tool_activity_log: "toolActivityLog" }[key];
+      const liveEntries = entries(live[key]);
+      assert.equal(live[key], `[${liveEntries.join(",")}]`, `seed ${seed}: ${key} written entry by entry as stored`);
+      const held = [...liveEntries.filter((e) => !e.startsWith('"=== COMPACTED SUMMARY')), ...archive.data[dataKey].map((e) => JSON.stringify(e))];
+      assert.deepEqual([...held].sort(), [...entries(before[key])].sort(), `seed ${seed}: ${key} entries held exactly once, texts unchanged`);
+    }
+    assert.ok(archiveText.includes("1.1805916207174113e+21"), "2^70 in the archive as written");
+    assert.ok(archiveText.includes("Ab\\ud83d") || live.gdrs_reasoning_log.includes("Ab\\ud83d"), "the lone surrogate kept");
+    const n = truth.current;
+    const keptExecutions = truth.execution.filter((i) => i >= n).length;
+    assert.equal(entries(live.gdrs_execution_log).length, keptExecutions, `seed ${seed}: only iteration ${n}'s executions stay`);
+    assert.equal(archive.data.executionLog.length, truth.execution.length - keptExecutions);
+    assert.ok(outcome.executions.every((e) => e.iteration === n), "executionLog() gives every entry its iteration");
+    assert.match(outcome.recent[0], /^=== COMPACTED SUMMARY \(Iterations 1-\d+\) ===/);
+    assert.match(outcome.recentLater[0], /^=== COMPACTED SUMMARY/, `seed ${seed}: five iterations later the summary is still in the window`);
+    assert.ok(!outcome.appSlice.some((e) => e.startsWith("=== COMPACTED SUMMARY")), "where slice(-3) has lost it");
+    assert.ok(outcome.summary.includes(truth.query), `seed ${seed}: the query is in the summary`);
+  }
+  await page.screenshot({ path: join(outputDir, "gdrs-session.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the demo loads a GDRS session and compacts it", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  page.on("dialog", (dialog) => dialog.accept());
+  await page.click("#btn-gdrs");
+  await page.waitForFunction(() => !document.querySelector("#message").hidden);
+  assert.match(await page.textContent("#message"), /Loaded a GDRS session of \d+ iterations/);
+  assert.equal(await page.textContent("#stat-iteration"), "9");
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  assert.equal(await page.textContent("#fact-iterations"), "1–8");
+  await page.screenshot({ path: join(outputDir, "gdrs-demo-compacted.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
