@@ -138,9 +138,11 @@ fn corrupt_json_fails_with_storage_corrupt_and_is_left_untouched() {
     let storage = storage();
     for (key, text) in [
         ("t_corrupt_reasoning_log", "{not json"),
-        ("t_corrupt_reasoning_log", r#"[1,2,3]"#),
+        // Anything JSON.parse reads as an array is a log (`[1,2,3]`, `[{"type":7}]`); these
+        // are not.
+        ("t_corrupt_reasoning_log", r#""just text""#),
         ("t_corrupt_execution_log", r#"{"an":"object"}"#),
-        ("t_corrupt_tool_activity_log", r#"[{"type":7}]"#),
+        ("t_corrupt_tool_activity_log", r#"[{"type":7}"#),
     ] {
         storage.set_item(key, text).unwrap();
         if key == "t_corrupt_reasoning_log" {

@@ -32,6 +32,9 @@ pub struct CompactionMetrics {
     pub last_compaction_at: Option<String>,
     /// Code of the last error, if the last compaction failed.
     pub last_error_code: Option<String>,
+    /// Fields other code keeps here (GDRS's own `totalCostSaved`, …), written back as read.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl CompactionMetrics {
@@ -77,6 +80,17 @@ impl CompactionMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_of_other_code_survive_an_update() {
+        let stored = r#"{"totalCompactions":2,"totalCostSaved":0.0123,"note":{"by":"gdrs"}}"#;
+        let mut metrics: CompactionMetrics = serde_json::from_str(stored).unwrap();
+        metrics.total_compactions += 1;
+        let written: serde_json::Value = serde_json::to_value(&metrics).unwrap();
+        assert_eq!(written["totalCompactions"], 3);
+        assert_eq!(written["totalCostSaved"], 0.0123);
+        assert_eq!(written["note"]["by"], "gdrs");
+    }
 
     #[test]
     fn averages_cover_successes_only() {

@@ -33,9 +33,13 @@ export async function useTheLogStore(): Promise<number> {
   const exec: ExecutionEntry = logs.appendExecution({ success: true, code: "1+1", result: 2 });
   const tool: ToolActivityEntry = logs.appendToolActivity({ type: "vfs", action: "write", status: "success" });
   logs.finishIteration();
+  logs.markIterationRunning();
+  logs.finishIteration();
+  const recent: string[] = logs.recentReasoning(3);
   const running: boolean = logs.iterationRunning;
   const current: number = logs.currentIteration;
   const reasoning: string[] = logs.reasoningLog();
+  void recent;
   const executions: ExecutionEntry[] = logs.executionLog();
   const tools: ToolActivityEntry[] = logs.toolActivityLog();
   try {
