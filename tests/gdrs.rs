@@ -497,3 +497,105 @@ fn reasoning_entries_read_back_with_their_lone_surrogates_as_replacement_charact
         .iter()
         .any(|e| e.json().contains(r"\ud83d") && e.contains('\u{fffd}')));
 }
+
+/// The app's own measure of its prompt, as a function.
+struct Measure(std::rc::Rc<std::cell::Cell<Option<usize>>>);
+
+impl context_compactor::core::usage::UsageMeasure for Measure {
+    fn prompt_tokens(&self) -> Option<usize> {
+        self.0.get()
+    }
+}
+
+#[test]
+fn usage_is_measured_the_way_the_app_measures_its_prompt() {
+    let fixture = &fixtures()[0];
+    let memory = memory_of(fixture);
+    let defaults = CompactorSettings::default();
+    let rig = Rig::offline(
+        memory.clone(),
+        ManualClock::new(NOV_22_2026),
+        defaults.clone(),
+    );
+    let log_usage = rig.compactor.context_usage().unwrap();
+    assert!(log_usage < 0.6, "{log_usage}");
+    assert!(rig
+        .compactor
+        .can_compact()
+        .unwrap()
+        .unwrap()
+        .contains("worth it from 60%"));
+    // The app's prompt (its own parts, the summary, the last entries) took 30,000 tokens.
+    rig.compactor.report_prompt_tokens(30_000);
+    let reported = rig.compactor.context_usage().unwrap();
+    assert!((reported - 30_000.0 / 32_768.0).abs() < 1e-9, "{reported}");
+    assert_eq!(rig.compactor.can_compact().unwrap(), None);
+    assert!(rig.compactor.should_auto_compact().unwrap());
+    let result = run_ready(rig.compactor.compact(Trigger::Auto))
+        .unwrap()
+        .unwrap();
+    assert!((result.context_usage_before - reported).abs() < 1e-9);
+    // The report described the prompt before the compaction: the logs' count again.
+    let after = rig.compactor.context_usage().unwrap();
+    assert!(after < log_usage, "{after}");
+
+    // A function the package asks instead.
+    let app_tokens = std::rc::Rc::new(std::cell::Cell::new(Some(2_000)));
+    let measured = context_compactor::core::Compactor::new(
+        rig.logs.clone(),
+        Box::new(context_compactor::core::offline::OfflineProvider),
+        Box::new(rig.timer.clone()),
+        Box::new(rig.events.clone()),
+        defaults,
+    )
+    .unwrap()
+    .with_usage_measure(Box::new(Measure(app_tokens.clone())));
+    assert!((measured.context_usage().unwrap() - 2_000.0 / 32_768.0).abs() < 1e-9);
+    app_tokens.set(None);
+    assert!(
+        (measured.context_usage().unwrap() - after).abs() < 1e-9,
+        "falls back"
+    );
+}
+
+#[test]
+fn archives_and_metrics_can_live_under_the_apps_own_keys() {
+    let fixture = &fixtures()[1];
+    let memory = memory_of(fixture);
+    memory
+        .set(
+            "gdrs_compaction_metrics",
+            r#"{"totalCostSaved":0.42,"totalCompactions":1}"#,
+        )
+        .unwrap();
+    let settings = CompactorSettings {
+        archive_prefix: Some("gdrs_compaction_archive_".into()),
+        metrics_key: Some("gdrs_compaction_metrics".into()),
+        ..settings()
+    };
+    let rig = Rig::offline(memory.clone(), ManualClock::new(NOV_22_2026), settings);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert!(result.archive_key.starts_with("gdrs_compaction_archive_"));
+    assert_eq!(rig.compactor.archives().unwrap()[0].key, result.archive_key);
+    assert!(memory
+        .keys()
+        .unwrap()
+        .iter()
+        .all(|k| !k.contains("archived_logs")));
+    let metrics: serde_json::Value =
+        serde_json::from_str(&memory.get("gdrs_compaction_metrics").unwrap().unwrap()).unwrap();
+    assert_eq!(
+        metrics["totalCostSaved"], 0.42,
+        "the app's own field survives"
+    );
+    assert_eq!(metrics["totalCompactions"], 2);
+    run_ready(rig.compactor.rollback(&result.archive_key))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        memory.get("gdrs_execution_log").unwrap().as_deref(),
+        Some(fixture.storage["gdrs_execution_log"].as_str())
+    );
+}

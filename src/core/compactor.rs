@@ -12,6 +12,7 @@ use super::error::{CompactionError, StorageError};
 use super::events::{CompactionEvent, EventSink};
 use super::iteration::parse_summary_header;
 use super::journal::{Journal, JournalStage};
+use super::keys::StorageKeys;
 use super::lease::Lease;
 use super::log_store::{LogStore, RawLogs, ReadLogs};
 use super::metrics::CompactionMetrics;
@@ -30,6 +31,7 @@ use super::stored_entry::Stored;
 use super::stored_json::{read_value, write_json};
 use super::swap::{appended_since, replace, restore, summary_entry, undo};
 use super::tokens::estimate_tokens;
+use super::usage::UsageMeasure;
 use super::validation::{canonicalize, validate_summary, Validation};
 
 /// A summary must stay under this share of the tokens it replaces to count as a compaction.
@@ -58,6 +60,12 @@ pub struct Compactor<S, C> {
     guard: Cell<AutoGuard>,
     owner: String,
     lease_renewed_ms: Cell<f64>,
+    /// The logs' keys with this compactor's archive prefix and metrics key.
+    keys: StorageKeys,
+    /// The app's own measure of its prompt, if it gave one.
+    measure: Option<Box<dyn UsageMeasure>>,
+    /// Tokens of the prompt the app last sent, as it reported them (until a compaction).
+    reported_tokens: Cell<Option<usize>>,
 }
 
 /// What recovery did with a compaction that a closed tab left half done.
@@ -79,6 +87,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         settings: CompactorSettings,
     ) -> Result<Self, String> {
         settings.validate()?;
+        let keys = settings.keys_over(logs.borrow().keys());
         Ok(Self {
             logs,
             provider,
@@ -95,6 +104,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             guard: Cell::new(AutoGuard::default()),
             owner: String::from("compactor"),
             lease_renewed_ms: Cell::new(0.0),
+            keys,
+            measure: None,
+            reported_tokens: Cell::new(None),
         })
     }
 
@@ -102,6 +114,31 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     pub fn with_owner(mut self, owner: impl Into<String>) -> Self {
         self.owner = owner.into();
         self
+    }
+
+    /// Measures usage with the app's own function instead of the package's count of the logs.
+    pub fn with_usage_measure(mut self, measure: Box<dyn UsageMeasure>) -> Self {
+        self.measure = Some(measure);
+        self
+    }
+
+    /// Records the tokens of the prompt the app last sent; usage is measured by them until the
+    /// next compaction (or the next report).
+    pub fn report_prompt_tokens(&self, tokens: usize) {
+        self.reported_tokens.set(Some(tokens));
+    }
+
+    /// Usage (0..1, can exceed 1): the app's measure when it gives one, else `log_tokens` plus
+    /// `baseTokens`.
+    fn usage_of(&self, log_tokens: usize) -> f64 {
+        let measured = self
+            .reported_tokens
+            .get()
+            .or_else(|| self.measure.as_ref()?.prompt_tokens());
+        match measured {
+            Some(tokens) => tokens as f64 / self.settings.context_window_tokens as f64,
+            None => self.settings.usage(log_tokens),
+        }
     }
 
     /// The phase of the running (or last) compaction.
@@ -141,6 +178,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             current_iteration: census.current,
             iteration_running: self.logs.borrow().iteration_running(),
             log_tokens: census.tokens,
+            usage: self.usage_of(census.tokens),
             compacting: self.busy.get(),
             compacting_elsewhere: self.lease_elsewhere()?.is_some(),
             summary_tokens: census.summary_tokens,
@@ -151,7 +189,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Share (0..1, can exceed 1) of the context window the logs and base tokens take.
     pub fn context_usage(&self) -> Result<f64, StorageError> {
-        Ok(self.settings.usage(self.logs.borrow().estimate_tokens()?))
+        Ok(self.usage_of(self.logs.borrow().estimate_tokens()?))
     }
 
     /// Why a user-triggered compaction is not allowed now; `None` when it is.
@@ -335,7 +373,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.emit(CompactionEvent::Start {
             trigger,
             iteration: input.current_iteration,
-            context_usage: self.settings.usage(input.log_tokens),
+            context_usage: input.usage,
         });
         let waits = self.logs.borrow().iteration_running();
         if waits {
@@ -368,6 +406,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             (read, input)
         };
         let tokens_before = input.log_tokens;
+        let usage_before = input.usage;
         let selection = Selection::of(&before.parsed);
         if selection.is_empty() {
             return Err(CompactionError::NotAllowed(
@@ -383,10 +422,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             .await?;
 
         self.set_phase(Phase::Archiving);
-        let archive_key = self.write_archive(&selection, trigger, tokens_before)?;
+        let archive_key = self.write_archive(&selection, trigger, tokens_before, usage_before)?;
 
         self.set_phase(Phase::Replacing);
-        let result = self.swap_in(
+        let mut result = self.swap_in(
             &before,
             &selection,
             summary,
@@ -394,6 +433,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             tokens_before,
             compacted_tokens,
         )?;
+        // A reported prompt size described the prompt before the compaction.
+        self.reported_tokens.set(None);
+        result.context_usage_before = usage_before;
+        result.context_usage_after = self.usage_of(result.tokens_after);
         let (tokens_after, tokens_saved) = (result.tokens_after, result.tokens_saved);
 
         self.set_phase(Phase::RecordingMetrics);
@@ -413,7 +456,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // here leaves an extra archive, never a lost entry.
         let _ = enforce_policy(
             logs.store(),
-            logs.keys(),
+            &self.keys,
             self.now(),
             self.settings.max_archives,
             Some(&result.archive_key),
@@ -535,14 +578,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         selection: &Selection<'_>,
         trigger: Trigger,
         tokens_before: usize,
+        usage_before: f64,
     ) -> Result<String, CompactionError> {
         let logs = self.logs.borrow();
         let store = logs.store();
         let mut timestamp = self.now().max(0.0) as u64;
-        while store.get(&logs.keys().archive(timestamp))?.is_some() {
+        while store.get(&self.keys.archive(timestamp))?.is_some() {
             timestamp += 1;
         }
-        let key = logs.keys().archive(timestamp);
+        let key = self.keys.archive(timestamp);
         let archive = Archive {
             timestamp,
             expires_at: timestamp + self.settings.archive_lifetime_ms() as u64,
@@ -551,7 +595,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             data: SelectedData(selection),
             positions: Some(selection.positions.clone()),
             metadata: ArchiveMetadata {
-                context_usage_before: self.settings.usage(tokens_before),
+                context_usage_before: usage_before,
                 total_tokens_before: tokens_before,
             },
         };
@@ -592,7 +636,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     fn free_an_archive(&self, keep: &str, needed: usize) -> Result<bool, StorageError> {
         let logs = self.logs.borrow();
         let store = logs.store();
-        let (infos, _) = list_archives(store, logs.keys())?;
+        let (infos, _) = list_archives(store, &self.keys)?;
         let now = self.now();
         let candidates: Vec<_> = infos.iter().filter(|info| info.key != keep).collect();
         if let Some(expired) = candidates.iter().find(|info| info.expires_at as f64 <= now) {
@@ -783,7 +827,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         change: impl FnOnce(&mut CompactionMetrics),
     ) -> Result<(), StorageError> {
         let logs = self.logs.borrow();
-        let key = logs.keys().metrics();
+        let key = self.keys.metrics();
         let mut metrics: CompactionMetrics = read_value(logs.store(), &key)?.unwrap_or_default();
         change(&mut metrics);
         write_json(logs.store(), &key, &metrics)
@@ -849,7 +893,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     pub fn archives(&self) -> Result<Vec<ArchiveInfo>, StorageError> {
         let logs = self.logs.borrow();
         let now = self.now();
-        let (infos, _) = list_archives(logs.store(), logs.keys())?;
+        let (infos, _) = list_archives(logs.store(), &self.keys)?;
         Ok(infos
             .into_iter()
             .filter(|a| a.expires_at as f64 > now)
@@ -859,7 +903,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// One archive, whole.
     pub fn read_archive(&self, key: &str) -> Result<Archive, CompactionError> {
         let logs = self.logs.borrow();
-        if logs.keys().archive_timestamp(key).is_none() {
+        if self.keys.archive_timestamp(key).is_none() {
             return Err(CompactionError::NotAllowed(format!(
                 "\"{key}\" is not an archive key of these logs"
             )));
@@ -877,12 +921,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Removes expired archives; returns how many.
     pub fn purge_expired_archives(&self) -> Result<usize, StorageError> {
         let logs = self.logs.borrow();
-        Ok(enforce_policy(logs.store(), logs.keys(), self.now(), usize::MAX, None)?.len())
+        Ok(enforce_policy(logs.store(), &self.keys, self.now(), usize::MAX, None)?.len())
     }
 
     /// The persisted metrics.
     pub fn metrics(&self) -> Result<CompactionMetrics, StorageError> {
         let logs = self.logs.borrow();
-        Ok(read_value(logs.store(), &logs.keys().metrics())?.unwrap_or_default())
+        Ok(read_value(logs.store(), &self.keys.metrics())?.unwrap_or_default())
     }
 }

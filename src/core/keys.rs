@@ -4,6 +4,8 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StorageKeys {
     prefix: String,
+    archive_prefix: String,
+    metrics: String,
 }
 
 /// The prefix existing reasoning apps use.
@@ -14,7 +16,25 @@ impl StorageKeys {
     pub fn new(prefix: &str) -> Self {
         Self {
             prefix: prefix.to_owned(),
+            archive_prefix: format!("{prefix}archived_logs_"),
+            metrics: format!("{prefix}compaction_metrics"),
         }
+    }
+
+    /// These keys with archives under `archive_prefix` instead (`None` keeps them).
+    pub fn with_archive_prefix(mut self, archive_prefix: Option<&str>) -> Self {
+        if let Some(archive_prefix) = archive_prefix {
+            archive_prefix.clone_into(&mut self.archive_prefix);
+        }
+        self
+    }
+
+    /// These keys with the metrics under `key` instead (`None` keeps it).
+    pub fn with_metrics_key(mut self, key: Option<&str>) -> Self {
+        if let Some(key) = key {
+            key.clone_into(&mut self.metrics);
+        }
+        self
     }
 
     /// The prefix itself.
@@ -39,7 +59,7 @@ impl StorageKeys {
 
     /// `CompactionMetrics`.
     pub fn metrics(&self) -> String {
-        format!("{}compaction_metrics", self.prefix)
+        self.metrics.clone()
     }
 
     /// The journal of a compaction in progress.
@@ -54,15 +74,16 @@ impl StorageKeys {
 
     /// The archive written at `timestamp_ms`.
     pub fn archive(&self, timestamp_ms: u64) -> String {
-        format!("{}archived_logs_{timestamp_ms}", self.prefix)
+        format!("{}{timestamp_ms}", self.archive_prefix)
     }
 
     /// The timestamp of an archive key, or `None` when `key` is not one of ours.
     pub fn archive_timestamp(&self, key: &str) -> Option<u64> {
-        key.strip_prefix(&self.prefix)?
-            .strip_prefix("archived_logs_")?
-            .parse()
-            .ok()
+        let digits = key.strip_prefix(&self.archive_prefix)?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse().ok()
     }
 }
 
@@ -92,5 +113,23 @@ mod tests {
         assert_eq!(keys.archive_timestamp("app_archived_logs_123"), Some(123));
         assert_eq!(keys.archive_timestamp("gdrs_archived_logs_123"), None);
         assert_eq!(keys.archive_timestamp("app_archived_logs_x"), None);
+        assert_eq!(keys.archive_timestamp("app_archived_logs_+5"), None);
+    }
+
+    #[test]
+    fn archive_prefix_and_metrics_key_can_be_chosen() {
+        let keys = StorageKeys::default()
+            .with_archive_prefix(Some("gdrs_compaction_archive_"))
+            .with_metrics_key(Some("my_metrics"));
+        assert_eq!(keys.archive(5), "gdrs_compaction_archive_5");
+        assert_eq!(keys.archive_timestamp("gdrs_compaction_archive_5"), Some(5));
+        assert_eq!(keys.archive_timestamp("gdrs_archived_logs_5"), None);
+        assert_eq!(keys.archive_timestamp("gdrs_compaction_archive_"), None);
+        assert_eq!(keys.metrics(), "my_metrics");
+        assert_eq!(keys.reasoning(), "gdrs_reasoning_log");
+        let unchanged = StorageKeys::default()
+            .with_archive_prefix(None)
+            .with_metrics_key(None);
+        assert_eq!(unchanged, StorageKeys::default());
     }
 }

@@ -28,6 +28,7 @@ pub mod stored_entry;
 pub mod stored_json;
 pub mod swap;
 pub mod tokens;
+pub mod usage;
 pub mod validation;
 
 pub use clock::{Clock, ManualClock};

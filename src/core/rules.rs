@@ -11,6 +11,9 @@ pub struct RuleInput {
     pub iteration_running: bool,
     /// Estimated tokens of the three logs.
     pub log_tokens: usize,
+    /// Share (0..1, can exceed 1) of the window in use: the app's measure when it gives one,
+    /// else the logs plus `baseTokens`.
+    pub usage: f64,
     /// Whether a compaction or rollback of this compactor is running.
     pub compacting: bool,
     /// Whether another tab holds the compaction lease.
@@ -60,7 +63,7 @@ pub fn refusal(
             input.new_tokens, input.summary_tokens
         ));
     }
-    let usage = settings.usage(input.log_tokens);
+    let usage = input.usage;
     if trigger != Trigger::ContextLimitError && usage < settings.recommended_usage {
         return Some(format!(
             "Context usage is {}%; compaction is worth it from {}%.",
@@ -92,7 +95,7 @@ impl AutoGuard {
 
     /// Whether an automatic compaction should start now.
     pub fn should_auto_compact(&self, settings: &CompactorSettings, input: &RuleInput) -> bool {
-        let over = settings.usage(input.log_tokens) >= settings.auto_trigger_usage;
+        let over = input.usage >= settings.auto_trigger_usage;
         let held = self
             .blocked_until_tokens
             .is_some_and(|limit| input.log_tokens < limit);
@@ -109,6 +112,7 @@ mod tests {
             current_iteration: current,
             iteration_running: running,
             log_tokens: tokens,
+            usage: CompactorSettings::default().usage(tokens),
             compacting: false,
             compacting_elsewhere: false,
             summary_tokens: 0,

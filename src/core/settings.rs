@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+use super::keys::StorageKeys;
+
 /// What triggered a compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -56,6 +58,10 @@ pub struct CompactorSettings {
     pub archive_expiry_days: f64,
     /// Extra guidance appended to the prompt.
     pub instructions: Option<String>,
+    /// Key prefix of the archives, `<prefix>archived_logs_` when absent.
+    pub archive_prefix: Option<String>,
+    /// Key of the metrics, `<prefix>compaction_metrics` when absent.
+    pub metrics_key: Option<String>,
 }
 
 impl Default for CompactorSettings {
@@ -74,6 +80,8 @@ impl Default for CompactorSettings {
             max_archives: 10,
             archive_expiry_days: 30.0,
             instructions: None,
+            archive_prefix: None,
+            metrics_key: None,
         }
     }
 }
@@ -103,6 +111,11 @@ impl CompactorSettings {
         if self.archive_expiry_days.is_nan() || self.archive_expiry_days <= 0.0 {
             return Err("archiveExpiryDays must be greater than 0".into());
         }
+        if self.archive_prefix.as_deref().is_some_and(str::is_empty)
+            || self.metrics_key.as_deref().is_some_and(str::is_empty)
+        {
+            return Err("archivePrefix and metricsKey must not be empty".into());
+        }
         Ok(())
     }
 
@@ -114,6 +127,13 @@ impl CompactorSettings {
     /// `share` (0..1) as a whole percentage, for messages.
     pub fn whole_percent(share: f64) -> u64 {
         (share * 100.0).round().max(0.0) as u64
+    }
+
+    /// `keys` with this compactor's archive prefix and metrics key.
+    pub fn keys_over(&self, keys: &StorageKeys) -> StorageKeys {
+        keys.clone()
+            .with_archive_prefix(self.archive_prefix.as_deref())
+            .with_metrics_key(self.metrics_key.as_deref())
     }
 
     /// Archive lifetime in milliseconds.

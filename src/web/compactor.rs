@@ -19,6 +19,7 @@ use super::typescript::{
     ArchiveInfoList, ArchiveJs, CanCompactJs, CompactOptionsJs, CompactionMetricsJs,
     CompactionPlanJs, CompactorOptionsJs, PhaseJs,
 };
+use super::usage_measure::PromptTokensFunction;
 use crate::core::compactor::Recovered;
 use crate::core::offline::OfflineProvider;
 use crate::core::provider::SummaryProvider;
@@ -115,6 +116,8 @@ impl JsCompactor {
         let settings_source =
             js_sys::Object::assign(&js_sys::Object::new(), &options.clone().into());
         let _ = js_sys::Reflect::delete_property(&settings_source, &"provider".into());
+        let prompt_tokens = get(&options, "promptTokens");
+        let _ = js_sys::Reflect::delete_property(&settings_source, &"promptTokens".into());
         let settings: CompactorSettings = from_js(settings_source.into(), "CompactorOptions")?;
         let sink = EventTargetSink::new().ok_or_else(|| {
             ContextCompactorError::new(ErrorCode::InvalidInput, "this host has no EventTarget")
@@ -129,6 +132,18 @@ impl JsCompactor {
         )
         .map_err(|reason| invalid("CompactorOptions", reason))?
         .with_owner(tab_id());
+        let engine = match prompt_tokens {
+            function if function.is_function() => engine.with_usage_measure(Box::new(
+                PromptTokensFunction::new(options.clone(), function.unchecked_into()),
+            )),
+            absent if absent.is_undefined() || absent.is_null() => engine,
+            _ => {
+                return Err(invalid(
+                    "CompactorOptions.promptTokens",
+                    "must be a function",
+                ))
+            }
+        };
         let engine = Rc::new(engine);
         // A compaction a closed tab left half done is finished or undone once the caller has
         // had the chance to add listeners (they hear the outcome as an event).
@@ -158,10 +173,26 @@ impl JsCompactor {
         self.engine.frozen()
     }
 
-    /// Share (0..1) of the context window the logs and base tokens take.
+    /// Share (0..1, can exceed 1) of the context window in use: the app's own measure when it
+    /// gives one (`promptTokens()`, `reportPromptTokens()`), else the logs plus `baseTokens`.
     #[wasm_bindgen(js_name = contextUsage)]
     pub fn context_usage(&self) -> JsResult<f64> {
         Ok(self.engine.context_usage()?)
+    }
+
+    /// Records the tokens of the prompt the app last sent (its model's `promptTokenCount`, say):
+    /// `contextUsage()`, `shouldAutoCompact()` and the rules use them until the next compaction
+    /// or report.
+    #[wasm_bindgen(js_name = reportPromptTokens)]
+    pub fn report_prompt_tokens(&self, tokens: f64) -> JsResult<()> {
+        if !tokens.is_finite() || tokens < 0.0 {
+            return Err(invalid(
+                "reportPromptTokens(tokens)",
+                "must be a finite number of tokens, 0 or more",
+            ));
+        }
+        self.engine.report_prompt_tokens(tokens.round() as usize);
+        Ok(())
     }
 
     /// Whether a compaction is allowed now, and if not, why.

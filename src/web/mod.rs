@@ -13,6 +13,7 @@ mod log_store;
 mod text_cache;
 mod timer;
 mod typescript;
+mod usage_measure;
 
 pub use clock::BrowserClock;
 pub use compactor::JsCompactor;

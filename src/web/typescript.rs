@@ -108,6 +108,9 @@ export interface CompactorOptions {
   /** 10 */ maxArchives?: number;
   /** 30 */ archiveExpiryDays?: number;
   /** Extra guidance appended to the prompt. */ instructions?: string;
+  /** The app's own measure: tokens of the prompt it would send now (an app whose prompt holds only part of the logs). Usage is then this over `contextWindowTokens`; return undefined to fall back to the package's count. */ promptTokens?: () => number | undefined;
+  /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
+  /** Key of the metrics; default `${prefix}compaction_metrics`. Fields other code keeps there survive. */ metricsKey?: string;
 }
 
 /** Options of `compact()`. */
