@@ -163,3 +163,27 @@ fn tokens_grow_with_every_log_and_clear_empties_them() {
     assert!(!logs.iteration_running());
     assert!(memory.get("gdrs_archived_logs_5").unwrap().is_some());
 }
+
+#[test]
+fn a_running_iteration_is_seen_by_other_tabs_until_finished_or_stale() {
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let tab = |seed| LogStore::new(memory.clone(), clock.clone(), StorageKeys::default(), seed);
+    let (mut app, other) = (tab(1), tab(2));
+    app.mark_iteration_running();
+    assert!(app.iteration_running() && other.iteration_running());
+    assert!(
+        memory.get("gdrs_reasoning_log").unwrap().is_none(),
+        "no header is written"
+    );
+    app.finish_iteration();
+    assert!(!app.iteration_running() && !other.iteration_running());
+    // A tab closed mid-iteration holds compactions back for ten minutes at most.
+    app.mark_iteration_running();
+    clock.advance(10.0 * 60_000.0);
+    assert!(!other.iteration_running());
+    assert!(
+        app.iteration_running(),
+        "the tab that marked it still knows"
+    );
+}

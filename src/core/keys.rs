@@ -67,6 +67,12 @@ impl StorageKeys {
         format!("{}compaction_journal", self.prefix)
     }
 
+    /// `{ since }`: an iteration is running (set by `startIteration`/`markIterationRunning`,
+    /// removed by `finishIteration`), so compactions in every tab wait.
+    pub fn iteration_running(&self) -> String {
+        format!("{}iteration_running", self.prefix)
+    }
+
     /// The lease that keeps compactions of these logs to one at a time, across tabs.
     pub fn lease(&self) -> String {
         format!("{}compaction_lock", self.prefix)

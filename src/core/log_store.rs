@@ -15,6 +15,9 @@ use super::storage::KeyValueStore;
 use super::stored_entry::{join_entries, parse_entries, EntryView, Stored};
 use super::tokens::estimate_tokens;
 
+/// How long a stored "iteration running" mark holds compactions back without being renewed.
+pub const RUNNING_MARK_MS: f64 = 10.0 * 60_000.0;
+
 /// All three logs exactly as stored at one moment, each entry with its stored text.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LogSnapshot {
@@ -225,24 +228,42 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     pub fn start_iteration(&mut self) -> Result<u32, StorageError> {
         let next = self.current_iteration()?.saturating_add(1);
         self.append_reasoning(&iteration_header(next))?;
-        self.running = true;
+        self.mark_iteration_running();
         Ok(next)
     }
 
     /// Marks an iteration running without writing a header, for apps that write their own;
-    /// [`LogStore::finish_iteration`] ends it.
+    /// [`LogStore::finish_iteration`] ends it. The mark is stored, so compactions in other tabs
+    /// wait too; one older than [`RUNNING_MARK_MS`] (a tab closed mid-iteration) no longer
+    /// holds them.
     pub fn mark_iteration_running(&mut self) {
         self.running = true;
+        let mark = format!("{{\"since\":{}}}", self.clock.now_ms().max(0.0).floor());
+        // Where storage refuses the mark, this tab still knows (other tabs cannot).
+        let _ = self.store.set(&self.keys.iteration_running(), &mark);
     }
 
     /// Marks the running iteration finished.
     pub fn finish_iteration(&mut self) {
         self.running = false;
+        let _ = self.store.remove(&self.keys.iteration_running());
     }
 
-    /// Whether an iteration was started and not yet finished.
+    /// Whether an iteration was started (in this tab or another) and not yet finished.
     pub fn iteration_running(&self) -> bool {
-        self.running
+        #[derive(serde::Deserialize)]
+        struct Mark {
+            since: f64,
+        }
+        let stored = self
+            .store
+            .get(&self.keys.iteration_running())
+            .ok()
+            .flatten();
+        let fresh = stored
+            .and_then(|text| serde_json::from_str::<Mark>(&text).ok())
+            .is_some_and(|mark| self.clock.now_ms() - mark.since < RUNNING_MARK_MS);
+        self.running || fresh
     }
 
     /// The highest iteration any log names or implies, 0 when all are empty.
@@ -421,7 +442,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         self.store.remove(&self.keys.reasoning())?;
         self.store.remove(&self.keys.execution())?;
         self.store.remove(&self.keys.tool_activity())?;
-        self.running = false;
+        self.finish_iteration();
         Ok(())
     }
 }

@@ -92,3 +92,70 @@ test("the demo loads a GDRS session and compacts it", async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("two tabs: a compaction waits while the app's tab marks an iteration running", async () => {
+  const { page: app, errors } = await openPage(env.browser, env.baseUrl);
+  const other = await app.context().newPage();
+  await other.goto(env.baseUrl);
+  await other.waitForSelector("body[data-ready=true]");
+  await app.evaluate(async () => {
+    const { LogStore } = await import("/pkg/context_compactor.js");
+    const { GDRS_KEYS, simulateGdrsSession } = await import("/simulate-gdrs.js");
+    for (const key of Object.values(GDRS_KEYS)) localStorage.removeItem(key);
+    simulateGdrsSession(localStorage, { seed: 7, iterations: 9 });
+    window.appLogs = new LogStore();
+    window.appLogs.markIterationRunning();
+  });
+  await other.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const compactor = new Compactor(new LogStore(), { provider: { type: "offline" }, contextWindowTokens: 6000 });
+    window.phases = [];
+    compactor.events.addEventListener("compaction_phase_change", (e) => window.phases.push(e.detail.phase));
+    window.done = compactor.compact().then((r) => r.iterations, (e) => e.code);
+  });
+  await other.waitForFunction(() => window.phases.includes("waiting"));
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.deepEqual(await other.evaluate(() => window.phases), ["waiting"], "still waiting for the other tab's iteration");
+  await app.evaluate(() => window.appLogs.finishIteration());
+  assert.deepEqual(await other.evaluate(() => window.done), [1, 8]);
+  assert.deepEqual(errors, []);
+  await other.close();
+  await app.close();
+});
+
+test("usage measured the app's way: promptTokens() and reportPromptTokens()", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateGdrsSession } = await import("/simulate-gdrs.js");
+    localStorage.clear();
+    simulateGdrsSession(localStorage, { seed: 3, iterations: 9 });
+    const logs = new LogStore();
+    const plain = new Compactor(logs, { provider: { type: "offline" } });
+    let appPrompt = 28000;
+    const measured = new Compactor(logs, { provider: { type: "offline" }, promptTokens: () => appPrompt });
+    const before = { plain: plain.contextUsage(), measured: measured.contextUsage(), auto: measured.shouldAutoCompact(), allowed: plain.canCompact() };
+    plain.reportPromptTokens(29000);
+    const reported = { usage: plain.contextUsage(), auto: plain.shouldAutoCompact() };
+    let invalid = null;
+    try {
+      plain.reportPromptTokens(-1);
+    } catch (err) {
+      invalid = err.code;
+    }
+    appPrompt = 3000;
+    const result = await measured.compact({ trigger: "context_limit_error" });
+    return { before, reported, invalid, usageBefore: result.contextUsageBefore, usageAfter: result.contextUsageAfter };
+  });
+  assert.ok(outcome.before.plain < 0.6, `the logs alone: ${outcome.before.plain}`);
+  assert.equal(outcome.before.allowed.ok, false);
+  assert.equal(outcome.before.measured, 28000 / 32768);
+  assert.equal(outcome.before.auto, true);
+  assert.equal(outcome.reported.usage, 29000 / 32768);
+  assert.equal(outcome.reported.auto, true);
+  assert.equal(outcome.invalid, "invalid_input");
+  assert.equal(outcome.usageBefore, 3000 / 32768);
+  assert.equal(outcome.usageAfter, 3000 / 32768);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
