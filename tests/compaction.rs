@@ -430,7 +430,7 @@ fn a_running_iteration_is_waited_for_and_appends_during_compaction_survive() {
         ]
     );
     let executions = rig.logs.borrow().snapshot().unwrap().execution;
-    assert_eq!(executions.last().unwrap().code(), "late()");
+    assert_eq!(executions.last().unwrap().fields().code(), "late()");
     assert_eq!(executions.last().unwrap().stated_iteration(), Some(7));
 }
 

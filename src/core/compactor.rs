@@ -18,6 +18,7 @@ use super::log_store::{LogStore, RawLogs, ReadLogs};
 use super::metrics::CompactionMetrics;
 use super::outcome::{CompactionPlan, CompactionResult};
 use super::phase::Phase;
+use super::placement::PlacedIterations;
 use super::prompt::{build_prompt, prompt_tokens, retry_prompt};
 use super::provider::{
     race_deadline, GenerationSettings, ProviderError, SummaryProvider, SummaryRequest, Timer,
@@ -166,14 +167,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     fn rule_input(&self) -> Result<RuleInput, StorageError> {
-        Ok(self.read_state()?.1)
+        Ok(self.read_state()?.2)
     }
 
     /// The logs as stored (text and parsed), and what the rules need to know about them (one
     /// read, one count).
-    fn read_state(&self) -> Result<(ReadLogs, RuleInput), StorageError> {
+    fn read_state(&self) -> Result<(ReadLogs, PlacedIterations, RuleInput), StorageError> {
         let logs = self.logs.borrow().read()?;
-        let census = logs.parsed.census();
+        let placed = logs.parsed.placed_iterations();
+        let census = logs.parsed.census_of(&placed);
         let input = RuleInput {
             current_iteration: census.current,
             iteration_running: self.logs.borrow().iteration_running(),
@@ -184,7 +186,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             summary_tokens: census.summary_tokens,
             new_tokens: census.compacted_tokens - census.summary_tokens,
         };
-        Ok((logs, input))
+        Ok((logs, placed, input))
     }
 
     /// Share (0..1, can exceed 1) of the context window the logs and base tokens take.
@@ -362,7 +364,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed). We hold the lease.
         self.settle_journal()?;
-        let (read, input) = self.read_state()?;
+        let (read, placed, input) = self.read_state()?;
         let input = RuleInput {
             compacting: false,
             ..input
@@ -389,8 +391,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.set_phase(Phase::Gathering);
         // Without a wait the logs read for the rules are the ones to compact (appends made
         // meanwhile are picked up before the swap); after a wait they are read again.
-        let (before, input) = if waits {
-            let (read, input) = self.read_state()?;
+        let (before, placed, input) = if waits {
+            let (read, placed, input) = self.read_state()?;
             if let Some(reason) = refusal(
                 &self.settings,
                 &RuleInput {
@@ -401,13 +403,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             ) {
                 return Err(CompactionError::NotAllowed(reason));
             }
-            (read, input)
+            (read, placed, input)
         } else {
-            (read, input)
+            (read, placed, input)
         };
         let tokens_before = input.log_tokens;
         let usage_before = input.usage;
-        let selection = Selection::of(&before.parsed);
+        let selection = Selection::placed(&before.parsed, &placed);
         if selection.is_empty() {
             return Err(CompactionError::NotAllowed(
                 "Nothing to compact: only the current iteration has entries.".into(),

@@ -106,7 +106,11 @@ impl LogSnapshot {
 
     /// Where the entries belong and what they weigh, in one pass.
     pub fn census(&self) -> Census {
-        let placed = self.placed_iterations();
+        self.census_of(&self.placed_iterations())
+    }
+
+    /// What the entries weigh, placed as `placed` says.
+    pub fn census_of(&self, placed: &PlacedIterations) -> Census {
         let current = placed.current;
         let mut census = Census {
             current,

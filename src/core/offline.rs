@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::entries::ToolActivityEntry;
+use super::entries::StoredToolActivity;
 use super::iteration::{parse_iteration_header, parse_summary_header};
 use super::prompt::fence_for;
 use super::provider::{Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
@@ -267,15 +267,16 @@ impl Source {
             tool_count: 0,
         };
         for (n, entry) in &selection.execution {
-            let code = entry.code();
+            let fields = entry.fields();
+            let code = fields.code();
             source.runs.push(Run {
                 iteration: *n,
                 id: entry.facts.id.clone(),
-                task: task_of(&code, entry.task()),
+                task: task_of(&code, fields.task()),
                 code,
-                success: entry.success(),
-                result: entry.result_json().map(str::to_owned),
-                error: entry.error_message(),
+                success: fields.success(),
+                result: fields.result_json().map(str::to_owned),
+                error: fields.error_message(),
             });
         }
         for (n, entry) in &selection.reasoning {
@@ -387,11 +388,12 @@ impl Source {
         });
     }
 
-    fn read_tool(&mut self, n: u32, entry: &ToolActivityEntry) {
+    fn read_tool(&mut self, n: u32, entry: &StoredToolActivity) {
         self.tool_count += 1;
-        let status = entry.status().unwrap_or_default();
-        let kind = entry.kind().unwrap_or_else(|| "tool".into());
-        let action = entry.action().unwrap_or_else(|| "use".into());
+        let fields = entry.fields();
+        let status = fields.status().unwrap_or_default();
+        let kind = fields.kind().unwrap_or_else(|| "tool".into());
+        let action = fields.action().unwrap_or_else(|| "use".into());
         if matches!(status.as_str(), "error" | "failed" | "failure") {
             // A failed run is reported with its execution.
             if kind != "js_execute" {
@@ -399,7 +401,7 @@ impl Source {
                 self.failures.push(Failure {
                     iteration: n,
                     subject: format!("{kind}:{id}"),
-                    message: entry
+                    message: fields
                         .error_message()
                         .unwrap_or_else(|| format!("{action} failed")),
                     resolved_in: None,
@@ -415,7 +417,7 @@ impl Source {
         }
         let slot = self.tools.entry(kind).or_default();
         *slot.0.entry(action).or_default() += 1;
-        if let Some(details) = entry.details().or_else(|| entry.facts.id.clone()) {
+        if let Some(details) = fields.details().or_else(|| entry.facts.id.clone()) {
             slot.1 = Some(details);
         }
     }

@@ -44,16 +44,20 @@ pub fn place(
 ) -> PlacedIterations {
     let tool_facts: Vec<&EntryFacts> = tool_activity.iter().map(|e| &e.facts).collect();
     let execution_facts: Vec<&EntryFacts> = execution.iter().map(|e| &e.facts).collect();
-    let by_id = unique_ids(&tool_facts);
 
     let tools_known: Vec<Option<u32>> = tool_facts.iter().map(|f| f.iteration).collect();
-    let execution_known: Vec<Option<u32>> = execution_facts
-        .iter()
-        .map(|f| {
-            f.iteration
-                .or_else(|| f.id.as_deref().and_then(|id| by_id.get(id).copied()))
-        })
-        .collect();
+    let mut execution_known: Vec<Option<u32>> =
+        execution_facts.iter().map(|f| f.iteration).collect();
+    // The lookups below are built only for logs that need them (entries this package wrote
+    // state their iteration).
+    if execution_known.iter().any(Option::is_none) {
+        let by_id = unique_ids(&tool_facts);
+        for (known, fact) in execution_known.iter_mut().zip(&execution_facts) {
+            if known.is_none() {
+                *known = fact.id.as_deref().and_then(|id| by_id.get(id).copied());
+            }
+        }
+    }
     let reasoning_known = reasoning_named(reasoning, &execution_facts, &execution_known);
     let current = [&tools_known, &execution_known, &reasoning_known]
         .iter()
@@ -62,10 +66,15 @@ pub fn place(
         .max()
         .unwrap_or(0);
 
-    let timeline = Timeline::of(&[
-        (&tool_facts, &tools_known),
-        (&execution_facts, &execution_known),
-    ]);
+    let unknown = |known: &[Option<u32>]| known.iter().any(Option::is_none);
+    let timeline = if unknown(&tools_known) || unknown(&execution_known) {
+        Timeline::of(&[
+            (&tool_facts, &tools_known),
+            (&execution_facts, &execution_known),
+        ])
+    } else {
+        Timeline { points: Vec::new() }
+    };
     let execution_placed = complete(&execution_facts, &execution_known, &timeline, current);
     let tools_placed = complete(&tool_facts, &tools_known, &timeline, current);
     let vault_reads = vault_reads(tool_activity, &tools_placed);
@@ -181,11 +190,7 @@ fn reasoning_named(
     execution: &[&EntryFacts],
     execution_known: &[Option<u32>],
 ) -> Vec<Option<u32>> {
-    let executions: HashMap<&str, u32> = execution
-        .iter()
-        .zip(execution_known)
-        .filter_map(|(fact, n)| Some((fact.id.as_deref()?, (*n)?)))
-        .collect();
+    let mut executions: Option<HashMap<&str, u32>> = None;
     reasoning
         .iter()
         .map(|entry| {
@@ -193,6 +198,13 @@ fn reasoning_named(
                 .or_else(|| parse_summary_header(entry).map(|(_, last)| last))
                 .or_else(|| {
                     let id = marker_field(entry, "=== JAVASCRIPT EXECUTION ===", "ID: ")?;
+                    let executions = executions.get_or_insert_with(|| {
+                        execution
+                            .iter()
+                            .zip(execution_known)
+                            .filter_map(|(fact, n)| Some((fact.id.as_deref()?, (*n)?)))
+                            .collect()
+                    });
                     executions.get(id).copied()
                 })
         })
@@ -215,11 +227,7 @@ pub fn marker_field<'a>(entry: &'a str, marker: &str, field: &str) -> Option<&'a
 fn vault_reads(tools: &[Stored<ToolActivityEntry>], placed: &[u32]) -> HashMap<String, Vec<u32>> {
     let mut reads: HashMap<String, Vec<u32>> = HashMap::new();
     for (entry, n) in tools.iter().zip(placed) {
-        let (Some(id), Some(kind), Some(action)) = (&entry.facts.id, entry.kind(), entry.action())
-        else {
-            continue;
-        };
-        if kind == "vault" && action == "read" {
+        if let (Some(id), true) = (&entry.facts.id, entry.facts.vault_read) {
             reads.entry(id.clone()).or_default().push(*n);
         }
     }

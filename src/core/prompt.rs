@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::entries::{StoredExecution, StoredToolActivity};
+use super::entries::{StoredExecution, StoredToolActivity, ToolFields};
 use super::iteration::{parse_iteration_header, parse_summary_header};
 use super::selection::Selection;
 use super::settings::CompactorSettings;
@@ -135,23 +135,24 @@ fn push_execution(out: &mut String, entries: &[(u32, &StoredExecution)], budget:
         out.push_str("(no code executions)\n");
     }
     for (index, (n, entry)) in entries.iter().enumerate() {
-        let status = match entry.success() {
+        let fields = entry.fields();
+        let status = match fields.success() {
             Some(true) => "SUCCESS",
             Some(false) => "FAILED",
             None => "UNKNOWN",
         };
-        let time = entry.execution_time().unwrap_or("?");
-        let source = entry.source().unwrap_or_else(|| "unknown".into());
+        let time = fields.execution_time().unwrap_or("?");
+        let source = fields.source().unwrap_or_else(|| "unknown".into());
         let _ = writeln!(
             out,
             "\n[{}] Iteration {n} · {status} · {time} ms · source: {source}",
             index + 1
         );
-        let code = entry.code();
+        let code = fields.code();
         let _ = writeln!(out, "{}", fenced("js", &cut_to(&code, budget)));
-        if let Some(message) = entry.error_message() {
+        if let Some(message) = fields.error_message() {
             let _ = writeln!(out, "Error: {}", neutralise(&cut_to(&message, budget)));
-        } else if let Some(result) = entry.result_json() {
+        } else if let Some(result) = fields.result_json() {
             let _ = writeln!(out, "Result: {}", neutralise(&cut_to(result, budget)));
         }
     }
@@ -163,25 +164,26 @@ fn push_tools(out: &mut String, entries: &[(u32, &StoredToolActivity)], budget: 
     if entries.is_empty() {
         out.push_str("(no tool operations)\n");
     }
-    let mut by_type: BTreeMap<String, Vec<&(u32, &StoredToolActivity)>> = BTreeMap::new();
-    for item in entries {
+    let mut by_type: BTreeMap<String, Vec<(u32, ToolFields)>> = BTreeMap::new();
+    for (n, entry) in entries {
+        let fields = entry.fields();
         by_type
-            .entry(item.1.kind().unwrap_or_else(|| "unknown".into()))
+            .entry(fields.kind().unwrap_or_else(|| "unknown".into()))
             .or_default()
-            .push(item);
+            .push((*n, fields));
     }
     for (kind, items) in by_type {
         let _ = writeln!(out, "\n{} ({} operations)", neutralise(&kind), items.len());
-        for (n, entry) in items {
-            let details = entry
+        for (n, fields) in items {
+            let details = fields
                 .details()
                 .map(|d| format!(" · {}", neutralise(&cut_to(&d, budget / 4))))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "- Iteration {n} · {} · {}{details}",
-                entry.action().unwrap_or_else(|| "?".into()),
-                entry.status().unwrap_or_else(|| "?".into())
+                fields.action().unwrap_or_else(|| "?".into()),
+                fields.status().unwrap_or_else(|| "?".into())
             );
         }
     }

@@ -6,6 +6,7 @@ use super::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use super::iteration::parse_summary_header;
 use super::log_store::LogSnapshot;
 use super::outcome::EntryCounts;
+use super::placement::PlacedIterations;
 
 /// Where each compacted entry stood in its log before the compaction (0-based), so that a
 /// rollback puts it back in the same place among the entries that stayed.
@@ -44,7 +45,11 @@ pub struct Selection<'a> {
 impl<'a> Selection<'a> {
     /// Splits `logs` at the current iteration.
     pub fn of(logs: &'a LogSnapshot) -> Selection<'a> {
-        let placed = logs.placed_iterations();
+        Selection::placed(logs, &logs.placed_iterations())
+    }
+
+    /// Splits `logs`, placed as `placed` says, at the current iteration.
+    pub fn placed(logs: &'a LogSnapshot, placed: &PlacedIterations) -> Selection<'a> {
         let current = placed.current;
         let reasoning = split_at(current, &placed.reasoning, &logs.reasoning);
         let execution = split_at(current, &placed.execution, &logs.execution);

@@ -9,7 +9,8 @@
 use std::collections::BTreeMap;
 use std::ops::Deref;
 
-use serde::de::{Deserialize, DeserializeOwned, Deserializer};
+use serde::de::value::MapDeserializer;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
@@ -47,6 +48,11 @@ impl<V> Stored<V> {
     /// The JSON text as stored.
     pub fn json(&self) -> &str {
         self.raw.get()
+    }
+
+    /// The stored JSON value.
+    pub fn raw(&self) -> &RawValue {
+        &self.raw
     }
 
     /// What the package reads from it.
@@ -118,9 +124,10 @@ pub fn join_entries<'a, V: 'a>(entries: impl IntoIterator<Item = &'a Stored<V>>)
     out
 }
 
-/// Reads a view struct from an entry's JSON, leniently: duplicate keys keep the last value (as
-/// `JSON.parse` does); a value that is not an object reads as the default view.
-pub fn read_object<T: DeserializeOwned + Default>(raw: &RawValue) -> T {
+/// Reads a view struct from an entry's JSON (its fields may borrow from it), leniently:
+/// duplicate keys keep the last value (as `JSON.parse` does); a value that is not an object
+/// reads as the default view.
+pub fn read_object<'a, T: Deserialize<'a> + Default>(raw: &'a RawValue) -> T {
     let text = raw.get();
     if !text.trim_start().starts_with('{') {
         return T::default();
@@ -128,10 +135,36 @@ pub fn read_object<T: DeserializeOwned + Default>(raw: &RawValue) -> T {
     serde_json::from_str(text)
         .or_else(|_| {
             // Derived views refuse duplicate keys; keep the last of each and read again.
-            let fields: BTreeMap<String, Box<RawValue>> = serde_json::from_str(text)?;
-            serde_json::from_str(&serde_json::to_string(&fields)?)
+            let Fields(fields) = serde_json::from_str(text)?;
+            let last: BTreeMap<String, &RawValue> = fields.into_iter().collect();
+            T::deserialize(MapDeserializer::<_, serde_json::Error>::new(
+                last.into_iter(),
+            ))
         })
         .unwrap_or_default()
+}
+
+/// The fields of an object in order, values borrowed as stored, duplicates included.
+struct Fields<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FieldsVisitor;
+        impl<'de> Visitor<'de> for FieldsVisitor {
+            type Value = Fields<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                    fields.push(entry);
+                }
+                Ok(Fields(fields))
+            }
+        }
+        deserializer.deserialize_map(FieldsVisitor)
+    }
 }
 
 /// The text of a JSON string value; lone surrogates (valid in `JSON.parse`, not in Rust
@@ -141,6 +174,10 @@ pub fn decode_string(raw: &RawValue) -> Option<String> {
     let inner = inner.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
         return Some(inner.to_owned());
+    }
+    // serde_json copies runs of plain text at once; only a lone surrogate needs the loop below.
+    if let Ok(text) = serde_json::from_str::<String>(raw.get()) {
+        return Some(text);
     }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
