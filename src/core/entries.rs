@@ -5,11 +5,14 @@
 //! tab). They are kept as their stored text ([`Stored`]); the views below read the fields the
 //! package needs, leniently: any field may be absent or of another type.
 
+use serde::de::DeserializeSeed;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
-use super::stored_entry::{decode_string, field_bool, field_text, read_object, EntryView, Stored};
+use super::stored_entry::{
+    decode_string, field_bool, field_iteration, field_text, object_field, EntryView, Key, Stored,
+};
 
 /// Deserializes a field that is present, keeping an explicit `null` as `Some(Value::Null)`
 /// so that it is written back as `null` rather than dropped.
@@ -17,134 +20,68 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, 
     Value::deserialize(deserializer).map(Some)
 }
 
-/// A field as stored: any JSON value, read on demand.
-type Field = Option<Box<RawValue>>;
-/// A field borrowed from the stored text.
-type Borrowed<'a> = Option<&'a RawValue>;
-
-/// The fields of an execution entry the package reads, as stored (read on demand, for the
-/// prompt and the offline summary).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExecutionFields<'a> {
-    #[serde(borrow)]
-    success: Borrowed<'a>,
-    #[serde(borrow)]
-    code: Borrowed<'a>,
-    #[serde(borrow)]
-    result: Borrowed<'a>,
-    #[serde(borrow)]
-    error: Borrowed<'a>,
-    #[serde(borrow)]
-    execution_time: Borrowed<'a>,
-    #[serde(borrow)]
-    source: Borrowed<'a>,
-    #[serde(borrow)]
-    metadata: Borrowed<'a>,
+/// A field the prompt and the summary read, located in the entry's text when it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// `success`.
+    Success,
+    /// `code`.
+    Code,
+    /// `result`.
+    Result,
+    /// `error`.
+    Error,
+    /// `executionTime`.
+    ExecutionTime,
+    /// `source`.
+    Source,
+    /// `metadata`.
+    Metadata,
+    /// `type`.
+    Kind,
+    /// `action`.
+    Action,
+    /// `status`.
+    Status,
+    /// `details`.
+    Details,
 }
 
-impl ExecutionFields<'_> {
-    /// Whether the code ran without throwing, when the entry says.
-    pub fn success(&self) -> Option<bool> {
-        field_bool(self.success)
-    }
+const PARTS: usize = 11;
 
-    /// The code that was run (empty when absent).
-    pub fn code(&self) -> String {
-        field_text(self.code).unwrap_or_default()
-    }
-
-    /// What the code returned, as its stored JSON (`None` when absent or `null`).
-    pub fn result_json(&self) -> Option<&str> {
-        self.result
-            .map(RawValue::get)
-            .filter(|text| *text != "null")
-    }
-
-    /// The error message of a failed execution: `error.message`, or `error` as text.
-    pub fn error_message(&self) -> Option<String> {
-        error_text(self.error)
-    }
-
-    /// The run time in milliseconds, as stored.
-    pub fn execution_time(&self) -> Option<&str> {
-        self.execution_time.map(RawValue::get)
-    }
-
-    /// Who ran it (`"auto"`, `"manual"`, …).
-    pub fn source(&self) -> Option<String> {
-        field_text(self.source)
-    }
-
-    /// `metadata.task`, when the app names the task.
-    pub fn task(&self) -> Option<String> {
-        #[derive(Deserialize, Default)]
-        struct Metadata {
-            task: Field,
-        }
-        let metadata: Metadata = read_object(self.metadata?);
-        metadata.task.as_deref().and_then(decode_string)
+impl Part {
+    fn of_key(key: &str) -> Option<Part> {
+        Some(match key {
+            "success" => Part::Success,
+            "code" => Part::Code,
+            "result" => Part::Result,
+            "error" => Part::Error,
+            "executionTime" => Part::ExecutionTime,
+            "source" => Part::Source,
+            "metadata" => Part::Metadata,
+            "type" => Part::Kind,
+            "action" => Part::Action,
+            "status" => Part::Status,
+            "details" => Part::Details,
+            _ => return None,
+        })
     }
 }
 
-/// The fields of a tool entry the package reads, as stored (read on demand).
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct ToolFields<'a> {
-    #[serde(borrow, rename = "type")]
-    kind: Borrowed<'a>,
-    #[serde(borrow)]
-    action: Borrowed<'a>,
-    #[serde(borrow)]
-    status: Borrowed<'a>,
-    #[serde(borrow)]
-    details: Borrowed<'a>,
-    #[serde(borrow)]
-    error: Borrowed<'a>,
-}
+/// Where the [`Part`]s of an entry stand in its text (byte ranges of their JSON values).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parts([Option<(u32, u32)>; PARTS]);
 
-impl ToolFields<'_> {
-    /// The kind of tool (`"vfs"`, `"vault"`, `"js_execute"`, …).
-    pub fn kind(&self) -> Option<String> {
-        field_text(self.kind)
-    }
-
-    /// What the tool did (`"write"`, `"read"`, `"auto_run"`, …).
-    pub fn action(&self) -> Option<String> {
-        field_text(self.action)
-    }
-
-    /// How it ended (`"success"`, `"error"`, …).
-    pub fn status(&self) -> Option<String> {
-        field_text(self.status)
-    }
-
-    /// Free-form details, as text.
-    pub fn details(&self) -> Option<String> {
-        field_text(self.details)
-    }
-
-    /// The error message of a failed operation.
-    pub fn error_message(&self) -> Option<String> {
-        error_text(self.error)
+impl Parts {
+    /// The JSON of `part` in `text` (the entry's text these parts were located in).
+    pub fn get<'a>(&self, text: &'a str, part: Part) -> Option<&'a str> {
+        let (start, end) = self.0[part as usize]?;
+        text.get(start as usize..end as usize)
     }
 }
 
-/// `{ message }` or a string, as text.
-fn error_text(raw: Option<&RawValue>) -> Option<String> {
-    #[derive(Deserialize, Default)]
-    struct ErrorFields {
-        message: Field,
-    }
-    let raw = raw?;
-    if let Some(text) = decode_string(raw) {
-        return Some(text);
-    }
-    let fields: ErrorFields = read_object(raw);
-    field_text(fields.message.as_deref())
-}
-
-/// What identifies an entry and places it in time, read once when the log is read (every read
-/// places every entry, so this reader skips all other fields without building them).
+/// What identifies an entry, places it in time and locates its parts, read in one pass when
+/// the log is read.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EntryFacts {
     /// `id` as text.
@@ -157,266 +94,189 @@ pub struct EntryFacts {
     pub has_iteration: bool,
     /// Whether it is a tool entry `{ type: "vault", action: "read" }`.
     pub vault_read: bool,
+    /// Where the other fields the package reads stand.
+    pub parts: Parts,
+    /// `context.iteration`, which `iteration` overrides.
+    context_iteration: Option<u32>,
 }
 
 impl EntryFacts {
-    /// The facts of the entry stored as `raw`; an entry that is not an object has none.
-    pub fn read(raw: &RawValue) -> Self {
-        let text = raw.get();
+    /// The facts of the entry whose stored JSON is `text`; an entry that is not an object (or
+    /// has a key that is not valid text) has none.
+    pub fn read(text: &str) -> Self {
         if !text.starts_with('{') {
             return EntryFacts::default();
         }
-        serde_json::from_str::<facts::Facts>(text)
-            .map(facts::Facts::into_entry_facts)
-            // Text this reader refuses (a lone surrogate in a key or an id) is read the slow,
-            // lenient way.
-            .unwrap_or_else(|_| facts::lenient(raw))
+        let mut reader = serde_json::Deserializer::from_str(text);
+        FactsSeed { text }
+            .deserialize(&mut reader)
+            .unwrap_or_default()
+    }
+
+    fn take(&mut self, text: &str, key: &str, value: &RawValue) {
+        let json = value.get();
+        match key {
+            "id" => self.id = field_text(Some(json)),
+            "timestamp" => self.timestamp = field_text(Some(json)),
+            "iteration" => {
+                self.has_iteration = true;
+                self.iteration = field_iteration(Some(json));
+            }
+            "context" => self.context_iteration = field_iteration(object_field(json, "iteration")),
+            _ => {
+                let (Some(part), Some(start)) = (Part::of_key(key), offset_in(text, json)) else {
+                    return;
+                };
+                let end = start + json.len();
+                if let (Ok(start), Ok(end)) = (u32::try_from(start), u32::try_from(end)) {
+                    self.parts.0[part as usize] = Some((start, end));
+                }
+            }
+        }
     }
 }
 
-/// The fast reader of [`EntryFacts`].
-mod facts {
-    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
-    use serde::Deserialize;
-    use serde_json::value::RawValue;
+/// Where `inner` (a slice of `text`) starts in it.
+fn offset_in(text: &str, inner: &str) -> Option<usize> {
+    let start = (inner.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let same = text
+        .get(start..start + inner.len())
+        .is_some_and(|slice| std::ptr::eq(slice, inner));
+    same.then_some(start)
+}
 
-    use super::{EntryFacts, Field};
-    use crate::core::stored_entry::{field_iteration, field_text, read_object};
+/// Reads [`EntryFacts`] from an entry's text in one pass: every value is captured as its JSON
+/// text, borrowed, and only the facts are decoded.
+struct FactsSeed<'a> {
+    text: &'a str,
+}
 
-    #[derive(Deserialize)]
-    #[serde(field_identifier, rename_all = "camelCase")]
-    enum Key {
-        Id,
-        Timestamp,
-        Iteration,
-        Context,
-        #[serde(rename = "type")]
-        Kind,
-        Action,
-        #[serde(other)]
-        Other,
+impl<'de> serde::de::DeserializeSeed<'de> for FactsSeed<'de> {
+    type Value = EntryFacts;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<EntryFacts, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FactsSeed<'de> {
+    type Value = EntryFacts;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an entry object")
     }
 
-    /// A scalar field: text, a number, or anything else (skipped).
-    enum Scalar {
-        Text(String),
-        Number(f64),
-        Other,
-    }
-
-    impl<'de> Deserialize<'de> for Scalar {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct ScalarVisitor;
-            impl<'de> Visitor<'de> for ScalarVisitor {
-                type Value = Scalar;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("a JSON value")
-                }
-                fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
-                    Ok(Scalar::Text(v.to_owned()))
-                }
-                fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
-                    Ok(Scalar::Text(v))
-                }
-                fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
-                    Ok(Scalar::Number(v as f64))
-                }
-                fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
-                    Ok(Scalar::Number(v as f64))
-                }
-                fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
-                    Ok(Scalar::Number(v))
-                }
-                fn visit_bool<E>(self, _: bool) -> Result<Scalar, E> {
-                    Ok(Scalar::Other)
-                }
-                fn visit_unit<E>(self) -> Result<Scalar, E> {
-                    Ok(Scalar::Other)
-                }
-                fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                    self,
-                    mut seq: A,
-                ) -> Result<Scalar, A::Error> {
-                    while seq.next_element::<IgnoredAny>()?.is_some() {}
-                    Ok(Scalar::Other)
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
-                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                    Ok(Scalar::Other)
-                }
-            }
-            deserializer.deserialize_any(ScalarVisitor)
-        }
-    }
-
-    impl Scalar {
-        fn text(self) -> Option<String> {
-            match self {
-                Scalar::Text(text) => Some(text),
-                Scalar::Number(n) => Some(super::js_number(n).to_string()),
-                Scalar::Other => None,
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<EntryFacts, A::Error> {
+        let mut facts = EntryFacts::default();
+        // A key given twice keeps its last value, as in `JSON.parse`.
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let key = key.as_str();
+            if matches!(key, "id" | "timestamp" | "iteration" | "context")
+                || Part::of_key(key).is_some()
+            {
+                let value: &RawValue = map.next_value()?;
+                facts.take(self.text, key, value);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
             }
         }
+        facts.iteration = facts.iteration.or(facts.context_iteration);
+        facts.vault_read = facts.parts.get(self.text, Part::Kind) == Some("\"vault\"")
+            && facts.parts.get(self.text, Part::Action) == Some("\"read\"");
+        Ok(facts)
+    }
+}
 
-        fn iteration(&self) -> Option<u32> {
-            let number = match self {
-                Scalar::Number(n) => *n,
-                Scalar::Text(text) => text.trim().parse().ok()?,
-                Scalar::Other => return None,
-            };
-            (number.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&number))
-                .then_some(number as u32)
-        }
+/// The fields of an execution entry the prompt and the summary read, as stored.
+#[derive(Debug, Clone, Copy)]
+pub struct ExecutionFields<'a> {
+    text: &'a str,
+    parts: &'a Parts,
+}
+
+impl<'a> ExecutionFields<'a> {
+    fn part(&self, part: Part) -> Option<&'a str> {
+        self.parts.get(self.text, part)
     }
 
-    /// The fields of an entry (or of its `context`) that facts are made of.
-    #[derive(Default)]
-    pub struct Facts {
-        id: Option<Scalar>,
-        timestamp: Option<Scalar>,
-        iteration: Option<Scalar>,
-        context_iteration: Option<u32>,
-        kind: Option<Scalar>,
-        action: Option<Scalar>,
+    /// Whether the code ran without throwing, when the entry says.
+    pub fn success(&self) -> Option<bool> {
+        field_bool(self.part(Part::Success))
     }
 
-    impl<'de> Deserialize<'de> for Facts {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct FactsVisitor;
-            impl<'de> Visitor<'de> for FactsVisitor {
-                type Value = Facts;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("an entry object")
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Facts, A::Error> {
-                    let mut facts = Facts::default();
-                    // A key given twice keeps its last value, as in `JSON.parse`.
-                    while let Some(key) = map.next_key::<Key>()? {
-                        match key {
-                            Key::Id => facts.id = Some(map.next_value()?),
-                            Key::Timestamp => facts.timestamp = Some(map.next_value()?),
-                            Key::Iteration => facts.iteration = Some(map.next_value()?),
-                            Key::Kind => facts.kind = Some(map.next_value()?),
-                            Key::Action => facts.action = Some(map.next_value()?),
-                            Key::Context => {
-                                let context: ContextFacts = map.next_value()?;
-                                facts.context_iteration = context.0;
-                            }
-                            Key::Other => {
-                                map.next_value::<IgnoredAny>()?;
-                            }
-                        }
-                    }
-                    Ok(facts)
-                }
-            }
-            deserializer.deserialize_map(FactsVisitor)
-        }
+    /// The code that was run (empty when absent).
+    pub fn code(&self) -> String {
+        field_text(self.part(Part::Code)).unwrap_or_default()
     }
 
-    /// `context.iteration`; a `context` that is not an object has none.
-    struct ContextFacts(Option<u32>);
-
-    impl<'de> Deserialize<'de> for ContextFacts {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct ContextVisitor;
-            impl<'de> Visitor<'de> for ContextVisitor {
-                type Value = ContextFacts;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("a context")
-                }
-                fn visit_map<A: MapAccess<'de>>(
-                    self,
-                    mut map: A,
-                ) -> Result<ContextFacts, A::Error> {
-                    let mut iteration = None;
-                    while let Some(key) = map.next_key::<Key>()? {
-                        if matches!(key, Key::Iteration) {
-                            iteration = map.next_value::<Scalar>()?.iteration();
-                        } else {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                    Ok(ContextFacts(iteration))
-                }
-                fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                    self,
-                    mut seq: A,
-                ) -> Result<ContextFacts, A::Error> {
-                    while seq.next_element::<IgnoredAny>()?.is_some() {}
-                    Ok(ContextFacts(None))
-                }
-                fn visit_str<E>(self, _: &str) -> Result<ContextFacts, E> {
-                    Ok(ContextFacts(None))
-                }
-                fn visit_u64<E>(self, _: u64) -> Result<ContextFacts, E> {
-                    Ok(ContextFacts(None))
-                }
-                fn visit_i64<E>(self, _: i64) -> Result<ContextFacts, E> {
-                    Ok(ContextFacts(None))
-                }
-                fn visit_f64<E>(self, _: f64) -> Result<ContextFacts, E> {
-                    Ok(ContextFacts(None))
-                }
-                fn visit_bool<E>(self, _: bool) -> Result<ContextFacts, E> {
-                    Ok(ContextFacts(None))
-                }
-                fn visit_unit<E>(self) -> Result<ContextFacts, E> {
-                    Ok(ContextFacts(None))
-                }
-            }
-            deserializer.deserialize_any(ContextVisitor)
-        }
+    /// What the code returned, as its stored JSON (`None` when absent or `null`).
+    pub fn result_json(&self) -> Option<&'a str> {
+        self.part(Part::Result).filter(|json| *json != "null")
     }
 
-    impl Facts {
-        pub fn into_entry_facts(self) -> EntryFacts {
-            let is = |scalar: &Option<Scalar>, word: &str| matches!(scalar, Some(Scalar::Text(text)) if text == word);
-            EntryFacts {
-                vault_read: is(&self.kind, "vault") && is(&self.action, "read"),
-                has_iteration: self.iteration.is_some(),
-                iteration: self
-                    .iteration
-                    .as_ref()
-                    .and_then(Scalar::iteration)
-                    .or(self.context_iteration),
-                id: self.id.and_then(Scalar::text),
-                timestamp: self.timestamp.and_then(Scalar::text),
-            }
-        }
+    /// The error message of a failed execution: `error.message`, or `error` as text.
+    pub fn error_message(&self) -> Option<String> {
+        error_text(self.part(Part::Error))
     }
 
-    /// The facts read through raw fields, which accept anything `JSON.parse` does.
-    pub fn lenient(raw: &RawValue) -> EntryFacts {
-        #[derive(Deserialize, Default)]
-        struct Raw {
-            id: Field,
-            timestamp: Field,
-            iteration: Field,
-            context: Field,
-            #[serde(rename = "type")]
-            kind: Field,
-            action: Field,
-        }
-        #[derive(Deserialize, Default)]
-        struct Context {
-            iteration: Field,
-        }
-        let fields: Raw = read_object(raw);
-        let context_iteration = fields.context.as_deref().and_then(|context| {
-            let context: Context = read_object(context);
-            field_iteration(context.iteration.as_deref())
-        });
-        let text = |field: &Field| field_text(field.as_deref());
-        EntryFacts {
-            vault_read: text(&fields.kind).as_deref() == Some("vault")
-                && text(&fields.action).as_deref() == Some("read"),
-            has_iteration: fields.iteration.is_some(),
-            iteration: field_iteration(fields.iteration.as_deref()).or(context_iteration),
-            id: text(&fields.id),
-            timestamp: text(&fields.timestamp),
-        }
+    /// The run time in milliseconds, as stored.
+    pub fn execution_time(&self) -> Option<&'a str> {
+        self.part(Part::ExecutionTime)
     }
+
+    /// Who ran it (`"auto"`, `"manual"`, …).
+    pub fn source(&self) -> Option<String> {
+        field_text(self.part(Part::Source))
+    }
+
+    /// `metadata.task`, when the app names the task.
+    pub fn task(&self) -> Option<String> {
+        decode_string(object_field(self.part(Part::Metadata)?, "task")?)
+    }
+}
+
+/// The fields of a tool entry the prompt and the summary read, as stored.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolFields<'a> {
+    text: &'a str,
+    parts: &'a Parts,
+}
+
+impl<'a> ToolFields<'a> {
+    fn part(&self, part: Part) -> Option<&'a str> {
+        self.parts.get(self.text, part)
+    }
+
+    /// The kind of tool (`"vfs"`, `"vault"`, `"js_execute"`, …).
+    pub fn kind(&self) -> Option<String> {
+        field_text(self.part(Part::Kind))
+    }
+
+    /// What the tool did (`"write"`, `"read"`, `"auto_run"`, …).
+    pub fn action(&self) -> Option<String> {
+        field_text(self.part(Part::Action))
+    }
+
+    /// How it ended (`"success"`, `"error"`, …).
+    pub fn status(&self) -> Option<String> {
+        field_text(self.part(Part::Status))
+    }
+
+    /// Free-form details, as text.
+    pub fn details(&self) -> Option<String> {
+        field_text(self.part(Part::Details))
+    }
+
+    /// The error message of a failed operation.
+    pub fn error_message(&self) -> Option<String> {
+        error_text(self.part(Part::Error))
+    }
+}
+
+/// `{ message }` or a string (its JSON), as text.
+fn error_text(json: Option<&str>) -> Option<String> {
+    let json = json?;
+    decode_string(json).or_else(|| field_text(object_field(json, "message")))
 }
 
 /// A view that knows its entry's [`EntryFacts`].
@@ -426,7 +286,7 @@ pub trait HasFacts {
 }
 
 /// One code execution of the reasoning loop (`gdrs_execution_log`), as placed: its facts; the
-/// other fields are read on demand ([`Stored::fields`]).
+/// other fields are read on demand (`Stored::fields`).
 #[derive(Debug, Clone, Default)]
 pub struct ExecutionEntry {
     /// Id, timestamp and stated iteration.
@@ -443,7 +303,7 @@ pub struct ToolActivityEntry {
 impl EntryView for ExecutionEntry {
     fn read(raw: &RawValue) -> Self {
         ExecutionEntry {
-            facts: EntryFacts::read(raw),
+            facts: EntryFacts::read(raw.get()),
         }
     }
 }
@@ -451,7 +311,7 @@ impl EntryView for ExecutionEntry {
 impl EntryView for ToolActivityEntry {
     fn read(raw: &RawValue) -> Self {
         ToolActivityEntry {
-            facts: EntryFacts::read(raw),
+            facts: EntryFacts::read(raw.get()),
         }
     }
 }
@@ -483,16 +343,22 @@ impl ToolActivityEntry {
 }
 
 impl Stored<ExecutionEntry> {
-    /// The fields the prompt and the summary read, parsed from the stored text.
+    /// The fields the prompt and the summary read, located when the entry was read.
     pub fn fields(&self) -> ExecutionFields<'_> {
-        read_object(self.raw())
+        ExecutionFields {
+            text: self.json(),
+            parts: &self.facts.parts,
+        }
     }
 }
 
 impl Stored<ToolActivityEntry> {
-    /// The fields the prompt and the summary read, parsed from the stored text.
+    /// The fields the prompt and the summary read, located when the entry was read.
     pub fn fields(&self) -> ToolFields<'_> {
-        read_object(self.raw())
+        ToolFields {
+            text: self.json(),
+            parts: &self.facts.parts,
+        }
     }
 }
 
@@ -663,6 +529,8 @@ mod tests {
         let dup = execution(r#"{"id":"a","iteration":1,"id":"b","iteration":2,"x":[{"id":9}]}"#);
         assert_eq!(dup.facts.id.as_deref(), Some("b"));
         assert_eq!(dup.stated_iteration(), Some(2));
+        let invalid = execution(r#"{"iteration":"soon","context":{"iteration":6}}"#);
+        assert_eq!(invalid.stated_iteration(), Some(6));
         let odd_context = execution(r#"{"context":[1],"timestamp":5}"#);
         assert_eq!(odd_context.stated_iteration(), None);
         assert_eq!(odd_context.facts.timestamp.as_deref(), Some("5"));

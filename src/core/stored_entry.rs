@@ -6,10 +6,10 @@
 //! `JSON.stringify` writes for text cut with `.slice`) and field order stays as it was.
 //! Anything `JSON.parse` accepts is accepted, duplicate keys included (the last one wins).
 
-use std::collections::BTreeMap;
 use std::ops::Deref;
 
-use serde::de::value::MapDeserializer;
+use std::borrow::Cow;
+
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -90,7 +90,7 @@ impl<'de, V: EntryView> Deserialize<'de> for Stored<V> {
 /// A reasoning entry reads as its text: a JSON string decoded, anything else as its JSON.
 impl EntryView for String {
     fn read(raw: &RawValue) -> Self {
-        decode_string(raw).unwrap_or_else(|| raw.get().to_owned())
+        decode_string(raw.get()).unwrap_or_else(|| raw.get().to_owned())
     }
 }
 
@@ -124,28 +124,22 @@ pub fn join_entries<'a, V: 'a>(entries: impl IntoIterator<Item = &'a Stored<V>>)
     out
 }
 
-/// Reads a view struct from an entry's JSON (its fields may borrow from it), leniently:
-/// duplicate keys keep the last value (as `JSON.parse` does); a value that is not an object
-/// reads as the default view.
-pub fn read_object<'a, T: Deserialize<'a> + Default>(raw: &'a RawValue) -> T {
-    let text = raw.get();
-    if !text.trim_start().starts_with('{') {
-        return T::default();
+/// The JSON of the field `name` of the object `json`, the last one when the key is given twice
+/// (as `JSON.parse` reads it); `None` when `json` is not an object or has no such field.
+pub fn object_field<'a>(json: &'a str, name: &str) -> Option<&'a str> {
+    if !json.trim_start().starts_with('{') {
+        return None;
     }
-    serde_json::from_str(text)
-        .or_else(|_| {
-            // Derived views refuse duplicate keys; keep the last of each and read again.
-            let Fields(fields) = serde_json::from_str(text)?;
-            let last: BTreeMap<String, &RawValue> = fields.into_iter().collect();
-            T::deserialize(MapDeserializer::<_, serde_json::Error>::new(
-                last.into_iter(),
-            ))
-        })
-        .unwrap_or_default()
+    let Fields(fields) = serde_json::from_str(json).ok()?;
+    fields
+        .into_iter()
+        .rev()
+        .find(|(key, _)| key.as_str() == name)
+        .map(|(_, value)| value.get())
 }
 
 /// The fields of an object in order, values borrowed as stored, duplicates included.
-struct Fields<'a>(Vec<(String, &'a RawValue)>);
+struct Fields<'a>(Vec<(Key<'a>, &'a RawValue)>);
 
 impl<'de> Deserialize<'de> for Fields<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -157,7 +151,7 @@ impl<'de> Deserialize<'de> for Fields<'de> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
                 let mut fields = Vec::new();
-                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                while let Some(entry) = map.next_entry::<Key<'de>, &'de RawValue>()? {
                     fields.push(entry);
                 }
                 Ok(Fields(fields))
@@ -167,16 +161,45 @@ impl<'de> Deserialize<'de> for Fields<'de> {
     }
 }
 
-/// The text of a JSON string value; lone surrogates (valid in `JSON.parse`, not in Rust
-/// strings) read as U+FFFD. `None` when `raw` is not a string.
-pub fn decode_string(raw: &RawValue) -> Option<String> {
-    let inner = raw.get().trim();
+/// An object key, borrowed from the text when it has no escapes.
+pub struct Key<'a>(Cow<'a, str>);
+
+impl Key<'_> {
+    /// The key's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// The text of a JSON string value `json`; lone surrogates (valid in `JSON.parse`, not in Rust
+/// strings) read as U+FFFD. `None` when `json` is not a string.
+pub fn decode_string(json: &str) -> Option<String> {
+    let inner = json.trim();
     let inner = inner.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
         return Some(inner.to_owned());
     }
     // serde_json copies runs of plain text at once; only a lone surrogate needs the loop below.
-    if let Ok(text) = serde_json::from_str::<String>(raw.get()) {
+    if let Ok(text) = serde_json::from_str::<String>(json) {
         return Some(text);
     }
     let mut out = String::with_capacity(inner.len());
@@ -232,24 +255,28 @@ fn flush_high(out: &mut String, pending_high: &mut Option<u32>) {
     }
 }
 
-/// A field read as text: a JSON string decoded, a number or other value as its JSON.
-pub fn field_text(raw: Option<&RawValue>) -> Option<String> {
-    let raw = raw?;
-    decode_string(raw).or_else(|| (raw.get() != "null").then(|| raw.get().to_owned()))
+/// A field (its JSON) read as text: a string decoded, a number or other value as its JSON,
+/// `null` as absent.
+pub fn field_text(json: Option<&str>) -> Option<String> {
+    let json = json?;
+    decode_string(json).or_else(|| (json != "null").then(|| json.to_owned()))
 }
 
-/// A field read as an iteration number: a non-negative integer, or a string holding one.
-pub fn field_iteration(raw: Option<&RawValue>) -> Option<u32> {
-    let raw = raw?;
-    let text = decode_string(raw).unwrap_or_else(|| raw.get().to_owned());
-    let number: f64 = text.trim().parse().ok()?;
+/// A field (its JSON) read as an iteration number: a non-negative integer, or a string
+/// holding one.
+pub fn field_iteration(json: Option<&str>) -> Option<u32> {
+    let json = json?;
+    let number: f64 = match decode_string(json) {
+        Some(text) => text.trim().parse().ok()?,
+        None => json.trim().parse().ok()?,
+    };
     (number.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&number))
         .then_some(number as u32)
 }
 
-/// A field read as a boolean.
-pub fn field_bool(raw: Option<&RawValue>) -> Option<bool> {
-    match raw?.get() {
+/// A field (its JSON) read as a boolean.
+pub fn field_bool(json: Option<&str>) -> Option<bool> {
+    match json? {
         "true" => Some(true),
         "false" => Some(false),
         _ => None,
@@ -259,10 +286,6 @@ pub fn field_bool(raw: Option<&RawValue>) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn raw(text: &str) -> Box<RawValue> {
-        RawValue::from_string(text.to_owned()).unwrap()
-    }
 
     #[test]
     fn logs_keep_every_entry_text_exactly() {
@@ -291,32 +314,29 @@ mod tests {
             (r#""\\ud83d""#, "\\ud83d"),
         ];
         for (json, text) in cases {
-            assert_eq!(decode_string(&raw(json)).as_deref(), Some(text), "{json}");
+            assert_eq!(decode_string(json).as_deref(), Some(text), "{json}");
         }
-        assert_eq!(decode_string(&raw("12")), None);
-    }
-
-    #[derive(serde::Deserialize, Default)]
-    struct View {
-        id: Option<Box<RawValue>>,
+        assert_eq!(decode_string("12"), None);
     }
 
     #[test]
     fn duplicate_keys_keep_the_last_value_and_odd_shapes_read_empty() {
-        let view: View = read_object(&raw(r#"{"id":"a","x":1,"id":"b"}"#));
-        assert_eq!(field_text(view.id.as_deref()).as_deref(), Some("b"));
-        let view: View = read_object(&raw(r#"[1,2]"#));
-        assert!(view.id.is_none());
+        let object = r#"{"id":"a","x":{"id":1},"id":"b"}"#;
+        assert_eq!(object_field(object, "id"), Some(r#""b""#));
+        assert_eq!(object_field(object, "x"), Some(r#"{"id":1}"#));
+        assert_eq!(object_field(object, "y"), None);
+        assert_eq!(object_field("[1,2]", "id"), None);
+        assert_eq!(object_field(r#"{"\u0069d":3}"#, "id"), Some("3"));
     }
 
     #[test]
     fn iteration_fields_are_read_leniently() {
-        assert_eq!(field_iteration(Some(&raw("4"))), Some(4));
-        assert_eq!(field_iteration(Some(&raw("4.0"))), Some(4));
-        assert_eq!(field_iteration(Some(&raw(r#""7""#))), Some(7));
-        assert_eq!(field_iteration(Some(&raw("-1"))), None);
-        assert_eq!(field_iteration(Some(&raw("1e300"))), None);
-        assert_eq!(field_iteration(Some(&raw("2.5"))), None);
-        assert_eq!(field_iteration(Some(&raw("null"))), None);
+        assert_eq!(field_iteration(Some("4")), Some(4));
+        assert_eq!(field_iteration(Some("4.0")), Some(4));
+        assert_eq!(field_iteration(Some(r#""7""#)), Some(7));
+        assert_eq!(field_iteration(Some("-1")), None);
+        assert_eq!(field_iteration(Some("1e300")), None);
+        assert_eq!(field_iteration(Some("2.5")), None);
+        assert_eq!(field_iteration(Some("null")), None);
     }
 }
