@@ -1,9 +1,9 @@
 // Writes the simulated GDRS sessions the native tests read (tests/fixtures/gdrs/), from
-// www/simulate-gdrs.js. `--check` compares instead of writing and fails when they differ.
+// the GDRS mode of www/simulate.js. `--check` compares instead of writing and fails when they differ.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { memoryStorage, simulateGdrsSession } from "../www/simulate-gdrs.js";
+import { memoryStorage, simulateGdrsSession } from "../www/simulate.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const SESSIONS = [

@@ -1,8 +1,7 @@
 // The demo page: a simulated reasoning session over LogStore, compacted by Compactor.
 // Log and model text only ever reaches the page through textContent — never as HTML.
 import init, { LogStore, Compactor } from "/pkg/context_compactor.js";
-import { simulateIteration } from "./simulate.js";
-import { GDRS_KEYS, simulateGdrsSession } from "./simulate-gdrs.js";
+import { GDRS_KEYS, simulateGdrsSession, simulateIteration } from "./simulate.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY_STORAGE = "context-compactor-demo:gemini-key";

@@ -27,7 +27,7 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
   for (const seed of [1, 2, 3, 5]) {
     const outcome = await page.evaluate(async (seed) => {
       const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
-      const { GDRS_KEYS, simulateGdrsSession } = await import("/simulate-gdrs.js");
+      const { GDRS_KEYS, simulateGdrsSession } = await import("/simulate.js");
       localStorage.clear();
       const truth = simulateGdrsSession(localStorage, { seed, iterations: 9 });
       const texts = () => Object.fromEntries(Object.values(GDRS_KEYS).map((k) => [k, localStorage.getItem(k)]));
@@ -100,7 +100,7 @@ test("two tabs: a compaction waits while the app's tab marks an iteration runnin
   await other.waitForSelector("body[data-ready=true]");
   await app.evaluate(async () => {
     const { LogStore } = await import("/pkg/context_compactor.js");
-    const { GDRS_KEYS, simulateGdrsSession } = await import("/simulate-gdrs.js");
+    const { GDRS_KEYS, simulateGdrsSession } = await import("/simulate.js");
     for (const key of Object.values(GDRS_KEYS)) localStorage.removeItem(key);
     simulateGdrsSession(localStorage, { seed: 7, iterations: 9 });
     window.appLogs = new LogStore();
@@ -127,7 +127,7 @@ test("usage measured the app's way: promptTokens() and reportPromptTokens()", as
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   const outcome = await page.evaluate(async () => {
     const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
-    const { simulateGdrsSession } = await import("/simulate-gdrs.js");
+    const { simulateGdrsSession } = await import("/simulate.js");
     localStorage.clear();
     simulateGdrsSession(localStorage, { seed: 3, iterations: 9 });
     const logs = new LogStore();
