@@ -113,18 +113,20 @@ impl EntryFacts {
             .unwrap_or_default()
     }
 
-    fn take(&mut self, text: &str, key: &str, value: &RawValue) {
+    fn take(&mut self, text: &str, slot: Slot, value: &RawValue) {
         let json = value.get();
-        match key {
-            "id" => self.id = field_text(Some(json)),
-            "timestamp" => self.timestamp = field_text(Some(json)),
-            "iteration" => {
+        match slot {
+            Slot::Id => self.id = field_text(Some(json)),
+            Slot::Timestamp => self.timestamp = field_text(Some(json)),
+            Slot::Iteration => {
                 self.has_iteration = true;
                 self.iteration = field_iteration(Some(json));
             }
-            "context" => self.context_iteration = field_iteration(object_field(json, "iteration")),
-            _ => {
-                let (Some(part), Some(start)) = (Part::of_key(key), offset_in(text, json)) else {
+            Slot::Context => {
+                self.context_iteration = field_iteration(object_field(json, "iteration"));
+            }
+            Slot::Part(part) => {
+                let Some(start) = offset_in(text, json) else {
                     return;
                 };
                 let end = start + json.len();
@@ -133,6 +135,28 @@ impl EntryFacts {
                 }
             }
         }
+    }
+}
+
+/// What a key of an entry is to the package.
+#[derive(Clone, Copy)]
+enum Slot {
+    Id,
+    Timestamp,
+    Iteration,
+    Context,
+    Part(Part),
+}
+
+impl Slot {
+    fn of_key(key: &str) -> Option<Slot> {
+        Some(match key {
+            "id" => Slot::Id,
+            "timestamp" => Slot::Timestamp,
+            "iteration" => Slot::Iteration,
+            "context" => Slot::Context,
+            other => Slot::Part(Part::of_key(other)?),
+        })
     }
 }
 
@@ -170,14 +194,14 @@ impl<'de> serde::de::Visitor<'de> for FactsSeed<'de> {
         let mut facts = EntryFacts::default();
         // A key given twice keeps its last value, as in `JSON.parse`.
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            let key = key.as_str();
-            if matches!(key, "id" | "timestamp" | "iteration" | "context")
-                || Part::of_key(key).is_some()
-            {
-                let value: &RawValue = map.next_value()?;
-                facts.take(self.text, key, value);
-            } else {
-                map.next_value::<serde::de::IgnoredAny>()?;
+            match Slot::of_key(key.as_str()) {
+                Some(slot) => {
+                    let value: &RawValue = map.next_value()?;
+                    facts.take(self.text, slot, value);
+                }
+                None => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
             }
         }
         facts.iteration = facts.iteration.or(facts.context_iteration);

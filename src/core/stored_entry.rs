@@ -266,6 +266,9 @@ pub fn field_text(json: Option<&str>) -> Option<String> {
 /// holding one.
 pub fn field_iteration(json: Option<&str>) -> Option<u32> {
     let json = json?;
+    if let Ok(n) = json.parse::<u32>() {
+        return Some(n);
+    }
     let number: f64 = match decode_string(json) {
         Some(text) => text.trim().parse().ok()?,
         None => json.trim().parse().ok()?,
