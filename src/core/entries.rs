@@ -5,6 +5,8 @@
 //! tab). They are kept as their stored text ([`Stored`]); the views below read the fields the
 //! package needs, leniently: any field may be absent or of another type.
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeSeed;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
@@ -116,8 +118,8 @@ impl EntryFacts {
     fn take(&mut self, text: &str, slot: Slot, value: &RawValue) {
         let json = value.get();
         match slot {
-            Slot::Id => self.id = field_text(Some(json)),
-            Slot::Timestamp => self.timestamp = field_text(Some(json)),
+            Slot::Id => self.id = field_text(Some(json)).map(Cow::into_owned),
+            Slot::Timestamp => self.timestamp = field_text(Some(json)).map(Cow::into_owned),
             Slot::Iteration => {
                 self.has_iteration = true;
                 self.iteration = field_iteration(Some(json));
@@ -229,7 +231,7 @@ impl<'a> ExecutionFields<'a> {
     }
 
     /// The code that was run (empty when absent).
-    pub fn code(&self) -> String {
+    pub fn code(&self) -> Cow<'a, str> {
         field_text(self.part(Part::Code)).unwrap_or_default()
     }
 
@@ -249,7 +251,7 @@ impl<'a> ExecutionFields<'a> {
     }
 
     /// Who ran it (`"auto"`, `"manual"`, …).
-    pub fn source(&self) -> Option<String> {
+    pub fn source(&self) -> Option<Cow<'a, str>> {
         field_text(self.part(Part::Source))
     }
 
@@ -272,22 +274,22 @@ impl<'a> ToolFields<'a> {
     }
 
     /// The kind of tool (`"vfs"`, `"vault"`, `"js_execute"`, …).
-    pub fn kind(&self) -> Option<String> {
+    pub fn kind(&self) -> Option<Cow<'a, str>> {
         field_text(self.part(Part::Kind))
     }
 
     /// What the tool did (`"write"`, `"read"`, `"auto_run"`, …).
-    pub fn action(&self) -> Option<String> {
+    pub fn action(&self) -> Option<Cow<'a, str>> {
         field_text(self.part(Part::Action))
     }
 
     /// How it ended (`"success"`, `"error"`, …).
-    pub fn status(&self) -> Option<String> {
+    pub fn status(&self) -> Option<Cow<'a, str>> {
         field_text(self.part(Part::Status))
     }
 
     /// Free-form details, as text.
-    pub fn details(&self) -> Option<String> {
+    pub fn details(&self) -> Option<Cow<'a, str>> {
         field_text(self.part(Part::Details))
     }
 
@@ -300,7 +302,7 @@ impl<'a> ToolFields<'a> {
 /// `{ message }` or a string (its JSON), as text.
 fn error_text(json: Option<&str>) -> Option<String> {
     let json = json?;
-    decode_string(json).or_else(|| field_text(object_field(json, "message")))
+    decode_string(json).or_else(|| field_text(object_field(json, "message")).map(Cow::into_owned))
 }
 
 /// A view that knows its entry's [`EntryFacts`].

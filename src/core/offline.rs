@@ -268,7 +268,7 @@ impl Source {
         };
         for (n, entry) in &selection.execution {
             let fields = entry.fields();
-            let code = fields.code();
+            let code = fields.code().into_owned();
             source.runs.push(Run {
                 iteration: *n,
                 id: entry.facts.id.clone(),
@@ -394,7 +394,7 @@ impl Source {
         let status = fields.status().unwrap_or_default();
         let kind = fields.kind().unwrap_or_else(|| "tool".into());
         let action = fields.action().unwrap_or_else(|| "use".into());
-        if matches!(status.as_str(), "error" | "failed" | "failure") {
+        if matches!(&*status, "error" | "failed" | "failure") {
             // A failed run is reported with its execution.
             if kind != "js_execute" {
                 let id = entry.facts.id.clone().unwrap_or_default();
@@ -409,16 +409,18 @@ impl Source {
             }
             return;
         }
-        if !matches!(status.as_str(), "success" | "ok" | "done" | "completed") {
+        if !matches!(&*status, "success" | "ok" | "done" | "completed") {
             return;
         }
         if let Some(id) = &entry.facts.id {
             self.tool_successes.push((n, format!("{kind}:{id}")));
         }
-        let slot = self.tools.entry(kind).or_default();
-        *slot.0.entry(action).or_default() += 1;
-        if let Some(details) = fields.details().or_else(|| entry.facts.id.clone()) {
-            slot.1 = Some(details);
+        let slot = self.tools.entry(kind.into_owned()).or_default();
+        *slot.0.entry(action.into_owned()).or_default() += 1;
+        if let Some(details) = fields.details() {
+            slot.1 = Some(details.into_owned());
+        } else if let Some(id) = &entry.facts.id {
+            slot.1 = Some(id.clone());
         }
     }
 

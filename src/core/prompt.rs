@@ -164,7 +164,7 @@ fn push_tools(out: &mut String, entries: &[(u32, &StoredToolActivity)], budget: 
     if entries.is_empty() {
         out.push_str("(no tool operations)\n");
     }
-    let mut by_type: BTreeMap<String, Vec<(u32, ToolFields)>> = BTreeMap::new();
+    let mut by_type: BTreeMap<Cow<str>, Vec<(u32, ToolFields)>> = BTreeMap::new();
     for (n, entry) in entries {
         let fields = entry.fields();
         by_type

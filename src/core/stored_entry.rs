@@ -255,11 +255,19 @@ fn flush_high(out: &mut String, pending_high: &mut Option<u32>) {
     }
 }
 
-/// A field (its JSON) read as text: a string decoded, a number or other value as its JSON,
-/// `null` as absent.
-pub fn field_text(json: Option<&str>) -> Option<String> {
+/// A field (its JSON) read as text: a string decoded (borrowed when it has no escapes), a
+/// number or other value as its JSON, `null` as absent.
+pub fn field_text(json: Option<&str>) -> Option<Cow<'_, str>> {
     let json = json?;
-    decode_string(json).or_else(|| (json != "null").then(|| json.to_owned()))
+    if let Some(inner) = json.strip_prefix('"').and_then(|j| j.strip_suffix('"')) {
+        if !inner.contains('\\') {
+            return Some(Cow::Borrowed(inner));
+        }
+    }
+    match decode_string(json) {
+        Some(text) => Some(Cow::Owned(text)),
+        None => (json != "null").then_some(Cow::Borrowed(json)),
+    }
 }
 
 /// A field (its JSON) read as an iteration number: a non-negative integer, or a string
