@@ -10,7 +10,7 @@ use super::ids::IdGenerator;
 use super::iteration::{iteration_header, parse_summary_header};
 use super::journal::{text_hash, LogHashes};
 use super::keys::StorageKeys;
-use super::placement::{place, PlacedIterations};
+use super::placement::{current_iteration, place, PlacedIterations};
 use super::storage::KeyValueStore;
 use super::stored_entry::{join_entries, parse_entries, EntryView, Stored};
 use super::tokens::estimate_tokens;
@@ -101,7 +101,7 @@ impl LogSnapshot {
 
     /// The highest iteration any log names or implies, 0 when all are empty.
     pub fn current_iteration(&self) -> u32 {
-        self.placed_iterations().current
+        current_iteration(&self.reasoning, &self.execution, &self.tool_activity)
     }
 
     /// Where the entries belong and what they weigh, in one pass.

@@ -36,50 +36,83 @@ pub struct PlacedIterations {
     pub current: u32,
 }
 
+/// What the entries state, or imply through ids, before anything is inferred.
+struct Known<'a> {
+    tool_facts: Vec<&'a EntryFacts>,
+    execution_facts: Vec<&'a EntryFacts>,
+    tools: Vec<Option<u32>>,
+    execution: Vec<Option<u32>>,
+    reasoning: Vec<Option<u32>>,
+    current: u32,
+}
+
+fn known<'a>(
+    reasoning: &[Stored<String>],
+    execution: &'a [Stored<ExecutionEntry>],
+    tool_activity: &'a [Stored<ToolActivityEntry>],
+) -> Known<'a> {
+    let tool_facts: Vec<&EntryFacts> = tool_activity.iter().map(|e| &e.facts).collect();
+    let execution_facts: Vec<&EntryFacts> = execution.iter().map(|e| &e.facts).collect();
+    let tools: Vec<Option<u32>> = tool_facts.iter().map(|f| f.iteration).collect();
+    let mut execution: Vec<Option<u32>> = execution_facts.iter().map(|f| f.iteration).collect();
+    // The lookups below are built only for logs that need them (entries this package wrote
+    // state their iteration).
+    if execution.iter().any(Option::is_none) {
+        let by_id = unique_ids(&tool_facts);
+        for (known, fact) in execution.iter_mut().zip(&execution_facts) {
+            if known.is_none() {
+                *known = fact.id.as_deref().and_then(|id| by_id.get(id).copied());
+            }
+        }
+    }
+    let reasoning = reasoning_named(reasoning, &execution_facts, &execution);
+    let current = [&tools, &execution, &reasoning]
+        .iter()
+        .flat_map(|known| known.iter().flatten())
+        .copied()
+        .max()
+        .unwrap_or(0);
+    Known {
+        tool_facts,
+        execution_facts,
+        tools,
+        execution,
+        reasoning,
+        current,
+    }
+}
+
+/// The current iteration: the highest any log states or implies (0 when none does).
+pub fn current_iteration(
+    reasoning: &[Stored<String>],
+    execution: &[Stored<ExecutionEntry>],
+    tool_activity: &[Stored<ToolActivityEntry>],
+) -> u32 {
+    known(reasoning, execution, tool_activity).current
+}
+
 /// Places every entry of the three logs (see the module documentation).
 pub fn place(
     reasoning: &[Stored<String>],
     execution: &[Stored<ExecutionEntry>],
     tool_activity: &[Stored<ToolActivityEntry>],
 ) -> PlacedIterations {
-    let tool_facts: Vec<&EntryFacts> = tool_activity.iter().map(|e| &e.facts).collect();
-    let execution_facts: Vec<&EntryFacts> = execution.iter().map(|e| &e.facts).collect();
-
-    let tools_known: Vec<Option<u32>> = tool_facts.iter().map(|f| f.iteration).collect();
-    let mut execution_known: Vec<Option<u32>> =
-        execution_facts.iter().map(|f| f.iteration).collect();
-    // The lookups below are built only for logs that need them (entries this package wrote
-    // state their iteration).
-    if execution_known.iter().any(Option::is_none) {
-        let by_id = unique_ids(&tool_facts);
-        for (known, fact) in execution_known.iter_mut().zip(&execution_facts) {
-            if known.is_none() {
-                *known = fact.id.as_deref().and_then(|id| by_id.get(id).copied());
-            }
-        }
-    }
-    let reasoning_known = reasoning_named(reasoning, &execution_facts, &execution_known);
-    let current = [&tools_known, &execution_known, &reasoning_known]
-        .iter()
-        .flat_map(|known| known.iter().flatten())
-        .copied()
-        .max()
-        .unwrap_or(0);
-
+    let known = known(reasoning, execution, tool_activity);
+    let current = known.current;
     let unknown = |known: &[Option<u32>]| known.iter().any(Option::is_none);
-    let timeline = if unknown(&tools_known) || unknown(&execution_known) {
+    let timeline = if unknown(&known.tools) || unknown(&known.execution) {
         Timeline::of(&[
-            (&tool_facts, &tools_known),
-            (&execution_facts, &execution_known),
+            (&known.tool_facts, &known.tools),
+            (&known.execution_facts, &known.execution),
         ])
     } else {
         Timeline { points: Vec::new() }
     };
-    let execution_placed = complete(&execution_facts, &execution_known, &timeline, current);
-    let tools_placed = complete(&tool_facts, &tools_known, &timeline, current);
+    let execution_placed = complete(&known.execution_facts, &known.execution, &timeline, current);
+    let tools_placed = complete(&known.tool_facts, &known.tools, &timeline, current);
     let vault_reads = vault_reads(tool_activity, &tools_placed);
     PlacedIterations {
-        reasoning: reasoning_placed(reasoning, &reasoning_known, vault_reads, current),
+        reasoning: reasoning_placed(reasoning, &known.reasoning, vault_reads, current),
         execution: execution_placed,
         tool_activity: tools_placed,
         current,
