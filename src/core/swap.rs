@@ -1,5 +1,7 @@
 //! Swapping the summary in for the compacted entries, and the archived entries back in.
 
+use std::borrow::Cow;
+
 use super::entries::StoredReasoning;
 use super::iteration::{parse_summary_header, summary_header};
 use super::log_store::LogSnapshot;
@@ -88,10 +90,11 @@ pub fn restore(
              compaction replaced it, so roll that one back first"
         ))
     })?;
+    let positions = Positions::or_at_start(positions, archived, Some(position));
     Ok(put_archived_back(
         now,
         archived,
-        positions,
+        &positions,
         Some(position),
         Replaced::all(),
     ))
@@ -147,22 +150,10 @@ pub fn undo(
     positions: Option<&Positions>,
     last: u32,
 ) -> LogSnapshot {
-    let fallback;
-    let judged_by = match positions {
-        Some(positions) => positions,
-        None => {
-            fallback = Positions::at_start(archived, 0);
-            &fallback
-        }
-    };
-    let replaced = Replaced::judge(now, archived, judged_by);
-    put_archived_back(
-        now,
-        archived,
-        positions,
-        summary_position(now, last),
-        replaced,
-    )
+    let summary_at = summary_position(now, last);
+    let positions = Positions::or_at_start(positions, archived, summary_at);
+    let replaced = Replaced::judge(now, archived, &positions);
+    put_archived_back(now, archived, &positions, summary_at, replaced)
 }
 
 fn summary_position(now: &LogSnapshot, last: u32) -> Option<usize> {
@@ -172,32 +163,32 @@ fn summary_position(now: &LogSnapshot, last: u32) -> Option<usize> {
 }
 
 impl Positions {
-    /// Positions of an archive written before positions were kept: its entries first (the
-    /// reasoning ones where the summary stands).
-    pub fn at_start(archived: &LogSnapshot, summary_at: usize) -> Positions {
-        Positions {
-            reasoning_log: (summary_at..summary_at + archived.reasoning.len()).collect(),
-            execution_log: (0..archived.execution.len()).collect(),
-            tool_activity_log: (0..archived.tool_activity.len()).collect(),
-        }
+    /// `positions`, or for an archive written before positions were kept: its entries first
+    /// (the reasoning ones where the summary stands).
+    pub fn or_at_start<'a>(
+        positions: Option<&'a Positions>,
+        archived: &LogSnapshot,
+        summary_at: Option<usize>,
+    ) -> Cow<'a, Positions> {
+        let Some(positions) = positions else {
+            let summary_at = summary_at.unwrap_or(0);
+            return Cow::Owned(Positions {
+                reasoning_log: (summary_at..summary_at + archived.reasoning.len()).collect(),
+                execution_log: (0..archived.execution.len()).collect(),
+                tool_activity_log: (0..archived.tool_activity.len()).collect(),
+            });
+        };
+        Cow::Borrowed(positions)
     }
 }
 
 fn put_archived_back(
     now: &LogSnapshot,
     archived: &LogSnapshot,
-    positions: Option<&Positions>,
+    positions: &Positions,
     summary_at: Option<usize>,
     replaced: Replaced,
 ) -> LogSnapshot {
-    let fallback;
-    let positions = match positions {
-        Some(positions) => positions,
-        None => {
-            fallback = Positions::at_start(archived, summary_at.unwrap_or(0));
-            &fallback
-        }
-    };
     let reasoning = match summary_at {
         Some(at) => {
             let mut live = now.reasoning.clone();
