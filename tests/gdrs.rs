@@ -183,6 +183,9 @@ fn a_compaction_keeps_every_entry_text_and_archives_exactly_iterations_before_n(
         let rig = rig_of(&fixture);
         let seed = fixture.seed;
         let before = original(&fixture);
+        let plan = rig.compactor.plan().unwrap();
+        assert_eq!(plan.refused, None, "seed {seed}");
+        assert_eq!(plan.iterations, [1, fixture.truth.current - 1]);
         let result = run_ready(rig.compactor.compact(Trigger::User))
             .unwrap()
             .unwrap_or_else(|err| panic!("seed {seed}: {err}"));
@@ -377,6 +380,10 @@ fn little_new_material_is_refused_before_any_provider_call() {
             .is_some_and(|r| r.contains("Too little is new")),
         "{reason:?}"
     );
+    let plan = rig.compactor.plan().unwrap();
+    assert!(plan
+        .refused
+        .is_some_and(|r| r.contains("Too little is new")));
     for trigger in [Trigger::User, Trigger::Auto, Trigger::ContextLimitError] {
         let err = run_ready(rig.compactor.compact(trigger))
             .unwrap()

@@ -211,19 +211,20 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         Ok(build_prompt(&Selection::of(&snapshot), &self.settings))
     }
 
-    /// What `compact()` would do now, without calling the provider.
+    /// What `compact()` would do now, without calling the provider, and why it would refuse
+    /// if it would.
     pub fn plan(&self) -> Result<CompactionPlan, StorageError> {
-        let snapshot = self.logs.borrow().snapshot()?;
-        let selection = Selection::of(&snapshot);
-        let tokens_total = snapshot.estimate_tokens();
-        let tokens_to_compact = selection.compacted_tokens(tokens_total);
+        let (read, placed, input) = self.read_state()?;
+        let selection = Selection::placed(&read.parsed, &placed);
+        let tokens_to_compact = input.summary_tokens + input.new_tokens;
         Ok(CompactionPlan {
             iterations: [1.min(selection.last), selection.last],
             entries: selection.counts(),
             tokens_to_compact,
             prompt_tokens: prompt_tokens(&build_prompt(&selection, &self.settings)),
-            estimated_tokens_after: tokens_total - tokens_to_compact
+            estimated_tokens_after: input.log_tokens - tokens_to_compact
                 + (tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize,
+            refused: refusal(&self.settings, &input, Trigger::User),
         })
     }
 

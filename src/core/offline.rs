@@ -95,16 +95,23 @@ fn is_bookkeeping(point: &str) -> bool {
         || point.starts_with("Question: ")
 }
 
-/// One line of log text as a bullet's content: one line, no markup at its start, cut.
+/// One line of log text as a bullet's content: one line, no markup at its start, cut at a
+/// word's end (never inside a word, a number or an id).
 fn clip(text: &str, max: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let flat = flat.trim_start_matches(['#', '>', '-', '*', '=', ' ']);
     if flat.chars().count() <= max {
-        flat.to_owned()
-    } else {
-        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-        format!("{}…", cut.trim_end())
+        return flat.to_owned();
     }
+    let limit = flat.char_indices().nth(max).map_or(flat.len(), |(i, _)| i);
+    // A first word longer than `max` is kept whole.
+    let cut = flat[..limit]
+        .rfind(' ')
+        .unwrap_or_else(|| flat.find(' ').unwrap_or(flat.len()));
+    if cut == flat.len() {
+        return flat.to_owned();
+    }
+    format!("{}…", flat[..cut].trim_end())
 }
 
 fn first_sentence(text: &str) -> &str {
@@ -732,6 +739,9 @@ mod tests {
         assert_eq!(first_sentence("v1.2 is out\nnext"), "v1.2 is out");
         assert_eq!(last_sentence("First. Second one."), "Second one.");
         assert_eq!(clip("### heading   text", 40), "heading text");
-        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("abcdef", 4), "abcdef");
+        assert_eq!(clip("abcdef gh", 4), "abcdef…");
+        let call = "vfs.read(\"web_events\") returned 42";
+        assert_eq!(clip(call, 25), "vfs.read(\"web_events\")…");
     }
 }

@@ -28,6 +28,10 @@ pub struct CompactionPlan {
     pub prompt_tokens: usize,
     /// Estimated tokens of the logs afterwards (the summary at its ~30% target).
     pub estimated_tokens_after: usize,
+    /// Why a compaction the user asked for would be refused now (no provider call is made);
+    /// absent when it would go ahead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// What one successful compaction did.

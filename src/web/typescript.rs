@@ -129,6 +129,8 @@ export interface CompactionPlan {
   tokensToCompact: number;
   promptTokens: number;
   estimatedTokensAfter: number;
+  /** Why `compact()` (trigger "user") would be refused now, before any provider call; absent when it would go ahead. */
+  refused?: string;
 }
 
 /** What one compaction did. */

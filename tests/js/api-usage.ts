@@ -81,7 +81,7 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
   const validation: ValidationResult = validateSummary(prompt);
   const sections: readonly string[] = REQUIRED_SECTIONS;
   const same: boolean = requiredSections().join() === sections.join();
-  console.log(phase, frozen, usage, verdict.reason, auto, plan.tokensToCompact, validation.errors, same);
+  console.log(phase, frozen, usage, verdict.reason, auto, plan.tokensToCompact, plan.refused ?? "allowed", validation.errors, same);
   if (!verdict.ok) return null;
   try {
     const result: CompactionResult = await compactor.compact({ trigger: "user" });
