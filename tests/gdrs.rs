@@ -607,3 +607,61 @@ fn archives_and_metrics_can_live_under_the_apps_own_keys() {
         Some(fixture.storage["gdrs_execution_log"].as_str())
     );
 }
+
+/// Appends `text` (a JSON value) to the log under `key`, as the app writes: the whole array.
+fn app_writes(memory: &MemoryStore, key: &str, text: &str) {
+    let mut log = stored_texts(memory, key);
+    log.push(text.to_owned());
+    memory.set(key, &format!("[{}]", log.join(","))).unwrap();
+}
+
+#[test]
+fn a_tools_only_current_iteration_keeps_its_entries_and_iteration_n_minus_1_is_archived() {
+    for fixture in fixtures() {
+        let memory = memory_of(&fixture);
+        let n = fixture.truth.current + 1;
+        // Iteration N answers with tool calls only: no `=== ITERATION N ===` header.
+        let id = format!("exec_17628800{n}_tools");
+        app_writes(
+            &memory,
+            "gdrs_execution_log",
+            &format!(
+                r#"{{"timestamp":"2025-11-12T09:00:00.000Z","id":"{id}","code":"return 1;","source":"auto","context":{{"blockIndex":0}},"success":true,"result":1}}"#
+            ),
+        );
+        app_writes(
+            &memory,
+            "gdrs_tool_activity_log",
+            &format!(
+                r#"{{"timestamp":"2025-11-12T09:00:00.010Z","iteration":{n},"type":"js_execute","action":"auto_run","status":"success","id":"{id}"}}"#
+            ),
+        );
+        app_writes(
+            &memory,
+            "gdrs_reasoning_log",
+            &serde_json::to_string(&format!(
+                "=== JAVASCRIPT EXECUTION ===\nID: {id}\nSOURCE: auto\nTIME: 1ms\nCODE:\nreturn 1;\nCONSOLE OUTPUT:\n(no output)\nRETURN VALUE:\n1"
+            ))
+            .unwrap(),
+        );
+        let before: Vec<Vec<String>> = KEYS.iter().map(|k| stored_texts(&memory, k)).collect();
+        let rig = Rig::offline(memory.clone(), ManualClock::new(NOV_22_2026), settings());
+        assert_eq!(rig.logs.borrow().current_iteration().unwrap(), n);
+        run_ready(rig.compactor.compact(Trigger::User))
+            .unwrap()
+            .unwrap();
+        let seed = fixture.seed;
+        for (key, original) in KEYS.iter().zip(&before) {
+            let live = stored_texts(&memory, key);
+            let kept: Vec<&String> = live
+                .iter()
+                .filter(|e| !e.starts_with("\"=== COMPACTED SUMMARY"))
+                .collect();
+            assert_eq!(
+                kept,
+                vec![original.last().unwrap()],
+                "seed {seed}: {key} keeps exactly iteration {n}'s entry"
+            );
+        }
+    }
+}
