@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::clock::BrowserClock;
-use super::convert::{from_js, to_js};
+use super::convert::{from_js, string_arg, to_js};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
 use super::js_error::ContextCompactorError;
@@ -240,9 +240,13 @@ impl JsCompactor {
 
     /// Puts an archive's originals back in place of its summary; later appends stay.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
-    pub fn rollback(&self, archive_key: String) -> js_sys::Promise {
+    pub fn rollback(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] archive_key: JsValue,
+    ) -> js_sys::Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
+            let archive_key = string_arg(&archive_key, "rollback(archiveKey)")?;
             engine.rollback(&archive_key).await?;
             Ok(JsValue::UNDEFINED)
         })
@@ -270,14 +274,22 @@ impl JsCompactor {
 
     /// One archive, whole.
     #[wasm_bindgen(js_name = readArchive)]
-    pub fn read_archive(&self, key: &str) -> JsResult<ArchiveJs> {
-        Ok(to_js(&self.engine.read_archive(key)?)?)
+    pub fn read_archive(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> JsResult<ArchiveJs> {
+        let key = string_arg(&key, "readArchive(key)")?;
+        Ok(to_js(&self.engine.read_archive(&key)?)?)
     }
 
     /// Removes one archive.
     #[wasm_bindgen(js_name = deleteArchive)]
-    pub fn delete_archive(&self, key: &str) -> JsResult<()> {
-        Ok(self.engine.delete_archive(key)?)
+    pub fn delete_archive(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> JsResult<()> {
+        let key = string_arg(&key, "deleteArchive(key)")?;
+        Ok(self.engine.delete_archive(&key)?)
     }
 
     /// Removes expired archives; returns how many.

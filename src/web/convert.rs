@@ -64,3 +64,42 @@ pub fn from_js<T: DeserializeOwned>(
         ContextCompactorError::invalid_input(what, message)
     })
 }
+
+/// A string argument; anything else is `invalid_input` naming `what` (wasm-bindgen's own
+/// conversion would trap inside the allocator or throw a plain `TypeError`).
+pub fn string_arg(value: &JsValue, what: &str) -> Result<String, ContextCompactorError> {
+    value.as_string().ok_or_else(|| {
+        ContextCompactorError::invalid_input(
+            what,
+            format!("must be a string, not {}", type_name(value)),
+        )
+    })
+}
+
+/// A count argument: a whole number, 0 or more (large ones are clamped to `u32::MAX`).
+pub fn count_arg(value: &JsValue, what: &str) -> Result<u32, ContextCompactorError> {
+    match value.as_f64() {
+        Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(n.min(f64::from(u32::MAX)) as u32),
+        _ => Err(ContextCompactorError::invalid_input(
+            what,
+            format!(
+                "must be a whole number, 0 or more, not {}",
+                type_name(value)
+            ),
+        )),
+    }
+}
+
+/// `typeof value`, as a reader knows it (`null` and arrays named as such).
+fn type_name(value: &JsValue) -> String {
+    if value.is_null() {
+        "null".into()
+    } else if js_sys::Array::is_array(value) {
+        "an array".into()
+    } else {
+        value
+            .js_typeof()
+            .as_string()
+            .unwrap_or_else(|| "unknown".into())
+    }
+}

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::clock::BrowserClock;
-use super::convert::{from_js, json_to_js};
+use super::convert::{count_arg, from_js, json_to_js, string_arg};
 use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
 use super::typescript::{
@@ -74,8 +74,12 @@ impl JsLogStore {
 
     /// Appends reasoning text to the current iteration.
     #[wasm_bindgen(js_name = appendReasoning)]
-    pub fn append_reasoning(&self, text: &str) -> JsResult<()> {
-        Ok(self.inner.borrow_mut().append_reasoning(text)?)
+    pub fn append_reasoning(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> JsResult<()> {
+        let text = string_arg(&text, "appendReasoning(text)")?;
+        Ok(self.inner.borrow_mut().append_reasoning(&text)?)
     }
 
     /// Appends an execution; returns it stamped with id, timestamp and iteration.
@@ -131,7 +135,11 @@ impl JsLogStore {
     /// The latest compacted summary (if any) and the last `k` reasoning entries after it: use
     /// it where a prompt takes `reasoningLog().slice(-k)`, so the summary stays in the prompt.
     #[wasm_bindgen(js_name = recentReasoning)]
-    pub fn recent_reasoning(&self, k: u32) -> JsResult<StringList> {
+    pub fn recent_reasoning(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] k: JsValue,
+    ) -> JsResult<StringList> {
+        let k = count_arg(&k, "recentReasoning(k)")?;
         let recent = self.inner.borrow().recent_reasoning(k as usize)?;
         Ok(json_to_js(&join_entries(&recent))?)
     }

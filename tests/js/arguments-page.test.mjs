@@ -1,0 +1,89 @@
+// Arguments of the wrong type, and entries read back and appended again, in a real Chromium:
+// every mistake is a ContextCompactorError with a code, and the module keeps working.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch, openPage } from "./browser.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+test("arguments of the wrong type are invalid_input errors, and the module keeps working", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    localStorage.clear();
+    const logs = new LogStore();
+    const compactor = new Compactor(logs, { provider: { type: "offline" } });
+    const caught = (call) => {
+      try {
+        call();
+        return "no error";
+      } catch (err) {
+        return `${err.name}/${err.code}`;
+      }
+    };
+    const results = {
+      appendNumber: caught(() => logs.appendReasoning(42)),
+      appendUndefined: caught(() => logs.appendReasoning(undefined)),
+      recentNegative: caught(() => logs.recentReasoning(-1)),
+      recentText: caught(() => logs.recentReasoning("3")),
+      readObject: caught(() => compactor.readArchive({})),
+      deleteNull: caught(() => compactor.deleteArchive(null)),
+    };
+    let rollback;
+    try {
+      rollback = compactor.rollback(5);
+    } catch (err) {
+      results.rollbackNumber = `threw ${err.name}`;
+    }
+    if (rollback) results.rollbackNumber = await rollback.then(() => "resolved", (err) => `rejected ${err.name}/${err.code}`);
+    logs.appendReasoning("still working");
+    results.after = logs.reasoningLog();
+    return results;
+  });
+  assert.deepEqual(outcome, {
+    appendNumber: "ContextCompactorError/invalid_input",
+    appendUndefined: "ContextCompactorError/invalid_input",
+    recentNegative: "ContextCompactorError/invalid_input",
+    recentText: "ContextCompactorError/invalid_input",
+    readObject: "ContextCompactorError/invalid_input",
+    deleteNull: "ContextCompactorError/invalid_input",
+    rollbackNumber: "rejected ContextCompactorError/invalid_input",
+    after: ["still working"],
+  });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an entry read back and appended again is stored with one id, and the log stays readable", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore } = await import("/pkg/context_compactor.js");
+    localStorage.clear();
+    const logs = new LogStore();
+    logs.startIteration();
+    const first = logs.appendExecution({ success: true, code: "1 + 1", result: 2 ** 70, metadata: { task: "sum" } });
+    const tool = logs.appendToolActivity({ type: "vfs", action: "write", status: "success" });
+    const again = logs.appendExecution(logs.executionLog()[0]);
+    const toolAgain = logs.appendToolActivity(logs.toolActivityLog()[0]);
+    const stored = localStorage.getItem("gdrs_execution_log");
+    const entries = JSON.parse(stored);
+    return {
+      idKeys: (stored.match(/"id":/g) ?? []).length,
+      toolIdKeys: (localStorage.getItem("gdrs_tool_activity_log").match(/"id":/g) ?? []).length,
+      distinctIds: new Set(entries.map((e) => e.id)).size,
+      newId: again.id !== first.id && toolAgain.id !== tool.id,
+      bigFloat: stored.includes("1.1805916207174113e+21"),
+      readable: logs.executionLog().length,
+      task: entries[1].metadata.task,
+    };
+  });
+  assert.deepEqual(outcome, { idKeys: 2, toolIdKeys: 2, distinctIds: 2, newId: true, bigFloat: true, readable: 2, task: "sum" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
