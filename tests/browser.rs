@@ -2,7 +2,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use context_compactor::web::JsLogStore;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 mod browser_support;
@@ -43,7 +43,9 @@ fn appends_are_stamped_and_iterations_numbered() {
 
     assert_eq!(store.start_iteration().unwrap(), 1);
     assert!(store.iteration_running());
-    store.append_reasoning("look at the data").unwrap();
+    store
+        .append_reasoning(JsValue::from("look at the data"))
+        .unwrap();
     let exec = store
         .append_execution(
             js(r#"{"success":true,"code":"1+1","result":2,"executionTime":3}"#).unchecked_into(),
@@ -146,7 +148,7 @@ fn corrupt_json_fails_with_storage_corrupt_and_is_left_untouched() {
     ] {
         storage.set_item(key, text).unwrap();
         if key == "t_corrupt_reasoning_log" {
-            let err = store.append_reasoning("hello").unwrap_err();
+            let err = store.append_reasoning(JsValue::from("hello")).unwrap_err();
             assert_eq!(error_code(&err), "storage_corrupt", "{key} = {text}");
             let named = js_sys::Reflect::get(&err, &"key".into()).unwrap();
             assert_eq!(named.as_string().as_deref(), Some(key));
@@ -222,11 +224,15 @@ fn fill_local_storage(key: &'static str) -> Filler {
 fn a_full_local_storage_gives_storage_quota_and_keeps_the_old_value() {
     let store = fresh_store("t_quota_");
     store.start_iteration().unwrap();
-    store.append_reasoning("before the quota").unwrap();
+    store
+        .append_reasoning(JsValue::from("before the quota"))
+        .unwrap();
     let before = storage().get_item("t_quota_reasoning_log").unwrap();
 
     let _filler = fill_local_storage("t_quota_filler");
-    let err = store.append_reasoning(&"y".repeat(10_000)).unwrap_err();
+    let err = store
+        .append_reasoning(JsValue::from(&"y".repeat(10_000)))
+        .unwrap_err();
     assert_eq!(error_code(&err), "storage_quota");
     let message = js_sys::Reflect::get(&err, &"message".into())
         .unwrap()
@@ -281,7 +287,7 @@ fn long_logs_changed_by_other_code_are_read_afresh() {
     store.start_iteration().unwrap();
     let text_a = "plain ascii é ß 日本語 🎯 ".repeat(200);
     let text_b = text_a.replace('🎯', "📊");
-    store.append_reasoning(&text_a).unwrap();
+    store.append_reasoning(JsValue::from(&text_a)).unwrap();
     let key = "t_cache_reasoning_log";
     let first = storage().get_item(key).unwrap().unwrap();
     assert_eq!(json_of(&store.reasoning_log().unwrap())[1], text_a);

@@ -36,7 +36,7 @@ fn session(prefix: &str, iterations: u32) -> JsLogStore {
     .unwrap();
     for n in 1..=iterations {
         logs.start_iteration().unwrap();
-        logs.append_reasoning(&format!("Iteration {n}: loaded sales.csv with {} rows and grouped by region; the totals match the report within 0.{n}%.", 40_000 + n * 17)).unwrap();
+        logs.append_reasoning(JsValue::from(&format!("Iteration {n}: loaded sales.csv with {} rows and grouped by region; the totals match the report within 0.{n}%.", 40_000 + n * 17))).unwrap();
         logs.append_execution(js(&format!(r#"{{"success":{},"code":"const rows = load('sales.csv');\nreturn rows.filter(r => r.region === 'north').length + {n};","result":{},"executionTime":{}}}"#, n % 3 != 0, 1000 + n, 10 + n)).unchecked_into()).unwrap();
         logs.append_tool_activity(
             js(&format!(
@@ -125,7 +125,7 @@ async fn a_whole_compaction_swaps_the_summary_in_archives_and_reports_events() {
 
     let key = result["archiveKey"].as_str().unwrap().to_owned();
     assert!(key.starts_with("bc_ok_archived_logs_"));
-    let archive = json_of(&compactor.read_archive(&key).unwrap());
+    let archive = json_of(&compactor.read_archive(JsValue::from(&key)).unwrap());
     assert_eq!(
         archive["data"]["reasoningLog"].as_array().unwrap()[..],
         before_reasoning.as_array().unwrap()[..10]
@@ -175,8 +175,9 @@ async fn rollback_restores_the_originals_and_keeps_later_appends() {
     let before = dump(prefix);
     let compactor = compactor(&logs, &[SUMMARY], "");
     let result = json_of(&settle(compactor.compact(None).unwrap()).await.unwrap());
-    logs.append_reasoning("after the compaction").unwrap();
-    settle(compactor.rollback(result["archiveKey"].as_str().unwrap().to_owned()))
+    logs.append_reasoning(JsValue::from("after the compaction"))
+        .unwrap();
+    settle(compactor.rollback(JsValue::from(result["archiveKey"].as_str().unwrap())))
         .await
         .unwrap();
     let after = dump(prefix);
@@ -304,7 +305,7 @@ async fn a_compaction_waits_for_the_running_iteration() {
         JsValue::from(compactor.phase()).as_string().unwrap(),
         "waiting"
     );
-    logs.append_reasoning("still thinking in iteration 6")
+    logs.append_reasoning(JsValue::from("still thinking in iteration 6"))
         .unwrap();
     logs.finish_iteration();
     let result = json_of(&settle(pending).await.unwrap());

@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use context_compactor::web::{JsCompactor, JsLogStore};
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
@@ -31,7 +31,7 @@ fn session(prefix: &str) -> JsLogStore {
     logs.clear().unwrap();
     for n in 1..=5 {
         logs.start_iteration().unwrap();
-        logs.append_reasoning(&format!("Iteration {n}: loaded orders.csv, 12{n}40 rows; grouped by region and compared with the finance report of 2026-0{n}-15.")).unwrap();
+        logs.append_reasoning(JsValue::from(&format!("Iteration {n}: loaded orders.csv, 12{n}40 rows; grouped by region and compared with the finance report of 2026-0{n}-15."))).unwrap();
         logs.append_execution(js(&format!(r#"{{"success":true,"code":"const orders = load('orders.csv');\nreturn orders.length * {n};","result":{},"executionTime":{n}}}"#, 12_000 + n)).unchecked_into()).unwrap();
         logs.append_tool_activity(
             js(r#"{"type":"vfs","action":"write","status":"success","details":"notes.md"}"#)
