@@ -44,6 +44,20 @@ pub const MAX_RETRY_WAIT_MS: u32 = 60_000;
 /// Share of the compacted tokens `plan()` expects the summary to take.
 pub const PLANNED_SUMMARY_SHARE: f64 = 0.3;
 
+/// The latest expiry JavaScript can hold exactly (`Number.MAX_SAFE_INTEGER` ms).
+pub const MAX_EXPIRES_AT: u64 = 9_007_199_254_740_991;
+
+/// When an archive written at `timestamp` with `lifetime_ms` expires: never past
+/// [`MAX_EXPIRES_AT`], so a lifetime of "for ever" cannot wrap to the past.
+pub fn expiry(timestamp: u64, lifetime_ms: f64) -> u64 {
+    let left = MAX_EXPIRES_AT.saturating_sub(timestamp);
+    if lifetime_ms.is_nan() || lifetime_ms >= left as f64 {
+        MAX_EXPIRES_AT.max(timestamp)
+    } else {
+        timestamp + lifetime_ms.max(0.0) as u64
+    }
+}
+
 /// Compacts the logs of one [`LogStore`] with one provider.
 pub struct Compactor<S, C> {
     logs: Rc<RefCell<LogStore<S, C>>>,
@@ -592,7 +606,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let key = self.keys.archive(timestamp);
         let archive = Archive {
             timestamp,
-            expires_at: timestamp + self.settings.archive_lifetime_ms() as u64,
+            expires_at: expiry(timestamp, self.settings.archive_lifetime_ms()),
             iterations: selection.iterations(),
             trigger: trigger.as_str().to_owned(),
             data: SelectedData(selection),
@@ -781,6 +795,17 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let Some(journal) = read_value::<Journal>(store, &journal_key)? else {
             return Ok(None);
         };
+        // Recovery reads and removes the journal's archive: never a key of other code.
+        if self.keys.archive_timestamp(&journal.archive_key).is_none() {
+            return Err(StorageError::Corrupt {
+                key: journal_key,
+                reason: format!(
+                    "its archive key \"{}\" is not an archive key of these logs",
+                    journal.archive_key
+                ),
+            }
+            .into());
+        }
         let archive = read_archive(store, &journal.archive_key)?;
         let raw = logs.raw_logs()?;
         let complete = journal.stage == JournalStage::Replacing
@@ -839,7 +864,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Puts an archive's originals back in place of the summary that replaced them; entries
     /// appended since stay. The archive is removed once its entries are live again.
     pub async fn rollback(&self, archive_key: &str) -> Result<(), CompactionError> {
-        if self.busy.get() {
+        if self.busy.get() || self.lease_elsewhere()?.is_some() {
             return Err(CompactionError::Busy(
                 "A compaction is running; roll back when it has finished.".into(),
             ));
@@ -915,8 +940,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             .ok_or_else(|| CompactionError::NotAllowed(format!("There is no archive \"{key}\".")))
     }
 
-    /// Removes one archive.
+    /// Removes one archive; refused while a compaction runs here or in another tab (its archive
+    /// may be the only copy of the originals until the swap is done).
     pub fn delete_archive(&self, key: &str) -> Result<(), CompactionError> {
+        if self.busy.get() || self.lease_elsewhere()?.is_some() {
+            return Err(CompactionError::Busy(
+                "A compaction is running; delete archives when it has finished.".into(),
+            ));
+        }
         self.read_archive(key)?;
         Ok(self.logs.borrow().store().remove(key)?)
     }

@@ -116,9 +116,22 @@ impl<'a> Selection<'a> {
             .collect()
     }
 
-    /// The iterations compacted, from 1 (a later compaction's range starts at 1 again).
+    /// The iterations whose entries are compacted (from 1; the preamble is not listed), always
+    /// with the last one: as many as there are entries at most, never one per iteration number
+    /// (an entry may claim iteration 4,000,000,000).
     pub fn iterations(&self) -> Vec<u32> {
-        (1..=self.last).collect()
+        let mut iterations: Vec<u32> = self
+            .reasoning
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(self.execution.iter().map(|(n, _)| *n))
+            .chain(self.tool_activity.iter().map(|(n, _)| *n))
+            .filter(|n| *n >= 1)
+            .chain((self.last >= 1).then_some(self.last))
+            .collect();
+        iterations.sort_unstable();
+        iterations.dedup();
+        iterations
     }
 }
 

@@ -87,3 +87,28 @@ test("an entry read back and appended again is stored with one id, and the log s
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("an archive cannot be deleted while its compaction runs (from a compaction_archived listener)", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateGdrsSession } = await import("/simulate.js");
+    localStorage.clear();
+    simulateGdrsSession(localStorage, { seed: 4, iterations: 8 });
+    const compactor = new Compactor(new LogStore(), { provider: { type: "offline" }, contextWindowTokens: 6000 });
+    let refused = null;
+    compactor.events.addEventListener("compaction_archived", (e) => {
+      try {
+        compactor.deleteArchive(e.detail.archiveKey);
+        refused = "deleted";
+      } catch (err) {
+        refused = `${err.name}/${err.code}`;
+      }
+    });
+    const result = await compactor.compact();
+    return { refused, archiveKept: localStorage.getItem(result.archiveKey) !== null };
+  });
+  assert.deepEqual(outcome, { refused: "ContextCompactorError/busy", archiveKept: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
