@@ -196,3 +196,48 @@ fn archives_are_neither_deleted_nor_rolled_back_while_another_tab_compacts() {
     memory.remove("gdrs_compaction_lock").unwrap();
     rig.compactor.delete_archive(&result.archive_key).unwrap();
 }
+
+#[test]
+fn quota_pressure_never_removes_an_unexpired_archive() {
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let rig = Rig::offline(memory.clone(), clock.clone(), small_window());
+    grow_session(&rig.logs, &clock, 5, 1);
+    let first = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    grow_session(&rig.logs, &clock, 4, 2);
+    // Room for the next archive only if the first one went.
+    let first_units = first.archive_key.len()
+        + memory
+            .get(&first.archive_key)
+            .unwrap()
+            .unwrap()
+            .encode_utf16()
+            .count();
+    let tight = MemoryStore::with_quota(memory.used_units() + first_units / 2);
+    for key in memory.keys().unwrap() {
+        tight
+            .set(&key, &memory.get(&key).unwrap().unwrap())
+            .unwrap();
+    }
+    // Everything but the metrics (which record the failure).
+    let before: Vec<(String, Option<String>)> = tight
+        .keys()
+        .unwrap()
+        .into_iter()
+        .filter(|k| !k.ends_with("compaction_metrics"))
+        .map(|k| (k.clone(), tight.get(&k).unwrap()))
+        .collect();
+    let rig = Rig::offline(tight.clone(), clock.clone(), small_window());
+    let err = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code().as_str(), "storage_quota", "{err}");
+    assert!(err.to_string().contains("deleteArchive"), "{err}");
+    let after: Vec<(String, Option<String>)> = before
+        .iter()
+        .map(|(k, _)| (k.clone(), tight.get(k).unwrap()))
+        .collect();
+    assert_eq!(after, before, "the archive and the logs are as they were");
+}

@@ -27,7 +27,7 @@ use super::provider::{
 use super::rules::{refusal, AutoGuard, RuleInput};
 use super::selection::{summary_body, Selection};
 use super::settings::{CompactorSettings, Trigger};
-use super::storage::{free_units, with_free_space, KeyValueStore};
+use super::storage::{with_free_space, KeyValueStore};
 use super::stored_entry::Stored;
 use super::stored_json::{read_value, write_json};
 use super::swap::{appended_since, replace, restore, summary_entry, undo};
@@ -628,11 +628,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         loop {
             match write_json(store, &key, &archive) {
                 Ok(()) => break,
-                Err(StorageError::Quota { units_needed, .. })
-                    if self.free_an_archive(&key, units_needed + key.len())? =>
-                {
-                    continue
-                }
+                Err(StorageError::Quota { .. }) if self.free_an_archive(&key)? => continue,
                 Err(err) => {
                     let _ = store.remove(&logs.keys().journal());
                     return Err(with_free_space(store, err).into());
@@ -647,24 +643,20 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         Ok(key)
     }
 
-    /// Removes one archive to make room for `needed` UTF-16 units: an expired one, else the
-    /// oldest — but an unexpired one only when removing archives can make enough room (so a
-    /// write that fails anyway never costs an archive). Never `keep`. Returns whether one went.
-    fn free_an_archive(&self, keep: &str, needed: usize) -> Result<bool, StorageError> {
+    /// Removes one expired archive to make room (never `keep`); returns whether one went. An
+    /// unexpired archive is never removed to make room: it may be the only copy of entries the
+    /// user wants back, so the write fails instead and the error says what to delete.
+    fn free_an_archive(&self, keep: &str) -> Result<bool, StorageError> {
         let logs = self.logs.borrow();
         let store = logs.store();
         let (infos, _) = list_archives(store, &self.keys)?;
         let now = self.now();
-        let candidates: Vec<_> = infos.iter().filter(|info| info.key != keep).collect();
-        if let Some(expired) = candidates.iter().find(|info| info.expires_at as f64 <= now) {
-            store.remove(&expired.key)?;
-            return Ok(true);
-        }
-        let reclaimable: usize = candidates.iter().map(|info| info.bytes / 2).sum();
-        let enough = free_units(store).is_some_and(|free| free + reclaimable >= needed);
-        match candidates.last() {
-            Some(oldest) if enough => store.remove(&oldest.key).map(|()| true),
-            _ => Ok(false),
+        match infos
+            .iter()
+            .find(|info| info.key != keep && info.expires_at as f64 <= now)
+        {
+            Some(expired) => store.remove(&expired.key).map(|()| true),
+            None => Ok(false),
         }
     }
 

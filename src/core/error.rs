@@ -113,7 +113,11 @@ impl fmt::Display for StorageError {
                 if let Some(free) = free_units {
                     write!(f, " and only {} bytes are free", free * 2)?;
                 }
-                write!(f, "; nothing was changed")
+                write!(
+                    f,
+                    "; nothing was changed. Delete archives you no longer need (deleteArchive) \
+                     or other data of this site to make room"
+                )
             }
             StorageError::Unavailable { reason } => {
                 write!(f, "localStorage is not available: {reason}")
