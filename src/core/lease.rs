@@ -14,10 +14,15 @@ pub struct Lease {
     pub expires_at: f64,
 }
 
+/// The furthest ahead a lease can expire: longer than any compaction the options allow (every
+/// attempt timing out, plus the waits). A lease further ahead (`expiresAt: 1e308`) was not
+/// written by a compaction and holds nothing back.
+pub const MAX_LEASE_MS: f64 = 8.0 * 3_600_000.0;
+
 impl Lease {
     /// Whether it still keeps `other` out at `now_ms`.
     pub fn blocks(&self, other: &str, now_ms: f64) -> bool {
-        self.owner != other && self.expires_at > now_ms
+        self.owner != other && self.expires_at > now_ms && self.expires_at <= now_ms + MAX_LEASE_MS
     }
 }
 
@@ -34,5 +39,16 @@ mod tests {
         assert!(lease.blocks("b", 99.0));
         assert!(!lease.blocks("a", 99.0));
         assert!(!lease.blocks("b", 100.0));
+    }
+
+    #[test]
+    fn a_lease_that_no_compaction_could_write_blocks_nothing() {
+        for expires_at in [1e308, f64::INFINITY, f64::NAN, 100.0 + MAX_LEASE_MS + 1.0] {
+            let lease = Lease {
+                owner: "a".into(),
+                expires_at,
+            };
+            assert!(!lease.blocks("b", 100.0), "{expires_at}");
+        }
     }
 }

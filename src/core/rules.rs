@@ -85,7 +85,8 @@ impl AutoGuard {
     /// Records an automatic compaction that failed or ended at `tokens_after` still over the
     /// trigger.
     pub fn hold(&mut self, settings: &CompactorSettings, tokens_now: usize) {
-        self.blocked_until_tokens = Some(tokens_now + settings.context_window_tokens / 10);
+        self.blocked_until_tokens =
+            Some(tokens_now.saturating_add(settings.context_window_tokens / 10));
     }
 
     /// Lifts the hold (after a successful compaction that brought usage under the trigger).

@@ -28,6 +28,16 @@ impl Trigger {
     }
 }
 
+/// The largest token count an option may give (a billion: larger is a mistake, and could wrap
+/// on 32-bit wasm).
+pub const MAX_TOKENS_OPTION: usize = 1_000_000_000;
+/// The longest `timeoutMs` (30 minutes).
+pub const MAX_TIMEOUT_MS: u32 = 1_800_000;
+/// The longest `retryDelayMs` (10 minutes).
+pub const MAX_RETRY_DELAY_MS: u32 = 600_000;
+/// The most `maxRetries`.
+pub const MAX_RETRIES: u32 = 10;
+
 /// Every tunable of a compaction (API.md, `CompactorOptions` less the provider).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -90,8 +100,23 @@ impl CompactorSettings {
     /// Checks the ranges; the message names the first option out of range.
     pub fn validate(&self) -> Result<(), String> {
         let usage_ok = |v: f64| (0.0..=1.0).contains(&v);
-        if self.context_window_tokens == 0 {
-            return Err("contextWindowTokens must be greater than 0".into());
+        if self.context_window_tokens == 0 || self.context_window_tokens > MAX_TOKENS_OPTION {
+            return Err(format!(
+                "contextWindowTokens must be between 1 and {MAX_TOKENS_OPTION}"
+            ));
+        }
+        if self.base_tokens > MAX_TOKENS_OPTION {
+            return Err(format!("baseTokens must be at most {MAX_TOKENS_OPTION}"));
+        }
+        if self.timeout_ms > MAX_TIMEOUT_MS
+            || self.retry_delay_ms > MAX_RETRY_DELAY_MS
+            || self.max_retries > MAX_RETRIES
+        {
+            return Err(format!(
+                "timeoutMs must be at most {MAX_TIMEOUT_MS}, retryDelayMs at most \
+                 {MAX_RETRY_DELAY_MS} and maxRetries at most {MAX_RETRIES} (a compaction must \
+                 end within hours, or its lease would hold other tabs back)"
+            ));
         }
         if !usage_ok(self.recommended_usage) || !usage_ok(self.auto_trigger_usage) {
             return Err("recommendedUsage and autoTriggerUsage must be between 0 and 1".into());
@@ -121,7 +146,7 @@ impl CompactorSettings {
 
     /// Share of the context window that `log_tokens` plus the base tokens take.
     pub fn usage(&self, log_tokens: usize) -> f64 {
-        (self.base_tokens + log_tokens) as f64 / self.context_window_tokens as f64
+        (self.base_tokens as f64 + log_tokens as f64) / self.context_window_tokens as f64
     }
 
     /// `share` (0..1) as a whole percentage, for messages.
@@ -170,5 +195,39 @@ mod tests {
             ..Default::default()
         };
         assert!(s.validate().unwrap_err().contains("maxArchives"));
+        for (s, named) in [
+            (
+                CompactorSettings {
+                    base_tokens: 4_294_967_000,
+                    ..Default::default()
+                },
+                "baseTokens",
+            ),
+            (
+                CompactorSettings {
+                    context_window_tokens: usize::MAX,
+                    ..Default::default()
+                },
+                "contextWindowTokens",
+            ),
+            (
+                CompactorSettings {
+                    timeout_ms: u32::MAX,
+                    ..Default::default()
+                },
+                "timeoutMs",
+            ),
+        ] {
+            assert!(s.validate().unwrap_err().contains(named), "{named}");
+        }
+    }
+
+    #[test]
+    fn usage_adds_without_wrapping() {
+        let s = CompactorSettings {
+            base_tokens: usize::MAX,
+            ..Default::default()
+        };
+        assert!(s.usage(usize::MAX) > 1.0);
     }
 }
