@@ -245,7 +245,11 @@ fn rollback_gives_back_the_logs_byte_for_byte_with_later_appends() {
             "{}\nafter the compaction",
             iteration_header(fixture.truth.current + 1)
         );
-        rig.logs.borrow_mut().append_reasoning(&appended).unwrap();
+        app_writes(
+            &rig.memory,
+            "gdrs_reasoning_log",
+            &serde_json::to_string(&appended).unwrap(),
+        );
         run_ready(rig.compactor.rollback(&result.archive_key))
             .unwrap()
             .unwrap();
@@ -313,19 +317,25 @@ fn the_offline_summary_holds_the_query_every_result_and_every_open_failure() {
 }
 
 /// Appends one GDRS-style iteration `n` (header with reasoning, a vault read) to the logs.
+/// The app writes its own headers straight into storage, as GDRS does.
 fn gdrs_iteration(rig: &Rig, n: u32) {
-    let mut logs = rig.logs.borrow_mut();
-    logs.append_reasoning(&format!(
-        "{}\nStep {n}: the ledger gap narrows to {}.{}% after the freight surcharges.",
-        iteration_header(n),
-        n % 7,
-        n % 10
-    ))
-    .unwrap();
-    logs.append_reasoning(&format!(
-        "=== VAULT READ ===\nEntry: supplier_notes\nLimit: 40\nContent:\nnotes of step {n}"
-    ))
-    .unwrap();
+    for text in [
+        format!(
+            "{}\nStep {n}: the ledger gap narrows to {}.{}% after the freight surcharges.",
+            iteration_header(n),
+            n % 7,
+            n % 10
+        ),
+        format!(
+            "=== VAULT READ ===\nEntry: supplier_notes\nLimit: 40\nContent:\nnotes of step {n}"
+        ),
+    ] {
+        app_writes(
+            &rig.memory,
+            "gdrs_reasoning_log",
+            &serde_json::to_string(&text).unwrap(),
+        );
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::entries::{
 };
 use super::error::StorageError;
 use super::ids::IdGenerator;
-use super::iteration::{iteration_header, parse_summary_header};
+use super::iteration::{iteration_header, named_iteration, parse_summary_header};
 use super::journal::{text_hash, LogHashes};
 use super::keys::StorageKeys;
 use super::placement::{current_iteration, place, PlacedIterations};
@@ -230,8 +230,16 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// Appends the header of the next iteration, marks it running and returns its number.
     pub fn start_iteration(&mut self) -> Result<u32, StorageError> {
-        let next = self.current_iteration()?.saturating_add(1);
-        self.append_reasoning(&iteration_header(next))?;
+        let current = self.current_iteration()?;
+        let next = current
+            .checked_add(1)
+            .ok_or_else(|| StorageError::Corrupt {
+                key: self.keys.reasoning(),
+                reason: format!(
+                    "the logs name iteration {current}, after which none can be numbered"
+                ),
+            })?;
+        self.push_reasoning(&iteration_header(next))?;
         self.mark_iteration_running();
         Ok(next)
     }
@@ -275,8 +283,17 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         Ok(self.snapshot()?.current_iteration())
     }
 
-    /// Appends reasoning text to the current iteration.
+    /// Appends reasoning text to the current iteration. It never starts an iteration or poses as
+    /// a summary: text whose first line is an iteration header or marker
+    /// (`=== ITERATION 7 ===`, a model echoing one) or a summary header is stored quoted (`> `).
     pub fn append_reasoning(&mut self, text: &str) -> Result<(), StorageError> {
+        if named_iteration(text).is_some() || parse_summary_header(text).is_some() {
+            return self.push_reasoning(&format!("> {}", text.trim_start()));
+        }
+        self.push_reasoning(text)
+    }
+
+    fn push_reasoning(&mut self, text: &str) -> Result<(), StorageError> {
         let key = self.keys.reasoning();
         let stored = self.store.get(&key)?;
         let mut log: Vec<StoredReasoning> = parse_entries(&key, stored.as_deref())?;
