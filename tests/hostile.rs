@@ -264,7 +264,10 @@ fn appended_text_never_starts_an_iteration_or_poses_as_a_summary() {
     }
     assert_eq!(store.current_iteration().unwrap(), 7);
     let log = store.reasoning_log().unwrap();
-    assert_eq!(log[log.len() - 4], "> === ITERATION 8 ===\nI will now move on.");
+    assert_eq!(
+        log[log.len() - 4],
+        "> === ITERATION 8 ===\nI will now move on."
+    );
     assert!(log[log.len() - 4..].iter().all(|e| e.starts_with("> ")));
     store.finish_iteration();
     assert_eq!(store.start_iteration().unwrap(), 8);

@@ -11,7 +11,7 @@ use super::clock::BrowserClock;
 use super::convert::{from_js, string_arg, to_js};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
-use super::js_error::ContextCompactorError;
+use super::js_error::{thrown_message, ContextCompactorError};
 use super::local_storage::BrowserStorage;
 use super::log_store::JsLogStore;
 use super::timer::BrowserTimer;
@@ -43,6 +43,13 @@ struct CanCompact {
 
 fn invalid(what: &str, detail: impl std::fmt::Display) -> JsValue {
     ContextCompactorError::invalid_input(what, detail).into()
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Object.assign(target, source)`, its exceptions (a throwing getter) caught.
+    #[wasm_bindgen(js_namespace = Object, js_name = assign, catch)]
+    fn copy_object(target: &js_sys::Object, source: &JsValue) -> Result<js_sys::Object, JsValue>;
 }
 
 fn get(object: &JsValue, field: &str) -> JsValue {
@@ -113,8 +120,8 @@ impl JsCompactor {
         let options: JsValue = options.into();
         let provider = provider_from(&options)?;
         // The settings are read from a copy without the provider (it holds functions and keys).
-        let settings_source =
-            js_sys::Object::assign(&js_sys::Object::new(), &options.clone().into());
+        let settings_source = copy_object(&js_sys::Object::new(), &options)
+            .map_err(|err| invalid("CompactorOptions", thrown_message(&err)))?;
         let _ = js_sys::Reflect::delete_property(&settings_source, &"provider".into());
         let prompt_tokens = get(&options, "promptTokens");
         let _ = js_sys::Reflect::delete_property(&settings_source, &"promptTokens".into());

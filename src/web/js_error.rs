@@ -37,17 +37,28 @@ impl ContextCompactorError {
     }
 }
 
-/// What a thrown value says: `Name: message` of an Error (DOMExceptions included), else its
-/// text.
+/// What a thrown value says: `Name: message` of an Error (DOMExceptions included), a string or
+/// number as itself; of any other value only its type, never its contents (an object thrown by
+/// app code may hold a secret).
 pub fn thrown_message(value: &JsValue) -> String {
-    match value.dyn_ref::<js_sys::Error>() {
-        Some(error) => format!(
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return format!(
             "{}: {}",
             String::from(error.name()),
             String::from(error.message())
-        ),
-        None => value.as_string().unwrap_or_else(|| format!("{value:?}")),
+        );
     }
+    if let Some(text) = value.as_string() {
+        return text;
+    }
+    if let Some(number) = value.as_f64() {
+        return format!("the number {number}");
+    }
+    let kind = value
+        .js_typeof()
+        .as_string()
+        .unwrap_or_else(|| "unknown".into());
+    format!("a thrown {kind} value that is not an Error")
 }
 
 impl From<StorageError> for ContextCompactorError {

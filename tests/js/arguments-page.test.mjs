@@ -112,3 +112,40 @@ test("an archive cannot be deleted while its compaction runs (from a compaction_
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a throwing options getter is invalid_input; a thrown object's contents never reach a message", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateGdrsSession } = await import("/simulate.js");
+    localStorage.clear();
+    simulateGdrsSession(localStorage, { seed: 2, iterations: 8 });
+    const logs = new LogStore();
+    let getter;
+    try {
+      new Compactor(logs, {
+        provider: { type: "offline" },
+        get contextWindowTokens() {
+          throw new Error("getter failed");
+        },
+      });
+      getter = "no error";
+    } catch (err) {
+      getter = `${err.name}/${err.code}/${err.message}`;
+    }
+    const generate = async () => {
+      throw { secret: "sk-live-123", status: 500 };
+    };
+    const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: 6000, maxRetries: 0 });
+    const events = [];
+    compactor.events.addEventListener("compaction_error", (e) => events.push(e.detail.message));
+    const failure = await compactor.compact().then(() => "resolved", (err) => `${err.name}/${err.code}/${err.message}`);
+    return { getter, failure, events };
+  });
+  assert.match(outcome.getter, /^ContextCompactorError\/invalid_input\/CompactorOptions: Error: getter failed/);
+  assert.match(outcome.failure, /^ContextCompactorError\/llm_/);
+  assert.ok(!outcome.failure.includes("sk-live-123") && !outcome.events.join().includes("sk-live-123"), outcome.failure);
+  assert.match(outcome.failure, /a thrown object value that is not an Error/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
