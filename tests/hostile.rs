@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use context_compactor::core::compactor::MAX_EXPIRES_AT;
+use context_compactor::core::outcome::CompactionResult;
 use context_compactor::core::provider::run_ready;
 use context_compactor::core::settings::{CompactorSettings, Trigger};
 use context_compactor::core::{CompactionError, KeyValueStore, ManualClock, MemoryStore};
@@ -52,6 +53,16 @@ fn session_without_ids(memory: &MemoryStore, iterations: u32) {
     }
 }
 
+/// A compactor over `memory` (small window) and the result of its compaction (the usage rule
+/// skipped).
+fn compacted(memory: &MemoryStore, settings: CompactorSettings) -> (Rig, CompactionResult) {
+    let rig = Rig::offline(memory.clone(), ManualClock::new(NOV_22_2026), settings);
+    let result = run_ready(rig.compactor.compact(Trigger::ContextLimitError))
+        .unwrap()
+        .unwrap();
+    (rig, result)
+}
+
 #[test]
 fn an_archive_kept_for_ever_does_not_expire_at_once() {
     for days in [1e12, 9_007_199_254_740_991.0, f64::MAX] {
@@ -61,10 +72,7 @@ fn an_archive_kept_for_ever_does_not_expire_at_once() {
             archive_expiry_days: days,
             ..small_window()
         };
-        let rig = Rig::offline(memory.clone(), ManualClock::new(NOV_22_2026), settings);
-        let result = run_ready(rig.compactor.compact(Trigger::ContextLimitError))
-            .unwrap()
-            .unwrap();
+        let (rig, result) = compacted(&memory, settings);
         let archive = rig.compactor.read_archive(&result.archive_key).unwrap();
         assert_eq!(archive.expires_at, MAX_EXPIRES_AT, "{days} days");
         assert_eq!(rig.compactor.archives().unwrap().len(), 1, "{days} days");
@@ -77,14 +85,7 @@ fn a_crash_after_the_archive_write_is_undone_without_doubling_entries_without_id
     let memory = MemoryStore::new();
     session_without_ids(&memory, 6);
     let before = logs_of(&memory);
-    let rig = Rig::offline(
-        memory.clone(),
-        ManualClock::new(NOV_22_2026),
-        small_window(),
-    );
-    let result = run_ready(rig.compactor.compact(Trigger::ContextLimitError))
-        .unwrap()
-        .unwrap();
+    let (_, result) = compacted(&memory, small_window());
     // The tab closed right after writing the archive: journal at "archiving", logs untouched.
     for (key, text) in LOGS.iter().zip(&before) {
         memory.set(key, text.as_deref().unwrap()).unwrap();
@@ -151,14 +152,7 @@ fn a_huge_iteration_number_costs_no_work_or_storage_of_its_size() {
             &serde_json::to_string(&tools).unwrap(),
         )
         .unwrap();
-    let rig = Rig::offline(
-        memory.clone(),
-        ManualClock::new(NOV_22_2026),
-        small_window(),
-    );
-    let result = run_ready(rig.compactor.compact(Trigger::ContextLimitError))
-        .unwrap()
-        .unwrap();
+    let (rig, result) = compacted(&memory, small_window());
     assert_eq!(result.iterations, [1, 3_999_999_999]);
     let archive = rig.compactor.read_archive(&result.archive_key).unwrap();
     assert_eq!(archive.iterations, [1, 2, 3, 4, 5, 6, 3_999_999_999]);
