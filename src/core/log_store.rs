@@ -295,8 +295,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     fn push_reasoning(&mut self, text: &str) -> Result<(), StorageError> {
         let key = self.keys.reasoning();
-        let stored = self.store.get(&key)?;
-        let mut log: Vec<StoredReasoning> = parse_entries(&key, stored.as_deref())?;
+        let mut log = self.reasoning_entries()?;
         log.push(encode_entry(&key, text)?);
         self.store.set(&key, &join_entries(&log))
     }
@@ -359,18 +358,22 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         Ok(entry)
     }
 
+    /// The reasoning log's entries, as stored.
+    fn reasoning_entries(&self) -> Result<Vec<StoredReasoning>, StorageError> {
+        let key = self.keys.reasoning();
+        parse_entries(&key, self.store.get(&key)?.as_deref())
+    }
+
     /// The reasoning log: the text of every entry (a lone surrogate reads as U+FFFD).
     pub fn reasoning_log(&self) -> Result<Vec<String>, StorageError> {
-        let key = self.keys.reasoning();
-        let log: Vec<StoredReasoning> = parse_entries(&key, self.store.get(&key)?.as_deref())?;
+        let log = self.reasoning_entries()?;
         Ok(log.into_iter().map(|entry| entry.view().clone()).collect())
     }
 
     /// The latest compacted summary (if any) plus the last `k` reasoning entries after it: what
     /// an app's prompt should hold of the reasoning log, so the summary never drops out of it.
     pub fn recent_reasoning(&self, k: usize) -> Result<Vec<StoredReasoning>, StorageError> {
-        let key = self.keys.reasoning();
-        let log: Vec<StoredReasoning> = parse_entries(&key, self.store.get(&key)?.as_deref())?;
+        let log = self.reasoning_entries()?;
         let summary_at = log
             .iter()
             .rposition(|entry| parse_summary_header(entry).is_some());
@@ -384,8 +387,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// The reasoning log as a JSON array of the stored entries.
     pub fn reasoning_log_json(&self) -> Result<String, StorageError> {
-        let key = self.keys.reasoning();
-        let log: Vec<StoredReasoning> = parse_entries(&key, self.store.get(&key)?.as_deref())?;
+        let log = self.reasoning_entries()?;
         Ok(join_entries(&log))
     }
 
