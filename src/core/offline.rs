@@ -493,19 +493,23 @@ impl Source {
             .unwrap_or_default()
     }
 
-    /// Points of an earlier summary that must survive every later one whole (results and open
-    /// failures).
-    fn earlier_kept(&self, section: usize, prefix: &str) -> Vec<String> {
-        self.earlier
+    /// The earlier summary's points of `section`: those starting with `whole` (results, open
+    /// failures) carried forward whole, then the others as [`Source::earlier_points`] gives them.
+    fn earlier_keeping(&self, section: usize, whole: &str, caps: Caps) -> Vec<String> {
+        let mut points: Vec<String> = self
+            .earlier
             .get(&section)
-            .map(|points| {
-                points
-                    .iter()
-                    .filter(|p| p.starts_with(prefix))
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .filter(|p| p.starts_with(whole))
+            .cloned()
+            .collect();
+        points.extend(
+            self.earlier_points(section, caps)
+                .into_iter()
+                .filter(|p| !p.starts_with(whole)),
+        );
+        points
     }
 }
 
@@ -547,13 +551,7 @@ fn objective(source: &Source, caps: Caps) -> Vec<String> {
 const RESULT_POINT: &str = "Result of ";
 
 fn discoveries(source: &Source, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_kept(1, RESULT_POINT);
-    points.extend(
-        source
-            .earlier_points(1, caps)
-            .into_iter()
-            .filter(|p| !p.starts_with(RESULT_POINT)),
-    );
+    let mut points = source.earlier_keeping(1, RESULT_POINT, caps);
     for run in &source.runs {
         let (Some(true), Some(result)) = (run.success, run.result.as_deref()) else {
             continue;
@@ -654,13 +652,7 @@ fn tools_used(source: &Source, caps: Caps) -> Vec<String> {
 const OPEN_POINT: &str = "Still failing";
 
 fn insights(source: &Source, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_kept(4, OPEN_POINT);
-    points.extend(
-        source
-            .earlier_points(4, caps)
-            .into_iter()
-            .filter(|p| !p.starts_with(OPEN_POINT)),
-    );
+    let mut points = source.earlier_keeping(4, OPEN_POINT, caps);
     let mut resolved = 0;
     for failure in &source.failures {
         let message = cut_whole(&failure.message, caps.chars);
