@@ -355,7 +355,7 @@ fn crash_cases(matrix: &Matrix) {
             Box::new(OfflineProvider),
             "new-tab",
         );
-        let recovered = reloaded.compactor.recover().unwrap();
+        let recovered = run_ready(reloaded.compactor.recover()).expect("recovery waited on nothing").unwrap();
         match &recovered {
             Some(context_compactor::core::compactor::Recovered::Completed(_)) => completed += 1,
             Some(context_compactor::core::compactor::Recovered::RolledBack(_)) => rolled_back += 1,

@@ -104,7 +104,7 @@ fn a_crash_after_the_archive_write_is_undone_without_doubling_entries_without_id
         ManualClock::new(NOV_22_2026),
         small_window(),
     );
-    assert!(reloaded.compactor.recover().unwrap().is_some());
+    assert!(run_ready(reloaded.compactor.recover()).expect("recovery waited on nothing").unwrap().is_some());
     assert_eq!(logs_of(&memory), before, "nothing doubled, nothing lost");
     assert!(memory.get(&result.archive_key).unwrap().is_none());
     assert!(memory.get("gdrs_compaction_journal").unwrap().is_none());
@@ -125,7 +125,7 @@ fn recovery_never_touches_a_key_of_other_code() {
         ManualClock::new(NOV_22_2026),
         small_window(),
     );
-    let err = rig.compactor.recover().unwrap_err();
+    let err = run_ready(rig.compactor.recover()).expect("recovery waited on nothing").unwrap_err();
     assert_eq!(err.code().as_str(), "storage_corrupt", "{err}");
     assert_eq!(
         memory.get("other_app_state").unwrap().as_deref(),

@@ -14,6 +14,7 @@ use super::iteration::parse_summary_header;
 use super::journal::{Journal, JournalStage};
 use super::keys::StorageKeys;
 use super::lease::Lease;
+use super::store_lock::{LockHeld, StoreLock, Unshared};
 use super::log_store::{LogStore, RawLogs, ReadLogs};
 use super::metrics::CompactionMetrics;
 use super::outcome::{CompactionPlan, CompactionResult};
@@ -75,6 +76,8 @@ pub struct Compactor<S, C> {
     guard: Cell<AutoGuard>,
     owner: String,
     lease_renewed_ms: Cell<f64>,
+    /// Taken for every write, so that tabs sharing the store do not lose each other's.
+    lock: Box<dyn StoreLock>,
     /// The logs' keys with this compactor's archive prefix and metrics key.
     keys: StorageKeys,
     /// The app's own measure of its prompt, if it gave one.
@@ -119,10 +122,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             guard: Cell::new(AutoGuard::default()),
             owner: String::from("compactor"),
             lease_renewed_ms: Cell::new(0.0),
+            lock: Box::new(Unshared),
             keys,
             measure: None,
             reported_tokens: Cell::new(None),
         })
+    }
+
+    /// Takes `lock` before every write (the browser's lock across tabs); without it the store
+    /// is taken to be this compactor's alone.
+    pub fn with_lock(mut self, lock: Box<dyn StoreLock>) -> Self {
+        self.lock = lock;
+        self
     }
 
     /// Names this instance in the cross-tab lease; every tab's compactor needs its own name.
@@ -275,19 +286,30 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 "A compaction is already running; wait for it to finish.".into(),
             ));
         }
-        self.take_lease()?;
         self.busy.set(true);
+        let outcome = self.compact_leased(trigger).await;
+        self.busy.set(false);
+        outcome
+    }
+
+    /// Takes the lease, runs the compaction, records a failure and gives the lease back, each
+    /// write under the store lock.
+    async fn compact_leased(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
+        let held = self.lock.acquire().await?;
+        self.take_lease()?;
         self.percent.set(0);
         self.attempt.set(0);
         self.usage.set(None);
         self.started_ms.set(self.now());
-        let outcome = self.run(trigger).await;
+        let outcome = self.run(trigger, held).await;
+        // Without the lock the lease still goes: an expired lease would block for hours.
+        let held = self.lock.acquire().await.ok();
         if let Err(err) = &outcome {
             self.fail(err, trigger);
         }
         self.frozen.set(false);
-        self.busy.set(false);
         self.release_lease();
+        drop(held);
         outcome
     }
 
@@ -375,7 +397,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         });
     }
 
-    async fn run(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
+    /// The compaction itself; `held` is the store lock taken with the lease, given up while
+    /// the provider works and taken again for the archive and the swap.
+    async fn run(
+        &self,
+        trigger: Trigger,
+        held: LockHeld,
+    ) -> Result<CompactionResult, CompactionError> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed). We hold the lease.
         self.settle_journal()?;
@@ -392,6 +420,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             iteration: input.current_iteration,
             context_usage: input.usage,
         });
+        // Other tabs append while the model works; the swap picks their entries up.
+        drop(held);
         let waits = self.logs.borrow().iteration_running();
         if waits {
             self.set_phase(Phase::Waiting);
@@ -438,6 +468,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             .summarise(&prompt, &selection, compacted_tokens)
             .await?;
 
+        let held = self.lock.acquire().await?;
         self.set_phase(Phase::Archiving);
         let archive_key = self.write_archive(&selection, trigger, tokens_before, usage_before)?;
 
@@ -489,6 +520,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         self.guard.set(guard);
 
+        drop(held);
         self.set_phase(Phase::Unfreezing);
         self.frozen.set(false);
         self.set_phase(Phase::Complete);
@@ -758,8 +790,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Finishes or undoes a compaction that a closed tab or a crash left half done, as its
     /// journal says, and reports it through the events. Does nothing while another tab holds
     /// the lease (its compaction is still running).
-    pub fn recover(&self) -> Result<Option<Recovered>, CompactionError> {
+    pub async fn recover(&self) -> Result<Option<Recovered>, CompactionError> {
         // Our own compaction, or another tab's, may be mid-way: its journal is not an orphan.
+        if self.busy.get() {
+            return Ok(None);
+        }
+        let held = self.lock.acquire().await?;
         if self.busy.get() {
             return Ok(None);
         }
@@ -775,6 +811,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 phase: Phase::RollingBack,
             });
         }
+        drop(held);
         outcome
     }
 
@@ -856,10 +893,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Puts an archive's originals back in place of the summary that replaced them; entries
     /// appended since stay. The archive is removed once its entries are live again.
     pub async fn rollback(&self, archive_key: &str) -> Result<(), CompactionError> {
+        let refused = || {
+            CompactionError::Busy("A compaction is running; roll back when it has finished.".into())
+        };
+        if self.busy.get() {
+            return Err(refused());
+        }
+        let held = self.lock.acquire().await?;
         if self.busy.get() || self.lease_elsewhere()?.is_some() {
-            return Err(CompactionError::Busy(
-                "A compaction is running; roll back when it has finished.".into(),
-            ));
+            return Err(refused());
         }
         self.busy.set(true);
         self.set_phase(Phase::RollingBack);
@@ -880,6 +922,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 });
             }
         }
+        drop(held);
         self.busy.set(false);
         outcome
     }

@@ -78,6 +78,17 @@ impl StorageKeys {
         format!("{}compaction_lock", self.prefix)
     }
 
+    /// The number of the last write made under the store lock; a tab whose copy of the store
+    /// shows a lower number than the lock's record has not yet seen that write.
+    pub fn store_version(&self) -> String {
+        format!("{}store_version", self.prefix)
+    }
+
+    /// The name of the cross-tab lock over these keys.
+    pub fn lock_name(&self) -> String {
+        format!("context-compactor:{}", self.prefix)
+    }
+
     /// The archive written at `timestamp_ms`.
     pub fn archive(&self, timestamp_ms: u64) -> String {
         format!("{}{timestamp_ms}", self.archive_prefix)

@@ -24,6 +24,7 @@ pub mod rules;
 pub mod selection;
 pub mod settings;
 pub mod storage;
+pub mod store_lock;
 pub mod stored_entry;
 pub mod stored_json;
 pub mod swap;

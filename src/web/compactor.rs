@@ -138,7 +138,8 @@ impl JsCompactor {
             settings,
         )
         .map_err(|reason| invalid("CompactorOptions", reason))?
-        .with_owner(tab_id());
+        .with_owner(tab_id())
+        .with_lock(Box::new(logs.lock()));
         let engine = match prompt_tokens {
             function if function.is_function() => engine.with_usage_measure(Box::new(
                 PromptTokensFunction::new(options.clone(), function.unchecked_into()),
@@ -157,7 +158,7 @@ impl JsCompactor {
         let recovering = Rc::clone(&engine);
         wasm_bindgen_futures::spawn_local(async move {
             // The outcome and any error reach the app as events.
-            let _ = recovering.recover();
+            let _ = recovering.recover().await;
         });
         Ok(JsCompactor { engine, events })
     }
@@ -266,7 +267,7 @@ impl JsCompactor {
     pub fn recover(&self) -> js_sys::Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
-            Ok(match engine.recover()? {
+            Ok(match engine.recover().await? {
                 Some(Recovered::Completed(_)) => JsValue::from_str("completed"),
                 Some(Recovered::RolledBack(_)) => JsValue::from_str("rolled_back"),
                 None => JsValue::NULL,

@@ -5,16 +5,19 @@ use std::rc::Rc;
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::clock::BrowserClock;
 use super::convert::{count_arg, from_js, json_to_js, string_arg};
 use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
+use super::store_lock::BrowserStoreLock;
 use super::typescript::{
     ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptions, StringList,
     ToolActivityEntryJs, ToolActivityEntryList, ToolActivityInputJs,
 };
 use crate::core::keys::DEFAULT_PREFIX;
+use crate::core::store_lock::StoreLock;
 use crate::core::stored_entry::join_entries;
 use crate::core::{LogStore, StorageKeys};
 
@@ -30,12 +33,18 @@ struct Options {
 #[wasm_bindgen(js_name = LogStore)]
 pub struct JsLogStore {
     inner: Rc<RefCell<BrowserLogStore>>,
+    lock: BrowserStoreLock,
 }
 
 impl JsLogStore {
     /// The shared core store, for the `Compactor` built on it.
     pub fn shared(&self) -> Rc<RefCell<BrowserLogStore>> {
         Rc::clone(&self.inner)
+    }
+
+    /// The cross-tab lock over these logs, for the `Compactor` built on them.
+    pub fn lock(&self) -> BrowserStoreLock {
+        self.lock.clone()
     }
 }
 
@@ -56,12 +65,37 @@ impl JsLogStore {
         let keys = StorageKeys::new(options.prefix.as_deref().unwrap_or(DEFAULT_PREFIX));
         let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
         Ok(JsLogStore {
+            lock: BrowserStoreLock::over(&keys),
             inner: Rc::new(RefCell::new(LogStore::new(
                 storage,
                 BrowserClock,
                 keys,
                 seed,
             ))),
+        })
+    }
+
+    /// Runs `work` while this tab holds the lock every tab takes before it changes these logs
+    /// (the compactor's swap and rollback take it too), with this tab's view of localStorage
+    /// up to date; resolves to what `work` returns (awaited). Appends made inside it are never
+    /// lost to another tab's write.
+    #[wasm_bindgen(js_name = withLock, skip_typescript)]
+    pub fn with_lock(&self, work: JsValue) -> js_sys::Promise {
+        let lock = self.lock.clone();
+        future_to_promise(async move {
+            let work: js_sys::Function = work.dyn_into().map_err(|_| {
+                JsValue::from(ContextCompactorError::invalid_input(
+                    "withLock(work)",
+                    "must be a function",
+                ))
+            })?;
+            let held = lock.acquire().await.map_err(ContextCompactorError::from)?;
+            let outcome = match work.call0(&JsValue::UNDEFINED) {
+                Ok(value) => JsFuture::from(js_sys::Promise::resolve(&value)).await,
+                Err(thrown) => Err(thrown),
+            };
+            drop(held);
+            outcome
         })
     }
 

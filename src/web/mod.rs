@@ -10,6 +10,7 @@ mod gemini;
 mod js_error;
 mod local_storage;
 mod log_store;
+mod store_lock;
 mod text_cache;
 mod timer;
 mod typescript;

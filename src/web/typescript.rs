@@ -5,6 +5,17 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
+export interface LogStore {
+  /**
+   * Runs `work` while this tab holds the lock every tab of the origin takes before it changes
+   * these logs (a compaction's swap, rollback and recovery take it too), with this tab's view
+   * of localStorage up to date; resolves to what `work` returns, awaited. Appends made inside
+   * it, by the package or by the app itself, are never lost to another tab's write. Calls
+   * nest: a compaction started inside `work` shares the hold.
+   */
+  withLock<T>(work: () => T | PromiseLike<T>): Promise<T>;
+}
+
 /** Options of `new LogStore()`. */
 export interface LogStoreOptions {
   /** Prefix of every localStorage key; default `"gdrs_"`. */

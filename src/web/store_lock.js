@@ -1,0 +1,131 @@
+// The store lock across the tabs of one origin: a Web Lock, plus a version number that tells a
+// tab whether its copy of localStorage has caught up with the writes made under the lock.
+//
+// A Web Lock alone is not enough. Chromium gives each tab its own copy of localStorage and
+// brings it up to date asynchronously, so the tab granted the lock next can still read the
+// previous holder's log without its last entry (measured: three tabs adding to one array under
+// a Web Lock lost 1,458 of 4,500 entries). So every holder records a version in IndexedDB,
+// whose transactions every tab sees at once, before it writes, and the same number in
+// localStorage after it wrote; the next holder waits until its copy of localStorage shows
+// that number.
+
+/** How long a holder waits for its copy to catch up. Copies catch up in milliseconds; a
+ * version that never arrives means the writer was closed mid-write or someone cleared the key
+ * (its writes, if any, have arrived by then). */
+const CATCH_UP_MS = 2000;
+const POLL_MS = 4;
+const DATABASE = "context-compactor";
+const VERSIONS = "store_versions";
+
+/** Holds of this tab, by lock name: a nested acquire (a compaction started inside
+ * `withLock`) shares the hold instead of waiting for itself. */
+const held = new Map();
+let database = null;
+
+function openDatabase() {
+  if (!database) {
+    database = new Promise((resolve) => {
+      let request;
+      try {
+        request = globalThis.indexedDB.open(DATABASE, 1);
+      } catch {
+        resolve(null);
+        return;
+      }
+      request.onupgradeneeded = () => request.result.createObjectStore(VERSIONS);
+      request.onsuccess = () => resolve(request.result);
+      // Without IndexedDB (disabled storage) the lock still serialises the writers.
+      request.onerror = () => resolve(null);
+      request.onblocked = () => resolve(null);
+    });
+  }
+  return database;
+}
+
+/** Raises the lock's recorded version by one and returns the previous one (`null` without
+ * IndexedDB). The transaction is complete before it resolves. */
+async function nextVersion(name, seen) {
+  const db = await openDatabase();
+  if (!db) return null;
+  return new Promise((resolve) => {
+    let previous = 0;
+    const tx = db.transaction(VERSIONS, "readwrite");
+    const store = tx.objectStore(VERSIONS);
+    const read = store.get(name);
+    read.onsuccess = () => {
+      previous = Number(read.result) || 0;
+      store.put(Math.max(previous, seen) + 1, name);
+    };
+    tx.oncomplete = () => resolve(previous);
+    tx.onerror = () => resolve(null);
+    tx.onabort = () => resolve(null);
+  });
+}
+
+function storedVersion(key) {
+  try {
+    return Number(globalThis.localStorage.getItem(key)) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function catchUp(name, versionKey) {
+  const previous = await nextVersion(name, storedVersion(versionKey));
+  if (previous === null) return storedVersion(versionKey) + 1;
+  const deadline = Date.now() + CATCH_UP_MS;
+  while (storedVersion(versionKey) < previous && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return Math.max(previous, storedVersion(versionKey)) + 1;
+}
+
+function releaser(name) {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const hold = held.get(name);
+    if (!hold) return;
+    hold.count -= 1;
+    if (hold.count > 0) return;
+    held.delete(name);
+    try {
+      globalThis.localStorage.setItem(hold.versionKey, String(hold.version));
+    } catch {
+      // A full store: the next holder waits CATCH_UP_MS, then reads what arrived.
+    }
+    hold.unlock();
+  };
+}
+
+/** Waits until this tab holds the lock `name` with a current copy of localStorage; resolves
+ * to the function that releases it. Without Web Locks (not a secure context) it resolves at
+ * once: the writes of one tab are still ordered, those of several are not guarded. */
+export function acquireStoreLock(name, versionKey) {
+  const hold = held.get(name);
+  if (hold) {
+    hold.count += 1;
+    return Promise.resolve(releaser(name));
+  }
+  const locks = globalThis.navigator?.locks;
+  if (!locks) return Promise.resolve(() => {});
+  return new Promise((resolve, reject) => {
+    locks
+      .request(name, () =>
+        new Promise((unlock) => {
+          catchUp(name, versionKey).then(
+            (version) => {
+              held.set(name, { count: 1, version, versionKey, unlock });
+              resolve(releaser(name));
+            },
+            (error) => {
+              unlock();
+              reject(error);
+            },
+          );
+        }),
+      )
+      .catch(reject);
+  });
+}
