@@ -1,0 +1,247 @@
+// Two real tabs of one origin in Chromium, for a bounded time: random appends, compactions,
+// rollbacks, archive deletions and page reloads. Afterwards every entry ever appended is
+// present exactly once across the live logs and the archives (or gone with an archive the
+// test deleted on purpose).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch } from "./browser.mjs";
+
+const RUN_MS = Number(process.env.CHAOS_MS ?? 30_000);
+const TABS = 2;
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+/** A small deterministic generator, so a failing run can be replayed from its seed. */
+function generator(seed) {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 4294967296;
+  };
+}
+
+/** Loads the package in the page and keeps a LogStore and an offline Compactor on `window`. */
+async function setUp(page) {
+  await page.evaluate(async () => {
+    const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    await init();
+    const logs = new LogStore();
+    const compactor = new Compactor(logs, {
+      provider: { type: "offline" },
+      contextWindowTokens: 1500,
+      recommendedUsage: 0.05,
+      maxArchives: 1000,
+    });
+    window.chaos = { logs, compactor };
+  });
+}
+
+/** One random action in a tab; resolves to what it confirmed. */
+function act(page, kind, tag) {
+  return page.evaluate(
+    async ({ kind, tag }) => {
+      const { logs, compactor } = window.chaos;
+      const refused = (err) => ({ refused: err.code ?? String(err) });
+      switch (kind) {
+        case "iteration":
+          return logs.withLock(() => {
+            logs.startIteration();
+            logs.appendReasoning(`chaos reasoning ${tag}`);
+            logs.appendExecution({ code: `chaos(${JSON.stringify(tag)})`, success: true, source: "chaos", result: tag });
+            logs.appendToolActivity({ type: "vault", action: `chaos ${tag}`, status: "success" });
+            logs.finishIteration();
+            return { appended: [tag] };
+          });
+        case "append":
+          return logs.withLock(() => {
+            logs.appendReasoning(`chaos reasoning ${tag}`);
+            return { appended: [tag] };
+          });
+        case "compact":
+          return compactor.compact().then((result) => ({ compacted: result.archiveKey }), refused);
+        case "rollback": {
+          const [newest] = compactor.archives();
+          if (!newest) return {};
+          return compactor.rollback(newest.key).then(() => ({ rolledBack: newest.key }), refused);
+        }
+        case "delete":
+          return logs.withLock(() => {
+            const all = compactor.archives();
+            if (all.length < 3) return {};
+            const oldest = all[all.length - 1];
+            const archive = compactor.readArchive(oldest.key);
+            try {
+              compactor.deleteArchive(oldest.key);
+            } catch (err) {
+              return refused(err);
+            }
+            return { deleted: archive.data };
+          });
+        default:
+          throw new Error(`unknown action ${kind}`);
+      }
+    },
+    { kind, tag },
+  );
+}
+
+const TAG = /^chaos reasoning (t\d+-\d+)$/;
+const EXEC = /^chaos\("(t\d+-\d+)"\)$/;
+const TOOL = /^chaos (t\d+-\d+)$/;
+
+/** The tags found in a set of logs, one per entry (summaries and headers are not entries). */
+function tagsOf(data) {
+  const tags = [];
+  for (const text of data.reasoningLog ?? []) {
+    const match = typeof text === "string" && text.match(TAG);
+    if (match) tags.push(`r:${match[1]}`);
+  }
+  for (const entry of data.executionLog ?? []) {
+    const match = typeof entry?.code === "string" && entry.code.match(EXEC);
+    if (match) tags.push(`e:${match[1]}`);
+  }
+  for (const entry of data.toolActivityLog ?? []) {
+    const match = typeof entry?.action === "string" && entry.action.match(TOOL);
+    if (match) tags.push(`t:${match[1]}`);
+  }
+  return tags;
+}
+
+const entryTags = (kind, tag) => (kind === "iteration" ? [`r:${tag}`, `e:${tag}`, `t:${tag}`] : [`r:${tag}`]);
+
+async function drive(page, tab, random, ledger, deadline) {
+  let n = 0;
+  while (Date.now() < deadline) {
+    const roll = random();
+    const tag = `t${tab}-${n++}`;
+    const kind =
+      roll < 0.45 ? "iteration" : roll < 0.6 ? "append" : roll < 0.78 ? "compact" : roll < 0.88 ? "rollback" : roll < 0.94 ? "delete" : "reload";
+    if (kind === "reload") {
+      // An action in flight when the page goes: its entries may or may not have landed.
+      const inFlight = random() < 0.5 ? "iteration" : "compact";
+      const flightTag = `t${tab}-${n++}`;
+      const pending = act(page, inFlight, flightTag).catch(() => null);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 30)));
+      await page.reload();
+      const landed = await pending;
+      if (inFlight === "iteration") {
+        for (const t of entryTags(inFlight, flightTag)) (landed?.appended ? ledger.confirmed : ledger.maybe).add(t);
+      }
+      await setUp(page);
+      ledger.counts.reload += 1;
+      continue;
+    }
+    const outcome = await act(page, kind, tag);
+    if (outcome.appended) for (const t of entryTags(kind, tag)) ledger.confirmed.add(t);
+    if (outcome.deleted) for (const t of tagsOf(outcome.deleted)) ledger.deleted.add(t);
+    if (outcome.compacted) ledger.counts.compact += 1;
+    if (outcome.rolledBack) ledger.counts.rollback += 1;
+    if (outcome.deleted) ledger.counts.delete += 1;
+    if (outcome.refused) ledger.counts.refused[outcome.refused] = (ledger.counts.refused[outcome.refused] ?? 0) + 1;
+  }
+}
+
+test(`two tabs appending, compacting, rolling back, deleting archives and reloading for ${RUN_MS / 1000} s lose and duplicate nothing`, async () => {
+  const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
+  const context = await env.browser.newContext();
+  const errors = [];
+  const pages = [];
+  for (let tab = 0; tab < TABS; tab++) {
+    const page = await context.newPage();
+    page.on("pageerror", (err) => errors.push(String(err)));
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    pages.push(page);
+  }
+  await pages[0].evaluate(() => localStorage.clear());
+  for (const page of pages) await setUp(page);
+  const ledger = {
+    confirmed: new Set(),
+    maybe: new Set(),
+    deleted: new Set(),
+    counts: { compact: 0, rollback: 0, delete: 0, reload: 0, refused: {} },
+  };
+  const deadline = Date.now() + RUN_MS;
+  await Promise.all(pages.map((page, tab) => drive(page, tab, generator(seed * 31 + tab), ledger, deadline)));
+
+  // A compaction a reload interrupted is settled by the next compactor of that tab.
+  for (const page of pages) await page.evaluate(() => window.chaos.compactor.recover());
+  const stored = await pages[0].evaluate(() =>
+    window.chaos.logs.withLock(() => {
+      const { logs, compactor } = window.chaos;
+      return {
+        live: { reasoningLog: logs.reasoningLog(), executionLog: logs.executionLog(), toolActivityLog: logs.toolActivityLog() },
+        archives: compactor.archives().map((info) => compactor.readArchive(info.key).data),
+      };
+    }),
+  );
+  const seen = new Map();
+  for (const data of [stored.live, ...stored.archives]) {
+    for (const tag of tagsOf(data)) seen.set(tag, (seen.get(tag) ?? 0) + 1);
+  }
+  const report = `seed ${seed}; ${JSON.stringify(ledger.counts)}; ${ledger.confirmed.size} entries confirmed`;
+  const lost = [...ledger.confirmed].filter((tag) => !seen.has(tag) && !ledger.deleted.has(tag));
+  const twice = [...seen].filter(([, count]) => count > 1).map(([tag]) => tag);
+  const unknown = [...seen.keys()].filter((tag) => !ledger.confirmed.has(tag) && !ledger.maybe.has(tag));
+  const deletedButPresent = [...ledger.deleted].filter((tag) => seen.has(tag));
+  assert.deepEqual({ lost, twice, unknown, deletedButPresent }, { lost: [], twice: [], unknown: [], deletedButPresent: [] }, report);
+  assert.ok(ledger.counts.compact >= 3 && ledger.counts.rollback >= 1 && ledger.counts.reload >= 1, `too little happened: ${report}`);
+  assert.deepEqual(errors, []);
+  console.log(`chaos: ${report}`);
+  await context.close();
+});
+
+test("appends through withLock from two tabs at once all land; the lock nests, rejects bad work and is given back", async () => {
+  const context = await env.browser.newContext();
+  const pages = [];
+  for (let tab = 0; tab < TABS; tab++) {
+    const page = await context.newPage();
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    pages.push(page);
+  }
+  await pages[0].evaluate(() => localStorage.clear());
+  for (const page of pages) await setUp(page);
+  const PER_TAB = 300;
+  await Promise.all(
+    pages.map((page, tab) =>
+      page.evaluate(
+        async ({ tab, PER_TAB }) => {
+          const { logs } = window.chaos;
+          for (let i = 0; i < PER_TAB; i++) {
+            await logs.withLock(() => logs.appendExecution({ code: `chaos("t${tab}-${i}")`, success: true, source: "chaos" }));
+          }
+        },
+        { tab, PER_TAB },
+      ),
+    ),
+  );
+  const outcome = await pages[1].evaluate(async () => {
+    const { logs, compactor } = window.chaos;
+    const codes = logs.executionLog().map((entry) => entry.code);
+    for (let i = 0; i < 6; i++) await logs.withLock(() => { logs.startIteration(); logs.appendReasoning(`step ${i} `.repeat(80)); logs.finishIteration(); });
+    // A compaction started inside withLock shares this tab's hold instead of waiting for it.
+    const nested = await logs.withLock(() => compactor.compact().then((r) => r.iterations, (err) => err.code));
+    const notAFunction = await logs.withLock(42).then(() => "resolved", (err) => `${err.name}/${err.code}`);
+    const thrown = await logs.withLock(() => { throw new RangeError("app error"); }).then(() => "resolved", (err) => `${err.name}: ${err.message}`);
+    const after = await logs.withLock(async () => { await new Promise((r) => setTimeout(r, 5)); return "given back"; });
+    return { count: codes.length, unique: new Set(codes).size, nested, notAFunction, thrown, after };
+  });
+  assert.deepEqual(outcome, {
+    count: 2 * PER_TAB,
+    unique: 2 * PER_TAB,
+    nested: [1, 5],
+    notAFunction: "ContextCompactorError/invalid_input",
+    thrown: "RangeError: app error",
+    after: "given back",
+  });
+  await context.close();
+});
