@@ -84,10 +84,11 @@ function showError(err) {
   showMessage(`${title}. ${hint} (${err?.message ?? err})`, "error");
 }
 
-/** Runs a store operation, shows its error in the page, and re-renders. */
-function act(operation) {
+/** Runs a store operation under the logs' cross-tab lock (so another tab's writes are not
+ * lost), shows its error in the page, and re-renders. */
+async function act(operation) {
   try {
-    operation();
+    await state.logs.withLock(operation);
     $("message").hidden = true;
   } catch (err) {
     showError(err);
@@ -311,12 +312,12 @@ function render() {
     renderTools(logs.toolActivityLog());
     $("stat-iteration").textContent = String(logs.currentIteration);
     renderUsage();
-    renderCompactButton(logs.iterationRunning);
+    renderCompactButton(logs.iterationRunning || state.iterating);
     renderArchives();
   } catch (err) {
     showError(err);
   }
-  const running = logs.iterationRunning;
+  const running = logs.iterationRunning || state.iterating;
   const stateLabel = $("stat-state");
   stateLabel.textContent = state.compacting ? "compacting" : running ? "iteration running" : state.autoTimer ? "auto" : "idle";
   stateLabel.className = `stat-value ${running || state.compacting ? "running" : "idle"}`;
@@ -334,15 +335,16 @@ function render() {
 async function continueReasoning() {
   if (state.iterating) return;
   state.iterating = true;
+  render();
   try {
-    const n = state.logs.startIteration();
+    const n = await state.logs.withLock(() => state.logs.startIteration());
     render();
     await sleep(ITERATION_MS);
-    simulateIteration(state.logs, n, SEED);
+    await state.logs.withLock(() => simulateIteration(state.logs, n, SEED));
   } catch (err) {
     showError(err);
   } finally {
-    state.logs.finishIteration();
+    await state.logs.withLock(() => state.logs.finishIteration()).catch(showError);
     state.iterating = false;
     render();
   }
@@ -534,43 +536,44 @@ function wireControls() {
 
   $("form-reasoning").addEventListener("submit", (event) => {
     event.preventDefault();
-    act(() => state.logs.appendReasoning($("reasoning-text").value));
+    const text = $("reasoning-text").value;
     $("reasoning-text").value = "";
+    act(() => state.logs.appendReasoning(text));
   });
   $("form-execution").addEventListener("submit", (event) => {
     event.preventDefault();
     const failed = $("execution-failed").checked;
-    act(() =>
-      state.logs.appendExecution({
-        success: !failed,
-        code: $("execution-code").value,
-        result: failed ? undefined : parseLoose($("execution-result").value),
-        error: failed ? { message: $("execution-error").value || "Error" } : null,
-        executionTime: Number($("execution-time").value) || 0,
-        source: "manual",
-      }),
-    );
+    // Read before the lock is granted: the form may change meanwhile.
+    const entry = {
+      success: !failed,
+      code: $("execution-code").value,
+      result: failed ? undefined : parseLoose($("execution-result").value),
+      error: failed ? { message: $("execution-error").value || "Error" } : null,
+      executionTime: Number($("execution-time").value) || 0,
+      source: "manual",
+    };
+    act(() => state.logs.appendExecution(entry));
   });
   $("form-tool").addEventListener("submit", (event) => {
     event.preventDefault();
-    act(() =>
-      state.logs.appendToolActivity({
-        type: $("tool-type").value,
-        action: $("tool-action").value,
-        status: $("tool-status").value,
-        details: parseLoose($("tool-details").value),
-      }),
-    );
+    const entry = {
+      type: $("tool-type").value,
+      action: $("tool-action").value,
+      status: $("tool-status").value,
+      details: parseLoose($("tool-details").value),
+    };
+    act(() => state.logs.appendToolActivity(entry));
   });
   $("btn-start").addEventListener("click", () => act(() => state.logs.startIteration()));
   $("btn-finish").addEventListener("click", () => act(() => state.logs.finishIteration()));
   $("btn-clear").addEventListener("click", () => {
     if (confirm("Remove the three logs from localStorage? Archives are kept.")) act(() => state.logs.clear());
   });
-  $("btn-gdrs").addEventListener("click", () => {
+  $("btn-gdrs").addEventListener("click", async () => {
     if (!confirm("Replace the three logs with a simulated GDRS session? Archives are kept.")) return;
     let truth;
-    act(() => {
+    // The app's own writes go under the same lock as the package's.
+    await act(() => {
       for (const key of Object.values(GDRS_KEYS)) localStorage.removeItem(key);
       truth = simulateGdrsSession(localStorage, { seed: 1 + (Date.now() % 1000), iterations: 9 });
     });

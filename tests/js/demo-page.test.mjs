@@ -36,7 +36,8 @@ test("a person can run an iteration and append to all three logs", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   await page.click(".manual summary");
   await page.click("#btn-start");
-  assert.equal(await page.textContent("#stat-state"), "iteration running");
+  // Writes wait for the cross-tab lock: a few milliseconds.
+  await page.waitForFunction(() => document.getElementById("stat-state").textContent === "iteration running");
   await page.fill("#reasoning-text", "Plan: load <b>data</b> and count rows.");
   await page.click("#form-reasoning button[type=submit]");
 
@@ -50,7 +51,7 @@ test("a person can run an iteration and append to all three logs", async () => {
   await page.click("#form-tool button[type=submit]");
   await page.click("#btn-finish");
 
-  assert.equal(await page.textContent("#stat-state"), "idle");
+  await page.waitForFunction(() => document.getElementById("stat-state").textContent === "idle");
   assert.equal(await page.textContent("#count-reasoning"), "2");
   assert.equal(await page.textContent("#count-execution"), "1");
   assert.equal(await page.textContent("#count-tool"), "1");
