@@ -2,119 +2,10 @@
 //! held (issue #13: two tabs lost and doubled entries because only the lease was shared).
 mod common;
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-
-use common::*;
-use context_compactor::core::events::RecordingSink;
-use context_compactor::core::offline::OfflineProvider;
-use context_compactor::core::provider::{run_ready, LocalBoxFuture};
+use common::locked::locked;
+use context_compactor::core::provider::run_ready;
 use context_compactor::core::settings::Trigger;
-use context_compactor::core::store_lock::{LockHeld, StoreLock};
-use context_compactor::core::{
-    Compactor, ErrorCode, KeyValueStore, LogStore, ManualClock, MemoryStore, StorageError,
-    StorageKeys,
-};
-
-/// Whether the lock is held, and every write made while it was not.
-#[derive(Clone, Default)]
-struct Watch {
-    held: Rc<Cell<bool>>,
-    acquired: Rc<Cell<usize>>,
-    refuse: Rc<Cell<bool>>,
-    unguarded: Rc<RefCell<Vec<String>>>,
-}
-
-/// A store that records the keys written without the lock. The lease's renewal is a write of
-/// the owner's own key that no other writer changes, so it needs no lock.
-#[derive(Clone)]
-struct WatchedStore {
-    inner: MemoryStore,
-    watch: Watch,
-}
-
-impl WatchedStore {
-    fn note(&self, key: &str) {
-        if !self.watch.held.get() && !key.ends_with("compaction_lock") {
-            self.watch.unguarded.borrow_mut().push(key.to_owned());
-        }
-    }
-}
-
-impl KeyValueStore for WatchedStore {
-    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        self.inner.get(key)
-    }
-    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
-        self.note(key);
-        self.inner.set(key, value)
-    }
-    fn remove(&self, key: &str) -> Result<(), StorageError> {
-        self.note(key);
-        self.inner.remove(key)
-    }
-    fn keys(&self) -> Result<Vec<String>, StorageError> {
-        self.inner.keys()
-    }
-}
-
-/// A lock the core must never take twice at once (it does not nest its own holds).
-struct FlagLock(Watch);
-
-impl StoreLock for FlagLock {
-    fn acquire(&self) -> LocalBoxFuture<'static, Result<LockHeld, StorageError>> {
-        let watch = self.0.clone();
-        Box::pin(async move {
-            if watch.refuse.get() {
-                return Err(StorageError::Unavailable {
-                    reason: "the lock was refused".into(),
-                });
-            }
-            assert!(!watch.held.get(), "the core took the store lock twice");
-            watch.held.set(true);
-            watch.acquired.set(watch.acquired.get() + 1);
-            let held = watch.held.clone();
-            Ok(LockHeld::new(move || held.set(false)))
-        })
-    }
-}
-
-struct Locked {
-    memory: MemoryStore,
-    watch: Watch,
-    compactor: Compactor<WatchedStore, ManualClock>,
-}
-
-/// A compactor over a session of `iterations` iterations, its store watched.
-fn locked(memory: MemoryStore, iterations: u32) -> Locked {
-    let clock = ManualClock::new(NOV_22_2026);
-    grow_session(&logs_over(&memory, &clock), &clock, iterations, 5);
-    let watch = Watch::default();
-    let store = WatchedStore {
-        inner: memory.clone(),
-        watch: watch.clone(),
-    };
-    let logs = Rc::new(RefCell::new(LogStore::new(
-        store,
-        clock.clone(),
-        StorageKeys::default(),
-        3,
-    )));
-    let compactor = Compactor::new(
-        logs,
-        Box::new(OfflineProvider),
-        Box::new(InstantTimer::new(&clock)),
-        Box::new(RecordingSink::default()),
-        small_window(),
-    )
-    .unwrap()
-    .with_lock(Box::new(FlagLock(watch.clone())));
-    Locked {
-        memory,
-        watch,
-        compactor,
-    }
-}
+use context_compactor::core::{ErrorCode, KeyValueStore, MemoryStore};
 
 #[test]
 fn a_compaction_writes_only_under_the_lock_and_gives_it_back() {
@@ -201,7 +92,12 @@ fn a_refused_lock_fails_the_compaction_before_anything_changes() {
         .map(|key| rig.memory.get(key).unwrap())
         .into();
     assert_eq!(before, after);
-    assert!(rig.memory.keys().unwrap().iter().all(|k| !k.contains("archived")));
+    assert!(rig
+        .memory
+        .keys()
+        .unwrap()
+        .iter()
+        .all(|k| !k.contains("archived")));
     assert!(!rig.compactor.busy());
     // With the lock back, the next compaction runs.
     rig.watch.refuse.set(false);

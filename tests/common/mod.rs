@@ -1,6 +1,10 @@
 //! Shared fixtures of the native tests: a seeded session generator and scripted ports.
 #![allow(dead_code)]
 
+pub mod census;
+pub mod hostile;
+pub mod locked;
+
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;

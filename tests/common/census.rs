@@ -1,0 +1,78 @@
+//! Who holds which entry: the live logs and every archive, counted, so that a test can prove
+//! nothing was lost or doubled.
+
+use std::collections::HashMap;
+
+use context_compactor::core::archive::read_archive;
+use context_compactor::core::iteration::parse_summary_header;
+use context_compactor::core::log_store::LogSnapshot;
+use context_compactor::core::{KeyValueStore, LogStore, ManualClock, MemoryStore, StorageKeys};
+
+/// Identities of every entry: reasoning text, execution and tool entries as JSON.
+pub fn identities(logs: &LogSnapshot) -> Vec<String> {
+    logs.reasoning
+        .iter()
+        .filter(|r| parse_summary_header(r).is_none())
+        .map(|r| format!("r:{}", r.as_str()))
+        .chain(
+            logs.execution
+                .iter()
+                .map(|e| format!("e:{}", serde_json::to_string(e).unwrap())),
+        )
+        .chain(
+            logs.tool_activity
+                .iter()
+                .map(|e| format!("t:{}", serde_json::to_string(e).unwrap())),
+        )
+        .collect()
+}
+
+/// Identities in the live logs and every readable archive, with their counts.
+pub fn census(memory: &MemoryStore) -> HashMap<String, usize> {
+    let keys = StorageKeys::default();
+    let logs = LogStore::new(memory.clone(), ManualClock::new(0.0), keys.clone(), 1);
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let count = |seen: &mut HashMap<String, usize>, logs: &LogSnapshot| {
+        for id in identities(logs) {
+            *seen.entry(id).or_default() += 1;
+        }
+    };
+    match logs.snapshot() {
+        Ok(snapshot) => count(&mut seen, &snapshot),
+        // A corrupt log counts as its raw text: it must survive untouched.
+        Err(_) => {
+            for key in [keys.reasoning(), keys.execution(), keys.tool_activity()] {
+                let text = memory.get(&key).unwrap().unwrap_or_default();
+                *seen.entry(format!("raw:{key}:{text}")).or_default() += 1;
+            }
+        }
+    }
+    for key in memory.keys().unwrap() {
+        if keys.archive_timestamp(&key).is_some() {
+            if let Ok(Some(archive)) = read_archive(memory, &key) {
+                count(&mut seen, &archive.data.into());
+            }
+        }
+    }
+    seen
+}
+
+/// Asserts every entry of `before` is held exactly once now, and nothing else is.
+pub fn assert_nothing_lost(case: &str, before: &HashMap<String, usize>, memory: &MemoryStore) {
+    let after = census(memory);
+    for id in before.keys() {
+        assert_eq!(
+            after.get(id),
+            Some(&1),
+            "{case}: entry {id:.80} must be held exactly once"
+        );
+    }
+    let extra: Vec<_> = after
+        .keys()
+        .filter(|id| !before.contains_key(*id))
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "{case}: entries appeared from nowhere: {extra:?}"
+    );
+}
