@@ -14,6 +14,7 @@ use super::event_sink::EventTargetSink;
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::local_storage::BrowserStorage;
 use super::log_store::JsLogStore;
+use super::store_lock::BrowserStoreLock;
 use super::timer::BrowserTimer;
 use super::typescript::{
     ArchiveInfoList, ArchiveJs, CanCompactJs, CompactOptionsJs, CompactionMetricsJs,
@@ -116,7 +117,17 @@ impl JsCompactor {
     /// A compactor over `logs` with `options` (provider required, every other option has its
     /// documented default).
     #[wasm_bindgen(constructor)]
-    pub fn new(logs: &JsLogStore, options: CompactorOptionsJs) -> JsResult<JsCompactor> {
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "LogStore")] logs: JsValue,
+        options: CompactorOptionsJs,
+    ) -> JsResult<JsCompactor> {
+        let logs = JsLogStore::shared_from(&logs).ok_or_else(|| {
+            invalid(
+                "new Compactor(logs, options): logs",
+                "must be a LogStore (new LogStore()) that has not been freed",
+            )
+        })?;
+        let lock = BrowserStoreLock::over(logs.borrow().keys());
         let options: JsValue = options.into();
         let provider = provider_from(&options)?;
         // The settings are read from a copy without the provider (it holds functions and keys).
@@ -131,7 +142,7 @@ impl JsCompactor {
         })?;
         let events = sink.target().clone();
         let engine = Engine::new(
-            logs.shared(),
+            logs,
             provider,
             Box::new(BrowserTimer),
             Box::new(sink),
@@ -139,7 +150,7 @@ impl JsCompactor {
         )
         .map_err(|reason| invalid("CompactorOptions", reason))?
         .with_owner(tab_id())
-        .with_lock(Box::new(logs.lock()));
+        .with_lock(Box::new(lock));
         let engine = match prompt_tokens {
             function if function.is_function() => engine.with_usage_measure(Box::new(
                 PromptTokensFunction::new(options.clone(), function.unchecked_into()),

@@ -1,7 +1,8 @@
 //! `LogStore` for JavaScript: the core log store over localStorage.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -29,22 +30,48 @@ struct Options {
     prefix: Option<String>,
 }
 
+/// The property through which a `Compactor` finds the store of a `LogStore` it is given.
+const STORE_ID: &str = "__contextCompactorStoreId";
+
+thread_local! {
+    /// The stores of the `LogStore`s alive in this module, by id: a `Compactor` is given a
+    /// plain JavaScript value and must tell a `LogStore` from anything else.
+    static OPEN: RefCell<HashMap<u32, Weak<RefCell<BrowserLogStore>>>> = RefCell::new(HashMap::new());
+    static NEXT_ID: Cell<u32> = const { Cell::new(1) };
+}
+
 /// The reasoning, execution and tool-activity logs of an app, kept in localStorage.
 #[wasm_bindgen(js_name = LogStore)]
 pub struct JsLogStore {
     inner: Rc<RefCell<BrowserLogStore>>,
     lock: BrowserStoreLock,
+    id: u32,
 }
 
 impl JsLogStore {
-    /// The shared core store, for the `Compactor` built on it.
-    pub fn shared(&self) -> Rc<RefCell<BrowserLogStore>> {
-        Rc::clone(&self.inner)
+    /// The core store of `value` when it is a live `LogStore` of this module.
+    pub fn shared_from(value: &JsValue) -> Option<Rc<RefCell<BrowserLogStore>>> {
+        // Reflect.get throws on a primitive, a revoked proxy or a throwing getter: not a store.
+        let id = js_sys::Reflect::get(value, &JsValue::from_str(STORE_ID))
+            .ok()?
+            .as_f64()?;
+        OPEN.with(|open| open.borrow().get(&(id as u32))?.upgrade())
     }
 
-    /// The cross-tab lock over these logs, for the `Compactor` built on them.
-    pub fn lock(&self) -> BrowserStoreLock {
-        self.lock.clone()
+    fn register(inner: &Rc<RefCell<BrowserLogStore>>) -> u32 {
+        let id = NEXT_ID.with(|next| {
+            let id = next.get();
+            next.set(id.wrapping_add(1).max(1));
+            id
+        });
+        OPEN.with(|open| open.borrow_mut().insert(id, Rc::downgrade(inner)));
+        id
+    }
+}
+
+impl Drop for JsLogStore {
+    fn drop(&mut self) {
+        OPEN.with(|open| open.borrow_mut().remove(&self.id));
     }
 }
 
@@ -64,15 +91,24 @@ impl JsLogStore {
         let storage = BrowserStorage::local().map_err(ContextCompactorError::from)?;
         let keys = StorageKeys::new(options.prefix.as_deref().unwrap_or(DEFAULT_PREFIX));
         let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+        let lock = BrowserStoreLock::over(&keys);
+        let inner = Rc::new(RefCell::new(LogStore::new(
+            storage,
+            BrowserClock,
+            keys,
+            seed,
+        )));
         Ok(JsLogStore {
-            lock: BrowserStoreLock::over(&keys),
-            inner: Rc::new(RefCell::new(LogStore::new(
-                storage,
-                BrowserClock,
-                keys,
-                seed,
-            ))),
+            id: Self::register(&inner),
+            inner,
+            lock,
         })
+    }
+
+    /// The id by which a `Compactor` finds this store (not part of the API).
+    #[wasm_bindgen(getter, js_name = __contextCompactorStoreId, skip_typescript)]
+    pub fn store_id(&self) -> u32 {
+        self.id
     }
 
     /// Runs `work` while this tab holds the lock every tab takes before it changes these logs

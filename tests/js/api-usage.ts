@@ -36,6 +36,9 @@ export async function useTheLogStore(): Promise<number> {
   logs.markIterationRunning();
   logs.finishIteration();
   const recent: string[] = logs.recentReasoning(3);
+  const locked: ExecutionEntry = await logs.withLock(() => logs.appendExecution({ success: true, code: "2+2" }));
+  const later: number = await logs.withLock(async () => logs.currentIteration);
+  console.log(locked.id, later);
   const running: boolean = logs.iterationRunning;
   const current: number = logs.currentIteration;
   const reasoning: string[] = logs.reasoningLog();

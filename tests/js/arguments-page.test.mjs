@@ -34,6 +34,13 @@ test("arguments of the wrong type are invalid_input errors, and the module keeps
       recentText: caught(() => logs.recentReasoning("3")),
       readObject: caught(() => compactor.readArchive({})),
       deleteNull: caught(() => compactor.deleteArchive(null)),
+      compactorOfObject: caught(() => new Compactor({}, { provider: { type: "offline" } })),
+      compactorOfNull: caught(() => new Compactor(null, { provider: { type: "offline" } })),
+      compactorOfFreed: caught(() => {
+        const freed = new LogStore();
+        freed.free();
+        return new Compactor(freed, { provider: { type: "offline" } });
+      }),
     };
     let rollback;
     try {
@@ -53,6 +60,9 @@ test("arguments of the wrong type are invalid_input errors, and the module keeps
     recentText: "ContextCompactorError/invalid_input",
     readObject: "ContextCompactorError/invalid_input",
     deleteNull: "ContextCompactorError/invalid_input",
+    compactorOfObject: "ContextCompactorError/invalid_input",
+    compactorOfNull: "ContextCompactorError/invalid_input",
+    compactorOfFreed: "ContextCompactorError/invalid_input",
     rollbackNumber: "rejected ContextCompactorError/invalid_input",
     after: ["still working"],
   });
