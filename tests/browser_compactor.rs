@@ -68,7 +68,7 @@ fn compactor(logs: &JsLogStore, answers: &[&str], extra_options: &str) -> JsComp
         r#"{{"contextWindowTokens":1500,"retryDelayMs":5{extra_options}}}"#
     ));
     js_sys::Reflect::set(&options, &"provider".into(), &provider).unwrap();
-    let compactor = JsCompactor::new(logs, options.unchecked_into()).unwrap();
+    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
     let listen = js_sys::Function::new_with_args(
         "target",
         "for (const t of ['compaction_start','compaction_phase_change','compaction_progress','compaction_archived','compaction_complete','compaction_error','compaction_rolled_back']) \

@@ -81,7 +81,7 @@ async fn run(scenario: &str) -> Outcome {
         r#"{{"provider":{{"type":"gemini","apiKey":"{key}","model":"mock-{scenario}","baseUrl":"{}"}},"contextWindowTokens":1500,"retryDelayMs":10,"timeoutMs":600}}"#,
         mock_url()
     ));
-    let compactor = JsCompactor::new(&logs, options.unchecked_into()).unwrap();
+    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
     let before = dump(&prefix);
     let started = js_sys::Date::now();
     let settled = JsFuture::from(compactor.compact(None).unwrap()).await;

@@ -27,6 +27,7 @@ use crate::core::provider::SummaryProvider;
 use crate::core::{CompactorSettings, ErrorCode, Trigger};
 
 type Engine = crate::core::Compactor<BrowserStorage, BrowserClock>;
+type BrowserLogs = std::cell::RefCell<super::log_store::BrowserLogStore>;
 type JsResult<T> = Result<T, JsValue>;
 
 #[derive(Deserialize, Default)]
@@ -127,6 +128,14 @@ impl JsCompactor {
                 "must be a LogStore (new LogStore()) that has not been freed",
             )
         })?;
+        Self::over(logs, options)
+    }
+}
+
+impl JsCompactor {
+    /// A compactor over the store of a `LogStore` (what the constructor builds, for callers in
+    /// Rust that hold the `LogStore` itself).
+    pub fn over(logs: Rc<BrowserLogs>, options: CompactorOptionsJs) -> JsResult<JsCompactor> {
         let lock = BrowserStoreLock::over(logs.borrow().keys());
         let options: JsValue = options.into();
         let provider = provider_from(&options)?;
@@ -173,7 +182,10 @@ impl JsCompactor {
         });
         Ok(JsCompactor { engine, events })
     }
+}
 
+#[wasm_bindgen(js_class = Compactor)]
+impl JsCompactor {
     /// Where the compaction events are dispatched (`CustomEvent`s, payload in `detail`).
     #[wasm_bindgen(getter)]
     pub fn events(&self) -> web_sys::EventTarget {

@@ -49,6 +49,11 @@ pub struct JsLogStore {
 }
 
 impl JsLogStore {
+    /// The shared core store, for a `Compactor` built on it from Rust.
+    pub fn shared(&self) -> Rc<RefCell<BrowserLogStore>> {
+        Rc::clone(&self.inner)
+    }
+
     /// The core store of `value` when it is a live `LogStore` of this module.
     pub fn shared_from(value: &JsValue) -> Option<Rc<RefCell<BrowserLogStore>>> {
         // Reflect.get throws on a primitive, a revoked proxy or a throwing getter: not a store.
