@@ -18,13 +18,17 @@ pub fn json_of(value: &JsValue) -> serde_json::Value {
     serde_json::from_str(&String::from(js_sys::JSON::stringify(value).unwrap())).unwrap()
 }
 
-/// Every key under `prefix` (metrics aside) with its raw value, sorted: the state a failed
-/// compaction must leave exactly as it found it.
+/// Every key under `prefix` (the metrics and the store lock's write number aside) with its raw
+/// value, sorted: the state a failed compaction must leave exactly as it found it.
 pub fn dump(prefix: &str) -> Vec<(String, String)> {
     let s = storage();
     let mut out: Vec<(String, String)> = (0..s.length().unwrap())
         .filter_map(|i| s.key(i).unwrap())
-        .filter(|k| k.starts_with(prefix) && !k.ends_with("compaction_metrics"))
+        .filter(|k| {
+            k.starts_with(prefix)
+                && !k.ends_with("compaction_metrics")
+                && !k.ends_with("store_version")
+        })
         .map(|k| (k.clone(), s.get_item(&k).unwrap().unwrap()))
         .collect();
     out.sort();
