@@ -235,6 +235,7 @@ fn a_provider_error_is_retried_once_and_then_reported_with_its_code() {
         status: 503,
         message: "overloaded".into(),
         retry_after_ms: None,
+        lasting: false,
     };
     let rig = session(
         5,
@@ -260,6 +261,7 @@ fn a_rejected_key_is_not_retried_and_a_429_waits_as_told() {
         status: 403,
         message: "API key not valid".into(),
         retry_after_ms: None,
+        lasting: false,
     };
     let provider = ScriptedProvider::new(vec![
         Answer::Fail(forbidden),
@@ -277,6 +279,7 @@ fn a_rejected_key_is_not_retried_and_a_429_waits_as_told() {
         status: 429,
         message: "quota".into(),
         retry_after_ms: Some(26_000),
+        lasting: false,
     };
     let rig = session(
         5,

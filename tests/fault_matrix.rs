@@ -111,6 +111,7 @@ fn provider_cases(matrix: &Matrix) {
         status,
         message: "mock".into(),
         retry_after_ms,
+        lasting: false,
     };
     let valid = valid_summary("12 regions, 40213 rows");
     let partial = "### 🎯 OBJECTIVE ACHIEVED\n- only one section, long enough to pass the length rule on its own merits".to_string();

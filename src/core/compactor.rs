@@ -7,6 +7,7 @@ use super::archive::{
     enforce_policy, list_archives, read_archive, Archive, ArchiveInfo, ArchiveMetadata,
     SelectedData,
 };
+use super::cancel::Cancel;
 use super::clock::{iso_timestamp, Clock};
 use super::error::{CompactionError, StorageError};
 use super::events::{CompactionEvent, EventSink};
@@ -24,6 +25,7 @@ use super::provider::{
     race_deadline, GenerationSettings, ProviderError, SummaryProvider, SummaryRequest, Timer,
     TokenUsage,
 };
+use super::redact::redact;
 use super::rules::{refusal, AutoGuard, RuleInput};
 use super::selection::{summary_body, Selection};
 use super::settings::{CompactorSettings, Trigger};
@@ -78,6 +80,10 @@ pub struct Compactor<S, C> {
     lease_renewed_ms: Cell<f64>,
     /// Taken for every write, so that tabs sharing the store do not lose each other's.
     lock: Box<dyn StoreLock>,
+    /// The cancellation token of the running compaction.
+    cancel: RefCell<Cancel>,
+    /// The model that gave the last answer, when the provider said.
+    answered_by: RefCell<Option<String>>,
     /// The logs' keys with this compactor's archive prefix and metrics key.
     keys: StorageKeys,
     /// The app's own measure of its prompt, if it gave one.
@@ -123,6 +129,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             owner: String::from("compactor"),
             lease_renewed_ms: Cell::new(0.0),
             lock: Box::new(Unshared),
+            cancel: RefCell::new(Cancel::default()),
+            answered_by: RefCell::new(None),
             keys,
             measure: None,
             reported_tokens: Cell::new(None),
@@ -254,10 +262,33 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     fn emit(&self, event: CompactionEvent) {
+        // Messages leave without anything shaped like an API key.
+        let event = match event {
+            CompactionEvent::Error {
+                code,
+                message,
+                phase,
+            } => CompactionEvent::Error {
+                code,
+                message: redact(&message, None).into_owned(),
+                phase,
+            },
+            other => other,
+        };
         self.events.emit(&event);
     }
 
+    /// The model the provider calls.
+    pub fn model(&self) -> String {
+        self.provider.model()
+    }
+
     fn set_phase(&self, phase: Phase) {
+        self.set_phase_saying(phase, phase.message().to_owned());
+    }
+
+    /// Enters `phase`, its progress event carrying `message`.
+    fn set_phase_saying(&self, phase: Phase, message: String) {
         if self.busy.get() {
             self.renew_lease();
         }
@@ -274,22 +305,52 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.emit(CompactionEvent::Progress {
             phase,
             percent,
-            message: phase.message().to_owned(),
+            message,
             elapsed_ms: (self.now() - self.started_ms.get()).max(0.0),
         });
     }
 
     /// Runs one compaction. Whatever the error, the logs are as before (plus any appends).
     pub async fn compact(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
+        self.compact_until(trigger, Cancel::default()).await
+    }
+
+    /// Runs one compaction that `cancel` (or [`Compactor::abort`]) stops with
+    /// [`CompactionError::Aborted`] until its archive is written; after that it completes.
+    pub async fn compact_until(
+        &self,
+        trigger: Trigger,
+        cancel: Cancel,
+    ) -> Result<CompactionResult, CompactionError> {
         if self.busy.get() {
             return Err(CompactionError::Busy(
                 "A compaction is already running; wait for it to finish.".into(),
             ));
         }
+        if cancel.is_cancelled() {
+            return Err(CompactionError::Aborted);
+        }
         self.busy.set(true);
+        *self.cancel.borrow_mut() = cancel;
+        self.answered_by.replace(None);
         let outcome = self.compact_leased(trigger).await;
         self.busy.set(false);
         outcome
+    }
+
+    /// Cancels the running compaction, if any (see [`Compactor::compact_until`]).
+    pub fn abort(&self) {
+        if self.busy.get() {
+            self.cancel.borrow().cancel();
+        }
+    }
+
+    /// Sleeps `ms`, or less when the compaction is cancelled meanwhile.
+    async fn pause(&self, ms: u32) -> Result<(), CompactionError> {
+        let cancel = self.cancel.borrow().clone();
+        race_deadline(self.timer.sleep(ms), cancel.cancelled())
+            .await
+            .ok_or(CompactionError::Aborted)
     }
 
     /// Takes the lease, runs the compaction, records a failure and gives the lease back, each
@@ -371,7 +432,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     fn fail(&self, err: &CompactionError, trigger: Trigger) {
         let stopped_in = self.phase.get();
-        if !matches!(err, CompactionError::NotAllowed(_)) {
+        let recorded = !matches!(
+            err,
+            CompactionError::NotAllowed(_) | CompactionError::Aborted
+        );
+        if recorded {
             let attempts = self.attempt.get();
             let at = iso_timestamp(self.now());
             // Metrics are a record, not part of the logs: failing to update them must not
@@ -381,6 +446,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 m.record_failure(err.code().as_str(), attempts, at);
                 m.record_usage(usage);
             });
+        }
+        if !matches!(err, CompactionError::NotAllowed(_)) {
             self.frozen.set(false);
             self.set_phase(Phase::Error);
         }
@@ -426,7 +493,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if waits {
             self.set_phase(Phase::Waiting);
             while self.logs.borrow().iteration_running() {
-                self.timer.sleep(WAIT_POLL_MS).await;
+                self.pause(WAIT_POLL_MS).await?;
                 self.renew_lease();
             }
         }
@@ -469,6 +536,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             .await?;
 
         let held = self.lock.acquire().await?;
+        // The last moment a cancellation is honoured: from here on the compaction completes.
+        if self.cancel.borrow().is_cancelled() {
+            return Err(CompactionError::Aborted);
+        }
         self.set_phase(Phase::Archiving);
         let archive_key = self.write_archive(&selection, trigger, tokens_before, usage_before)?;
 
@@ -540,7 +611,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     ) -> Result<String, CompactionError> {
         let generation = GenerationSettings {
             model: self.provider.model(),
-            temperature: self.settings.temperature,
+            temperature: self
+                .settings
+                .temperature
+                .unwrap_or(super::settings::DEFAULT_TEMPERATURE),
+            temperature_set: self.settings.temperature.is_some(),
             max_output_tokens: self.settings.max_output_tokens,
             timeout_ms: self.settings.timeout_ms,
         };
@@ -554,17 +629,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 selection,
                 settings: &generation,
             });
-            let answer = race_deadline(call, self.timer.sleep(self.settings.timeout_ms))
-                .await
-                .unwrap_or(Err(ProviderError::Timeout {
+            let cancel = self.cancel.borrow().clone();
+            let timed = race_deadline(call, self.timer.sleep(self.settings.timeout_ms));
+            // Dropping the call when cancelled or late lets the provider abort its request.
+            let answer = match race_deadline(timed, cancel.cancelled()).await {
+                None => return Err(CompactionError::Aborted),
+                Some(None) => Err(ProviderError::Timeout {
                     after_ms: self.settings.timeout_ms,
-                }));
+                }),
+                Some(Some(answer)) => answer,
+            };
             let (error, wait_ms, rejected) = match answer {
                 Ok(generation) => {
-                    if let Some(usage) = generation.usage {
-                        let mut total = self.usage.get().unwrap_or_default();
-                        total += usage;
-                        self.usage.set(Some(total));
+                    self.count_usage(generation.usage);
+                    if generation.model.is_some() {
+                        self.answered_by.replace(generation.model);
                     }
                     self.set_phase(Phase::Validating);
                     let summary = canonicalize(&generation.text);
@@ -575,15 +654,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                     let error = CompactionError::InvalidSummary(validation.errors.clone());
                     (error, self.settings.retry_delay_ms, Some(validation))
                 }
-                Err(err) if !err.is_retryable() => return Err(CompactionError::Provider(err)),
                 Err(err) => {
-                    let wait = match &err {
-                        ProviderError::Http {
-                            retry_after_ms: Some(ms),
-                            ..
-                        } => (*ms).min(MAX_RETRY_WAIT_MS),
-                        _ => self.settings.retry_delay_ms,
-                    };
+                    let (err, usage) = err.split_usage();
+                    self.count_usage(usage);
+                    if !err.is_retryable() {
+                        return Err(CompactionError::Provider(err));
+                    }
+                    let wait = err
+                        .retry_after_ms()
+                        .map_or(self.settings.retry_delay_ms, |ms| ms.min(MAX_RETRY_WAIT_MS));
                     let error = match err {
                         ProviderError::Incomplete(reason) => {
                             CompactionError::InvalidSummary(vec![reason])
@@ -596,13 +675,52 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             if attempt > self.settings.max_retries {
                 return Err(error);
             }
-            self.set_phase(Phase::Retrying);
-            self.timer.sleep(wait_ms).await;
+            self.announce_retry(&error, attempt + 1, wait_ms);
+            self.pause(wait_ms).await?;
             attempt_prompt = match rejected {
                 Some(validation) => retry_prompt(prompt, &validation),
                 None => prompt.to_owned(),
             };
         }
+    }
+
+    /// Adds the tokens an answer reported to this compaction's usage.
+    fn count_usage(&self, usage: Option<TokenUsage>) {
+        if let Some(usage) = usage {
+            let mut total = self.usage.get().unwrap_or_default();
+            total += usage;
+            self.usage.set(Some(total));
+        }
+    }
+
+    /// Tells the app that attempt `next` follows, why, and after how long.
+    fn announce_retry(&self, error: &CompactionError, next: u32, wait_ms: u32) {
+        let reason = match error {
+            CompactionError::Provider(err) => err.retry_reason(),
+            _ => "invalid_summary".to_owned(),
+        };
+        let why = match reason.as_str() {
+            "invalid_summary" => "The summary was incomplete".to_owned(),
+            "http_429" => "The model's API is rate-limited".to_owned(),
+            "timeout" => "The model did not answer in time".to_owned(),
+            "network" => "The model's API could not be reached".to_owned(),
+            other => match error.provider().and_then(ProviderError::status) {
+                Some(status) => format!("The model's API answered HTTP {status}"),
+                None => format!("The provider failed ({other})"),
+            },
+        };
+        let of = self.settings.max_retries.saturating_add(1);
+        let message = format!(
+            "{why}; attempt {next} of {of} in {:.1} s",
+            f64::from(wait_ms) / 1000.0
+        );
+        self.emit(CompactionEvent::Retry {
+            reason,
+            attempt: next,
+            wait_ms,
+            message: message.clone(),
+        });
+        self.set_phase_saying(Phase::Retrying, message);
     }
 
     /// `validateSummary` plus the rule that a compaction must shrink what it replaces.
@@ -763,6 +881,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             archive_key: archive_key.clone(),
             summary,
             usage: self.usage.get(),
+            model: self.answered_by.borrow().clone(),
         };
         let journal = Journal {
             stage: JournalStage::Replacing,

@@ -27,6 +27,8 @@ pub enum ErrorCode {
     StorageUnavailable,
     /// An argument passed by the caller does not have the expected shape.
     InvalidInput,
+    /// The caller cancelled the compaction (`signal` or `abort()`).
+    Aborted,
 }
 
 impl ErrorCode {
@@ -44,6 +46,7 @@ impl ErrorCode {
             ErrorCode::StorageQuota => "storage_quota",
             ErrorCode::StorageUnavailable => "storage_unavailable",
             ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::Aborted => "aborted",
         }
     }
 }
@@ -141,6 +144,8 @@ pub enum CompactionError {
     InvalidSummary(Vec<String>),
     /// Reading or writing storage failed.
     Storage(StorageError),
+    /// The caller cancelled the compaction before its archive was written.
+    Aborted,
 }
 
 impl CompactionError {
@@ -152,6 +157,7 @@ impl CompactionError {
             CompactionError::Provider(err) => err.code(),
             CompactionError::InvalidSummary(_) => ErrorCode::InvalidSummary,
             CompactionError::Storage(err) => err.code(),
+            CompactionError::Aborted => ErrorCode::Aborted,
         }
     }
 
@@ -159,6 +165,24 @@ impl CompactionError {
     pub fn key(&self) -> Option<&str> {
         match self {
             CompactionError::Storage(err) => err.key(),
+            _ => None,
+        }
+    }
+
+    /// Whether trying again later can succeed, where that is known.
+    pub fn retryable(&self) -> Option<bool> {
+        match self {
+            CompactionError::Provider(err) => Some(err.is_retryable()),
+            CompactionError::InvalidSummary(_) | CompactionError::Busy(_) => Some(true),
+            CompactionError::NotAllowed(_) => Some(false),
+            CompactionError::Storage(_) | CompactionError::Aborted => None,
+        }
+    }
+
+    /// The provider failure behind this error, if it is one.
+    pub fn provider(&self) -> Option<&super::provider::ProviderError> {
+        match self {
+            CompactionError::Provider(err) => Some(err),
             _ => None,
         }
     }
@@ -176,6 +200,10 @@ impl fmt::Display for CompactionError {
                 errors.join("; ")
             ),
             CompactionError::Storage(err) => write!(f, "{err}"),
+            CompactionError::Aborted => write!(
+                f,
+                "The compaction was cancelled before anything was written; the logs are unchanged."
+            ),
         }
     }
 }

@@ -61,6 +61,18 @@ pub enum CompactionEvent {
         /// The phase it stopped in.
         phase: Phase,
     },
+    /// `compaction_retry`: an attempt failed and another follows.
+    Retry {
+        /// Why: `invalid_summary`, `http_429`, `http_503`, `network`, `timeout`, `provider`.
+        reason: String,
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        /// The wait before it, in ms.
+        #[serde(rename = "waitMs")]
+        wait_ms: u32,
+        /// What happened, for people.
+        message: String,
+    },
     /// `compaction_rolled_back`
     RolledBack {
         /// The archive restored.
@@ -79,6 +91,7 @@ impl CompactionEvent {
             CompactionEvent::Archived { .. } => "compaction_archived",
             CompactionEvent::Complete { .. } => "compaction_complete",
             CompactionEvent::Error { .. } => "compaction_error",
+            CompactionEvent::Retry { .. } => "compaction_retry",
             CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
         }
     }

@@ -5,13 +5,95 @@ use serde_json::{json, Value};
 
 use super::prompt::SYSTEM_INSTRUCTION;
 use super::provider::{GenerationSettings, ProviderError, TokenUsage};
+use super::redact::redact;
 
 /// The public endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
-/// The default model (current and cheap; 2.0 and older are retired).
-pub const DEFAULT_MODEL: &str = "gemini-2.5-flash-lite";
+/// The default model: Gemini 3.5 Flash-Lite, the current stable model of the cheap, fast tier
+/// (Google names it the replacement of 2.5 Flash; 2.5 Flash-Lite has an announced shutdown).
+pub const DEFAULT_MODEL: &str = "gemini-3.5-flash-lite";
 /// The longest `retryDelay` of a 429 that is honoured, in ms.
 pub const MAX_RETRY_DELAY_MS: u32 = 60_000;
+/// The smallest thinking budget Gemini 2.5 Pro accepts (it cannot switch thinking off).
+pub const PRO_25_MIN_THINKING_BUDGET: u32 = 128;
+
+/// The model families the Gemini API serves, as far as a request must differ between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// `gemini-2.5-flash`, `-flash-lite`, …: thinking switched off with `thinkingBudget: 0`.
+    Flash25,
+    /// `gemini-2.5-pro`: thinking cannot be switched off; the smallest budget, 128.
+    Pro25,
+    /// `gemini-3…` and later: `thinkingLevel`, and temperature 1.0 as Google's guide advises.
+    Gemini3,
+    /// `gemma-…`: no system instruction (a 400 "Developer instruction is not enabled"), no thinking.
+    Gemma,
+    /// `gemini-flash-latest` and the other aliases: whatever model they point to today, so
+    /// nothing model-specific is sent.
+    Alias,
+    /// Anything else (a proxy's or a test's name): temperature only.
+    Other,
+}
+
+impl Family {
+    /// The family of a model id, with or without the `models/` prefix ListModels returns.
+    pub fn of(model: &str) -> Family {
+        let id = model
+            .trim()
+            .trim_start_matches("models/")
+            .to_ascii_lowercase();
+        if id.starts_with("gemma") {
+            return Family::Gemma;
+        }
+        if id.ends_with("-latest") {
+            return Family::Alias;
+        }
+        if id.starts_with("gemini-2.5-pro") {
+            return Family::Pro25;
+        }
+        if id.starts_with("gemini-2.5-flash") {
+            return Family::Flash25;
+        }
+        let major: Option<u32> = id
+            .strip_prefix("gemini-")
+            .map(|rest| {
+                rest.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
+            .and_then(|digits| digits.parse().ok());
+        match major {
+            Some(major) if major >= 3 => Family::Gemini3,
+            _ => Family::Other,
+        }
+    }
+
+    /// The `thinkingConfig` this family gets: as little thinking as it allows.
+    pub fn thinking_config(self) -> Option<Value> {
+        match self {
+            Family::Flash25 => Some(json!({ "thinkingBudget": 0 })),
+            Family::Pro25 => Some(json!({ "thinkingBudget": PRO_25_MIN_THINKING_BUDGET })),
+            Family::Gemini3 => Some(json!({ "thinkingLevel": "low" })),
+            Family::Gemma | Family::Alias | Family::Other => None,
+        }
+    }
+
+    /// The temperature sent when the app set none (`None`: the model's own default).
+    pub fn default_temperature(self) -> Option<f64> {
+        match self {
+            Family::Gemini3 => Some(1.0),
+            Family::Alias => None,
+            Family::Flash25 | Family::Pro25 | Family::Gemma | Family::Other => {
+                Some(super::settings::DEFAULT_TEMPERATURE)
+            }
+        }
+    }
+
+    /// Whether the family takes a `systemInstruction` (Gemma gets it at the head of the prompt).
+    pub fn takes_system_instruction(self) -> bool {
+        self != Family::Gemma
+    }
+}
 
 /// `POST {base}/v1beta/models/{model}:generateContent`; the key never goes into the URL.
 pub fn endpoint(base_url: &str, model: &str) -> String {
@@ -34,38 +116,108 @@ fn encode_path_segment(text: &str) -> String {
         .collect()
 }
 
-/// The request body. Thinking is switched off where the model family allows it: 2.5 Flash and
-/// Flash-Lite take `thinkingBudget: 0`; 2.5 Pro cannot switch it off and 3.x models take
-/// `thinkingLevel`, so those get no thinking setting (their thinking tokens count against
-/// `maxOutputTokens`).
+/// The request body, shaped for the model's [`Family`]; an app's own `temperature` wins.
 pub fn request_body(prompt: &str, settings: &GenerationSettings) -> Value {
-    let mut generation = json!({
-        "temperature": settings.temperature,
-        "maxOutputTokens": settings.max_output_tokens,
-    });
-    let model = settings.model.to_ascii_lowercase();
-    if model.contains("2.5-flash") {
-        generation["thinkingConfig"] = json!({ "thinkingBudget": 0 });
-    } else if model.starts_with("gemini-3") {
-        generation["thinkingConfig"] = json!({ "thinkingLevel": "low" });
+    let family = Family::of(&settings.model);
+    let mut generation = json!({ "maxOutputTokens": settings.max_output_tokens });
+    let temperature = if settings.temperature_set {
+        Some(settings.temperature)
+    } else {
+        family.default_temperature()
+    };
+    if let Some(temperature) = temperature {
+        generation["temperature"] = json!(temperature);
     }
-    json!({
-        "contents": [{ "role": "user", "parts": [{ "text": prompt }] }],
-        "systemInstruction": { "parts": [{ "text": SYSTEM_INSTRUCTION }] },
-        "generationConfig": generation,
-    })
+    if let Some(thinking) = family.thinking_config() {
+        generation["thinkingConfig"] = thinking;
+    }
+    if family.takes_system_instruction() {
+        json!({
+            "contents": [{ "role": "user", "parts": [{ "text": prompt }] }],
+            "systemInstruction": { "parts": [{ "text": SYSTEM_INSTRUCTION }] },
+            "generationConfig": generation,
+        })
+    } else {
+        json!({
+            "contents": [{ "role": "user", "parts": [{ "text": format!("{SYSTEM_INSTRUCTION}\n\n{prompt}") }] }],
+            "generationConfig": generation,
+        })
+    }
 }
 
 fn count(value: &Value, field: &str) -> u64 {
     value.get(field).and_then(Value::as_u64).unwrap_or(0)
 }
 
-/// Reads a reply: the first candidate's non-thought text, or why there is none.
+fn text_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// A readable answer: its text, the tokens it reported and the model that gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// The first candidate's non-thought text.
+    pub text: String,
+    /// `usageMetadata`, when the answer had it.
+    pub usage: Option<TokenUsage>,
+    /// `modelVersion`, when the answer had it.
+    pub model_version: Option<String>,
+}
+
+/// Finish reasons after which the answer is withheld for policy reasons: a retry of the same
+/// prompt would meet the same policy.
+const BLOCKING_FINISHES: [&str; 7] = [
+    "SAFETY",
+    "RECITATION",
+    "LANGUAGE",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "IMAGE_SAFETY",
+];
+
+/// Reads a reply: the first candidate's non-thought text, or why there is none. `secret` (the
+/// API key) and anything shaped like a Google key never reach a message.
 pub fn read_reply(
     status: u16,
     body: &str,
     model: &str,
-) -> Result<(String, TokenUsage), ProviderError> {
+    secret: &str,
+) -> Result<Reply, ProviderError> {
+    read(status, body, model).map_err(|err| scrub(err, secret))
+}
+
+/// `err` with `secret` and every Google-key-shaped text removed from its messages.
+pub fn scrub(err: ProviderError, secret: &str) -> ProviderError {
+    let clean = |text: String| redact(&text, Some(secret)).into_owned();
+    match err {
+        ProviderError::Http {
+            status,
+            message,
+            retry_after_ms,
+            lasting,
+        } => ProviderError::Http {
+            status,
+            message: clean(message),
+            retry_after_ms,
+            lasting,
+        },
+        ProviderError::Blocked(reason) => ProviderError::Blocked(clean(reason)),
+        ProviderError::Incomplete(reason) => ProviderError::Incomplete(clean(reason)),
+        ProviderError::Network(reason) => ProviderError::Network(clean(reason)),
+        ProviderError::Failed(reason) => ProviderError::Failed(clean(reason)),
+        ProviderError::WithUsage { error, usage } => ProviderError::WithUsage {
+            error: Box::new(scrub(*error, secret)),
+            usage,
+        },
+        other @ (ProviderError::Timeout { .. } | ProviderError::Aborted) => other,
+    }
+}
+
+fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderError> {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     if !(200..300).contains(&status) {
         return Err(http_error(status, parsed.as_ref(), body, model));
@@ -74,36 +226,41 @@ pub fn read_reply(
         status: 502,
         message: "the reply was not JSON".into(),
         retry_after_ms: None,
+        lasting: false,
     })?;
-    let usage = reply
-        .get("usageMetadata")
-        .map(|u| TokenUsage {
-            prompt_tokens: count(u, "promptTokenCount"),
-            output_tokens: count(u, "candidatesTokenCount"),
-            thinking_tokens: count(u, "thoughtsTokenCount"),
-        })
-        .unwrap_or_default();
-    let candidate = reply.get("candidates").and_then(|c| c.get(0));
+    let usage = reply.get("usageMetadata").map(|u| TokenUsage {
+        prompt_tokens: count(u, "promptTokenCount"),
+        output_tokens: count(u, "candidatesTokenCount"),
+        thinking_tokens: count(u, "thoughtsTokenCount"),
+        cached_tokens: count(u, "cachedContentTokenCount"),
+    });
+    let model_version = text_at(&reply, "/modelVersion").map(str::to_owned);
+    let failed = |err: ProviderError| err.with_usage(usage);
+    let candidate = reply
+        .get("candidates")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first());
     let Some(candidate) = candidate else {
-        let reason = reply
-            .pointer("/promptFeedback/blockReason")
-            .and_then(Value::as_str);
-        return Err(match reason {
-            Some(reason) => ProviderError::Blocked(format!("the prompt was blocked ({reason})")),
+        // Google's SDKs read a reply without candidates but with promptFeedback as a block.
+        return Err(failed(match reply.get("promptFeedback") {
+            Some(feedback) => {
+                let reason = text_at(feedback, "/blockReason").unwrap_or("no reason given");
+                let explained = text_at(feedback, "/blockReasonMessage")
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default();
+                ProviderError::Blocked(format!("the prompt was blocked ({reason}){explained}"))
+            }
             None => ProviderError::Incomplete("the reply had no candidates".into()),
-        });
+        }));
     };
-    let finish = candidate
-        .get("finishReason")
-        .and_then(Value::as_str)
-        .unwrap_or("STOP");
-    if matches!(
-        finish,
-        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII"
-    ) {
-        return Err(ProviderError::Blocked(format!(
-            "the answer was stopped ({finish})"
-        )));
+    let finish = text_at(candidate, "/finishReason").unwrap_or("STOP");
+    let finish_message = text_at(candidate, "/finishMessage")
+        .map(|m| format!(": {m}"))
+        .unwrap_or_default();
+    if BLOCKING_FINISHES.contains(&finish) {
+        return Err(failed(ProviderError::Blocked(format!(
+            "the answer was stopped ({finish}){finish_message}"
+        ))));
     }
     let text: String = candidate
         .pointer("/content/parts")
@@ -117,17 +274,53 @@ pub fn read_reply(
         })
         .unwrap_or_default();
     if finish == "MAX_TOKENS" {
-        return Err(ProviderError::Incomplete(format!(
-            "the answer hit maxOutputTokens and was cut off after {} characters",
+        return Err(failed(ProviderError::Incomplete(format!(
+            "the answer hit maxOutputTokens and was cut off after {} characters{finish_message}",
             text.chars().count()
-        )));
+        ))));
     }
     if text.trim().is_empty() {
-        return Err(ProviderError::Incomplete(format!(
-            "the answer had no text (finishReason {finish})"
-        )));
+        return Err(failed(ProviderError::Incomplete(format!(
+            "the answer had no text (finishReason {finish}){finish_message}"
+        ))));
     }
-    Ok((text, usage))
+    if !matches!(finish, "STOP" | "FINISH_REASON_UNSPECIFIED") {
+        return Err(failed(ProviderError::Incomplete(format!(
+            "the answer ended early (finishReason {finish}){finish_message}"
+        ))));
+    }
+    Ok(Reply {
+        text,
+        usage,
+        model_version,
+    })
+}
+
+/// Whether a 429's quota cannot come back within a retry: a per-day quota, or a limit of 0
+/// (the model is not in the project's tier).
+fn lasting_quota(error: Option<&Value>, message: &str) -> bool {
+    let violations = error
+        .and_then(|e| e.get("details"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|d| {
+            d.get("@type").and_then(Value::as_str)
+                == Some("type.googleapis.com/google.rpc.QuotaFailure")
+        })
+        .filter_map(|d| d.get("violations").and_then(Value::as_array))
+        .flatten();
+    let mut lasting = false;
+    for violation in violations {
+        let id = text_at(violation, "/quotaId").unwrap_or_default();
+        let value = violation.get("quotaValue").and_then(|v| {
+            v.as_str()
+                .and_then(|s| s.parse::<f64>().ok())
+                .or_else(|| v.as_f64())
+        });
+        lasting |= id.contains("PerDay") || value == Some(0.0);
+    }
+    lasting || message.contains("limit: 0") || message.contains("per day")
 }
 
 fn http_error(status: u16, parsed: Option<&Value>, body: &str, model: &str) -> ProviderError {
@@ -137,12 +330,18 @@ fn http_error(status: u16, parsed: Option<&Value>, body: &str, model: &str) -> P
         .and_then(Value::as_str)
         .map(str::to_owned)
         .unwrap_or_else(|| body.chars().take(200).collect());
+    let lasting = status == 429 && lasting_quota(error, &google_message);
     let message = match status {
         404 => format!("the model id \"{model}\" is unknown or retired ({google_message})"),
         400 if google_message.contains("API key") => {
             format!("the API key was rejected ({google_message})")
         }
         403 => format!("the API key was rejected or lacks access ({google_message})"),
+        429 if lasting => format!(
+            "the quota for {model} is used up for today or is 0 in this project's tier; retrying \
+             cannot help: wait for the daily reset, choose another model or enable billing \
+             ({google_message})"
+        ),
         _ => google_message,
     };
     let retry_after_ms = error
@@ -163,6 +362,7 @@ fn http_error(status: u16, parsed: Option<&Value>, body: &str, model: &str) -> P
         status,
         message,
         retry_after_ms,
+        lasting,
     }
 }
 
@@ -177,35 +377,59 @@ fn parse_duration_ms(text: &str) -> Option<u32> {
 mod tests {
     use super::*;
 
+    const KEY: &str = "AIzaSyTEST-0123456789abcdefghijklmnopq";
+
     fn settings(model: &str) -> GenerationSettings {
         GenerationSettings {
             model: model.into(),
             temperature: 0.1,
+            temperature_set: false,
             max_output_tokens: 4000,
             timeout_ms: 30_000,
         }
     }
 
+    fn reply(body: &str) -> Result<Reply, ProviderError> {
+        read_reply(200, body, "m", KEY)
+    }
+
     #[test]
-    fn the_body_carries_prompt_settings_and_thinking_off_for_flash() {
-        let body = request_body("P", &settings("gemini-2.5-flash-lite"));
-        assert_eq!(body["contents"][0]["parts"][0]["text"], "P");
-        assert_eq!(body["generationConfig"]["temperature"], 0.1);
-        assert_eq!(body["generationConfig"]["maxOutputTokens"], 4000);
+    fn each_family_gets_its_thinking_temperature_and_instruction() {
+        let config = |model: &str| request_body("P", &settings(model))["generationConfig"].clone();
+        let lite = config("gemini-2.5-flash-lite");
+        assert_eq!(lite["thinkingConfig"]["thinkingBudget"], 0);
+        assert_eq!(lite["temperature"], 0.1);
+        assert_eq!(lite["maxOutputTokens"], 4000);
         assert_eq!(
-            body["generationConfig"]["thinkingConfig"]["thinkingBudget"],
-            0
+            config("gemini-2.5-pro")["thinkingConfig"]["thinkingBudget"],
+            128
         );
-        let pro = request_body("P", &settings("gemini-2.5-pro"));
-        assert!(pro["generationConfig"].get("thinkingConfig").is_none());
-        let three = request_body("P", &settings("gemini-3-flash"));
+        for three in [
+            "gemini-3-flash",
+            "models/gemini-3.5-flash-lite",
+            "gemini-3.1-pro-preview",
+        ] {
+            let c = config(three);
+            assert_eq!(c["thinkingConfig"]["thinkingLevel"], "low", "{three}");
+            assert!(c["thinkingConfig"].get("thinkingBudget").is_none());
+            assert_eq!(c["temperature"], 1.0, "{three}");
+        }
+        let alias = config("gemini-flash-latest");
+        assert!(alias.get("thinkingConfig").is_none() && alias.get("temperature").is_none());
+        let gemma = request_body("P", &settings("gemma-3-27b-it"));
+        assert!(gemma.get("systemInstruction").is_none());
+        let text = gemma["contents"][0]["parts"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with(SYSTEM_INSTRUCTION) && text.ends_with("\n\nP"));
+        assert!(gemma["generationConfig"].get("thinkingConfig").is_none());
+        // The app's own temperature wins.
+        let mut own = settings("gemini-3-flash");
+        own.temperature = 0.3;
+        own.temperature_set = true;
         assert_eq!(
-            three["generationConfig"]["thinkingConfig"]["thinkingLevel"],
-            "low"
+            request_body("P", &own)["generationConfig"]["temperature"],
+            0.3
         );
-        assert!(three["generationConfig"]["thinkingConfig"]
-            .get("thinkingBudget")
-            .is_none());
+        assert_eq!(Family::of(DEFAULT_MODEL), Family::Gemini3);
     }
 
     #[test]
@@ -221,64 +445,124 @@ mod tests {
     }
 
     #[test]
-    fn text_is_joined_from_non_thought_parts() {
-        let body = r####"{"candidates":[{"content":{"parts":[{"text":"thinking...","thought":true},{"text":"### A"},{"text":"\nB"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"thoughtsTokenCount":3,"totalTokenCount":18}}"####;
-        let (text, usage) = read_reply(200, body, "m").unwrap();
-        assert_eq!(text, "### A\nB");
+    fn text_usage_and_model_version_are_read() {
+        let body = r####"{"candidates":[{"content":{"parts":[{"text":"thinking...","thought":true},{"text":"### A"},{"text":"\nB"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"thoughtsTokenCount":3,"cachedContentTokenCount":4,"totalTokenCount":18},"modelVersion":"gemini-3.5-flash-lite-001"}"####;
+        let read = reply(body).unwrap();
+        assert_eq!(read.text, "### A\nB");
         assert_eq!(
-            usage,
-            TokenUsage {
+            read.usage,
+            Some(TokenUsage {
                 prompt_tokens: 10,
                 output_tokens: 5,
-                thinking_tokens: 3
-            }
+                thinking_tokens: 3,
+                cached_tokens: 4,
+            })
+        );
+        assert_eq!(
+            read.model_version.as_deref(),
+            Some("gemini-3.5-flash-lite-001")
+        );
+        let bare =
+            reply(r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}]}"#);
+        assert_eq!(
+            bare.unwrap().usage,
+            None,
+            "no usageMetadata is no usage, not zeros"
         );
     }
 
     #[test]
-    fn failures_map_to_their_kinds() {
-        let blocked = r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#;
+    fn blocks_are_read_as_google_reads_them_with_their_explanations() {
+        let blocked = r#"{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT","blockReasonMessage":"The prompt violates policy."},"usageMetadata":{"promptTokenCount":9}}"#;
+        let (err, usage) = reply(blocked).unwrap_err().split_usage();
         assert!(
-            matches!(read_reply(200, blocked, "m"), Err(ProviderError::Blocked(r)) if r.contains("SAFETY"))
+            matches!(&err, ProviderError::Blocked(r) if r.contains("PROHIBITED_CONTENT") && r.contains("violates policy")),
+            "{err:?}"
         );
-        let safety = r#"{"candidates":[{"finishReason":"SAFETY"}]}"#;
+        assert_eq!(
+            usage.map(|u| u.prompt_tokens),
+            Some(9),
+            "a blocked answer is still billed"
+        );
+        let feedback_only = r#"{"promptFeedback":{"safetyRatings":[]}}"#;
         assert!(matches!(
-            read_reply(200, safety, "m"),
+            reply(feedback_only),
             Err(ProviderError::Blocked(_))
         ));
-        let cut = r####"{"candidates":[{"content":{"parts":[{"text":"### 🎯 OBJ"}]},"finishReason":"MAX_TOKENS"}]}"####;
+        for finish in [
+            "SAFETY",
+            "LANGUAGE",
+            "BLOCKLIST",
+            "PROHIBITED_CONTENT",
+            "SPII",
+            "RECITATION",
+        ] {
+            let body = format!(
+                r#"{{"candidates":[{{"finishReason":"{finish}","finishMessage":"stopped here"}}]}}"#
+            );
+            assert!(
+                matches!(reply(&body), Err(ProviderError::Blocked(r)) if r.contains(finish) && r.contains("stopped here")),
+                "{finish}"
+            );
+        }
+        let other = r#"{"candidates":[{"content":{"parts":[{"text":"half"}]},"finishReason":"OTHER","finishMessage":"internal"}]}"#;
+        assert!(
+            matches!(reply(other), Err(ProviderError::Incomplete(r)) if r.contains("OTHER") && r.contains("internal"))
+        );
+        let no_candidates = r#"{"candidates":[]}"#;
         assert!(matches!(
-            read_reply(200, cut, "m"),
+            reply(no_candidates),
             Err(ProviderError::Incomplete(_))
         ));
-        let empty = r#"{"candidates":[{"finishReason":"MAX_TOKENS"}]}"#;
+    }
+
+    #[test]
+    fn cut_off_answers_are_incomplete_and_keep_their_usage() {
+        let cut = r####"{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":1200,"thoughtsTokenCount":4000}}"####;
+        let (err, usage) = reply(cut).unwrap_err().split_usage();
+        assert!(matches!(err, ProviderError::Incomplete(_)));
+        assert_eq!(usage.map(|u| u.thinking_tokens), Some(4000));
         assert!(matches!(
-            read_reply(200, empty, "m"),
-            Err(ProviderError::Incomplete(_))
-        ));
-        assert!(matches!(
-            read_reply(200, "<html>", "m"),
+            reply("<html>"),
             Err(ProviderError::Http { status: 502, .. })
         ));
+    }
+
+    #[test]
+    fn quotas_that_last_the_day_are_not_retried_and_short_ones_are() {
+        let per_minute = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateContentInputTokensPerModelPerMinute-FreeTier","quotaValue":"250000"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"26s"}]}}"#;
+        let err = read_reply(429, per_minute, "m", KEY).unwrap_err();
+        assert!(err.is_retryable());
+        assert_eq!(err.retry_after_ms(), Some(26_000));
+        let per_day = r#"{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"47s"}]}}"#;
+        let err = read_reply(429, per_day, "gemini-3-pro", KEY).unwrap_err();
+        assert!(!err.is_retryable());
+        assert!(err.to_string().contains("for today"), "{err}");
+        let zero = r#"{"error":{"code":429,"message":"Quota exceeded for metric: generate_content_free_tier_requests, limit: 0, model: gemini-3-pro. Please retry in 45.5s.","status":"RESOURCE_EXHAUSTED"}}"#;
+        assert!(!read_reply(429, zero, "gemini-3-pro", KEY)
+            .unwrap_err()
+            .is_retryable());
+        let help_only = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.Help","links":[]}]}}"#;
+        let err = read_reply(429, help_only, "m", KEY).unwrap_err();
+        assert!(err.is_retryable() && err.retry_after_ms().is_none());
+    }
+
+    #[test]
+    fn http_errors_name_their_cause_and_never_the_key() {
         let gone = r#"{"error":{"code":404,"message":"models/gemini-1.5-pro is not found for API version v1beta","status":"NOT_FOUND"}}"#;
-        match read_reply(404, gone, "gemini-1.5-pro") {
-            Err(ProviderError::Http {
-                status: 404,
-                message,
-                ..
-            }) => assert!(message.contains("unknown or retired")),
-            other => panic!("{other:?}"),
-        }
-        let limited = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"26s"}]}}"#;
+        let err = read_reply(404, gone, "gemini-1.5-pro", KEY).unwrap_err();
+        assert!(err.to_string().contains("unknown or retired"));
+        let suspended = format!(
+            r#"{{"error":{{"code":403,"message":"Permission denied: Consumer 'api_key:{KEY}' has been suspended.","status":"PERMISSION_DENIED"}}}}"#
+        );
+        let err = read_reply(403, &suspended, "m", KEY).unwrap_err();
+        assert!(!err.to_string().contains(KEY), "{err}");
+        assert!(err.to_string().contains("api_key:[redacted]"), "{err}");
+        let own_key = r#"{"error":{"code":400,"message":"Invalid API key: my-test-key-1234","status":"INVALID_ARGUMENT"}}"#;
+        let err = read_reply(400, own_key, "m", "my-test-key-1234").unwrap_err();
+        assert!(!err.to_string().contains("my-test-key-1234"), "{err}");
         assert!(matches!(
-            read_reply(429, limited, "m"),
-            Err(ProviderError::Http {
-                retry_after_ms: Some(26_000),
-                ..
-            })
-        ));
-        assert!(matches!(
-            read_reply(502, "Bad Gateway", "m"),
+            read_reply(502, "Bad Gateway", "m", KEY),
             Err(ProviderError::Http { status: 502, .. })
         ));
     }

@@ -1,6 +1,7 @@
 //! The pure-Rust core: no JavaScript, no browser. Everything here runs under plain `cargo test`.
 
 pub mod archive;
+pub mod cancel;
 pub mod clock;
 pub mod compactor;
 pub mod entries;
@@ -20,6 +21,7 @@ pub mod phase;
 pub mod placement;
 pub mod prompt;
 pub mod provider;
+pub mod redact;
 pub mod rules;
 pub mod selection;
 pub mod settings;

@@ -60,6 +60,10 @@ pub struct CompactionResult {
     pub archive_key: String,
     /// The validated summary, headings canonical.
     pub summary: String,
-    /// Tokens the provider reported over all attempts (`null` when it reports none).
+    /// Tokens the provider reported over all attempts, failed ones included (`null` when no
+    /// answer reported any).
     pub usage: Option<super::provider::TokenUsage>,
+    /// The model that gave the summary, when the provider says (Gemini's `modelVersion`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub model: Option<String>,
 }

@@ -94,7 +94,7 @@ impl Phase {
             Phase::BuildingPrompt => "Building the compaction prompt",
             Phase::Compacting => "Asking the model for a summary",
             Phase::Validating => "Checking the summary's sections",
-            Phase::Retrying => "The summary was incomplete; retrying once",
+            Phase::Retrying => "Retrying",
             Phase::Archiving => "Archiving the original logs",
             Phase::Replacing => "Swapping the summary in",
             Phase::RecordingMetrics => "Recording metrics",

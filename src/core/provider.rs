@@ -20,8 +20,11 @@ pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 pub struct GenerationSettings {
     /// Model id (providers without models report their own name).
     pub model: String,
-    /// Sampling temperature.
+    /// Sampling temperature (the app's `temperature` option, else 0.1).
     pub temperature: f64,
+    /// Whether the app set `temperature` itself (then it wins over a model family's advice).
+    #[serde(skip)]
+    pub temperature_set: bool,
     /// Output budget.
     pub max_output_tokens: u32,
     /// Time limit of the call in ms (the engine enforces it too).
@@ -49,13 +52,17 @@ pub struct TokenUsage {
     pub output_tokens: u64,
     /// Thinking tokens (they count against `maxOutputTokens`).
     pub thinking_tokens: u64,
+    /// Prompt tokens served from Gemini's context cache (part of `prompt_tokens`).
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 impl std::ops::AddAssign for TokenUsage {
     fn add_assign(&mut self, other: Self) {
-        self.prompt_tokens += other.prompt_tokens;
-        self.output_tokens += other.output_tokens;
-        self.thinking_tokens += other.thinking_tokens;
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.thinking_tokens = self.thinking_tokens.saturating_add(other.thinking_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
     }
 }
 
@@ -66,11 +73,17 @@ pub struct Generation {
     pub text: String,
     /// Reported token counts, if any.
     pub usage: Option<TokenUsage>,
+    /// The model that answered, when the provider says (Gemini's `modelVersion`).
+    pub model: Option<String>,
 }
 
 impl From<String> for Generation {
     fn from(text: String) -> Self {
-        Self { text, usage: None }
+        Self {
+            text,
+            usage: None,
+            model: None,
+        }
     }
 }
 
@@ -85,6 +98,8 @@ pub enum ProviderError {
         message: String,
         /// How long the API asked to wait before retrying, in ms.
         retry_after_ms: Option<u32>,
+        /// The cause lasts beyond any retry: a per-day quota used up, a quota of 0.
+        lasting: bool,
     },
     /// No answer within the time limit.
     Timeout {
@@ -99,6 +114,15 @@ pub enum ProviderError {
     Incomplete(String),
     /// A custom provider threw or returned something other than text.
     Failed(String),
+    /// A failed answer that still reported (and was billed for) tokens.
+    WithUsage {
+        /// The failure.
+        error: Box<ProviderError>,
+        /// The tokens the answer reported.
+        usage: TokenUsage,
+    },
+    /// The caller cancelled the call.
+    Aborted,
 }
 
 impl ProviderError {
@@ -110,6 +134,60 @@ impl ProviderError {
             ProviderError::Network(_) | ProviderError::Failed(_) => ErrorCode::LlmNetwork,
             ProviderError::Blocked(_) => ErrorCode::LlmBlocked,
             ProviderError::Incomplete(_) => ErrorCode::InvalidSummary,
+            ProviderError::WithUsage { error, .. } => error.code(),
+            ProviderError::Aborted => ErrorCode::Aborted,
+        }
+    }
+
+    /// The failure and the tokens its answer reported, if any.
+    pub fn split_usage(self) -> (ProviderError, Option<TokenUsage>) {
+        match self {
+            ProviderError::WithUsage { error, usage } => (*error, Some(usage)),
+            other => (other, None),
+        }
+    }
+
+    /// This failure, carrying the tokens its answer reported (when it reported any).
+    pub fn with_usage(self, usage: Option<TokenUsage>) -> Self {
+        match usage {
+            Some(usage) => ProviderError::WithUsage {
+                error: Box::new(self),
+                usage,
+            },
+            None => self,
+        }
+    }
+
+    /// The HTTP status, when the API answered with an error.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ProviderError::Http { status, .. } => Some(*status),
+            ProviderError::WithUsage { error, .. } => error.status(),
+            _ => None,
+        }
+    }
+
+    /// How long the API asked to wait, in ms.
+    pub fn retry_after_ms(&self) -> Option<u32> {
+        match self {
+            ProviderError::Http { retry_after_ms, .. } => *retry_after_ms,
+            ProviderError::WithUsage { error, .. } => error.retry_after_ms(),
+            _ => None,
+        }
+    }
+
+    /// Why a retry follows this failure, as the retry event names it: `http_<status>`,
+    /// `timeout`, `network`, `invalid_summary` (an incomplete answer) or `provider`.
+    pub fn retry_reason(&self) -> String {
+        match self {
+            ProviderError::Http { status, .. } => format!("http_{status}"),
+            ProviderError::Timeout { .. } => "timeout".into(),
+            ProviderError::Network(_) => "network".into(),
+            ProviderError::Incomplete(_) => "invalid_summary".into(),
+            ProviderError::WithUsage { error, .. } => error.retry_reason(),
+            ProviderError::Blocked(_) | ProviderError::Failed(_) | ProviderError::Aborted => {
+                "provider".into()
+            }
         }
     }
 
@@ -117,10 +195,11 @@ impl ProviderError {
     /// incomplete answers and custom-provider failures; never 400/403/404 or a block.
     pub fn is_retryable(&self) -> bool {
         match self {
-            ProviderError::Http { status, .. } => {
-                matches!(status, 408 | 429 | 500 | 502 | 503 | 504)
-            }
-            ProviderError::Blocked(_) => false,
+            ProviderError::Http {
+                status, lasting, ..
+            } => !lasting && matches!(status, 408 | 429 | 500 | 502 | 503 | 504),
+            ProviderError::Blocked(_) | ProviderError::Aborted => false,
+            ProviderError::WithUsage { error, .. } => error.is_retryable(),
             _ => true,
         }
     }
@@ -143,6 +222,8 @@ impl fmt::Display for ProviderError {
                 write!(f, "the model's answer was incomplete: {reason}")
             }
             ProviderError::Failed(reason) => write!(f, "the summary provider failed: {reason}"),
+            ProviderError::WithUsage { error, .. } => error.fmt(f),
+            ProviderError::Aborted => write!(f, "the compaction was cancelled"),
         }
     }
 }
@@ -214,6 +295,7 @@ mod tests {
             status,
             message: String::new(),
             retry_after_ms: None,
+            lasting: false,
         };
         assert!(http(429).is_retryable() && http(503).is_retryable() && http(408).is_retryable());
         assert!(

@@ -52,8 +52,9 @@ pub struct CompactorSettings {
     pub recommended_usage: f64,
     /// Usage (0..1) at which `shouldAutoCompact` says yes.
     pub auto_trigger_usage: f64,
-    /// Sampling temperature of the summary call.
-    pub temperature: f64,
+    /// Sampling temperature of the summary call; when absent a provider uses 0.1, or what the
+    /// model family's guide advises (1.0 for Gemini 3).
+    pub temperature: Option<f64>,
     /// Output budget of the summary call.
     pub max_output_tokens: u32,
     /// Time limit of one provider call, in milliseconds.
@@ -82,7 +83,7 @@ impl Default for CompactorSettings {
             min_iterations: 3,
             recommended_usage: 0.60,
             auto_trigger_usage: 0.85,
-            temperature: 0.1,
+            temperature: None,
             max_output_tokens: 4000,
             timeout_ms: 30_000,
             max_retries: 1,
@@ -95,6 +96,9 @@ impl Default for CompactorSettings {
         }
     }
 }
+
+/// The temperature of the summary call when the app sets none.
+pub const DEFAULT_TEMPERATURE: f64 = 0.1;
 
 impl CompactorSettings {
     /// Checks the ranges; the message names the first option out of range.
@@ -121,7 +125,7 @@ impl CompactorSettings {
         if !usage_ok(self.recommended_usage) || !usage_ok(self.auto_trigger_usage) {
             return Err("recommendedUsage and autoTriggerUsage must be between 0 and 1".into());
         }
-        if !(0.0..=2.0).contains(&self.temperature) {
+        if self.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
             return Err("temperature must be between 0 and 2".into());
         }
         if self.max_output_tokens == 0 || self.timeout_ms == 0 {

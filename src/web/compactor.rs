@@ -21,6 +21,7 @@ use super::typescript::{
     CompactionPlanJs, CompactorOptionsJs, PhaseJs,
 };
 use super::usage_measure::PromptTokensFunction;
+use crate::core::cancel::Cancel;
 use crate::core::compactor::Recovered;
 use crate::core::offline::OfflineProvider;
 use crate::core::provider::SummaryProvider;
@@ -254,19 +255,47 @@ impl JsCompactor {
     }
 
     /// Runs one compaction; rejects with an `Error` whose `code` says why, the logs unchanged.
+    /// `options.signal` (an `AbortSignal`) cancels it, as `abort()` does.
     #[wasm_bindgen(unchecked_return_type = "Promise<CompactionResult>")]
     pub fn compact(&self, options: Option<CompactOptionsJs>) -> JsResult<js_sys::Promise> {
-        let options: CompactOptions = match options {
-            Some(value) if !value.is_undefined() && !value.is_null() => {
-                from_js(value.into(), "compact(options)")?
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+        let (parsed, signal): (CompactOptions, JsValue) =
+            if options.is_undefined() || options.is_null() {
+                (CompactOptions::default(), JsValue::UNDEFINED)
+            } else {
+                let signal = get(&options, "signal");
+                let copy = copy_object(&js_sys::Object::new(), &options)
+                    .map_err(|err| invalid("compact(options)", thrown_message(&err)))?;
+                let _ = js_sys::Reflect::delete_property(&copy, &"signal".into());
+                (from_js(copy.into(), "compact(options)")?, signal)
+            };
+        let cancel = Cancel::default();
+        if !signal.is_undefined() && !signal.is_null() {
+            let signal: web_sys::AbortSignal = signal
+                .dyn_into()
+                .map_err(|_| invalid("compact(options).signal", "must be an AbortSignal"))?;
+            if signal.aborted() {
+                cancel.cancel();
+            } else {
+                let tripped = cancel.clone();
+                let listener = Closure::once_into_js(move || tripped.cancel());
+                let _ = signal.add_event_listener_with_callback("abort", listener.unchecked_ref());
             }
-            _ => CompactOptions::default(),
-        };
+        }
         let engine = Rc::clone(&self.engine);
         Ok(future_to_promise(async move {
-            let result = engine.compact(options.trigger).await?;
+            let result = engine
+                .compact_until(parsed.trigger, cancel)
+                .await
+                .map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?;
             Ok(to_js::<_, JsValue>(&result)?)
         }))
+    }
+
+    /// Cancels the running compaction: it rejects with code `aborted` and the logs stay as they
+    /// were (once its archive is written it completes instead). Does nothing when none runs.
+    pub fn abort(&self) {
+        self.engine.abort();
     }
 
     /// Puts an archive's originals back in place of its summary; later appends stay.

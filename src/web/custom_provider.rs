@@ -3,6 +3,7 @@
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
+use super::abort_on_drop::AbortOnDrop;
 use super::convert::to_js;
 use super::js_error::thrown_message;
 use crate::core::provider::{
@@ -43,10 +44,16 @@ impl SummaryProvider for CustomProvider {
                 return Box::pin(async move { Err(ProviderError::Failed(message)) });
             }
         };
+        let abort = AbortOnDrop::fresh();
+        if let Some(signal) = abort.signal() {
+            // `settings` is a fresh plain object: setting a property on it cannot fail.
+            let _ = js_sys::Reflect::set(&settings, &"signal".into(), &signal);
+        }
         let call = self
             .generate
             .call2(&self.this, &JsValue::from_str(request.prompt), &settings);
         Box::pin(async move {
+            let _abort = abort;
             let returned = call.map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
             let value = JsFuture::from(js_sys::Promise::resolve(&returned))
                 .await

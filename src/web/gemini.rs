@@ -1,12 +1,15 @@
 //! The `gemini` provider: `generateContent` over `fetch`, the key in the `x-goog-api-key`
-//! header only, each call aborted after `timeoutMs`.
+//! header only; a call the engine drops (time-out, cancel) aborts its request.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::abort_on_drop::AbortOnDrop;
 use super::js_error::thrown_message;
 use super::js_error::ContextCompactorError;
-use crate::core::gemini::{endpoint, read_reply, request_body, DEFAULT_BASE_URL, DEFAULT_MODEL};
+use crate::core::gemini::{
+    endpoint, read_reply, request_body, scrub, DEFAULT_BASE_URL, DEFAULT_MODEL,
+};
 use crate::core::provider::{
     Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
 };
@@ -15,8 +18,6 @@ use crate::core::provider::{
 extern "C" {
     #[wasm_bindgen(js_name = fetch)]
     fn global_fetch(request: &web_sys::Request) -> js_sys::Promise;
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(callback: &js_sys::Function, ms: i32) -> JsValue;
 }
 
 /// Calls Gemini from the browser. The key lives in this struct only: never in storage, a URL,
@@ -68,7 +69,7 @@ impl GeminiProvider {
         &self,
         prompt: &str,
         request: &SummaryRequest<'_>,
-    ) -> Result<(web_sys::Request, Option<web_sys::AbortController>), ProviderError> {
+    ) -> Result<(web_sys::Request, AbortOnDrop), ProviderError> {
         let init = web_sys::RequestInit::new();
         init.set_method("POST");
         init.set_body(&JsValue::from_str(
@@ -82,13 +83,11 @@ impl GeminiProvider {
             .set("x-goog-api-key", &self.api_key)
             .map_err(js_failure)?;
         init.set_headers(&headers);
-        let controller = web_sys::AbortController::new().ok();
-        if let Some(controller) = &controller {
-            init.set_signal(Some(&controller.signal()));
-        }
+        let abort = AbortOnDrop::fresh();
+        init.set_signal(abort.signal().as_ref());
         let url = endpoint(&self.base_url, &self.model);
         let request = web_sys::Request::new_with_str_and_init(&url, &init).map_err(js_failure)?;
-        Ok((request, controller))
+        Ok((request, abort))
     }
 }
 
@@ -104,46 +103,42 @@ impl SummaryProvider for GeminiProvider {
         let prepared = self.request(request.prompt, request);
         let timeout_ms = request.settings.timeout_ms;
         let model = self.model.clone();
+        let secret = self.api_key.clone();
         Box::pin(async move {
-            let (http_request, controller) = prepared?;
-            if let Some(controller) = &controller {
-                let abort = js_sys::Reflect::get(controller, &"abort".into())
-                    .ok()
-                    .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-                if let Some(abort) = abort {
-                    set_timeout(
-                        &abort.bind0(controller),
-                        i32::try_from(timeout_ms).unwrap_or(i32::MAX),
-                    );
-                }
-            }
-            let response = JsFuture::from(global_fetch(&http_request))
-                .await
-                .map_err(|err| {
-                    let name = js_sys::Reflect::get(&err, &"name".into())
-                        .ok()
-                        .and_then(|n| n.as_string());
-                    if name.as_deref() == Some("AbortError") {
-                        ProviderError::Timeout {
-                            after_ms: timeout_ms,
-                        }
-                    } else {
-                        js_failure(err)
-                    }
+            let call = async {
+                let (http_request, _abort) = prepared?;
+                let response =
+                    JsFuture::from(global_fetch(&http_request))
+                        .await
+                        .map_err(|err| {
+                            let name = js_sys::Reflect::get(&err, &"name".into())
+                                .ok()
+                                .and_then(|n| n.as_string());
+                            if name.as_deref() == Some("AbortError") {
+                                ProviderError::Timeout {
+                                    after_ms: timeout_ms,
+                                }
+                            } else {
+                                js_failure(err)
+                            }
+                        })?;
+                let response: web_sys::Response = response.dyn_into().map_err(|_| {
+                    ProviderError::Network("fetch did not return a Response".into())
                 })?;
-            let response: web_sys::Response = response
-                .dyn_into()
-                .map_err(|_| ProviderError::Network("fetch did not return a Response".into()))?;
-            let status = response.status();
-            let text = JsFuture::from(response.text().map_err(js_failure)?)
-                .await
-                .map_err(js_failure)?
-                .as_string()
-                .unwrap_or_default();
-            read_reply(status, &text, &model).map(|(text, usage)| Generation {
-                text,
-                usage: Some(usage),
-            })
+                let status = response.status();
+                let text = JsFuture::from(response.text().map_err(js_failure)?)
+                    .await
+                    .map_err(js_failure)?
+                    .as_string()
+                    .unwrap_or_default();
+                let reply = read_reply(status, &text, &model, &secret)?;
+                Ok(Generation {
+                    text: reply.text,
+                    usage: reply.usage,
+                    model: reply.model_version,
+                })
+            };
+            call.await.map_err(|err| scrub(err, &secret))
         })
     }
 }

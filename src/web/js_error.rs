@@ -3,6 +3,7 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::core::redact::redact;
 use crate::core::{CompactionError, ErrorCode, StorageError};
 
 /// The `name` every error thrown by the package carries.
@@ -14,6 +15,10 @@ pub struct ContextCompactorError {
     code: ErrorCode,
     message: String,
     key: Option<String>,
+    status: Option<u16>,
+    retryable: Option<bool>,
+    retry_after_ms: Option<u32>,
+    model: Option<String>,
 }
 
 impl ContextCompactorError {
@@ -23,7 +28,30 @@ impl ContextCompactorError {
             code,
             message: message.into(),
             key: None,
+            status: None,
+            retryable: None,
+            retry_after_ms: None,
+            model: None,
         }
+    }
+
+    /// This error naming the model whose call failed (provider errors only).
+    pub fn with_model(mut self, model: String) -> Self {
+        if self.status.is_some() || self.retry_after_ms.is_some() || self.is_provider_code() {
+            self.model = Some(model);
+        }
+        self
+    }
+
+    fn is_provider_code(&self) -> bool {
+        matches!(
+            self.code,
+            ErrorCode::LlmHttp
+                | ErrorCode::LlmTimeout
+                | ErrorCode::LlmNetwork
+                | ErrorCode::LlmBlocked
+                | ErrorCode::InvalidSummary
+        )
     }
 
     /// The message for people.
@@ -64,31 +92,49 @@ pub fn thrown_message(value: &JsValue) -> String {
 impl From<StorageError> for ContextCompactorError {
     fn from(err: StorageError) -> Self {
         Self {
-            code: err.code(),
-            message: err.to_string(),
             key: err.key().map(str::to_owned),
+            ..Self::new(err.code(), err.to_string())
         }
     }
 }
 
 impl From<CompactionError> for ContextCompactorError {
     fn from(err: CompactionError) -> Self {
+        let provider = err.provider();
         Self {
-            code: err.code(),
-            message: err.to_string(),
             key: err.key().map(str::to_owned),
+            status: provider.and_then(|p| p.status()),
+            retry_after_ms: provider.and_then(|p| p.retry_after_ms()),
+            retryable: err.retryable(),
+            ..Self::new(err.code(), err.to_string())
         }
     }
 }
 
 impl From<ContextCompactorError> for JsValue {
     fn from(err: ContextCompactorError) -> Self {
-        let error = js_sys::Error::new(&err.message);
+        // The one place every message passes on its way out: no key-shaped text leaves.
+        let error = js_sys::Error::new(&redact(&err.message, None));
         error.set_name(ERROR_NAME);
         // Defining a property on a fresh, extensible Error object cannot fail.
-        let _ = js_sys::Reflect::set(&error, &"code".into(), &err.code.as_str().into());
+        let set = |name: &str, value: JsValue| {
+            let _ = js_sys::Reflect::set(&error, &name.into(), &value);
+        };
+        set("code", err.code.as_str().into());
         if let Some(key) = err.key {
-            let _ = js_sys::Reflect::set(&error, &"key".into(), &key.into());
+            set("key", key.into());
+        }
+        if let Some(status) = err.status {
+            set("status", status.into());
+        }
+        if let Some(retryable) = err.retryable {
+            set("retryable", retryable.into());
+        }
+        if let Some(ms) = err.retry_after_ms {
+            set("retryAfterMs", ms.into());
+        }
+        if let Some(model) = err.model {
+            set("model", model.into());
         }
         error.into()
     }

@@ -1,6 +1,7 @@
 //! The browser layer: `#[wasm_bindgen]` classes that convert types and wire the browser
 //! implementations of the core's ports (localStorage, `Date.now`). No rules live here.
 
+mod abort_on_drop;
 mod clock;
 mod compactor;
 mod convert;

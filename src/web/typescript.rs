@@ -92,6 +92,8 @@ export interface GenerationSettings {
   temperature: number;
   maxOutputTokens: number;
   timeoutMs: number;
+  /** Aborted when the call is no longer awaited (time-out, `abort()`, the caller's signal): pass it to your `fetch`. */
+  signal: AbortSignal;
 }
 
 /** Where summaries come from. */
@@ -111,7 +113,7 @@ export interface CompactorOptions {
   /** 3 */ minIterations?: number;
   /** 0.60: canCompact is false below it. */ recommendedUsage?: number;
   /** 0.85 */ autoTriggerUsage?: number;
-  /** 0.1 */ temperature?: number;
+  /** 0.1 (1.0 for Gemini 3 models, as Google advises); yours wins when you set it. */ temperature?: number;
   /** 4000 */ maxOutputTokens?: number;
   /** 30000 per provider call. */ timeoutMs?: number;
   /** 1 */ maxRetries?: number;
@@ -128,6 +130,8 @@ export interface CompactorOptions {
 export interface CompactOptions {
   /** Default "user"; "context_limit_error" skips the usage rule. */
   trigger?: Trigger;
+  /** Cancels the compaction (code "aborted", logs unchanged) until its archive is written. */
+  signal?: AbortSignal;
 }
 
 /** Entries per log. */
@@ -160,12 +164,20 @@ export interface CompactionResult {
   archiveKey: string;
   /** The validated summary, headings canonical. */
   summary: string;
-  /** Tokens the provider reported over all attempts; null for providers that report none. */
+  /** Tokens the provider reported over all attempts, failed ones included; null when no answer reported any. */
   usage: TokenUsage | null;
+  /** The model that answered (Gemini's modelVersion), when the provider says. */
+  model?: string;
 }
 
 /** Token counts a provider reports (Gemini's usageMetadata). */
-export interface TokenUsage { promptTokens: number; outputTokens: number; thinkingTokens: number }
+export interface TokenUsage {
+  promptTokens: number;
+  outputTokens: number;
+  thinkingTokens: number;
+  /** Prompt tokens served from Gemini's context cache (part of promptTokens). */
+  cachedTokens: number;
+}
 
 /** The originals an archive keeps, exactly as stored. */
 export interface ArchiveData {
@@ -221,6 +233,8 @@ export interface CompactorEventMap {
   compaction_archived: { archiveKey: string; timestamp: number };
   compaction_complete: { result: CompactionResult };
   compaction_error: { code: ErrorCode; message: string; phase: Phase };
+  /** An attempt failed and another follows: why ("invalid_summary", "http_429", "http_503", "network", "timeout", "provider"), which attempt, after how long. */
+  compaction_retry: { reason: string; attempt: number; waitMs: number; message: string };
   compaction_rolled_back: { archiveKey: string };
 }
 
@@ -228,13 +242,21 @@ export interface CompactorEventMap {
 export type ErrorCode =
   | "not_allowed" | "busy" | "llm_http" | "llm_timeout" | "llm_network" | "llm_blocked"
   | "invalid_summary" | "storage_quota" | "storage_corrupt" | "storage_unavailable"
-  | "invalid_input";
+  | "invalid_input" | "aborted";
 
 /** Every error the package throws: a real `Error` with `name` "ContextCompactorError". */
 export interface ContextCompactorError extends Error {
   code: ErrorCode;
   /** The localStorage key concerned, for storage errors. */
   key?: string;
+  /** The HTTP status the model's API answered with. */
+  status?: number;
+  /** Whether trying again later can succeed (false for a daily quota, a bad key, a block). */
+  retryable?: boolean;
+  /** How long the API asked to wait, in ms. */
+  retryAfterMs?: number;
+  /** The model whose call failed. */
+  model?: string;
 }
 "#;
 

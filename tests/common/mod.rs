@@ -186,7 +186,9 @@ impl SummaryProvider for ScriptedProvider {
                         prompt_tokens: 1000,
                         output_tokens: 100,
                         thinking_tokens: 0,
+                        cached_tokens: 0,
                     }),
+                    model: Some("scripted-1".into()),
                 })
             }),
             Answer::Fail(err) => Box::pin(async move { Err(err) }),
