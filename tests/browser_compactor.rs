@@ -15,12 +15,6 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const SUMMARY: &str = "### 🎯 OBJECTIVE ACHIEVED\n- Totals per region computed.\n### 📊 KEY DISCOVERIES\n- north 91k, south 65k.\n### ✅ SUCCESSFUL SOLUTIONS\n- byRegion loop.\n### 🔧 TOOLS USED SUCCESSFULLY\n- vfs write\n### 💡 CRITICAL INSIGHTS\n- groupBy is not an array method.\n### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING\n- Next: monthly view.";
 
-fn eval(body: &str) -> JsValue {
-    js_sys::Function::new_no_args(body)
-        .call0(&JsValue::NULL)
-        .unwrap()
-}
-
 /// Removes every key under `prefix`, then returns a store with `iterations` finished ones.
 fn session(prefix: &str, iterations: u32) -> JsLogStore {
     let s = storage();

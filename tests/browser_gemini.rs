@@ -64,47 +64,81 @@ async fn requests_for(key: &str) -> Vec<serde_json::Value> {
 
 struct Outcome {
     result: Result<serde_json::Value, (String, String)>,
+    /// The rejection's structured fields: status, retryable, retryAfterMs, model.
+    error_fields: serde_json::Value,
     unchanged: bool,
     requests: Vec<serde_json::Value>,
     key: String,
     elapsed_ms: f64,
+    /// Every event the compactor dispatched: [type, detail].
+    events: Vec<serde_json::Value>,
+    metrics: serde_json::Value,
+}
+
+/// A key shaped like Google's (`AIza` + 35), unique per run.
+fn fresh_key() -> String {
+    let digits = format!("{:035}", (js_sys::Math::random() * 1e15) as u64);
+    format!("AIza{}", &digits[digits.len() - 35..])
 }
 
 async fn run(scenario: &str) -> Outcome {
-    let prefix = format!("gm_{scenario}_");
-    let key = format!(
-        "test-key-{scenario}-{}",
-        (js_sys::Math::random() * 1e9) as u64
+    run_with(&format!("mock-{scenario}"), &fresh_key(), "").await
+}
+
+/// A compaction of a fresh session with `model` and `key`, `extra` appended to the options.
+async fn run_with(model: &str, key: &str, extra: &str) -> Outcome {
+    let prefix = format!(
+        "gm_{}_",
+        model.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
     );
     let logs = session(&prefix);
     let options = js(&format!(
-        r#"{{"provider":{{"type":"gemini","apiKey":"{key}","model":"mock-{scenario}","baseUrl":"{}"}},"contextWindowTokens":1500,"retryDelayMs":10,"timeoutMs":600}}"#,
+        r#"{{"provider":{{"type":"gemini","apiKey":"{key}","model":"{model}","baseUrl":"{}"}},"contextWindowTokens":1500,"retryDelayMs":10,"timeoutMs":600{extra}}}"#,
         mock_url()
     ));
     let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+    eval("globalThis.__gm_events = [];");
+    let listen = js_sys::Function::new_with_args(
+        "target",
+        "for (const t of ['compaction_start','compaction_progress','compaction_retry','compaction_complete','compaction_error']) \
+         target.addEventListener(t, e => globalThis.__gm_events.push([e.type, e.detail]));",
+    );
+    listen.call1(&JsValue::NULL, &compactor.events()).unwrap();
     let before = dump(&prefix);
     let started = js_sys::Date::now();
     let settled = JsFuture::from(compactor.compact(None).unwrap()).await;
     let elapsed_ms = js_sys::Date::now() - started;
+    let mut error_fields = serde_json::Value::Null;
     let result = match settled {
         Ok(value) => Ok(json_of(&value)),
         Err(err) => {
-            let get = |f: &str| {
-                js_sys::Reflect::get(&err, &f.into())
-                    .unwrap()
-                    .as_string()
-                    .unwrap_or_default()
-            };
-            Err((get("code"), get("message")))
+            let get = |f: &str| js_sys::Reflect::get(&err, &f.into()).unwrap();
+            error_fields = serde_json::json!({
+                "status": get("status").as_f64(),
+                "retryable": get("retryable").as_bool(),
+                "retryAfterMs": get("retryAfterMs").as_f64(),
+                "model": get("model").as_string(),
+            });
+            Err((
+                get("code").as_string().unwrap_or_default(),
+                get("message").as_string().unwrap_or_default(),
+            ))
         }
     };
     let unchanged = dump(&prefix) == before;
+    let events = json_of(&eval("return globalThis.__gm_events;"))
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     Outcome {
         result,
+        error_fields,
         unchanged,
-        requests: requests_for(&key).await,
-        key,
+        requests: requests_for(key).await,
+        key: key.to_owned(),
         elapsed_ms,
+        events,
+        metrics: json_of(&compactor.metrics().unwrap()),
     }
 }
 
@@ -137,6 +171,11 @@ fn common_checks(outcome: &Outcome, scenario: &str, calls: usize) {
             "{scenario}: key leaked into the message"
         );
     }
+    let events = serde_json::to_string(&outcome.events).unwrap();
+    assert!(
+        !events.contains(&outcome.key),
+        "{scenario}: key leaked into an event"
+    );
 }
 
 async fn expect_success(scenario: &str, calls: usize) -> Outcome {
@@ -175,8 +214,9 @@ async fn ok_compacts_with_a_summary_built_from_the_prompt() {
     let result = outcome.result.unwrap();
     assert_eq!(
         result["usage"],
-        serde_json::json!({"promptTokens": 1200, "outputTokens": 180, "thinkingTokens": 0})
+        serde_json::json!({"promptTokens": 1200, "outputTokens": 180, "thinkingTokens": 0, "cachedTokens": 0})
     );
+    assert_eq!(result["model"], "gemini-2.5-flash-lite");
     let summary = result["summary"].as_str().unwrap().to_owned();
     assert!(
         summary.contains("Worked through iterations 1-4"),
@@ -211,8 +251,11 @@ async fn max_tokens_with_partial_text_is_invalid_summary() {
 }
 
 #[wasm_bindgen_test]
-async fn max_tokens_without_content_is_invalid_summary() {
-    expect_failure("max_tokens_empty", "invalid_summary", 2).await;
+async fn max_tokens_without_content_is_invalid_summary_and_its_tokens_are_counted() {
+    let outcome = expect_failure("max_tokens_empty", "invalid_summary", 2).await;
+    // Both cut-off answers reported (and were billed for) 4,000 thinking tokens.
+    assert_eq!(outcome.metrics["totalThinkingTokens"], 8000);
+    assert_eq!(outcome.metrics["totalPromptTokens"], 2400);
 }
 
 #[wasm_bindgen_test]
@@ -242,8 +285,25 @@ async fn http_500_always_is_llm_http_after_one_retry() {
 }
 
 #[wasm_bindgen_test]
-async fn http_503_once_is_retried() {
-    expect_success("http_503_once", 2).await;
+async fn http_503_once_is_retried_and_the_retry_says_why() {
+    let outcome = expect_success("http_503_once", 2).await;
+    let retry = outcome
+        .events
+        .iter()
+        .find(|e| e[0] == "compaction_retry")
+        .expect("a compaction_retry event");
+    assert_eq!(retry[1]["reason"], "http_503");
+    assert_eq!(retry[1]["attempt"], 2);
+    assert_eq!(retry[1]["waitMs"], 10);
+    let message = retry[1]["message"].as_str().unwrap();
+    assert!(
+        message.contains("HTTP 503") && message.contains("attempt 2 of 2"),
+        "{message}"
+    );
+    assert!(outcome
+        .events
+        .iter()
+        .any(|e| e[0] == "compaction_progress" && e[1]["message"] == message));
 }
 
 #[wasm_bindgen_test]
@@ -301,6 +361,200 @@ async fn the_key_is_never_written_to_local_storage() {
         assert!(
             !value.contains(&outcome.key) && !key.contains(&outcome.key),
             "{key} holds the API key"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_403_that_quotes_the_key_leaks_it_into_no_message_or_event() {
+    let outcome = expect_failure("http_403_key", "llm_http", 1).await;
+    let message = outcome.result.as_ref().unwrap_err().1.clone();
+    assert!(message.contains("api_key:[redacted]"), "{message}");
+    let error_event = outcome
+        .events
+        .iter()
+        .find(|e| e[0] == "compaction_error")
+        .expect("a compaction_error event");
+    assert!(error_event[1]["message"]
+        .as_str()
+        .unwrap()
+        .contains("[redacted]"));
+    assert_eq!(outcome.error_fields["status"].as_f64(), Some(403.0));
+    assert_eq!(outcome.error_fields["retryable"], false);
+    let outcome = expect_failure("http_400_debug_key", "llm_http", 1).await;
+    assert!(outcome.result.unwrap_err().1.contains("[redacted]"));
+}
+
+#[wasm_bindgen_test]
+async fn a_quota_used_up_for_the_day_is_not_retried_and_says_what_to_do() {
+    let outcome = expect_failure("http_429_daily", "llm_http", 1).await;
+    let message = outcome.result.as_ref().unwrap_err().1.clone();
+    assert!(message.contains("for today"), "{message}");
+    assert_eq!(
+        outcome.error_fields,
+        serde_json::json!({"status": 429.0, "retryable": false, "retryAfterMs": 47000.0, "model": "mock-http_429_daily"})
+    );
+    assert!(
+        outcome.elapsed_ms < 5000.0,
+        "no 47 s wait: {} ms",
+        outcome.elapsed_ms
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_429_without_retry_info_waits_retry_delay_ms() {
+    let outcome = expect_success("http_429_no_retryinfo_once", 2).await;
+    let retry = outcome
+        .events
+        .iter()
+        .find(|e| e[0] == "compaction_retry")
+        .unwrap();
+    assert_eq!(retry[1]["reason"], "http_429");
+    assert_eq!(retry[1]["waitMs"], 10);
+}
+
+#[wasm_bindgen_test]
+async fn blocks_are_read_as_google_reads_them_with_their_explanation() {
+    let outcome = expect_failure("prompt_blocked_prohibited", "llm_blocked", 1).await;
+    let message = outcome.result.unwrap_err().1;
+    assert!(
+        message.contains("PROHIBITED_CONTENT")
+            && message.contains("may contain prohibited content"),
+        "{message}"
+    );
+    assert_eq!(
+        outcome.metrics["totalPromptTokens"], 1200,
+        "a block is billed"
+    );
+    expect_failure("feedback_without_reason", "llm_blocked", 1).await;
+    let outcome = expect_failure("recitation_finish", "llm_blocked", 1).await;
+    assert!(outcome
+        .result
+        .unwrap_err()
+        .1
+        .contains("recited copyrighted material"));
+    expect_success("other_finish_once", 2).await;
+}
+
+#[wasm_bindgen_test]
+async fn an_answer_in_several_parts_is_joined_and_usage_is_read_as_reported() {
+    let outcome = expect_success("split_parts", 1).await;
+    assert!(outcome.result.unwrap()["summary"]
+        .as_str()
+        .unwrap()
+        .contains("### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING"));
+    let outcome = expect_success("no_usage", 1).await;
+    assert_eq!(outcome.result.unwrap()["usage"], serde_json::Value::Null);
+    let outcome = expect_success("usage_cached", 1).await;
+    let result = outcome.result.unwrap();
+    assert_eq!(result["usage"]["cachedTokens"], 800);
+    assert_eq!(result["usage"]["thinkingTokens"], 12);
+    assert_eq!(result["model"], "gemini-3.5-flash-lite-001");
+}
+
+/// A model id, the generation settings its request must carry, and whether it takes a system
+/// instruction; the mock answers 400 to a shape the family refuses.
+#[wasm_bindgen_test]
+async fn each_model_family_gets_a_request_it_accepts() {
+    let families = [
+        (
+            "gemini-2.5-flash-lite",
+            serde_json::json!({"thinkingBudget": 0}),
+            Some(0.1),
+            true,
+        ),
+        (
+            "gemini-2.5-pro",
+            serde_json::json!({"thinkingBudget": 128}),
+            Some(0.1),
+            true,
+        ),
+        (
+            "gemini-3.5-flash-lite",
+            serde_json::json!({"thinkingLevel": "low"}),
+            Some(1.0),
+            true,
+        ),
+        (
+            "models/gemini-3-flash",
+            serde_json::json!({"thinkingLevel": "low"}),
+            Some(1.0),
+            true,
+        ),
+        ("gemini-flash-latest", serde_json::Value::Null, None, true),
+        ("gemma-3-27b-it", serde_json::Value::Null, Some(0.1), false),
+    ];
+    for (model, thinking, temperature, system) in families {
+        let key = format!("scenario:ok#{}", fresh_key());
+        let outcome = run_with(model, &key, "").await;
+        assert!(outcome.result.is_ok(), "{model}: {:?}", outcome.result);
+        let body = &outcome.requests[0]["body"];
+        let config = &body["generationConfig"];
+        assert_eq!(config["thinkingConfig"], thinking, "{model}");
+        assert_eq!(config["temperature"].as_f64(), temperature, "{model}");
+        assert_eq!(body.get("systemInstruction").is_some(), system, "{model}");
+        let path = outcome.requests[0]["path"].as_str().unwrap();
+        assert_eq!(
+            path,
+            format!(
+                "/v1beta/models/{}:generateContent",
+                model.trim_start_matches("models/")
+            )
+        );
+    }
+    // The app's own temperature wins over a family's advice.
+    let key = format!("scenario:ok#{}", fresh_key());
+    let outcome = run_with("gemini-3.5-flash-lite", &key, r#","temperature":0.4"#).await;
+    assert_eq!(
+        outcome.requests[0]["body"]["generationConfig"]["temperature"],
+        0.4
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_compaction_is_cancelled_by_its_signal_or_abort_and_changes_nothing() {
+    for by_signal in [true, false] {
+        let prefix = if by_signal {
+            "gm_cancel_signal_"
+        } else {
+            "gm_cancel_abort_"
+        };
+        let logs = session(prefix);
+        let options = js(&format!(
+            r#"{{"provider":{{"type":"gemini","apiKey":"{}","model":"mock-hang","baseUrl":"{}"}},"contextWindowTokens":1500,"timeoutMs":20000}}"#,
+            fresh_key(),
+            mock_url()
+        ));
+        let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+        let before = dump(prefix);
+        let controller = web_sys::AbortController::new().unwrap();
+        let compact_options = js("{}");
+        js_sys::Reflect::set(&compact_options, &"signal".into(), &controller.signal()).unwrap();
+        let started = js_sys::Date::now();
+        let pending = compactor
+            .compact(Some(compact_options.unchecked_into()))
+            .unwrap();
+        // Let the request reach the hanging model, then cancel.
+        JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .unwrap()
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 150)
+                .unwrap();
+        }))
+        .await
+        .unwrap();
+        if by_signal {
+            controller.abort();
+        } else {
+            compactor.abort();
+        }
+        let err = JsFuture::from(pending).await.unwrap_err();
+        assert_eq!(error_code(&err), "aborted");
+        assert!(js_sys::Date::now() - started < 5000.0);
+        assert_eq!(dump(prefix), before, "the logs are as they were");
+        assert_eq!(
+            JsValue::from(compactor.phase()).as_string().as_deref(),
+            Some("error")
         );
     }
 }

@@ -13,6 +13,13 @@ pub fn js(json: &str) -> JsValue {
     js_sys::JSON::parse(json).unwrap()
 }
 
+/// Runs `body` as a function in the page and returns what it returns.
+pub fn eval(body: &str) -> JsValue {
+    js_sys::Function::new_no_args(body)
+        .call0(&JsValue::NULL)
+        .unwrap()
+}
+
 /// A JS value as JSON, for assertions.
 pub fn json_of(value: &JsValue) -> serde_json::Value {
     serde_json::from_str(&String::from(js_sys::JSON::stringify(value).unwrap())).unwrap()

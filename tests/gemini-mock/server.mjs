@@ -15,6 +15,9 @@ export const SCENARIOS = [
   "max_tokens_partial", "max_tokens_empty", "prompt_blocked", "safety_finish",
   "http_429_retryinfo_once", "http_500_always", "http_503_once", "http_404_model",
   "http_400_bad_key", "hang", "malformed_json", "non_json_502", "thought_parts",
+  "http_403_key", "http_400_debug_key", "http_429_daily", "http_429_no_retryinfo_once",
+  "prompt_blocked_prohibited", "feedback_without_reason", "recitation_finish", "other_finish_once",
+  "split_parts", "no_usage", "usage_cached",
 ];
 
 const SECTIONS = [
@@ -43,26 +46,46 @@ export function summaryFromPrompt(prompt) {
 
 const googleError = (code, status, message, details) => ({ error: { code, message, status, ...(details ? { details } : {}) } });
 
-function candidateReply(text, extra = {}) {
+function candidateReply(text, extra = {}, model = "gemini-2.5-flash-lite") {
   return {
     candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0, ...extra }],
     usageMetadata: { promptTokenCount: 1200, candidatesTokenCount: 180, totalTokenCount: 1380 },
-    modelVersion: "gemini-2.5-flash-lite",
+    modelVersion: model.startsWith("mock-") ? "gemini-2.5-flash-lite" : model,
   };
 }
 
+/** Google's rule-based refusals of request shapes a model family does not take (400s the real
+ * service gives), or null when the request is acceptable. */
+export function familyRefusal(model, body) {
+  const id = model.replace(/^models\//, "").toLowerCase();
+  const thinking = body?.generationConfig?.thinkingConfig ?? {};
+  if (id.startsWith("gemma") && body?.systemInstruction) {
+    return `Developer instruction is not enabled for models/${id}`;
+  }
+  if (id.startsWith("gemini-2.5") && thinking.thinkingLevel !== undefined) {
+    return "Invalid JSON payload received. Unknown name \"thinkingLevel\" at 'generation_config.thinking_config': Cannot find field.";
+  }
+  if (id.startsWith("gemini-2.5-pro") && thinking.thinkingBudget !== undefined && thinking.thinkingBudget < 128) {
+    return "Budget 0 is invalid. This model only works in thinking mode.";
+  }
+  if (id.startsWith("gemini-2.5-flash") && thinking.thinkingBudget !== undefined && thinking.thinkingBudget > 24576) {
+    return "The thinking budget is out of range.";
+  }
+  return null;
+}
+
 /** The reply of one scenario to its `attempt`-th request (1-based): [status, body or null to hang]. */
-function reply(scenario, attempt, prompt, model) {
+function reply(scenario, attempt, prompt, model, key) {
   const summary = summaryFromPrompt(prompt);
   const partial = SECTIONS.slice(0, 1).join("\n") + "\n- Only the objective, which is long enough to pass the length rule by itself alone.";
   switch (scenario) {
-    case "ok": return [200, candidateReply(summary)];
+    case "ok": return [200, candidateReply(summary, {}, model)];
     case "missing_sections_once": return [200, candidateReply(attempt === 1 ? partial : summary)];
     case "missing_sections_always": return [200, candidateReply(partial)];
     case "refusal": return [200, candidateReply("I cannot help with summarising this conversation, as it may contain sensitive material that I am unable to process.")];
     case "empty_candidates": return [200, { candidates: [], usageMetadata: { promptTokenCount: 1200, totalTokenCount: 1200 } }];
     case "max_tokens_partial": return [200, { candidates: [{ content: { role: "model", parts: [{ text: summary.slice(0, 60) }] }, finishReason: "MAX_TOKENS", index: 0 }] }];
-    case "max_tokens_empty": return [200, { candidates: [{ finishReason: "MAX_TOKENS", index: 0 }], usageMetadata: { promptTokenCount: 1200, thoughtsTokenCount: 4000, totalTokenCount: 5200 } }];
+    case "max_tokens_empty": return [200, { candidates: [{ content: { role: "model" }, finishReason: "MAX_TOKENS", index: 0 }], usageMetadata: { promptTokenCount: 1200, thoughtsTokenCount: 4000, totalTokenCount: 5200 }, modelVersion: "gemini-2.5-pro" }];
     case "prompt_blocked": return [200, { promptFeedback: { blockReason: "SAFETY", safetyRatings: [] }, usageMetadata: { promptTokenCount: 1200 } }];
     case "safety_finish": return [200, { candidates: [{ finishReason: "SAFETY", index: 0, safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH" }] }] }];
     case "http_429_retryinfo_once":
@@ -83,6 +106,55 @@ function reply(scenario, attempt, prompt, model) {
       const body = candidateReply(summary);
       body.candidates[0].content.parts.unshift({ text: "Let me think about which facts matter most... SECRET THOUGHT", thought: true });
       body.usageMetadata.thoughtsTokenCount = 64;
+      return [200, body];
+    }
+    case "http_403_key":
+      return [403, googleError(403, "PERMISSION_DENIED", `Permission denied: Consumer 'api_key:${key}' has been suspended.`, [
+        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "CONSUMER_SUSPENDED", domain: "googleapis.com", metadata: { consumer: `projects/api_key:${key}`, service: "generativelanguage.googleapis.com" } },
+        { "@type": "type.googleapis.com/google.rpc.LocalizedMessage", locale: "en-US", message: `Permission denied: Consumer 'api_key:${key}' has been suspended.` },
+      ])];
+    case "http_400_debug_key":
+      return [400, googleError(400, "INVALID_ARGUMENT", `API key not valid. Please pass a valid API key. Invalid API key: ${key}`, [
+        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com", metadata: { service: "generativelanguage.googleapis.com" } },
+        { "@type": "type.googleapis.com/google.rpc.DebugInfo", detail: `Invalid API key: ${key}` },
+      ])];
+    case "http_429_daily":
+      return [429, googleError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.", [
+        { "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests", quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier", quotaDimensions: { location: "global", model }, quotaValue: "250" }] },
+        { "@type": "type.googleapis.com/google.rpc.Help", links: [{ description: "Learn more about Gemini API quotas", url: "https://ai.google.dev/gemini-api/docs/rate-limits" }] },
+        { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "47s" },
+      ])];
+    case "http_429_no_retryinfo_once":
+      return attempt === 1
+        ? [429, googleError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).", [
+            { "@type": "type.googleapis.com/google.rpc.Help", links: [{ description: "Learn more about Gemini API quotas", url: "https://ai.google.dev/gemini-api/docs/rate-limits" }] },
+          ])]
+        : [200, candidateReply(summary, {}, model)];
+    case "prompt_blocked_prohibited":
+      return [200, { promptFeedback: { blockReason: "PROHIBITED_CONTENT", blockReasonMessage: "The prompt may contain prohibited content.", safetyRatings: [{ category: "HARM_CATEGORY_SEXUALLY_EXPLICIT", probability: "NEGLIGIBLE" }, { category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" }] }, usageMetadata: { promptTokenCount: 1200, totalTokenCount: 1200 }, modelVersion: "gemini-2.5-flash-lite" }];
+    case "feedback_without_reason":
+      return [200, { promptFeedback: { safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "LOW" }] }, usageMetadata: { promptTokenCount: 1200, totalTokenCount: 1200 } }];
+    case "recitation_finish":
+      return [200, { candidates: [{ content: { role: "model", parts: [{ text: "### 🎯 OBJECTIVE" }] }, finishReason: "RECITATION", finishMessage: "The answer recited copyrighted material.", index: 0 }], usageMetadata: { promptTokenCount: 1200, candidatesTokenCount: 5, totalTokenCount: 1205 } }];
+    case "other_finish_once":
+      return attempt === 1
+        ? [200, { candidates: [{ content: { role: "model", parts: [{ text: summary.slice(0, 40) }] }, finishReason: "OTHER", finishMessage: "Generation stopped for an unspecified reason.", index: 0 }], usageMetadata: { promptTokenCount: 1200, candidatesTokenCount: 10, totalTokenCount: 1210 } }]
+        : [200, candidateReply(summary, {}, model)];
+    case "split_parts": {
+      const body = candidateReply(summary, {}, model);
+      const cut = Math.floor(summary.length / 3);
+      body.candidates[0].content.parts = [{ text: summary.slice(0, cut) }, { text: summary.slice(cut, 2 * cut) }, { text: summary.slice(2 * cut) }];
+      return [200, body];
+    }
+    case "no_usage": {
+      const body = candidateReply(summary, {}, model);
+      delete body.usageMetadata;
+      return [200, body];
+    }
+    case "usage_cached": {
+      const body = candidateReply(summary, {}, model);
+      body.usageMetadata = { promptTokenCount: 1200, cachedContentTokenCount: 800, candidatesTokenCount: 180, thoughtsTokenCount: 12, totalTokenCount: 1392 };
+      body.modelVersion = "gemini-3.5-flash-lite-001";
       return [200, body];
     }
     default: return [400, googleError(400, "INVALID_ARGUMENT", `unknown mock scenario "${scenario}"`)];
@@ -143,11 +215,14 @@ export function startMock(port = 0) {
       const prompt = body?.contents?.map((c) => c.parts?.map((p) => p.text ?? "").join("")).join("\n") ?? "";
       if (route[2] === "countTokens") return send(200, { totalTokens: Math.ceil(prompt.length / 4) });
       if (!body?.contents) return send(400, googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified"));
-      const scenario = model.startsWith("mock-") ? model.slice(5) : key.startsWith("scenario:") ? key.slice(9) : "ok";
+      // A real model name takes its scenario from a key "scenario:<name>#<anything>".
+      const scenario = model.startsWith("mock-") ? model.slice(5) : key.startsWith("scenario:") ? key.slice(9).split("#")[0] : "ok";
+      const refused = familyRefusal(model, body);
+      if (refused) return send(400, googleError(400, "INVALID_ARGUMENT", refused));
       const counter = `${model}|${key}`;
       const attempt = (attempts.get(counter) ?? 0) + 1;
       attempts.set(counter, attempt);
-      const [status, payload] = reply(scenario, attempt, prompt, model);
+      const [status, payload] = reply(scenario, attempt, prompt, model, key);
       if (payload === null) {
         hanging.add(res);
         res.on("close", () => hanging.delete(res));

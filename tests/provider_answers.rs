@@ -1,0 +1,185 @@
+//! What the engine makes of a provider's answers (issue #14): usage summed over every answer
+//! that reported it, retries that say why, quotas that last the day, cancellation.
+mod common;
+
+use std::future::Future;
+use std::task::{Context, Poll, Waker};
+
+use common::*;
+use context_compactor::core::cancel::Cancel;
+use context_compactor::core::events::CompactionEvent;
+use context_compactor::core::provider::{run_ready, ProviderError, TokenUsage};
+use context_compactor::core::settings::Trigger;
+use context_compactor::core::{CompactionError, ErrorCode, KeyValueStore, MemoryStore};
+
+fn session(answers: Vec<Answer>) -> Rig {
+    let rig = Rig::with(MemoryStore::new(), answers, small_window());
+    grow_session(&rig.logs, &rig.clock, 5, 7);
+    rig
+}
+
+fn billed(error: ProviderError, prompt_tokens: u64) -> ProviderError {
+    error.with_usage(Some(TokenUsage {
+        prompt_tokens,
+        thinking_tokens: 4000,
+        ..Default::default()
+    }))
+}
+
+#[test]
+fn usage_adds_up_over_every_answer_that_reported_it_and_names_the_model() {
+    let cut_off = billed(
+        ProviderError::Incomplete("hit maxOutputTokens".into()),
+        1200,
+    );
+    let rig = session(vec![
+        Answer::Fail(cut_off),
+        Answer::Text(valid_summary("after a cut-off answer")),
+    ]);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    let usage = result.usage.expect("both answers reported usage");
+    assert_eq!(usage.prompt_tokens, 1200 + 1000);
+    assert_eq!(usage.thinking_tokens, 4000);
+    assert_eq!(usage.output_tokens, 100);
+    assert_eq!(result.model.as_deref(), Some("scripted-1"));
+
+    // A provider that reports nothing gives null, not zeros.
+    let memory = MemoryStore::new();
+    let rig = Rig::offline(memory, rig.clock.clone(), small_window());
+    grow_session(&rig.logs, &rig.clock, 5, 7);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.usage, None);
+}
+
+#[test]
+fn a_retry_says_why_which_attempt_and_after_how_long() {
+    let overloaded = ProviderError::Http {
+        status: 503,
+        message: "The model is overloaded.".into(),
+        retry_after_ms: None,
+        lasting: false,
+    };
+    let rig = session(vec![
+        Answer::Fail(overloaded),
+        Answer::Text(valid_summary("second time lucky")),
+    ]);
+    run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    let events = rig.events.events();
+    let retry = events
+        .iter()
+        .find_map(|e| match e {
+            CompactionEvent::Retry {
+                reason,
+                attempt,
+                wait_ms,
+                message,
+            } => Some((reason.clone(), *attempt, *wait_ms, message.clone())),
+            _ => None,
+        })
+        .expect("a retry event");
+    assert_eq!((retry.0.as_str(), retry.1, retry.2), ("http_503", 2, 2000));
+    assert_eq!(
+        retry.3,
+        "The model's API answered HTTP 503; attempt 2 of 2 in 2.0 s"
+    );
+    let progress = events
+        .iter()
+        .any(|e| matches!(e, CompactionEvent::Progress { message, .. } if *message == retry.3));
+    assert!(progress, "the phase message follows the retry's reason");
+    assert!(!events.iter().any(|e| matches!(
+        e,
+        CompactionEvent::Progress { message, .. } if message.contains("incomplete")
+    )));
+}
+
+#[test]
+fn a_quota_used_up_for_the_day_is_not_retried() {
+    let daily = ProviderError::Http {
+        status: 429,
+        message: "the quota is used up for today".into(),
+        retry_after_ms: Some(47_000),
+        lasting: true,
+    };
+    let provider = ScriptedProvider::new(vec![
+        Answer::Fail(daily),
+        Answer::Text(valid_summary("never asked")),
+    ]);
+    let rig = Rig::scripted(MemoryStore::new(), provider.clone(), small_window());
+    grow_session(&rig.logs, &rig.clock, 5, 7);
+    let err = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::LlmHttp);
+    assert_eq!(err.retryable(), Some(false));
+    assert_eq!(provider.calls(), 1);
+    assert!(rig.timer.waits.borrow().iter().all(|&ms| ms != 47_000));
+}
+
+fn poll<F: Future + ?Sized>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
+    future.poll(&mut Context::from_waker(Waker::noop()))
+}
+
+#[test]
+fn a_cancelled_compaction_stops_waiting_and_changes_nothing() {
+    let rig = session(vec![Answer::Hang]);
+    rig.timer.never.set(true);
+    let before = rig.dump();
+    let cancel = Cancel::default();
+    let mut running = Box::pin(rig.compactor.compact_until(Trigger::User, cancel.clone()));
+    assert!(poll(running.as_mut()).is_pending(), "the model hangs");
+    rig.compactor.abort();
+    let Poll::Ready(outcome) = poll(running.as_mut()) else {
+        panic!("abort() ends the wait at once");
+    };
+    assert!(matches!(outcome, Err(CompactionError::Aborted)));
+    assert_eq!(rig.dump(), before);
+    assert!(rig
+        .memory
+        .keys()
+        .unwrap()
+        .iter()
+        .all(|k| !k.contains("archived")));
+    assert!(!rig.compactor.busy());
+    let last = rig.events.events().pop();
+    assert!(matches!(
+        last,
+        Some(CompactionEvent::Error {
+            code: "aborted",
+            ..
+        })
+    ));
+
+    // A token already tripped refuses at once; abort() with nothing running does nothing.
+    rig.compactor.abort();
+    let tripped = Cancel::default();
+    tripped.cancel();
+    let err = run_ready(rig.compactor.compact_until(Trigger::User, tripped))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Aborted);
+}
+
+#[test]
+fn a_cancel_during_the_retry_wait_ends_it() {
+    let rig = session(vec![
+        Answer::Fail(ProviderError::Network("offline".into())),
+        Answer::Text(valid_summary("too late")),
+    ]);
+    rig.timer.never.set(true);
+    let before = rig.dump();
+    let cancel = Cancel::default();
+    let mut running = Box::pin(rig.compactor.compact_until(Trigger::User, cancel.clone()));
+    assert!(poll(running.as_mut()).is_pending(), "waiting to retry");
+    cancel.cancel();
+    assert!(matches!(
+        poll(running.as_mut()),
+        Poll::Ready(Err(CompactionError::Aborted))
+    ));
+    assert_eq!(rig.dump(), before);
+}
