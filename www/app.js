@@ -59,17 +59,19 @@ function explain(err) {
   const status = Number(/HTTP (\d{3})/.exec(message)?.[1] ?? 0);
   switch (err?.code) {
     case "llm_http":
+      if (status === 429 && err.retryable === false) return ["The model's quota is used up for today", "Wait for the daily reset, choose another model in Settings, or enable billing."];
       if (status === 429) {
-        const wait = /(\d+(?:\.\d+)?)\s*s\b/.exec(message)?.[1];
+        const wait = err.retryAfterMs ? (err.retryAfterMs / 1000).toFixed(0) : null;
         return ["Rate-limited by the model's API", wait ? `Try again in ${wait} s.` : "Wait a moment and try again."];
       }
-      if (status === 404) return ["The model id is unknown or retired", "Pick a current model in Settings (for example gemini-2.5-flash-lite)."];
+      if (status === 404) return ["The model id is unknown or retired", "Pick a current model in Settings (for example gemini-3.5-flash-lite)."];
       if (status === 400 || status === 401 || status === 403) return ["Your API key was rejected", "Check the key in Settings."];
       return [`The model's API failed (HTTP ${status || "error"})`, "Try again in a moment."];
     case "llm_timeout": return ["The model did not answer in time", "Try again, or raise timeoutMs."];
     case "llm_network": return ["The model could not be reached", "Check the network or the base URL."];
     case "llm_blocked": return ["The model refused to summarise this content", "The safety filter stopped it; nothing was changed."];
     case "invalid_summary": return ["The summary was incomplete twice", "The model left out required sections even after a retry."];
+    case "aborted": return ["Compaction cancelled", "Nothing was changed."];
     case "not_allowed": return ["Compaction is not possible right now", ""];
     case "busy": return ["Another compaction is running", "Wait for it to finish."];
     case "storage_quota": return ["Browser storage is full", "Delete old archives and try again."];
@@ -410,13 +412,17 @@ function markPhase(phase) {
 function listen(events) {
   events.addEventListener("compaction_phase_change", (e) => {
     const { phase } = e.detail;
-    if (phase === "retrying") $("retry-notice").hidden = false;
     if (phase === "error") {
       const running = $("phase-list").querySelector(".running");
       if (running) running.className = "failed";
       return;
     }
     markPhase(phase);
+  });
+  // Why an attempt is repeated, in the package's words (rate limit, time-out, incomplete summary…).
+  events.addEventListener("compaction_retry", (e) => {
+    $("retry-notice").textContent = e.detail.message;
+    $("retry-notice").hidden = false;
   });
   // A compaction that a closed tab left half done is settled when the page loads.
   events.addEventListener("compaction_rolled_back", (e) => {
@@ -523,6 +529,7 @@ function wireControls() {
   $("btn-pause").addEventListener("click", stopAuto);
   $("toggle-auto").addEventListener("change", (e) => (e.target.checked ? startAuto() : stopAuto()));
   $("btn-compact").addEventListener("click", () => compact("user"));
+  $("btn-cancel-compaction").addEventListener("click", () => state.compactor?.abort());
   $("btn-close-success").addEventListener("click", () => $("compaction-dialog").close());
   $("btn-close-error").addEventListener("click", () => $("compaction-dialog").close());
   $("btn-view-archive").addEventListener("click", () => {
@@ -530,8 +537,11 @@ function wireControls() {
     if (state.lastResult) viewArchive(state.lastResult.archiveKey);
   });
   $("btn-rollback").addEventListener("click", () => state.lastResult && rollback(state.lastResult.archiveKey));
+  // Escape while compacting cancels the compaction (the dialog closes once it has stopped).
   $("compaction-dialog").addEventListener("cancel", (e) => {
-    if (state.compacting) e.preventDefault();
+    if (!state.compacting) return;
+    e.preventDefault();
+    state.compactor?.abort();
   });
 
   $("form-reasoning").addEventListener("submit", (event) => {

@@ -67,6 +67,8 @@ test("Gemini missing_sections_always: error panel, logs unchanged", async () => 
   await page.click("#btn-compact");
   await page.waitForSelector("#error-view:not([hidden])");
   assert.equal(await page.textContent("#error-title"), "The summary was incomplete twice");
+  // The retry was announced with its reason and attempt.
+  assert.match(await page.textContent("#retry-notice"), /The summary was incomplete; attempt 2 of 2/);
   assert.equal(await page.textContent(".unchanged"), "Your logs are unchanged.");
   assert.equal(await page.locator("#phase-list li.failed").count(), 1);
   assert.deepEqual(await logsNow(), before);
@@ -92,4 +94,17 @@ test("Gemini errors get an actionable message per code", async () => {
     assert.deepEqual(errors.filter((e) => !e.startsWith("Failed to load resource")), [], scenario);
     await page.close();
   }
+});
+
+test("Cancel stops a compaction the model never answers, and the logs stay as they were", async () => {
+  const { page, errors } = await geminiPage("hang", `page-key-cancel-${Date.now()}`);
+  const before = await page.evaluate(() => localStorage.getItem("gdrs_reasoning_log"));
+  await page.click("#btn-compact");
+  await page.waitForFunction(() => document.getElementById("progress-message").textContent.includes("Asking the model"));
+  await page.click("#btn-cancel-compaction");
+  await page.waitForSelector("#error-view:not([hidden])", { timeout: 5000 });
+  assert.equal(await page.textContent("#error-title"), "Compaction cancelled");
+  assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_reasoning_log")), before);
+  assert.deepEqual(errors, []);
+  await page.close();
 });
