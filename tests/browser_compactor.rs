@@ -332,3 +332,36 @@ fn validate_summary_and_required_sections_are_exported() {
         ]
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_custom_provider_gets_a_signal_that_abort_trips() {
+    let prefix = "bc_abort_";
+    let logs = session(prefix, 5);
+    let generate = js_sys::Function::new_with_args(
+        "prompt, settings",
+        "globalThis.__signal = settings.signal; return new Promise(() => {});",
+    );
+    let provider = js(r#"{"type":"custom"}"#);
+    js_sys::Reflect::set(&provider, &"generate".into(), &generate).unwrap();
+    let options = js(r#"{"contextWindowTokens":1500,"timeoutMs":60000}"#);
+    js_sys::Reflect::set(&options, &"provider".into(), &provider).unwrap();
+    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+    let before = dump(prefix);
+    let pending = compactor.compact(None).unwrap();
+    sleep_ms(300).await;
+    assert_eq!(
+        json_of(&eval(
+            "return globalThis.__signal instanceof AbortSignal && !globalThis.__signal.aborted;"
+        )),
+        serde_json::json!(true)
+    );
+    compactor.abort();
+    let err = settle(pending).await.unwrap_err();
+    assert_eq!(error_code(&err), "aborted");
+    assert_eq!(
+        json_of(&eval("return globalThis.__signal.aborted;")),
+        serde_json::json!(true),
+        "the provider's signal is aborted with the compaction"
+    );
+    assert_eq!(dump(prefix), before);
+}

@@ -535,14 +535,7 @@ async fn a_compaction_is_cancelled_by_its_signal_or_abort_and_changes_nothing() 
             .compact(Some(compact_options.unchecked_into()))
             .unwrap();
         // Let the request reach the hanging model, then cancel.
-        JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
-            web_sys::window()
-                .unwrap()
-                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 150)
-                .unwrap();
-        }))
-        .await
-        .unwrap();
+        sleep_ms(150).await;
         if by_signal {
             controller.abort();
         } else {

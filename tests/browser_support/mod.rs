@@ -61,3 +61,14 @@ pub fn error_message(err: &JsValue) -> String {
         .as_string()
         .unwrap()
 }
+
+/// Waits `ms` milliseconds of the page's clock.
+pub async fn sleep_ms(ms: i32) {
+    let wait = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(wait).await.unwrap();
+}
