@@ -159,3 +159,68 @@ test("a throwing options getter is invalid_input; a thrown object's contents nev
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("listeners of every event that re-enter the API during a compaction never break the module", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateGdrsSession } = await import("/simulate.js");
+    localStorage.clear();
+    simulateGdrsSession(localStorage, { seed: 3, iterations: 8 });
+    const logs = new LogStore();
+    let calls = 0;
+    const generate = async (prompt) => {
+      calls += 1;
+      // The first answer misses sections, so the retry events fire too.
+      if (calls === 1) return "### 🎯 OBJECTIVE ACHIEVED\n- only this section, long enough to pass the length rule of one hundred characters.";
+      return ["OBJECTIVE ACHIEVED", "KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"].map((t) => `### ${t}\n- ${prompt.length} characters were summarised here.`).join("\n");
+    };
+    const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: 6000, retryDelayMs: 1 });
+    const seen = new Map();
+    const reenter = (type) => {
+      const results = [];
+      const attempt = (what, call) => {
+        try {
+          const value = call();
+          if (value && typeof value.then === "function") {
+            value.then(() => {}, () => {});
+            results.push(`${what}:promise`);
+          } else results.push(`${what}:ok`);
+        } catch (err) {
+          results.push(`${what}:${err.code ?? err.name}`);
+        }
+      };
+      attempt("append", () => logs.appendReasoning(`written by a ${type} listener`));
+      attempt("plan", () => compactor.plan());
+      attempt("archives", () => compactor.archives());
+      attempt("canCompact", () => compactor.canCompact());
+      attempt("compact", () => compactor.compact());
+      attempt("read", () => logs.executionLog());
+      seen.set(type, results);
+    };
+    for (const type of ["compaction_start", "compaction_phase_change", "compaction_progress", "compaction_retry", "compaction_archived", "compaction_complete", "compaction_error"]) {
+      compactor.events.addEventListener(type, () => reenter(type));
+    }
+    const result = await compactor.compact();
+    // The module still works afterwards: a read, an append, a rollback.
+    logs.appendReasoning("after the compaction");
+    const after = logs.reasoningLog().length;
+    await compactor.rollback(result.archiveKey);
+    return {
+      events: [...seen.keys()].sort(),
+      appendedByListeners: logs.reasoningLog().filter((t) => t.startsWith("written by a ")).length > 0,
+      compactFromListener: seen.get("compaction_progress").find((r) => r.startsWith("compact")),
+      after: after > 0,
+      attempts: result.attempts,
+    };
+  });
+  assert.deepEqual(outcome, {
+    events: ["compaction_archived", "compaction_complete", "compaction_phase_change", "compaction_progress", "compaction_retry", "compaction_start"],
+    appendedByListeners: true,
+    compactFromListener: "compact:promise",
+    after: true,
+    attempts: 2,
+  });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
