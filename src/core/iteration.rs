@@ -92,3 +92,6 @@ mod tests {
         assert_eq!(named_iteration("text\n=== ITERATION 3 ==="), None);
     }
 }
+
+/// The last line of a compacted-summary entry.
+pub const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";

@@ -62,8 +62,32 @@ pub struct CompactionResult {
     pub summary: String,
     /// Tokens the provider reported over all attempts, failed ones included (`null` when no
     /// answer reported any).
-    pub usage: Option<super::provider::TokenUsage>,
+    pub usage: Option<TokenUsage>,
     /// The model that gave the summary, when the provider says (Gemini's `modelVersion`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub model: Option<String>,
+}
+
+/// Token counts a provider reports (Gemini's `usageMetadata`), summed over attempts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Answer tokens.
+    pub output_tokens: u64,
+    /// Thinking tokens (they count against `maxOutputTokens`).
+    pub thinking_tokens: u64,
+    /// Prompt tokens served from Gemini's context cache (part of `prompt_tokens`).
+    #[serde(default)]
+    pub cached_tokens: u64,
+}
+
+impl std::ops::AddAssign for TokenUsage {
+    fn add_assign(&mut self, other: Self) {
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.thinking_tokens = self.thinking_tokens.saturating_add(other.thinking_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
+    }
 }

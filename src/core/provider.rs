@@ -1,14 +1,14 @@
 //! The LLM port: a provider turns a compaction request into summary text. Also the timer port
 //! and the two small future combinators the engine needs (no async runtime in the core).
 
-use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
 use serde::Serialize;
 
-use super::error::ErrorCode;
+pub use super::error::ProviderError;
+pub use super::outcome::TokenUsage;
 use super::selection::Selection;
 
 /// A boxed future that need not be `Send` (the browser is single-threaded).
@@ -42,30 +42,6 @@ pub struct SummaryRequest<'a> {
     pub settings: &'a GenerationSettings,
 }
 
-/// Token counts a provider reports (Gemini's `usageMetadata`), summed over attempts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenUsage {
-    /// Prompt tokens.
-    pub prompt_tokens: u64,
-    /// Answer tokens.
-    pub output_tokens: u64,
-    /// Thinking tokens (they count against `maxOutputTokens`).
-    pub thinking_tokens: u64,
-    /// Prompt tokens served from Gemini's context cache (part of `prompt_tokens`).
-    #[serde(default)]
-    pub cached_tokens: u64,
-}
-
-impl std::ops::AddAssign for TokenUsage {
-    fn add_assign(&mut self, other: Self) {
-        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
-        self.thinking_tokens = self.thinking_tokens.saturating_add(other.thinking_tokens);
-        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
-    }
-}
-
 /// One answer of a provider: the text, and the tokens it cost when the provider says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generation {
@@ -83,147 +59,6 @@ impl From<String> for Generation {
             text,
             usage: None,
             model: None,
-        }
-    }
-}
-
-/// Why a provider call failed.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProviderError {
-    /// The API answered with an HTTP error.
-    Http {
-        /// HTTP status.
-        status: u16,
-        /// The API's message (never containing the key).
-        message: String,
-        /// How long the API asked to wait before retrying, in ms.
-        retry_after_ms: Option<u32>,
-        /// The cause lasts beyond any retry: a per-day quota used up, a quota of 0.
-        lasting: bool,
-    },
-    /// No answer within the time limit.
-    Timeout {
-        /// The limit that passed, in ms.
-        after_ms: u32,
-    },
-    /// The request did not reach the API.
-    Network(String),
-    /// The prompt or the answer was blocked (safety, recitation).
-    Blocked(String),
-    /// The answer was cut off or empty; treated like an invalid summary.
-    Incomplete(String),
-    /// A custom provider threw or returned something other than text.
-    Failed(String),
-    /// A failed answer that still reported (and was billed for) tokens.
-    WithUsage {
-        /// The failure.
-        error: Box<ProviderError>,
-        /// The tokens the answer reported.
-        usage: TokenUsage,
-    },
-    /// The caller cancelled the call.
-    Aborted,
-}
-
-impl ProviderError {
-    /// The code reported to JavaScript.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            ProviderError::Http { .. } => ErrorCode::LlmHttp,
-            ProviderError::Timeout { .. } => ErrorCode::LlmTimeout,
-            ProviderError::Network(_) | ProviderError::Failed(_) => ErrorCode::LlmNetwork,
-            ProviderError::Blocked(_) => ErrorCode::LlmBlocked,
-            ProviderError::Incomplete(_) => ErrorCode::InvalidSummary,
-            ProviderError::WithUsage { error, .. } => error.code(),
-            ProviderError::Aborted => ErrorCode::Aborted,
-        }
-    }
-
-    /// The failure and the tokens its answer reported, if any.
-    pub fn split_usage(self) -> (ProviderError, Option<TokenUsage>) {
-        match self {
-            ProviderError::WithUsage { error, usage } => (*error, Some(usage)),
-            other => (other, None),
-        }
-    }
-
-    /// This failure, carrying the tokens its answer reported (when it reported any).
-    pub fn with_usage(self, usage: Option<TokenUsage>) -> Self {
-        match usage {
-            Some(usage) => ProviderError::WithUsage {
-                error: Box::new(self),
-                usage,
-            },
-            None => self,
-        }
-    }
-
-    /// The HTTP status, when the API answered with an error.
-    pub fn status(&self) -> Option<u16> {
-        match self {
-            ProviderError::Http { status, .. } => Some(*status),
-            ProviderError::WithUsage { error, .. } => error.status(),
-            _ => None,
-        }
-    }
-
-    /// How long the API asked to wait, in ms.
-    pub fn retry_after_ms(&self) -> Option<u32> {
-        match self {
-            ProviderError::Http { retry_after_ms, .. } => *retry_after_ms,
-            ProviderError::WithUsage { error, .. } => error.retry_after_ms(),
-            _ => None,
-        }
-    }
-
-    /// Why a retry follows this failure, as the retry event names it: `http_<status>`,
-    /// `timeout`, `network`, `invalid_summary` (an incomplete answer) or `provider`.
-    pub fn retry_reason(&self) -> String {
-        match self {
-            ProviderError::Http { status, .. } => format!("http_{status}"),
-            ProviderError::Timeout { .. } => "timeout".into(),
-            ProviderError::Network(_) => "network".into(),
-            ProviderError::Incomplete(_) => "invalid_summary".into(),
-            ProviderError::WithUsage { error, .. } => error.retry_reason(),
-            ProviderError::Blocked(_) | ProviderError::Failed(_) | ProviderError::Aborted => {
-                "provider".into()
-            }
-        }
-    }
-
-    /// Whether one more attempt can help: 408, 429 and 5xx, time-outs, network failures,
-    /// incomplete answers and custom-provider failures; never 400/403/404 or a block.
-    pub fn is_retryable(&self) -> bool {
-        match self {
-            ProviderError::Http {
-                status, lasting, ..
-            } => !lasting && matches!(status, 408 | 429 | 500 | 502 | 503 | 504),
-            ProviderError::Blocked(_) | ProviderError::Aborted => false,
-            ProviderError::WithUsage { error, .. } => error.is_retryable(),
-            _ => true,
-        }
-    }
-}
-
-impl fmt::Display for ProviderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ProviderError::Http {
-                status, message, ..
-            } => write!(f, "the model's API answered HTTP {status}: {message}"),
-            ProviderError::Timeout { after_ms } => {
-                write!(f, "the model did not answer within {after_ms} ms")
-            }
-            ProviderError::Network(reason) => {
-                write!(f, "the model's API could not be reached: {reason}")
-            }
-            ProviderError::Blocked(reason) => write!(f, "the model blocked the request: {reason}"),
-            ProviderError::Incomplete(reason) => {
-                write!(f, "the model's answer was incomplete: {reason}")
-            }
-            ProviderError::Failed(reason) => write!(f, "the summary provider failed: {reason}"),
-            ProviderError::WithUsage { error, .. } => error.fmt(f),
-            ProviderError::Aborted => write!(f, "the compaction was cancelled"),
         }
     }
 }

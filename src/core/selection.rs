@@ -165,7 +165,7 @@ fn split_at<'a, T: Clone>(current: u32, placed: &[u32], entries: &'a [T]) -> Spl
 pub fn summary_body(entry: &str) -> String {
     let body = entry.split_once('\n').map_or("", |(_, rest)| rest);
     body.trim_end()
-        .strip_suffix(super::swap::SUMMARY_END)
+        .strip_suffix(super::iteration::SUMMARY_END)
         .unwrap_or(body)
         .trim()
         .to_owned()

@@ -3,12 +3,10 @@
 use std::borrow::Cow;
 
 use super::entries::StoredReasoning;
+pub use super::iteration::SUMMARY_END;
 use super::iteration::{parse_summary_header, summary_header};
 use super::log_store::LogSnapshot;
 use super::selection::{Positions, Selection};
-
-/// The last line of a compacted-summary entry.
-pub const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";
 
 /// The text of the reasoning entry that stands for iterations 1..=`last`.
 pub fn summary_entry(last: u32, summary: &str) -> String {
