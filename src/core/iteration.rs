@@ -51,6 +51,9 @@ pub fn named_iteration(entry: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// The last line of a compacted-summary entry.
+pub const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +95,3 @@ mod tests {
         assert_eq!(named_iteration("text\n=== ITERATION 3 ==="), None);
     }
 }
-
-/// The last line of a compacted-summary entry.
-pub const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";
