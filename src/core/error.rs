@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::outcome::TokenUsage;
+use crate::core::outcome::TokenUsage;
 
 /// The stable, machine-readable code of an error; the `code` property of the JS `Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

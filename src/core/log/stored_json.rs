@@ -3,8 +3,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::error::StorageError;
-use super::storage::KeyValueStore;
+use crate::core::error::StorageError;
+use crate::core::storage::KeyValueStore;
 
 /// The list stored under `key`; an absent key (or `null`) is an empty list.
 ///

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::provider::TokenUsage;
+use crate::core::provider::TokenUsage;
 
 /// Running totals over every compaction of these logs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

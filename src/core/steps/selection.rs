@@ -2,11 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
-use super::iteration::parse_summary_header;
-use super::log_store::LogSnapshot;
-use super::outcome::EntryCounts;
-use super::placement::PlacedIterations;
+use crate::core::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
+use crate::core::iteration::parse_summary_header;
+use crate::core::log_store::LogSnapshot;
+use crate::core::outcome::EntryCounts;
+use crate::core::placement::PlacedIterations;
 
 /// Where each compacted entry stood in its log before the compaction (0-based), so that a
 /// rollback puts it back in the same place among the entries that stayed.
@@ -165,7 +165,7 @@ fn split_at<'a, T: Clone>(current: u32, placed: &[u32], entries: &'a [T]) -> Spl
 pub fn summary_body(entry: &str) -> String {
     let body = entry.split_once('\n').map_or("", |(_, rest)| rest);
     body.trim_end()
-        .strip_suffix(super::iteration::SUMMARY_END)
+        .strip_suffix(crate::core::iteration::SUMMARY_END)
         .unwrap_or(body)
         .trim()
         .to_owned()

@@ -6,13 +6,15 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::entries::StoredToolActivity;
-use super::iteration::{parse_iteration_header, parse_summary_header};
-use super::prompt::fence_for;
-use super::provider::{Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest};
-use super::selection::Selection;
-use super::tokens::estimate_tokens;
-use super::validation::{canonical_heading, heading_section, SECTIONS};
+use crate::core::entries::StoredToolActivity;
+use crate::core::iteration::{parse_iteration_header, parse_summary_header};
+use crate::core::prompt::fence_for;
+use crate::core::provider::{
+    Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
+};
+use crate::core::selection::Selection;
+use crate::core::tokens::estimate_tokens;
+use crate::core::validation::{canonical_heading, heading_section, SECTIONS};
 
 /// The share of the compacted tokens the offline summary aims to stay under.
 pub const TARGET_SHARE: f64 = 0.28;

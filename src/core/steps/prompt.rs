@@ -4,12 +4,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::entries::{StoredExecution, StoredToolActivity, ToolFields};
-use super::iteration::{parse_iteration_header, parse_summary_header};
-use super::selection::Selection;
-use super::settings::CompactorSettings;
-use super::tokens::estimate_tokens;
-use super::validation::{canonical_heading, heading_of, Validation, SECTIONS};
+use crate::core::entries::{StoredExecution, StoredToolActivity, ToolFields};
+use crate::core::iteration::{parse_iteration_header, parse_summary_header};
+use crate::core::selection::Selection;
+use crate::core::settings::CompactorSettings;
+use crate::core::tokens::estimate_tokens;
+use crate::core::validation::{canonical_heading, heading_of, Validation, SECTIONS};
 
 /// Smallest per-entry budget, in characters, whatever the window.
 pub const MIN_ENTRY_CHARS: usize = 2_000;

@@ -1,6 +1,6 @@
 //! When a compaction is allowed, and when it should start by itself.
 
-use super::settings::{CompactorSettings, Trigger};
+use crate::core::settings::{CompactorSettings, Trigger};
 
 /// The state the rules look at.
 #[derive(Debug, Clone, Copy, PartialEq)]

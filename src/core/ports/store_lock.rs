@@ -5,8 +5,8 @@
 //! rollback, recovery, the metrics) runs while it holds this lock, with a view of the store that
 //! includes every write made under it before.
 
-use super::error::StorageError;
-use super::provider::LocalBoxFuture;
+use crate::core::error::StorageError;
+use crate::core::provider::LocalBoxFuture;
 
 /// Proof that this tab holds the store lock; dropping it releases the lock.
 pub struct LockHeld {

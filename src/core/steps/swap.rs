@@ -2,11 +2,11 @@
 
 use std::borrow::Cow;
 
-use super::entries::StoredReasoning;
-pub use super::iteration::SUMMARY_END;
-use super::iteration::{parse_summary_header, summary_header};
-use super::log_store::LogSnapshot;
-use super::selection::{Positions, Selection};
+use crate::core::entries::StoredReasoning;
+pub use crate::core::iteration::SUMMARY_END;
+use crate::core::iteration::{parse_summary_header, summary_header};
+use crate::core::log_store::LogSnapshot;
+use crate::core::selection::{Positions, Selection};
 
 /// The text of the reasoning entry that stands for iterations 1..=`last`.
 pub fn summary_entry(last: u32, summary: &str) -> String {

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::keys::StorageKeys;
+use crate::core::keys::StorageKeys;
 
 /// What triggered a compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]

@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::prompt::SYSTEM_INSTRUCTION;
-use super::provider::{GenerationSettings, ProviderError, TokenUsage};
-use super::redact::redact;
+use crate::core::prompt::SYSTEM_INSTRUCTION;
+use crate::core::provider::{GenerationSettings, ProviderError, TokenUsage};
+use crate::core::redact::redact;
 
 /// The public endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -84,7 +84,7 @@ impl Family {
             Family::Gemini3 => Some(1.0),
             Family::Alias => None,
             Family::Flash25 | Family::Pro25 | Family::Gemma | Family::Other => {
-                Some(super::settings::DEFAULT_TEMPERATURE)
+                Some(crate::core::settings::DEFAULT_TEMPERATURE)
             }
         }
     }

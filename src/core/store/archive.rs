@@ -4,13 +4,13 @@ use serde::de::IgnoredAny;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
-use super::error::StorageError;
-use super::keys::StorageKeys;
-use super::log_store::LogSnapshot;
-use super::selection::{Positions, Selection};
-use super::storage::{utf16_units, KeyValueStore};
-use super::stored_json::parse;
+use crate::core::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
+use crate::core::error::StorageError;
+use crate::core::keys::StorageKeys;
+use crate::core::log_store::LogSnapshot;
+use crate::core::selection::{Positions, Selection};
+use crate::core::storage::{utf16_units, KeyValueStore};
+use crate::core::stored_json::parse;
 
 /// The original entries an archive keeps, exactly as they were stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -120,7 +120,7 @@ pub struct ArchiveInfo {
     /// Stored size in bytes (UTF-16, as localStorage counts it).
     pub bytes: usize,
     /// Entries per log.
-    pub entries: super::outcome::EntryCounts,
+    pub entries: crate::core::outcome::EntryCounts,
 }
 
 /// Reads one archive; invalid JSON is [`StorageError::Corrupt`] naming the key.
@@ -162,7 +162,7 @@ fn list_archives_but(
         match parse::<Archive<ArchiveEntryCounts>>(&key, &text) {
             Ok(archive) => infos.push(ArchiveInfo {
                 bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
-                entries: super::outcome::EntryCounts {
+                entries: crate::core::outcome::EntryCounts {
                     reasoning: archive.data.reasoning_log.len(),
                     execution: archive.data.execution_log.len(),
                     tool_activity: archive.data.tool_activity_log.len(),

@@ -3,40 +3,40 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::archive::{
+use crate::core::archive::{
     enforce_policy, list_archives, read_archive, Archive, ArchiveInfo, ArchiveMetadata,
     SelectedData,
 };
-use super::cancel::Cancel;
-use super::clock::{iso_timestamp, Clock};
-use super::error::{CompactionError, StorageError};
-use super::events::{CompactionEvent, EventSink};
-use super::iteration::parse_summary_header;
-use super::journal::{Journal, JournalStage};
-use super::keys::StorageKeys;
-use super::lease::Lease;
-use super::log_store::{LogStore, RawLogs, ReadLogs};
-use super::metrics::CompactionMetrics;
-use super::outcome::{CompactionPlan, CompactionResult};
-use super::phase::Phase;
-use super::placement::PlacedIterations;
-use super::prompt::{build_prompt, prompt_tokens, retry_prompt};
-use super::provider::{
+use crate::core::cancel::Cancel;
+use crate::core::clock::{iso_timestamp, Clock};
+use crate::core::error::{CompactionError, StorageError};
+use crate::core::events::{CompactionEvent, EventSink};
+use crate::core::iteration::parse_summary_header;
+use crate::core::journal::{Journal, JournalStage};
+use crate::core::keys::StorageKeys;
+use crate::core::lease::Lease;
+use crate::core::log_store::{LogStore, RawLogs, ReadLogs};
+use crate::core::metrics::CompactionMetrics;
+use crate::core::outcome::{CompactionPlan, CompactionResult};
+use crate::core::phase::Phase;
+use crate::core::placement::PlacedIterations;
+use crate::core::prompt::{build_prompt, prompt_tokens, retry_prompt};
+use crate::core::provider::{
     race_deadline, GenerationSettings, ProviderError, SummaryProvider, SummaryRequest, Timer,
     TokenUsage,
 };
-use super::redact::redact;
-use super::rules::{refusal, AutoGuard, RuleInput};
-use super::selection::{summary_body, Selection};
-use super::settings::{CompactorSettings, Trigger};
-use super::storage::{with_free_space, KeyValueStore};
-use super::store_lock::{LockHeld, StoreLock, Unshared};
-use super::stored_entry::Stored;
-use super::stored_json::{read_value, write_json};
-use super::swap::{appended_since, replace, restore, summary_entry, undo};
-use super::tokens::estimate_tokens;
-use super::usage::UsageMeasure;
-use super::validation::{canonicalize, validate_summary, Validation};
+use crate::core::redact::redact;
+use crate::core::rules::{refusal, AutoGuard, RuleInput};
+use crate::core::selection::{summary_body, Selection};
+use crate::core::settings::{CompactorSettings, Trigger};
+use crate::core::storage::{with_free_space, KeyValueStore};
+use crate::core::store_lock::{LockHeld, StoreLock, Unshared};
+use crate::core::stored_entry::Stored;
+use crate::core::stored_json::{read_value, write_json};
+use crate::core::swap::{appended_since, replace, restore, summary_entry, undo};
+use crate::core::tokens::estimate_tokens;
+use crate::core::usage::UsageMeasure;
+use crate::core::validation::{canonicalize, validate_summary, Validation};
 
 /// A summary must stay under this share of the tokens it replaces to count as a compaction.
 pub const MAX_SUMMARY_SHARE: f64 = 0.8;
@@ -614,7 +614,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             temperature: self
                 .settings
                 .temperature
-                .unwrap_or(super::settings::DEFAULT_TEMPERATURE),
+                .unwrap_or(crate::core::settings::DEFAULT_TEMPERATURE),
             temperature_set: self.settings.temperature.is_some(),
             max_output_tokens: self.settings.max_output_tokens,
             timeout_ms: self.settings.timeout_ms,

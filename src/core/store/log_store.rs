@@ -1,19 +1,19 @@
 //! The three logs of a reasoning loop in a key-value store: appends, iterations, reads.
 
-use super::clock::{iso_timestamp, Clock};
-use super::entries::{
+use crate::core::clock::{iso_timestamp, Clock};
+use crate::core::entries::{
     js_number, normalise_error, without_stamped, ExecutionInput, HasFacts, NewExecution,
     NewToolActivity, StoredExecution, StoredReasoning, StoredToolActivity, ToolActivityInput,
 };
-use super::error::StorageError;
-use super::ids::IdGenerator;
-use super::iteration::{iteration_header, named_iteration, parse_summary_header};
-use super::journal::{text_hash, LogHashes};
-use super::keys::StorageKeys;
-use super::placement::{current_iteration, place, PlacedIterations};
-use super::storage::KeyValueStore;
-use super::stored_entry::{join_entries, parse_entries, EntryView, Stored};
-use super::tokens::estimate_tokens;
+use crate::core::error::StorageError;
+use crate::core::ids::IdGenerator;
+use crate::core::iteration::{iteration_header, named_iteration, parse_summary_header};
+use crate::core::journal::{text_hash, LogHashes};
+use crate::core::keys::StorageKeys;
+use crate::core::placement::{current_iteration, place, PlacedIterations};
+use crate::core::storage::KeyValueStore;
+use crate::core::stored_entry::{join_entries, parse_entries, EntryView, Stored};
+use crate::core::tokens::estimate_tokens;
 
 /// How long a stored "iteration running" mark holds compactions back without being renewed.
 pub const RUNNING_MARK_MS: f64 = 10.0 * 60_000.0;
@@ -94,7 +94,7 @@ pub struct ReadLogs {
 }
 
 impl LogSnapshot {
-    /// Where every entry belongs (see [`super::placement`]).
+    /// Where every entry belongs (see [`crate::core::placement`]).
     pub fn placed_iterations(&self) -> PlacedIterations {
         place(&self.reasoning, &self.execution, &self.tool_activity)
     }

@@ -7,9 +7,9 @@ use std::task::Poll;
 
 use serde::Serialize;
 
-pub use super::error::ProviderError;
-pub use super::outcome::TokenUsage;
-use super::selection::Selection;
+pub use crate::core::error::ProviderError;
+pub use crate::core::outcome::TokenUsage;
+use crate::core::selection::Selection;
 
 /// A boxed future that need not be `Send` (the browser is single-threaded).
 pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::error::StorageError;
+use crate::core::error::StorageError;
 
 /// A string key-value store with the semantics of `window.localStorage`.
 ///

@@ -14,7 +14,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::error::StorageError;
+use crate::core::error::StorageError;
 
 /// What the package reads from an entry's JSON text; never fails (unknown shapes read as
 /// empty).

@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
-use super::stored_entry::{
+use crate::core::stored_entry::{
     decode_string, field_bool, field_iteration, field_text, object_field, EntryView, Key, Stored,
 };
 

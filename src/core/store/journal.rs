@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::CompactionResult;
+use crate::core::outcome::CompactionResult;
 
 /// How far the interrupted compaction got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

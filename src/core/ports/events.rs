@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
-use super::outcome::CompactionResult;
-use super::phase::Phase;
-use super::settings::Trigger;
+use crate::core::outcome::CompactionResult;
+use crate::core::phase::Phase;
+use crate::core::settings::Trigger;
 
 /// One event of a compaction; `name()` is the DOM event type, the value its `detail`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
