@@ -1,0 +1,191 @@
+use super::*;
+
+const KEY: &str = "AIzaSyTEST-0123456789abcdefghijklmnopq";
+
+fn settings(model: &str) -> GenerationSettings {
+    GenerationSettings {
+        model: model.into(),
+        temperature: 0.1,
+        temperature_set: false,
+        max_output_tokens: 4000,
+        timeout_ms: 30_000,
+    }
+}
+
+fn reply(body: &str) -> Result<Reply, ProviderError> {
+    read_reply(200, body, "m", KEY)
+}
+
+#[test]
+fn each_family_gets_its_thinking_temperature_and_instruction() {
+    let config = |model: &str| request_body("P", &settings(model))["generationConfig"].clone();
+    let lite = config("gemini-2.5-flash-lite");
+    assert_eq!(lite["thinkingConfig"]["thinkingBudget"], 0);
+    assert_eq!(lite["temperature"], 0.1);
+    assert_eq!(lite["maxOutputTokens"], 4000);
+    assert_eq!(
+        config("gemini-2.5-pro")["thinkingConfig"]["thinkingBudget"],
+        128
+    );
+    for three in [
+        "gemini-3-flash",
+        "models/gemini-3.5-flash-lite",
+        "gemini-3.1-pro-preview",
+    ] {
+        let c = config(three);
+        assert_eq!(c["thinkingConfig"]["thinkingLevel"], "low", "{three}");
+        assert!(c["thinkingConfig"].get("thinkingBudget").is_none());
+        assert_eq!(c["temperature"], 1.0, "{three}");
+    }
+    let alias = config("gemini-flash-latest");
+    assert!(alias.get("thinkingConfig").is_none() && alias.get("temperature").is_none());
+    let gemma = request_body("P", &settings("gemma-3-27b-it"));
+    assert!(gemma.get("systemInstruction").is_none());
+    let text = gemma["contents"][0]["parts"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with(SYSTEM_INSTRUCTION) && text.ends_with("\n\nP"));
+    assert!(gemma["generationConfig"].get("thinkingConfig").is_none());
+    // The app's own temperature wins.
+    let mut own = settings("gemini-3-flash");
+    own.temperature = 0.3;
+    own.temperature_set = true;
+    assert_eq!(
+        request_body("P", &own)["generationConfig"]["temperature"],
+        0.3
+    );
+    assert_eq!(Family::of(DEFAULT_MODEL), Family::Gemini3);
+}
+
+#[test]
+fn the_endpoint_names_the_model_and_never_a_key() {
+    assert_eq!(
+        endpoint("http://127.0.0.1:9/", "models/gemini-2.5-flash-lite"),
+        "http://127.0.0.1:9/v1beta/models/gemini-2.5-flash-lite:generateContent"
+    );
+    assert_eq!(
+        endpoint("https://x", "a/b?c"),
+        "https://x/v1beta/models/a%2Fb%3Fc:generateContent"
+    );
+}
+
+#[test]
+fn text_usage_and_model_version_are_read() {
+    let body = r####"{"candidates":[{"content":{"parts":[{"text":"thinking...","thought":true},{"text":"### A"},{"text":"\nB"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"thoughtsTokenCount":3,"cachedContentTokenCount":4,"totalTokenCount":18},"modelVersion":"gemini-3.5-flash-lite-001"}"####;
+    let read = reply(body).unwrap();
+    assert_eq!(read.text, "### A\nB");
+    assert_eq!(
+        read.usage,
+        Some(TokenUsage {
+            prompt_tokens: 10,
+            output_tokens: 5,
+            thinking_tokens: 3,
+            cached_tokens: 4,
+        })
+    );
+    assert_eq!(
+        read.model_version.as_deref(),
+        Some("gemini-3.5-flash-lite-001")
+    );
+    let bare =
+        reply(r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}]}"#);
+    assert_eq!(
+        bare.unwrap().usage,
+        None,
+        "no usageMetadata is no usage, not zeros"
+    );
+}
+
+#[test]
+fn blocks_are_read_as_google_reads_them_with_their_explanations() {
+    let blocked = r#"{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT","blockReasonMessage":"The prompt violates policy."},"usageMetadata":{"promptTokenCount":9}}"#;
+    let (err, usage) = reply(blocked).unwrap_err().split_usage();
+    assert!(
+        matches!(&err, ProviderError::Blocked(r) if r.contains("PROHIBITED_CONTENT") && r.contains("violates policy")),
+        "{err:?}"
+    );
+    assert_eq!(
+        usage.map(|u| u.prompt_tokens),
+        Some(9),
+        "a blocked answer is still billed"
+    );
+    let feedback_only = r#"{"promptFeedback":{"safetyRatings":[]}}"#;
+    assert!(matches!(
+        reply(feedback_only),
+        Err(ProviderError::Blocked(_))
+    ));
+    for finish in [
+        "SAFETY",
+        "LANGUAGE",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "RECITATION",
+    ] {
+        let body = format!(
+            r#"{{"candidates":[{{"finishReason":"{finish}","finishMessage":"stopped here"}}]}}"#
+        );
+        assert!(
+            matches!(reply(&body), Err(ProviderError::Blocked(r)) if r.contains(finish) && r.contains("stopped here")),
+            "{finish}"
+        );
+    }
+    let other = r#"{"candidates":[{"content":{"parts":[{"text":"half"}]},"finishReason":"OTHER","finishMessage":"internal"}]}"#;
+    assert!(
+        matches!(reply(other), Err(ProviderError::Incomplete(r)) if r.contains("OTHER") && r.contains("internal"))
+    );
+    let no_candidates = r#"{"candidates":[]}"#;
+    assert!(matches!(
+        reply(no_candidates),
+        Err(ProviderError::Incomplete(_))
+    ));
+}
+
+#[test]
+fn cut_off_answers_are_incomplete_and_keep_their_usage() {
+    let cut = r####"{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":1200,"thoughtsTokenCount":4000}}"####;
+    let (err, usage) = reply(cut).unwrap_err().split_usage();
+    assert!(matches!(err, ProviderError::Incomplete(_)));
+    assert_eq!(usage.map(|u| u.thinking_tokens), Some(4000));
+    assert!(matches!(
+        reply("<html>"),
+        Err(ProviderError::Http { status: 502, .. })
+    ));
+}
+
+#[test]
+fn quotas_that_last_the_day_are_not_retried_and_short_ones_are() {
+    let per_minute = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateContentInputTokensPerModelPerMinute-FreeTier","quotaValue":"250000"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"26s"}]}}"#;
+    let err = read_reply(429, per_minute, "m", KEY).unwrap_err();
+    assert!(err.is_retryable());
+    assert_eq!(err.retry_after_ms(), Some(26_000));
+    let per_day = r#"{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"47s"}]}}"#;
+    let err = read_reply(429, per_day, "gemini-3-pro", KEY).unwrap_err();
+    assert!(!err.is_retryable());
+    assert!(err.to_string().contains("for today"), "{err}");
+    let zero = r#"{"error":{"code":429,"message":"Quota exceeded for metric: generate_content_free_tier_requests, limit: 0, model: gemini-3-pro. Please retry in 45.5s.","status":"RESOURCE_EXHAUSTED"}}"#;
+    assert!(!read_reply(429, zero, "gemini-3-pro", KEY)
+        .unwrap_err()
+        .is_retryable());
+    let help_only = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.Help","links":[]}]}}"#;
+    let err = read_reply(429, help_only, "m", KEY).unwrap_err();
+    assert!(err.is_retryable() && err.retry_after_ms().is_none());
+}
+
+#[test]
+fn http_errors_name_their_cause_and_never_the_key() {
+    let gone = r#"{"error":{"code":404,"message":"models/gemini-1.5-pro is not found for API version v1beta","status":"NOT_FOUND"}}"#;
+    let err = read_reply(404, gone, "gemini-1.5-pro", KEY).unwrap_err();
+    assert!(err.to_string().contains("unknown or retired"));
+    let suspended = format!(
+        r#"{{"error":{{"code":403,"message":"Permission denied: Consumer 'api_key:{KEY}' has been suspended.","status":"PERMISSION_DENIED"}}}}"#
+    );
+    let err = read_reply(403, &suspended, "m", KEY).unwrap_err();
+    assert!(!err.to_string().contains(KEY), "{err}");
+    assert!(err.to_string().contains("api_key:[redacted]"), "{err}");
+    let own_key = r#"{"error":{"code":400,"message":"Invalid API key: my-test-key-1234","status":"INVALID_ARGUMENT"}}"#;
+    let err = read_reply(400, own_key, "m", "my-test-key-1234").unwrap_err();
+    assert!(!err.to_string().contains("my-test-key-1234"), "{err}");
+    assert!(matches!(
+        read_reply(502, "Bad Gateway", "m", KEY),
+        Err(ProviderError::Http { status: 502, .. })
+    ));
+}
