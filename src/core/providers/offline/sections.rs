@@ -1,0 +1,218 @@
+//! The six sections of an offline summary, each drawn from the [`Source`] within its caps.
+
+use std::fmt::Write;
+
+use crate::core::prompt::fence_for;
+use crate::core::validation::{canonical_heading, SECTIONS};
+
+use super::caps::Caps;
+use super::source::Source;
+use super::text::{clip, cut_whole, first_line, first_sentence, last_sentence};
+
+fn objective(source: &Source, caps: Caps) -> Vec<String> {
+    let mut points = Vec::new();
+    if let Some(query) = &source.query {
+        points.push(format!("Question: {}", query.trim()));
+    }
+    points.extend(source.earlier_points(0, caps));
+    if points.is_empty() {
+        if let Some((n, text)) = source.reasoning.first() {
+            points.push(format!(
+                "Goal (iteration {n}): {}",
+                clip(first_sentence(text), caps.chars)
+            ));
+        }
+    }
+    if let Some((n, text)) = source.reasoning.last() {
+        points.push(format!(
+            "Reached by iteration {n}: {}",
+            clip(first_sentence(text), caps.chars)
+        ));
+    }
+    let ok = source
+        .runs
+        .iter()
+        .filter(|run| run.success == Some(true))
+        .count();
+    points.push(format!(
+        "{ok} of {} code executions in iterations {}-{} succeeded.",
+        source.runs.len(),
+        source.first,
+        source.last
+    ));
+    points
+}
+
+/// The prefix of a result point, which later summaries carry forward whole.
+const RESULT_POINT: &str = "Result of ";
+
+fn discoveries(source: &Source, caps: Caps) -> Vec<String> {
+    let mut points = source.earlier_keeping(1, RESULT_POINT, caps);
+    for run in &source.runs {
+        let (Some(true), Some(result)) = (run.success, run.result.as_deref()) else {
+            continue;
+        };
+        let what = run.id.as_deref().map_or_else(
+            || format!("`{}`", clip(first_line(&run.code), caps.chars / 3)),
+            str::to_owned,
+        );
+        points.push(format!(
+            "{RESULT_POINT}{what} (iteration {}): {}",
+            run.iteration,
+            cut_whole(result, MAX_VALUE_CHARS)
+        ));
+    }
+    let facts: Vec<String> = source
+        .reasoning
+        .iter()
+        .rev()
+        .flat_map(|(n, text)| {
+            text.split('\n')
+                .flat_map(|line| line.split(". "))
+                .filter(|s| s.chars().any(|c| c.is_ascii_digit()) && s.trim().len() > 12)
+                .map(move |s| format!("Iteration {n}: {}", clip(s, caps.chars)))
+        })
+        .take(caps.points / 2)
+        .collect();
+    points.extend(facts.into_iter().rev());
+    if points.is_empty() {
+        points.push("No results were recorded in these iterations.".into());
+    }
+    points
+}
+
+/// Longest value a result point keeps before it is cut (at a token boundary).
+pub const MAX_VALUE_CHARS: usize = 400;
+
+fn solutions(source: &Source, caps: Caps) -> (Vec<String>, Vec<String>) {
+    let points = source.earlier_points(2, caps);
+    let mut seen = Vec::new();
+    let mut blocks = Vec::new();
+    for run in source.runs.iter().rev() {
+        let code = run.code.trim();
+        if run.success != Some(true) || code.is_empty() || seen.contains(&run.task) {
+            continue;
+        }
+        seen.push(run.task.clone());
+        let lines: Vec<&str> = code.lines().collect();
+        let mut shown = lines
+            .iter()
+            .take(caps.code_lines)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n");
+        if lines.len() > caps.code_lines {
+            let _ = write!(
+                shown,
+                "\n// … {} more lines in the archive",
+                lines.len() - caps.code_lines
+            );
+        }
+        let fence = fence_for(&shown);
+        blocks.push(format!(
+            "Final working code (iteration {}):\n{fence}js\n{shown}\n{fence}",
+            run.iteration
+        ));
+        if blocks.len() == caps.solutions {
+            break;
+        }
+    }
+    blocks.reverse();
+    (points, blocks)
+}
+
+fn tools_used(source: &Source, caps: Caps) -> Vec<String> {
+    let mut points = source.earlier_points(3, caps);
+    for (kind, (actions, last)) in source.tools.iter().take(caps.points) {
+        let actions = actions
+            .iter()
+            .map(|(a, c)| format!("{a} ×{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let last = last
+            .as_deref()
+            .map(|d| format!(" (last: {})", clip(d, caps.chars / 2)))
+            .unwrap_or_default();
+        points.push(format!("{kind}: {actions}{last}"));
+    }
+    if points.is_empty() {
+        points.push(format!(
+            "No successful tool operations among {} recorded.",
+            source.tool_count
+        ));
+    }
+    points
+}
+
+/// The prefix of an open failure, which later summaries carry forward whole.
+const OPEN_POINT: &str = "Still failing";
+
+fn insights(source: &Source, caps: Caps) -> Vec<String> {
+    let mut points = source.earlier_keeping(4, OPEN_POINT, caps);
+    let mut resolved = 0;
+    for failure in &source.failures {
+        let message = cut_whole(&failure.message, caps.chars);
+        match failure.resolved_in {
+            Some(m) if resolved < caps.points => {
+                resolved += 1;
+                points.push(format!(
+                    "{} failed in iteration {} ({message}); resolved in iteration {m}.",
+                    failure.subject, failure.iteration
+                ));
+            }
+            Some(_) => {}
+            None => points.push(format!(
+                "{OPEN_POINT} (iteration {}): {} → {message}",
+                failure.iteration, failure.subject
+            )),
+        }
+    }
+    if points.is_empty() {
+        points.push("No failures needed fixing in these iterations.".into());
+    }
+    points
+}
+
+fn context(source: &Source, caps: Caps) -> Vec<String> {
+    let mut points = source.earlier_points(5, caps);
+    points.push(format!(
+        "Iterations {}-{} are compacted here; iteration {} continues verbatim after this summary.",
+        source.first, source.last, source.current
+    ));
+    if let Some((n, text)) = source.reasoning.last() {
+        points.push(format!(
+            "Latest conclusion (iteration {n}): {}",
+            clip(last_sentence(text), caps.chars)
+        ));
+    }
+    points
+}
+
+pub(super) fn render(source: &Source, caps: Caps) -> String {
+    let (solution_points, code_blocks) = solutions(source, caps);
+    let sections: [(Vec<String>, Vec<String>); 6] = [
+        (objective(source, caps), Vec::new()),
+        (discoveries(source, caps), Vec::new()),
+        (solution_points, code_blocks),
+        (tools_used(source, caps), Vec::new()),
+        (insights(source, caps), Vec::new()),
+        (context(source, caps), Vec::new()),
+    ];
+    let mut out = String::new();
+    for ((emoji, title), (points, blocks)) in SECTIONS.iter().zip(sections) {
+        let _ = writeln!(out, "{}", canonical_heading(emoji, title));
+        let mut points = points;
+        points.dedup();
+        if points.is_empty() && blocks.is_empty() {
+            points.push("Nothing recorded.".into());
+        }
+        for point in points {
+            let _ = writeln!(out, "- {point}");
+        }
+        for block in blocks {
+            let _ = writeln!(out, "{block}");
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_owned()
+}

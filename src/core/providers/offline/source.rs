@@ -1,0 +1,360 @@
+//! The facts an offline summary is drawn from, read from the selected entries (GDRS-aware:
+//! its markers, executions, vault reads and failures).
+
+use std::collections::BTreeMap;
+
+use crate::core::entries::StoredToolActivity;
+use crate::core::iteration::{parse_iteration_header, parse_summary_header};
+use crate::core::selection::Selection;
+use crate::core::validation::heading_section;
+
+use super::caps::Caps;
+use super::text::{clip, is_bookkeeping, task_of};
+
+/// One code execution as the summary sees it, from the execution log or the reasoning log's
+/// `=== JAVASCRIPT EXECUTION ===` entry.
+pub(super) struct Run {
+    pub(super) iteration: u32,
+    pub(super) id: Option<String>,
+    pub(super) code: String,
+    pub(super) task: String,
+    pub(super) success: Option<bool>,
+    /// The returned value as stored (JSON), `None` when nothing was returned.
+    pub(super) result: Option<String>,
+    pub(super) error: Option<String>,
+}
+
+/// A failure: of a run, a tool operation, or an iteration.
+pub(super) struct Failure {
+    pub(super) iteration: u32,
+    /// What failed: `exec_…`, `vault:<id>`, `iteration`…
+    pub(super) subject: String,
+    pub(super) message: String,
+    /// The iteration that resolved it, if a later one did.
+    pub(super) resolved_in: Option<u32>,
+}
+
+/// The facts the summary is drawn from.
+pub(super) struct Source {
+    pub(super) first: u32,
+    pub(super) last: u32,
+    pub(super) current: u32,
+    pub(super) query: Option<String>,
+    pub(super) reasoning: Vec<(u32, String)>,
+    pub(super) runs: Vec<Run>,
+    pub(super) failures: Vec<Failure>,
+    pub(super) earlier: BTreeMap<usize, Vec<String>>,
+    pub(super) tools: BTreeMap<String, (BTreeMap<String, usize>, Option<String>)>,
+    /// Successful tool operations as `(iteration, "kind:id")`.
+    pub(super) tool_successes: Vec<(u32, String)>,
+    pub(super) tool_count: usize,
+}
+
+/// The first line of a marker entry (`=== SESSION START ===`), and the text after it.
+fn marker(entry: &str) -> Option<(&str, &str)> {
+    let entry = entry.trim_start();
+    if !entry.starts_with("===") {
+        return None;
+    }
+    let (first, rest) = entry.split_once('\n').unwrap_or((entry, ""));
+    let name = first.trim().trim_matches('=').trim();
+    first.trim().ends_with("===").then_some((name, rest))
+}
+
+/// The block of a `=== JAVASCRIPT EXECUTION ===` entry that follows `label:` up to the next
+/// label.
+fn block<'t>(text: &'t str, label: &str, next: &[&str]) -> Option<&'t str> {
+    let start = text.find(&format!("{label}:\n"))? + label.len() + 2;
+    let rest = &text[start..];
+    let end = next
+        .iter()
+        .filter_map(|n| rest.find(&format!("\n{n}:\n")))
+        .min()
+        .unwrap_or(rest.len());
+    Some(rest[..end].trim())
+}
+
+/// A value from a log as compact text: JSON compacted where it parses, else as written.
+fn compact_value(text: &str) -> String {
+    match serde_json::from_str::<Box<serde_json::value::RawValue>>(text) {
+        Ok(_) => {
+            let mut out = String::with_capacity(text.len());
+            let mut in_string = false;
+            let mut escaped = false;
+            for c in text.chars() {
+                if in_string {
+                    out.push(c);
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        in_string = false;
+                    }
+                } else if c == '"' {
+                    in_string = true;
+                    out.push(c);
+                } else if !c.is_whitespace() {
+                    out.push(c);
+                }
+            }
+            out
+        }
+        Err(_) => text.trim().to_owned(),
+    }
+}
+
+impl Source {
+    pub(super) fn of(selection: &Selection) -> Self {
+        let mut source = Source {
+            first: 1,
+            last: selection.last,
+            current: selection.current,
+            query: None,
+            reasoning: Vec::new(),
+            runs: Vec::new(),
+            failures: Vec::new(),
+            earlier: BTreeMap::new(),
+            tools: BTreeMap::new(),
+            tool_successes: Vec::new(),
+            tool_count: 0,
+        };
+        for (n, entry) in &selection.execution {
+            let fields = entry.fields();
+            let code = fields.code().into_owned();
+            source.runs.push(Run {
+                iteration: *n,
+                id: entry.facts.id.clone(),
+                task: task_of(&code, fields.task()),
+                code,
+                success: fields.success(),
+                result: fields.result_json().map(str::to_owned),
+                error: fields.error_message(),
+            });
+        }
+        for (n, entry) in &selection.reasoning {
+            source.read_reasoning(*n, entry);
+        }
+        source.runs.sort_by_key(|run| run.iteration);
+        for (n, entry) in &selection.tool_activity {
+            source.read_tool(*n, entry);
+        }
+        source.resolve();
+        source
+    }
+
+    pub(super) fn read_reasoning(&mut self, n: u32, entry: &str) {
+        if parse_summary_header(entry).is_some() {
+            let mut section = None;
+            for line in entry.lines() {
+                if let Some(i) = heading_section(line) {
+                    section = Some(i);
+                } else if let (Some(i), Some(point)) = (section, line.trim().strip_prefix("- ")) {
+                    if i == 0 && self.query.is_none() {
+                        if let Some(query) = point.strip_prefix("Question: ") {
+                            self.query = Some(query.to_owned());
+                            continue;
+                        }
+                    }
+                    self.earlier.entry(i).or_default().push(point.to_owned());
+                }
+            }
+            return;
+        }
+        let Some((name, body)) = marker(entry) else {
+            if !entry.trim().is_empty() {
+                self.reasoning.push((n, entry.to_owned()));
+            }
+            return;
+        };
+        if parse_iteration_header(entry).is_some() {
+            if !body.trim().is_empty() {
+                self.reasoning.push((n, body.to_owned()));
+            }
+        } else if name == "SESSION START" {
+            let query = body.lines().find_map(|l| l.strip_prefix("Query: "));
+            if let Some(query) = query.filter(|q| !q.trim().is_empty()) {
+                self.query.get_or_insert_with(|| query.trim().to_owned());
+            }
+        } else if name == "JAVASCRIPT EXECUTION" {
+            self.read_execution_entry(n, body);
+        } else if name.ends_with("OPERATION WARNINGS") {
+            for line in body.lines() {
+                let Some(item) = line.trim().strip_prefix("- [") else {
+                    continue;
+                };
+                let Some((kind, rest)) = item.split_once("] ") else {
+                    continue;
+                };
+                let (id, message) = rest.split_once(": ").unwrap_or((rest, ""));
+                let subject = if kind == "execution" {
+                    id.to_owned()
+                } else {
+                    format!("{kind}:{id}")
+                };
+                self.failures.push(Failure {
+                    iteration: n,
+                    subject,
+                    message: message.trim().to_owned(),
+                    resolved_in: None,
+                });
+            }
+        } else if name.ends_with(" ERROR") && name.starts_with("ITERATION ") {
+            let message = body
+                .lines()
+                .find_map(|l| l.strip_prefix("Error: "))
+                .unwrap_or(body.trim());
+            self.failures.push(Failure {
+                iteration: n,
+                subject: "iteration".into(),
+                message: message.trim().to_owned(),
+                resolved_in: None,
+            });
+        }
+        // Other markers (VAULT READ, SESSION COMPLETE, …) are bookkeeping the tool log and
+        // the reasoning already tell.
+    }
+
+    /// A `=== JAVASCRIPT EXECUTION ===` entry: a successful run the execution log may also
+    /// hold (then that one is kept, it has the value as stored).
+    pub(super) fn read_execution_entry(&mut self, n: u32, body: &str) {
+        let id = body
+            .lines()
+            .find_map(|l| l.strip_prefix("ID: "))
+            .map(|id| id.trim().to_owned());
+        if id.is_some() && self.runs.iter().any(|run| run.id == id) {
+            return;
+        }
+        let labels = ["CODE", "CONSOLE OUTPUT", "RETURN VALUE"];
+        let code = block(body, "CODE", &labels).unwrap_or("").to_owned();
+        let result = block(body, "RETURN VALUE", &labels)
+            .filter(|v| !v.is_empty() && *v != "undefined" && *v != "null")
+            .map(compact_value);
+        self.runs.push(Run {
+            iteration: n,
+            id,
+            task: task_of(&code, None),
+            code,
+            success: Some(true),
+            result,
+            error: None,
+        });
+    }
+
+    pub(super) fn read_tool(&mut self, n: u32, entry: &StoredToolActivity) {
+        self.tool_count += 1;
+        let fields = entry.fields();
+        let status = fields.status().unwrap_or_default();
+        let kind = fields.kind().unwrap_or_else(|| "tool".into());
+        let action = fields.action().unwrap_or_else(|| "use".into());
+        if matches!(&*status, "error" | "failed" | "failure") {
+            // A failed run is reported with its execution.
+            if kind != "js_execute" {
+                let id = entry.facts.id.clone().unwrap_or_default();
+                self.failures.push(Failure {
+                    iteration: n,
+                    subject: format!("{kind}:{id}"),
+                    message: fields
+                        .error_message()
+                        .unwrap_or_else(|| format!("{action} failed")),
+                    resolved_in: None,
+                });
+            }
+            return;
+        }
+        if !matches!(&*status, "success" | "ok" | "done" | "completed") {
+            return;
+        }
+        if let Some(id) = &entry.facts.id {
+            self.tool_successes.push((n, format!("{kind}:{id}")));
+        }
+        let slot = self.tools.entry(kind.into_owned()).or_default();
+        *slot.0.entry(action.into_owned()).or_default() += 1;
+        if let Some(details) = fields.details() {
+            slot.1 = Some(details.into_owned());
+        } else if let Some(id) = &entry.facts.id {
+            slot.1 = Some(id.clone());
+        }
+    }
+
+    /// Marks each failure a later iteration resolved: a run of the same task that succeeded,
+    /// the same tool operation done successfully, an iteration that completed after an
+    /// iteration error.
+    pub(super) fn resolve(&mut self) {
+        for run in self.runs.iter().filter(|run| run.success == Some(false)) {
+            if run.id.is_some()
+                && self
+                    .failures
+                    .iter()
+                    .any(|f| Some(&f.subject) == run.id.as_ref())
+            {
+                continue;
+            }
+            self.failures.push(Failure {
+                iteration: run.iteration,
+                subject: run.id.clone().unwrap_or_else(|| run.task.clone()),
+                message: run.error.clone().unwrap_or_else(|| "error".into()),
+                resolved_in: None,
+            });
+        }
+        let latest_iteration = self.reasoning.iter().map(|(n, _)| *n).max().unwrap_or(0);
+        for failure in &mut self.failures {
+            let failed_run = self
+                .runs
+                .iter()
+                .find(|run| run.id.as_deref() == Some(failure.subject.as_str()));
+            let task = failed_run.map_or(failure.subject.as_str(), |run| run.task.as_str());
+            let fixed_by_run = self
+                .runs
+                .iter()
+                .filter(|run| run.success == Some(true) && run.task == task)
+                .map(|run| run.iteration)
+                .find(|m| {
+                    *m > failure.iteration || (failed_run.is_some() && *m >= failure.iteration)
+                });
+            let fixed_by_tool = self
+                .tool_successes
+                .iter()
+                .find(|(m, subject)| *m > failure.iteration && *subject == failure.subject)
+                .map(|(m, _)| *m);
+            failure.resolved_in = fixed_by_run.or(fixed_by_tool).or_else(|| {
+                (failure.subject == "iteration" && latest_iteration > failure.iteration + 1)
+                    .then_some(latest_iteration)
+            });
+        }
+        self.failures.sort_by_key(|f| f.iteration);
+    }
+
+    pub(super) fn earlier_points(&self, section: usize, caps: Caps) -> Vec<String> {
+        self.earlier
+            .get(&section)
+            .map(|points| {
+                points
+                    .iter()
+                    .filter(|point| !is_bookkeeping(point))
+                    .take(caps.points)
+                    .map(|p| clip(p, caps.chars))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The earlier summary's points of `section`: those starting with `whole` (results, open
+    /// failures) carried forward whole, then the others as [`Source::earlier_points`] gives them.
+    pub(super) fn earlier_keeping(&self, section: usize, whole: &str, caps: Caps) -> Vec<String> {
+        let mut points: Vec<String> = self
+            .earlier
+            .get(&section)
+            .into_iter()
+            .flatten()
+            .filter(|p| p.starts_with(whole))
+            .cloned()
+            .collect();
+        points.extend(
+            self.earlier_points(section, caps)
+                .into_iter()
+                .filter(|p| !p.starts_with(whole)),
+        );
+        points
+    }
+}

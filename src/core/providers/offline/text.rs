@@ -1,0 +1,85 @@
+//! Text helpers of the offline summary: one line, one sentence, a value cut to size.
+
+/// Points an offline summary writes about its own range ("Iterations 1-4 are compacted…");
+/// a later summary states them afresh instead of carrying stale ones forward.
+pub(super) fn is_bookkeeping(point: &str) -> bool {
+    point.starts_with("Iterations ")
+        || point.starts_with("Reached by iteration")
+        || point.starts_with("Latest conclusion")
+        || point.contains(" code executions in iterations ")
+        || point.starts_with("Question: ")
+}
+
+/// One line of log text as a bullet's content: one line, no markup at its start, cut at a
+/// word's end (never inside a word, a number or an id).
+pub(super) fn clip(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat.trim_start_matches(['#', '>', '-', '*', '=', ' ']);
+    if flat.chars().count() <= max {
+        return flat.to_owned();
+    }
+    let limit = flat.char_indices().nth(max).map_or(flat.len(), |(i, _)| i);
+    // A first word longer than `max` is kept whole.
+    let cut = flat[..limit]
+        .rfind(' ')
+        .unwrap_or_else(|| flat.find(' ').unwrap_or(flat.len()));
+    if cut == flat.len() {
+        return flat.to_owned();
+    }
+    format!("{}…", flat[..cut].trim_end())
+}
+
+pub(super) fn first_sentence(text: &str) -> &str {
+    let text = text.trim();
+    let end = text
+        .char_indices()
+        .find(|&(i, c)| {
+            c == '\n' || (matches!(c, '.' | '!' | '?') && text[i + 1..].starts_with(' '))
+        })
+        .map_or(text.len(), |(i, c)| if c == '\n' { i } else { i + 1 });
+    &text[..end]
+}
+
+pub(super) fn last_sentence(text: &str) -> &str {
+    let text = text.trim();
+    let start = text
+        .char_indices()
+        .rfind(|&(i, c)| {
+            c == '\n'
+                || (matches!(c, '.' | '!' | '?')
+                    && text[i + 1..].starts_with(' ')
+                    && i + 2 < text.len())
+        })
+        .map_or(0, |(i, _)| i + 1);
+    text[start..].trim()
+}
+
+/// What a piece of code is for: `metadata.task` when the app says, else its first line.
+pub(super) fn task_of(code: &str, task: Option<String>) -> String {
+    task.unwrap_or_else(|| first_line(code).to_owned())
+}
+
+pub(super) fn first_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+}
+
+/// `text` cut to about `max` characters, never inside a word, a number or a JSON token: the cut
+/// falls after a separator (space, comma, bracket) and is marked with `…`.
+pub(super) fn cut_whole(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let limit = flat.char_indices().nth(max).map_or(flat.len(), |(i, _)| i);
+    let cut = flat[..limit]
+        .rfind([' ', ',', '[', '{', ';'])
+        .map_or(0, |i| i + 1);
+    format!("{} …", flat[..cut].trim_end())
+}
+
+#[cfg(test)]
+#[path = "text_tests.rs"]
+mod tests;
