@@ -15,7 +15,9 @@ pub mod steps;
 pub mod store;
 
 // Each module stays reachable as `core::<module>`, the paths the tests and the web layer use.
-pub use log::{entries, ids, iteration, placement, stored_entry, stored_json, tokens};
+pub use log::{
+    entries, entry_facts, ids, iteration, new_entries, placement, stored_entry, stored_json, tokens,
+};
 pub use ports::{clock, events, provider, storage, store_lock, usage};
 pub use providers::{gemini, offline, redact};
 pub use run::{cancel, compactor, settings};

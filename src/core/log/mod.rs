@@ -2,8 +2,10 @@
 //! iteration each belongs to, and what they cost in tokens. Knows no storage key.
 
 pub mod entries;
+pub mod entry_facts;
 pub mod ids;
 pub mod iteration;
+pub mod new_entries;
 pub mod placement;
 pub mod stored_entry;
 pub mod stored_json;

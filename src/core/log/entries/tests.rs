@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::{Map, Value};
 
 fn execution(text: &str) -> Stored<ExecutionEntry> {
     Stored::from_raw(RawValue::from_string(text.to_owned()).unwrap())

@@ -1,0 +1,201 @@
+//! What the package reads from an entry in one pass over its text: id, timestamp, iteration,
+//! whether it is a vault read, and where each field the prompt needs sits in the text.
+
+use std::borrow::Cow;
+
+use serde::de::DeserializeSeed;
+use serde::Deserializer;
+use serde_json::value::RawValue;
+
+use crate::core::stored_entry::{field_iteration, field_text, object_field, Key};
+
+/// A field the prompt and the summary read, located in the entry's text when it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// `success`.
+    Success,
+    /// `code`.
+    Code,
+    /// `result`.
+    Result,
+    /// `error`.
+    Error,
+    /// `executionTime`.
+    ExecutionTime,
+    /// `source`.
+    Source,
+    /// `metadata`.
+    Metadata,
+    /// `type`.
+    Kind,
+    /// `action`.
+    Action,
+    /// `status`.
+    Status,
+    /// `details`.
+    Details,
+}
+
+const PARTS: usize = 11;
+
+impl Part {
+    fn of_key(key: &str) -> Option<Part> {
+        Some(match key {
+            "success" => Part::Success,
+            "code" => Part::Code,
+            "result" => Part::Result,
+            "error" => Part::Error,
+            "executionTime" => Part::ExecutionTime,
+            "source" => Part::Source,
+            "metadata" => Part::Metadata,
+            "type" => Part::Kind,
+            "action" => Part::Action,
+            "status" => Part::Status,
+            "details" => Part::Details,
+            _ => return None,
+        })
+    }
+}
+
+/// Where the [`Part`]s of an entry stand in its text (byte ranges of their JSON values).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parts([Option<(u32, u32)>; PARTS]);
+
+impl Parts {
+    /// The JSON of `part` in `text` (the entry's text these parts were located in).
+    pub fn get<'a>(&self, text: &'a str, part: Part) -> Option<&'a str> {
+        let (start, end) = self.0[part as usize]?;
+        text.get(start as usize..end as usize)
+    }
+}
+
+/// What identifies an entry, places it in time and locates its parts, read in one pass when
+/// the log is read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EntryFacts {
+    /// `id` as text.
+    pub id: Option<String>,
+    /// `timestamp` as text.
+    pub timestamp: Option<String>,
+    /// `iteration`, else `context.iteration`.
+    pub iteration: Option<u32>,
+    /// Whether the entry has an `iteration` field of its own.
+    pub has_iteration: bool,
+    /// Whether it is a tool entry `{ type: "vault", action: "read" }`.
+    pub vault_read: bool,
+    /// Where the other fields the package reads stand.
+    pub parts: Parts,
+    /// `context.iteration`, which `iteration` overrides.
+    context_iteration: Option<u32>,
+}
+
+impl EntryFacts {
+    /// The facts of the entry whose stored JSON is `text`; an entry that is not an object (or
+    /// has a key that is not valid text) has none.
+    pub fn read(text: &str) -> Self {
+        if !text.starts_with('{') {
+            return EntryFacts::default();
+        }
+        let mut reader = serde_json::Deserializer::from_str(text);
+        FactsSeed { text }
+            .deserialize(&mut reader)
+            .unwrap_or_default()
+    }
+
+    fn take(&mut self, text: &str, slot: Slot, value: &RawValue) {
+        let json = value.get();
+        match slot {
+            Slot::Id => self.id = field_text(Some(json)).map(Cow::into_owned),
+            Slot::Timestamp => self.timestamp = field_text(Some(json)).map(Cow::into_owned),
+            Slot::Iteration => {
+                self.has_iteration = true;
+                self.iteration = field_iteration(Some(json));
+            }
+            Slot::Context => {
+                self.context_iteration = field_iteration(object_field(json, "iteration"));
+            }
+            Slot::Part(part) => {
+                let Some(start) = offset_in(text, json) else {
+                    return;
+                };
+                let end = start + json.len();
+                if let (Ok(start), Ok(end)) = (u32::try_from(start), u32::try_from(end)) {
+                    self.parts.0[part as usize] = Some((start, end));
+                }
+            }
+        }
+    }
+}
+
+/// What a key of an entry is to the package.
+#[derive(Clone, Copy)]
+enum Slot {
+    Id,
+    Timestamp,
+    Iteration,
+    Context,
+    Part(Part),
+}
+
+impl Slot {
+    fn of_key(key: &str) -> Option<Slot> {
+        Some(match key {
+            "id" => Slot::Id,
+            "timestamp" => Slot::Timestamp,
+            "iteration" => Slot::Iteration,
+            "context" => Slot::Context,
+            other => Slot::Part(Part::of_key(other)?),
+        })
+    }
+}
+
+/// Where `inner` (a slice of `text`) starts in it.
+fn offset_in(text: &str, inner: &str) -> Option<usize> {
+    let start = (inner.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let same = text
+        .get(start..start + inner.len())
+        .is_some_and(|slice| std::ptr::eq(slice, inner));
+    same.then_some(start)
+}
+
+/// Reads [`EntryFacts`] from an entry's text in one pass: every value is captured as its JSON
+/// text, borrowed, and only the facts are decoded.
+struct FactsSeed<'a> {
+    text: &'a str,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for FactsSeed<'de> {
+    type Value = EntryFacts;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<EntryFacts, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FactsSeed<'de> {
+    type Value = EntryFacts;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an entry object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<EntryFacts, A::Error> {
+        let mut facts = EntryFacts::default();
+        // A key given twice keeps its last value, as in `JSON.parse`.
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            match Slot::of_key(key.as_str()) {
+                Some(slot) => {
+                    let value: &RawValue = map.next_value()?;
+                    facts.take(self.text, slot, value);
+                }
+                None => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        facts.iteration = facts.iteration.or(facts.context_iteration);
+        facts.vault_read = facts.parts.get(self.text, Part::Kind) == Some("\"vault\"")
+            && facts.parts.get(self.text, Part::Action) == Some("\"read\"");
+        Ok(facts)
+    }
+}
