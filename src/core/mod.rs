@@ -22,7 +22,7 @@ pub use ports::{clock, events, provider, storage, store_lock, usage};
 pub use providers::{gemini, offline, redact};
 pub use run::{cancel, compactor, settings};
 pub use steps::{outcome, phase, prompt, rules, selection, swap, validation};
-pub use store::{archive, journal, keys, lease, log_store, metrics};
+pub use store::{archive, journal, keys, lease, log_store, metrics, snapshot};
 
 pub use clock::ManualClock;
 pub use compactor::Compactor;

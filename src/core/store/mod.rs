@@ -7,3 +7,4 @@ pub mod keys;
 pub mod lease;
 pub mod log_store;
 pub mod metrics;
+pub mod snapshot;
