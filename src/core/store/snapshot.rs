@@ -7,8 +7,7 @@ use crate::core::iteration::parse_summary_header;
 use crate::core::journal::{text_hash, LogHashes};
 use crate::core::keys::StorageKeys;
 use crate::core::placement::{current_iteration, place, PlacedIterations};
-use crate::core::storage::KeyValueStore;
-use crate::core::stored_entry::{join_entries, parse_entries, EntryView, Stored};
+use crate::core::stored_entry::{join_entries, parse_entries, Stored};
 use crate::core::tokens::estimate_tokens;
 
 /// How long a stored "iteration running" mark holds compactions back without being renewed.
