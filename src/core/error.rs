@@ -34,6 +34,22 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code.
+    pub const ALL: [ErrorCode; 12] = [
+        ErrorCode::NotAllowed,
+        ErrorCode::Busy,
+        ErrorCode::LlmHttp,
+        ErrorCode::LlmTimeout,
+        ErrorCode::LlmNetwork,
+        ErrorCode::LlmBlocked,
+        ErrorCode::InvalidSummary,
+        ErrorCode::StorageCorrupt,
+        ErrorCode::StorageQuota,
+        ErrorCode::StorageUnavailable,
+        ErrorCode::InvalidInput,
+        ErrorCode::Aborted,
+    ];
+
     /// The snake_case string used in JavaScript.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,4 +1,5 @@
-//! The timer port over the global `setTimeout` (windows and workers alike).
+//! The timer port over the global `setTimeout` (windows and workers alike). A sleep that is
+//! dropped before it ends (the work it raced finished first) clears its timeout.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -9,19 +10,33 @@ use crate::core::provider::{LocalBoxFuture, Timer};
 extern "C" {
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(callback: &js_sys::Function, ms: i32) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
 }
 
 /// Sleeps with `setTimeout`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BrowserTimer;
 
+/// Clears its timeout when dropped (a no-op once the timeout has fired).
+struct ClearOnDrop(JsValue);
+
+impl Drop for ClearOnDrop {
+    fn drop(&mut self) {
+        clear_timeout(&self.0);
+    }
+}
+
 impl Timer for BrowserTimer {
     fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()> {
         let delay = i32::try_from(ms).unwrap_or(i32::MAX);
+        let mut id = JsValue::UNDEFINED;
         let promise = js_sys::Promise::new(&mut |resolve, _reject| {
-            set_timeout(&resolve, delay);
+            id = set_timeout(&resolve, delay);
         });
+        let pending = ClearOnDrop(id);
         Box::pin(async move {
+            let _clear = pending;
             // A timer promise only resolves; there is nothing to handle on rejection.
             let _ = JsFuture::from(promise).await;
         })

@@ -18,6 +18,9 @@ pub enum Trigger {
 }
 
 impl Trigger {
+    /// Every trigger.
+    pub const ALL: [Trigger; 3] = [Trigger::User, Trigger::Auto, Trigger::ContextLimitError];
+
     /// The snake_case name used in events and archives.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -38,7 +41,7 @@ pub const MAX_RETRY_DELAY_MS: u32 = 600_000;
 /// The most `maxRetries`.
 pub const MAX_RETRIES: u32 = 10;
 
-/// Every tunable of a compaction (API.md, `CompactorOptions` less the provider).
+/// Every tunable of a compaction (`CompactorOptions` in the README, less the provider).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CompactorSettings {

@@ -40,6 +40,25 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// Every phase, in the order a compaction runs through them (rolling back last).
+    pub const ALL: [Phase; 15] = [
+        Phase::Idle,
+        Phase::Waiting,
+        Phase::Freezing,
+        Phase::Gathering,
+        Phase::BuildingPrompt,
+        Phase::Compacting,
+        Phase::Validating,
+        Phase::Retrying,
+        Phase::Archiving,
+        Phase::Replacing,
+        Phase::RecordingMetrics,
+        Phase::Unfreezing,
+        Phase::Complete,
+        Phase::Error,
+        Phase::RollingBack,
+    ];
+
     /// The snake_case name used in JavaScript.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -73,7 +73,7 @@ pub fn heading_section(line: &str) -> Option<usize> {
     SECTIONS.iter().position(|(_, name)| title == *name)
 }
 
-/// Checks `text` against the rules of API.md: the three required sections as `###` headings,
+/// Checks `text` against the rules of the README ("Free functions"): the three required sections as `###` headings,
 /// at least [`MIN_SUMMARY_CHARS`] characters, and no refusal in its opening.
 pub fn validate_summary(text: &str) -> Validation {
     let found: Vec<usize> = text.lines().filter_map(heading_section).collect();

@@ -1,5 +1,5 @@
-//! Crash safety: the journal a compaction writes before it touches the logs, and recovery from
-//! it when a tab closed mid-compaction.
+//! Crash safety: the journal a compaction writes before it touches the logs. Recovery from it,
+//! when a tab closed mid-compaction, is the orchestrator's (`run::compactor::recovery`).
 //!
 //! Write order of one compaction, so that the stored state is always "old logs" or "summary +
 //! archive" once recovery has run:

@@ -1,0 +1,68 @@
+//! Each list of names the JavaScript side sees is written in Rust once (`as_str`, serde) and
+//! once in the TypeScript text of the `.d.ts`, and `REQUIRED_SECTIONS` once more in the build
+//! script that appends the constant: this test fails when any two of them disagree.
+
+use std::collections::BTreeSet;
+
+use context_compactor::core::phase::Phase;
+use context_compactor::core::settings::Trigger;
+use context_compactor::core::validation::REQUIRED_SECTIONS;
+use context_compactor::core::ErrorCode;
+
+const TYPESCRIPT: &str = include_str!("../src/web/typescript.rs");
+const MERGE_SCRIPT: &str = include_str!("../scripts/merge-pkg.mjs");
+
+/// The string literals of `export type <name> = "a" | "b" …;` in the TypeScript text.
+fn ts_union(name: &str) -> BTreeSet<String> {
+    let start = TYPESCRIPT
+        .find(&format!("export type {name} ="))
+        .unwrap_or_else(|| panic!("no union {name} in the TypeScript text"));
+    let body = &TYPESCRIPT[start..];
+    let body = &body[..body.find(';').expect("the union ends with ;")];
+    body.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+fn set<'a>(names: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+    names.into_iter().map(str::to_owned).collect()
+}
+
+#[test]
+fn phases_read_the_same_in_serde_as_str_and_typescript() {
+    for phase in Phase::ALL {
+        assert_eq!(serde_json::to_value(phase).unwrap(), phase.as_str());
+    }
+    assert_eq!(ts_union("Phase"), set(Phase::ALL.map(Phase::as_str)));
+}
+
+#[test]
+fn triggers_read_the_same_in_serde_as_str_and_typescript() {
+    for trigger in Trigger::ALL {
+        assert_eq!(serde_json::to_value(trigger).unwrap(), trigger.as_str());
+        let parsed: Trigger = serde_json::from_value(trigger.as_str().into()).unwrap();
+        assert_eq!(parsed, trigger);
+    }
+    assert_eq!(ts_union("Trigger"), set(Trigger::ALL.map(Trigger::as_str)));
+}
+
+#[test]
+fn error_codes_read_the_same_in_as_str_and_typescript() {
+    assert_eq!(
+        ts_union("ErrorCode"),
+        set(ErrorCode::ALL.map(ErrorCode::as_str))
+    );
+}
+
+#[test]
+fn the_build_script_appends_the_required_sections_of_the_core() {
+    let start = MERGE_SCRIPT
+        .find("const SECTIONS = [")
+        .expect("merge-pkg.mjs lists SECTIONS");
+    let list = &MERGE_SCRIPT[start..];
+    let list = &list[..list.find(']').unwrap()];
+    let sections: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+    assert_eq!(sections, REQUIRED_SECTIONS);
+}
