@@ -24,6 +24,7 @@ pub use run::{cancel, compactor, settings};
 pub use steps::{outcome, phase, prompt, rules, selection, swap, validation};
 pub use store::{archive, journal, keys, lease, log_store, metrics, snapshot};
 
+#[cfg(any(test, feature = "testing"))]
 pub use clock::ManualClock;
 pub use compactor::Compactor;
 pub use entries::{ExecutionEntry, ExecutionInput, ToolActivityEntry, ToolActivityInput};
@@ -32,4 +33,5 @@ pub use keys::StorageKeys;
 pub use log_store::LogStore;
 pub use ports::{Clock, EventSink, KeyValueStore, StoreLock, SummaryProvider, Timer, UsageMeasure};
 pub use settings::{CompactorSettings, Trigger};
+#[cfg(any(test, feature = "testing"))]
 pub use storage::MemoryStore;

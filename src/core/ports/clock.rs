@@ -1,5 +1,6 @@
 //! The clock port, and ISO-8601 formatting of its readings.
 
+#[cfg(any(test, feature = "testing"))]
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -15,12 +16,14 @@ impl<T: Clock + ?Sized> Clock for Rc<T> {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// A clock that only moves when told to; clones share the same time. For tests and replays.
 #[derive(Debug, Clone)]
 pub struct ManualClock {
     now: Rc<Cell<f64>>,
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl ManualClock {
     /// A clock standing at `start_ms`.
     pub fn new(start_ms: f64) -> Self {
@@ -35,6 +38,7 @@ impl ManualClock {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl Clock for ManualClock {
     fn now_ms(&self) -> f64 {
         self.now.get()

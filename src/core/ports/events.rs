@@ -104,12 +104,14 @@ pub trait EventSink {
     fn emit(&self, event: &CompactionEvent);
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// Keeps every event, for tests and replays.
 #[derive(Debug, Default, Clone)]
 pub struct RecordingSink {
     events: std::rc::Rc<std::cell::RefCell<Vec<CompactionEvent>>>,
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl RecordingSink {
     /// The events so far.
     pub fn events(&self) -> Vec<CompactionEvent> {
@@ -131,6 +133,7 @@ impl RecordingSink {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl EventSink for RecordingSink {
     fn emit(&self, event: &CompactionEvent) {
         self.events.borrow_mut().push(event.clone());

@@ -99,6 +99,7 @@ pub async fn race_deadline<T>(
     .await
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// Drives a future whose every step is ready at once (scripted providers, instant timers) to
 /// completion; `None` if it would wait for something. For native tests and tools.
 pub fn run_ready<T>(future: impl Future<Output = T>) -> Option<T> {

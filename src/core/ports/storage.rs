@@ -1,6 +1,8 @@
 //! The storage port: a string key-value store such as localStorage, and an in-memory one.
 
+#[cfg(any(test, feature = "testing"))]
 use std::cell::RefCell;
+#[cfg(any(test, feature = "testing"))]
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -80,6 +82,7 @@ pub fn utf16_units(text: &str) -> usize {
         .sum()
 }
 
+#[cfg(any(test, feature = "testing"))]
 /// An in-memory store with an optional quota counted like localStorage's (UTF-16 code units of
 /// keys plus values). Clones share the same entries.
 #[derive(Debug, Clone, Default)]
@@ -87,12 +90,14 @@ pub struct MemoryStore {
     state: Rc<RefCell<MemoryState>>,
 }
 
+#[cfg(any(test, feature = "testing"))]
 #[derive(Debug, Default)]
 struct MemoryState {
     entries: BTreeMap<String, String>,
     quota_units: Option<usize>,
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl MemoryStore {
     /// An empty store without a quota.
     pub fn new() -> Self {
@@ -117,6 +122,7 @@ impl MemoryStore {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl KeyValueStore for MemoryStore {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
         Ok(self.state.borrow().entries.get(key).cloned())
