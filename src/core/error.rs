@@ -287,7 +287,7 @@ impl ProviderError {
     }
 
     /// The failure and the tokens its answer reported, if any.
-    pub fn split_usage(self) -> (ProviderError, Option<TokenUsage>) {
+    pub(crate) fn split_usage(self) -> (ProviderError, Option<TokenUsage>) {
         match self {
             ProviderError::WithUsage { error, usage } => (*error, Some(usage)),
             other => (other, None),
@@ -325,7 +325,7 @@ impl ProviderError {
 
     /// Why a retry follows this failure, as the retry event names it: `http_<status>`,
     /// `timeout`, `network`, `invalid_summary` (an incomplete answer) or `provider`.
-    pub fn retry_reason(&self) -> String {
+    pub(crate) fn retry_reason(&self) -> String {
         match self {
             ProviderError::Http { status, .. } => format!("http_{status}"),
             ProviderError::Timeout { .. } => "timeout".into(),
@@ -340,7 +340,7 @@ impl ProviderError {
 
     /// Whether one more attempt can help: 408, 429 and 5xx, time-outs, network failures,
     /// incomplete answers and custom-provider failures; never 400/403/404 or a block.
-    pub fn is_retryable(&self) -> bool {
+    pub(crate) fn is_retryable(&self) -> bool {
         match self {
             ProviderError::Http {
                 status, lasting, ..

@@ -14,10 +14,10 @@ use crate::core::stored_entry::{
 };
 
 pub use crate::core::entry_facts::{EntryFacts, Part, Parts};
-pub use crate::core::new_entries::{
-    js_number, normalise_error, without_stamped, ExecutionInput, NewExecution, NewToolActivity,
-    ToolActivityInput, STAMPED_FIELDS,
+pub(crate) use crate::core::new_entries::{
+    js_number, normalise_error, without_stamped, NewExecution, NewToolActivity,
 };
+pub use crate::core::new_entries::{ExecutionInput, ToolActivityInput};
 
 /// The fields of an execution entry the prompt and the summary read, as stored.
 #[derive(Debug, Clone, Copy)]
@@ -42,7 +42,7 @@ impl<'a> ExecutionFields<'a> {
     }
 
     /// What the code returned, as its stored JSON (`None` when absent or `null`).
-    pub fn result_json(&self) -> Option<&'a str> {
+    pub(crate) fn result_json(&self) -> Option<&'a str> {
         self.part(Part::Result).filter(|json| *json != "null")
     }
 
@@ -112,7 +112,7 @@ fn error_text(json: Option<&str>) -> Option<String> {
 }
 
 /// A view that knows its entry's [`EntryFacts`].
-pub trait HasFacts {
+pub(crate) trait HasFacts {
     /// Id, timestamp and stated iteration.
     fn facts(&self) -> &EntryFacts;
 }
@@ -195,11 +195,11 @@ impl Stored<ToolActivityEntry> {
 }
 
 /// A stored execution entry.
-pub type StoredExecution = Stored<ExecutionEntry>;
+pub(crate) type StoredExecution = Stored<ExecutionEntry>;
 /// A stored tool entry.
-pub type StoredToolActivity = Stored<ToolActivityEntry>;
+pub(crate) type StoredToolActivity = Stored<ToolActivityEntry>;
 /// A stored reasoning entry.
-pub type StoredReasoning = Stored<String>;
+pub(crate) type StoredReasoning = Stored<String>;
 
 #[cfg(test)]
 mod tests;

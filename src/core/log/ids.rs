@@ -3,7 +3,7 @@
 /// Produces ids such as `exec_mi9x2k1c_4f7q0z`: the time in base 36, then a mix of a per-store
 /// seed and a counter, so two tabs appending in the same millisecond still differ.
 #[derive(Debug, Clone)]
-pub struct IdGenerator {
+pub(crate) struct IdGenerator {
     seed: u64,
     counter: u64,
 }

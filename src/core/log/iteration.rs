@@ -6,7 +6,7 @@ pub fn iteration_header(n: u32) -> String {
 }
 
 /// The iteration number of a header entry (`=== ITERATION N ===` as its first line).
-pub fn parse_iteration_header(entry: &str) -> Option<u32> {
+pub(crate) fn parse_iteration_header(entry: &str) -> Option<u32> {
     let first_line = header_line(entry)?;
     let inner = first_line
         .strip_prefix("=== ITERATION ")?
@@ -25,7 +25,7 @@ fn header_line(entry: &str) -> Option<&str> {
 }
 
 /// The first line of a compacted-summary entry covering iterations `first..=last`.
-pub fn summary_header(first: u32, last: u32) -> String {
+pub(crate) fn summary_header(first: u32, last: u32) -> String {
     format!("=== COMPACTED SUMMARY (Iterations {first}-{last}) ===")
 }
 
@@ -41,7 +41,7 @@ pub fn parse_summary_header(entry: &str) -> Option<(u32, u32)> {
 
 /// The iteration a reasoning entry's first line names: `=== ITERATION n ===`, or a marker
 /// about it such as `=== ITERATION n ERROR ===` or `=== ITERATION n OPERATION WARNINGS ===`.
-pub fn named_iteration(entry: &str) -> Option<u32> {
+pub(crate) fn named_iteration(entry: &str) -> Option<u32> {
     let first_line = header_line(entry)?;
     let inner = first_line
         .strip_prefix("=== ITERATION ")?
@@ -52,7 +52,7 @@ pub fn named_iteration(entry: &str) -> Option<u32> {
 }
 
 /// The last line of a compacted-summary entry.
-pub const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";
+pub(crate) const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, 
 /// The execution entry `appendExecution` writes: the app's fields, stamped.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct NewExecution {
+pub(crate) struct NewExecution {
     /// Unique id, `exec_…`.
     pub id: String,
     /// ISO-8601 time of the append.
@@ -43,7 +43,7 @@ pub struct NewExecution {
 
 /// The tool entry `appendToolActivity` writes: the app's fields, stamped.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NewToolActivity {
+pub(crate) struct NewToolActivity {
     /// Unique id, `tool_…`.
     pub id: String,
     /// ISO-8601 time of the append.
@@ -67,10 +67,10 @@ pub struct NewToolActivity {
 
 /// The fields the store stamps on every appended entry; an input's own copies give way, so an
 /// entry read back and appended again is not stored with two `id`s.
-pub const STAMPED_FIELDS: [&str; 3] = ["id", "timestamp", "iteration"];
+pub(crate) const STAMPED_FIELDS: [&str; 3] = ["id", "timestamp", "iteration"];
 
 /// `extra` without the fields the store stamps itself.
-pub fn without_stamped(mut extra: Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn without_stamped(mut extra: Map<String, Value>) -> Map<String, Value> {
     for field in STAMPED_FIELDS {
         extra.remove(field);
     }
@@ -124,7 +124,7 @@ pub struct ToolActivityInput {
 }
 
 /// A JSON number for `value` that is written as an integer when it is one, as JavaScript does.
-pub fn js_number(value: f64) -> Number {
+pub(crate) fn js_number(value: f64) -> Number {
     if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
         Number::from(value as i64)
     } else {
@@ -133,7 +133,7 @@ pub fn js_number(value: f64) -> Number {
 }
 
 /// Normalises an execution error to the stored shape: `{ "message": … }` or `null`.
-pub fn normalise_error(error: Option<Value>) -> Value {
+pub(crate) fn normalise_error(error: Option<Value>) -> Value {
     match error {
         None | Some(Value::Null) => Value::Null,
         Some(Value::String(message)) => serde_json::json!({ "message": message }),

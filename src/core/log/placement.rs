@@ -194,7 +194,7 @@ fn complete(
 
 /// An entry that does not state its iteration takes the one of the nearest earlier entry that
 /// does, else of the nearest later one, else `fallback` (logs are appended in order).
-pub fn by_neighbours(stated: &[Option<u32>], fallback: u32) -> Vec<u32> {
+pub(crate) fn by_neighbours(stated: &[Option<u32>], fallback: u32) -> Vec<u32> {
     let mut next_known = vec![None; stated.len()];
     let mut later = None;
     for (slot, value) in next_known.iter_mut().zip(stated).rev() {
@@ -245,7 +245,7 @@ fn reasoning_named(
 }
 
 /// The value of the line `field…` in an entry whose first line is `marker`.
-pub fn marker_field<'a>(entry: &'a str, marker: &str, field: &str) -> Option<&'a str> {
+pub(crate) fn marker_field<'a>(entry: &'a str, marker: &str, field: &str) -> Option<&'a str> {
     let mut lines = entry.trim_start().lines();
     if lines.next()?.trim() != marker {
         return None;

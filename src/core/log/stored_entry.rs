@@ -33,7 +33,7 @@ pub struct Stored<V> {
 
 impl<V: EntryView> Stored<V> {
     /// The entry stored as `raw`.
-    pub fn from_raw(raw: Box<RawValue>) -> Self {
+    pub(crate) fn from_raw(raw: Box<RawValue>) -> Self {
         let view = V::read(&raw);
         Stored { raw, view }
     }
@@ -126,7 +126,7 @@ pub fn join_entries<'a, V: 'a>(entries: impl IntoIterator<Item = &'a Stored<V>>)
 
 /// The JSON of the field `name` of the object `json`, the last one when the key is given twice
 /// (as `JSON.parse` reads it); `None` when `json` is not an object or has no such field.
-pub fn object_field<'a>(json: &'a str, name: &str) -> Option<&'a str> {
+pub(crate) fn object_field<'a>(json: &'a str, name: &str) -> Option<&'a str> {
     if !json.trim_start().starts_with('{') {
         return None;
     }
@@ -192,7 +192,7 @@ impl<'de> Deserialize<'de> for Key<'de> {
 
 /// The text of a JSON string value `json`; lone surrogates (valid in `JSON.parse`, not in Rust
 /// strings) read as U+FFFD. `None` when `json` is not a string.
-pub fn decode_string(json: &str) -> Option<String> {
+pub(crate) fn decode_string(json: &str) -> Option<String> {
     let inner = json.trim();
     let inner = inner.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
@@ -257,7 +257,7 @@ fn flush_high(out: &mut String, pending_high: &mut Option<u32>) {
 
 /// A field (its JSON) read as text: a string decoded (borrowed when it has no escapes), a
 /// number or other value as its JSON, `null` as absent.
-pub fn field_text(json: Option<&str>) -> Option<Cow<'_, str>> {
+pub(crate) fn field_text(json: Option<&str>) -> Option<Cow<'_, str>> {
     let json = json?;
     if let Some(inner) = json.strip_prefix('"').and_then(|j| j.strip_suffix('"')) {
         if !inner.contains('\\') {
@@ -272,7 +272,7 @@ pub fn field_text(json: Option<&str>) -> Option<Cow<'_, str>> {
 
 /// A field (its JSON) read as an iteration number: a non-negative integer, or a string
 /// holding one.
-pub fn field_iteration(json: Option<&str>) -> Option<u32> {
+pub(crate) fn field_iteration(json: Option<&str>) -> Option<u32> {
     let json = json?;
     if let Ok(n) = json.parse::<u32>() {
         return Some(n);
@@ -286,7 +286,7 @@ pub fn field_iteration(json: Option<&str>) -> Option<u32> {
 }
 
 /// A field (its JSON) read as a boolean.
-pub fn field_bool(json: Option<&str>) -> Option<bool> {
+pub(crate) fn field_bool(json: Option<&str>) -> Option<bool> {
     match json? {
         "true" => Some(true),
         "false" => Some(false),

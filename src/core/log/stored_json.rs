@@ -6,30 +6,8 @@ use serde::Serialize;
 use crate::core::error::StorageError;
 use crate::core::storage::KeyValueStore;
 
-/// The list stored under `key`; an absent key (or `null`) is an empty list.
-///
-/// Invalid JSON, or JSON of another shape, is [`StorageError::Corrupt`] and the key is not
-/// touched.
-pub fn read_list<T: DeserializeOwned>(
-    store: &impl KeyValueStore,
-    key: &str,
-) -> Result<Vec<T>, StorageError> {
-    parse_list(key, store.get(key)?.as_deref())
-}
-
-/// The list `text` holds (stored under `key`); absent text or `null` is an empty list.
-pub fn parse_list<T: DeserializeOwned>(
-    key: &str,
-    text: Option<&str>,
-) -> Result<Vec<T>, StorageError> {
-    match text {
-        None => Ok(Vec::new()),
-        Some(text) => parse::<Option<Vec<T>>>(key, text).map(Option::unwrap_or_default),
-    }
-}
-
 /// The value stored under `key`, or `None` when the key is absent.
-pub fn read_value<T: DeserializeOwned>(
+pub(crate) fn read_value<T: DeserializeOwned>(
     store: &impl KeyValueStore,
     key: &str,
 ) -> Result<Option<T>, StorageError> {
@@ -52,7 +30,7 @@ pub fn encode<T: Serialize + ?Sized>(key: &str, value: &T) -> Result<String, Sto
 }
 
 /// Writes `value` as compact JSON under `key`.
-pub fn write_json<T: Serialize + ?Sized>(
+pub(crate) fn write_json<T: Serialize + ?Sized>(
     store: &impl KeyValueStore,
     key: &str,
     value: &T,
@@ -66,16 +44,13 @@ mod tests {
     use crate::core::storage::MemoryStore;
 
     #[test]
-    fn absent_and_null_are_empty_lists() {
+    fn an_absent_key_is_none_and_a_value_round_trips() {
         let store = MemoryStore::new();
+        assert_eq!(read_value::<Vec<String>>(&store, "k").unwrap(), None);
+        write_json(&store, "k", &["a", "b"]).unwrap();
         assert_eq!(
-            read_list::<String>(&store, "k").unwrap(),
-            Vec::<String>::new()
-        );
-        store.set("k", "null").unwrap();
-        assert_eq!(
-            read_list::<String>(&store, "k").unwrap(),
-            Vec::<String>::new()
+            read_value::<Vec<String>>(&store, "k").unwrap(),
+            Some(vec!["a".to_owned(), "b".to_owned()])
         );
     }
 
@@ -84,7 +59,7 @@ mod tests {
         let store = MemoryStore::new();
         for text in ["{not json", "{\"a\":1}", "[1,2]", "\"text\""] {
             store.set("k", text).unwrap();
-            let err = read_list::<String>(&store, "k").unwrap_err();
+            let err = read_value::<Vec<String>>(&store, "k").unwrap_err();
             assert!(
                 matches!(&err, StorageError::Corrupt { key, .. } if key == "k"),
                 "{text}: {err:?}"

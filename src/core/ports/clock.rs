@@ -46,7 +46,7 @@ impl Clock for ManualClock {
 }
 
 /// Formats epoch milliseconds as `Date.prototype.toISOString()` does: `2026-11-22T18:56:07.123Z`.
-pub fn iso_timestamp(epoch_ms: f64) -> String {
+pub(crate) fn iso_timestamp(epoch_ms: f64) -> String {
     let total_ms = if epoch_ms.is_finite() {
         epoch_ms.floor() as i64
     } else {

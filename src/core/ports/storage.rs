@@ -40,7 +40,7 @@ pub fn free_units(store: &impl KeyValueStore) -> Option<usize> {
 }
 
 /// `err` with the store's free space filled in, when it is a quota error.
-pub fn with_free_space(store: &impl KeyValueStore, err: StorageError) -> StorageError {
+pub(crate) fn with_free_space(store: &impl KeyValueStore, err: StorageError) -> StorageError {
     match err {
         StorageError::Quota {
             key, units_needed, ..

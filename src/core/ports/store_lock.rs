@@ -22,7 +22,7 @@ impl LockHeld {
     }
 
     /// A hold with nothing to release (a store no other tab shares).
-    pub fn unshared() -> Self {
+    pub(crate) fn unshared() -> Self {
         Self { release: None }
     }
 }
@@ -51,7 +51,7 @@ pub trait StoreLock {
 
 /// The lock of a store no one else writes: granted at once.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Unshared;
+pub(crate) struct Unshared;
 
 impl StoreLock for Unshared {
     fn acquire(&self) -> LocalBoxFuture<'static, Result<LockHeld, StorageError>> {

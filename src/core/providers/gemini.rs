@@ -13,9 +13,9 @@ pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 /// (Google names it the replacement of 2.5 Flash; 2.5 Flash-Lite has an announced shutdown).
 pub const DEFAULT_MODEL: &str = "gemini-3.5-flash-lite";
 /// The longest `retryDelay` of a 429 that is honoured, in ms.
-pub const MAX_RETRY_DELAY_MS: u32 = 60_000;
+pub(crate) const MAX_RETRY_DELAY_MS: u32 = 60_000;
 /// The smallest thinking budget Gemini 2.5 Pro accepts (it cannot switch thinking off).
-pub const PRO_25_MIN_THINKING_BUDGET: u32 = 128;
+pub(crate) const PRO_25_MIN_THINKING_BUDGET: u32 = 128;
 
 /// The model families the Gemini API serves, as far as a request must differ between them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

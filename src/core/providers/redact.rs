@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 /// What a removed secret reads as.
-pub const REDACTED: &str = "[redacted]";
+pub(crate) const REDACTED: &str = "[redacted]";
 
 /// Google API keys: `AIza` followed by 35 of `[A-Za-z0-9_-]`.
 const GOOGLE_KEY_PREFIX: &str = "AIza";

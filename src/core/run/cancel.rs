@@ -33,7 +33,7 @@ impl Cancel {
     }
 
     /// Whether the token was tripped.
-    pub fn is_cancelled(&self) -> bool {
+    pub(crate) fn is_cancelled(&self) -> bool {
         self.0.cancelled.get()
     }
 

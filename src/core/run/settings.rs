@@ -33,13 +33,13 @@ impl Trigger {
 
 /// The largest token count an option may give (a billion: larger is a mistake, and could wrap
 /// on 32-bit wasm).
-pub const MAX_TOKENS_OPTION: usize = 1_000_000_000;
+pub(crate) const MAX_TOKENS_OPTION: usize = 1_000_000_000;
 /// The longest `timeoutMs` (30 minutes).
-pub const MAX_TIMEOUT_MS: u32 = 1_800_000;
+pub(crate) const MAX_TIMEOUT_MS: u32 = 1_800_000;
 /// The longest `retryDelayMs` (10 minutes).
-pub const MAX_RETRY_DELAY_MS: u32 = 600_000;
+pub(crate) const MAX_RETRY_DELAY_MS: u32 = 600_000;
 /// The most `maxRetries`.
-pub const MAX_RETRIES: u32 = 10;
+pub(crate) const MAX_RETRIES: u32 = 10;
 
 /// Every tunable of a compaction (`CompactorOptions` in the README, less the provider).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -101,11 +101,11 @@ impl Default for CompactorSettings {
 }
 
 /// The temperature of the summary call when the app sets none.
-pub const DEFAULT_TEMPERATURE: f64 = 0.1;
+pub(crate) const DEFAULT_TEMPERATURE: f64 = 0.1;
 
 impl CompactorSettings {
     /// Checks the ranges; the message names the first option out of range.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         let usage_ok = |v: f64| (0.0..=1.0).contains(&v);
         if self.context_window_tokens == 0 || self.context_window_tokens > MAX_TOKENS_OPTION {
             return Err(format!(
@@ -157,19 +157,19 @@ impl CompactorSettings {
     }
 
     /// `share` (0..1) as a whole percentage, for messages.
-    pub fn whole_percent(share: f64) -> u64 {
+    pub(crate) fn whole_percent(share: f64) -> u64 {
         (share * 100.0).round().max(0.0) as u64
     }
 
     /// `keys` with this compactor's archive prefix and metrics key.
-    pub fn keys_over(&self, keys: &StorageKeys) -> StorageKeys {
+    pub(crate) fn keys_over(&self, keys: &StorageKeys) -> StorageKeys {
         keys.clone()
             .with_archive_prefix(self.archive_prefix.as_deref())
             .with_metrics_key(self.metrics_key.as_deref())
     }
 
     /// Archive lifetime in milliseconds.
-    pub fn archive_lifetime_ms(&self) -> f64 {
+    pub(crate) fn archive_lifetime_ms(&self) -> f64 {
         self.archive_expiry_days * 86_400_000.0
     }
 }

@@ -82,7 +82,7 @@ impl Phase {
 
     /// Progress (percent) a compaction has reached when it enters this phase; `attempt` is 1
     /// for the first provider call and 2 for the retry.
-    pub fn progress_percent(self, attempt: u32) -> u8 {
+    pub(crate) fn progress_percent(self, attempt: u32) -> u8 {
         let retry = attempt > 1;
         match self {
             Phase::Idle | Phase::Waiting => 0,

@@ -12,21 +12,22 @@ use crate::core::tokens::estimate_tokens;
 use crate::core::validation::{canonical_heading, heading_of, Validation, SECTIONS};
 
 /// Smallest per-entry budget, in characters, whatever the window.
-pub const MIN_ENTRY_CHARS: usize = 2_000;
+pub(crate) const MIN_ENTRY_CHARS: usize = 2_000;
 
 /// The system instruction sent beside the prompt.
-pub const SYSTEM_INSTRUCTION: &str = "You compress the working memory of an autonomous reasoning \
+pub(crate) const SYSTEM_INSTRUCTION: &str =
+    "You compress the working memory of an autonomous reasoning \
 session into a structured summary. You keep only what is true and still useful, and you never \
 invent facts.";
 
 /// Longest text one entry may put into the prompt: a tenth of the window in characters
 /// (about three characters a token for logs), at least [`MIN_ENTRY_CHARS`].
-pub fn entry_char_budget(settings: &CompactorSettings) -> usize {
+pub(crate) fn entry_char_budget(settings: &CompactorSettings) -> usize {
     (settings.context_window_tokens * 3 / 10).max(MIN_ENTRY_CHARS)
 }
 
 /// `text` cut to `max_chars` characters, keeping its head and tail around a visible marker.
-pub fn cut_to(text: &str, max_chars: usize) -> Cow<'_, str> {
+pub(crate) fn cut_to(text: &str, max_chars: usize) -> Cow<'_, str> {
     if text.len() <= max_chars {
         return Cow::Borrowed(text);
     }
@@ -75,7 +76,7 @@ fn fenced(language: &str, content: &str) -> String {
 }
 
 /// A code fence (at least three backticks) longer than any backtick run in `content`.
-pub fn fence_for(content: &str) -> String {
+pub(crate) fn fence_for(content: &str) -> String {
     let (mut longest, mut run) = (0, 0);
     for byte in content.bytes() {
         run = if byte == b'`' { run + 1 } else { 0 };
@@ -253,7 +254,7 @@ pub fn build_prompt(selection: &Selection, settings: &CompactorSettings) -> Stri
 }
 
 /// The prompt of the retry: the same prompt, then why the first answer was rejected.
-pub fn retry_prompt(prompt: &str, rejected: &Validation) -> String {
+pub(crate) fn retry_prompt(prompt: &str, rejected: &Validation) -> String {
     let mut out = String::from(prompt);
     out.push_str("\n\n## YOUR PREVIOUS ANSWER WAS REJECTED\n");
     for error in &rejected.errors {

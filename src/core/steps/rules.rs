@@ -26,7 +26,7 @@ pub struct RuleInput {
 
 /// A compaction that folds in an earlier summary needs at least this much new material, as a
 /// share of that summary: less cannot give a summary clearly smaller than what it replaces.
-pub const MIN_NEW_MATERIAL_SHARE: f64 = 0.5;
+pub(crate) const MIN_NEW_MATERIAL_SHARE: f64 = 0.5;
 
 /// Why a compaction is not allowed now, in words a person understands; `None` when it is.
 pub fn refusal(
@@ -77,7 +77,7 @@ pub fn refusal(
 /// Holds automatic compaction back after one that failed or saved little, until the logs have
 /// grown by a tenth of the window — so a session never loops on compactions.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct AutoGuard {
+pub(crate) struct AutoGuard {
     blocked_until_tokens: Option<usize>,
 }
 

@@ -89,7 +89,8 @@ impl<'a> Selection<'a> {
 
     /// Tokens of the compacted entries, given the `total` of the logs they were selected
     /// from: every entry is counted on its own, so what is not kept was compacted.
-    pub fn compacted_tokens(&self, total: usize) -> usize {
+    #[cfg(test)]
+    fn compacted_tokens(&self, total: usize) -> usize {
         total.saturating_sub(self.kept.estimate_tokens())
     }
 
@@ -106,7 +107,7 @@ impl<'a> Selection<'a> {
     }
 
     /// Bodies of earlier compacted summaries among the compacted entries, with their ranges.
-    pub fn earlier_summaries(&self) -> Vec<((u32, u32), String)> {
+    pub(crate) fn earlier_summaries(&self) -> Vec<((u32, u32), String)> {
         self.reasoning
             .iter()
             .filter_map(|(_, entry)| {
@@ -162,7 +163,7 @@ fn split_at<'a, T: Clone>(current: u32, placed: &[u32], entries: &'a [T]) -> Spl
 }
 
 /// The text between a summary entry's header line and its end marker.
-pub fn summary_body(entry: &str) -> String {
+pub(crate) fn summary_body(entry: &str) -> String {
     let body = entry.split_once('\n').map_or("", |(_, rest)| rest);
     body.trim_end()
         .strip_suffix(crate::core::iteration::SUMMARY_END)

@@ -3,13 +3,13 @@
 use std::borrow::Cow;
 
 use crate::core::entries::StoredReasoning;
-pub use crate::core::iteration::SUMMARY_END;
+pub(crate) use crate::core::iteration::SUMMARY_END;
 use crate::core::iteration::{parse_summary_header, summary_header};
 use crate::core::log_store::LogSnapshot;
 use crate::core::selection::{Positions, Selection};
 
 /// The text of the reasoning entry that stands for iterations 1..=`last`.
-pub fn summary_entry(last: u32, summary: &str) -> String {
+pub(crate) fn summary_entry(last: u32, summary: &str) -> String {
     format!("{}\n{summary}\n{SUMMARY_END}", summary_header(1, last))
 }
 
@@ -35,7 +35,7 @@ fn appended<'a, T: PartialEq>(
 }
 
 /// What was appended to `now` since `before` was read (empty where `now` is not an extension).
-pub fn appended_since(before: &LogSnapshot, now: &LogSnapshot) -> LogSnapshot {
+pub(crate) fn appended_since(before: &LogSnapshot, now: &LogSnapshot) -> LogSnapshot {
     fn tail<T: Clone>(before: &[T], now: &[T]) -> Vec<T> {
         now.get(before.len()..)
             .map(<[T]>::to_vec)
@@ -76,7 +76,7 @@ pub fn replace(
 /// The logs with an archive's entries back in place of the summary that replaced them
 /// (the summary covering 1..=`last`), each at the position it had (see [`put_back`]); entries
 /// appended since stay after them.
-pub fn restore(
+pub(crate) fn restore(
     now: &LogSnapshot,
     archived: &LogSnapshot,
     positions: Option<&Positions>,
@@ -100,7 +100,7 @@ pub fn restore(
 
 /// Which logs of an interrupted compaction were already replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Replaced {
+pub(crate) struct Replaced {
     /// The execution log.
     pub execution: bool,
     /// The tool-activity log.
@@ -117,7 +117,7 @@ impl Replaced {
 
     /// A log still holds the archived entries where they stood (appends only go after them)
     /// unless it was replaced.
-    pub fn judge(now: &LogSnapshot, archived: &LogSnapshot, positions: &Positions) -> Self {
+    pub(crate) fn judge(now: &LogSnapshot, archived: &LogSnapshot, positions: &Positions) -> Self {
         fn replaced<T: PartialEq>(now: &[T], archived: &[T], positions: &[usize]) -> bool {
             !archived
                 .iter()
@@ -142,7 +142,7 @@ impl Replaced {
 /// Undoes an interrupted compaction whatever subset of the logs it had written: the summary is
 /// swapped back when present, and the archived entries go back into each log that had lost
 /// them.
-pub fn undo(
+pub(crate) fn undo(
     now: &LogSnapshot,
     archived: &LogSnapshot,
     positions: Option<&Positions>,
@@ -163,7 +163,7 @@ fn summary_position(now: &LogSnapshot, last: u32) -> Option<usize> {
 impl Positions {
     /// `positions`, or for an archive written before positions were kept: its entries first
     /// (the reasoning ones where the summary stands).
-    pub fn or_at_start<'a>(
+    pub(crate) fn or_at_start<'a>(
         positions: Option<&'a Positions>,
         archived: &LogSnapshot,
         summary_at: Option<usize>,
@@ -224,7 +224,7 @@ fn put_archived_back(
 /// back after the live entries that stood before it, whatever their ids; live entries beyond
 /// those (appended since) follow. Nothing is dropped: with fewer live entries than expected,
 /// the archived ones keep their order.
-pub fn put_back<T: Clone>(archived: &[T], positions: &[usize], live: &[T]) -> Vec<T> {
+pub(crate) fn put_back<T: Clone>(archived: &[T], positions: &[usize], live: &[T]) -> Vec<T> {
     let mut out = Vec::with_capacity(archived.len() + live.len());
     let mut live_taken = 0;
     for (index, entry) in archived.iter().enumerate() {

@@ -44,13 +44,13 @@ pub struct Validation {
 }
 
 /// The canonical heading of a section: `### 🎯 OBJECTIVE ACHIEVED`.
-pub fn canonical_heading(emoji: &str, title: &str) -> String {
+pub(crate) fn canonical_heading(emoji: &str, title: &str) -> String {
     format!("### {emoji} {title}")
 }
 
 /// The canonical heading of the section titled `title` (emoji included when it is one of the
 /// six).
-pub fn heading_of(title: &str) -> String {
+pub(crate) fn heading_of(title: &str) -> String {
     let emoji = SECTIONS
         .iter()
         .find(|(_, name)| *name == title)
@@ -60,7 +60,7 @@ pub fn heading_of(title: &str) -> String {
 
 /// The section a line heads, if it is a `###` heading of one of the six (emoji optional,
 /// case and trailing punctuation ignored).
-pub fn heading_section(line: &str) -> Option<usize> {
+pub(crate) fn heading_section(line: &str) -> Option<usize> {
     let rest = line.trim().strip_prefix("###")?;
     if rest.starts_with('#') {
         return None;
@@ -128,7 +128,7 @@ fn refusal(text: &str) -> Option<&'static str> {
 }
 
 /// `text` with every section heading in canonical form and surrounding blank space trimmed.
-pub fn canonicalize(text: &str) -> String {
+pub(crate) fn canonicalize(text: &str) -> String {
     text.trim()
         .lines()
         .map(|line| match heading_section(line) {

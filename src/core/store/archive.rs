@@ -132,7 +132,7 @@ pub fn read_archive(
 }
 
 /// Every readable archive under `keys`, newest first, with the key of each unreadable one.
-pub fn list_archives(
+pub(crate) fn list_archives(
     store: &impl KeyValueStore,
     keys: &StorageKeys,
 ) -> Result<(Vec<ArchiveInfo>, Vec<String>), StorageError> {
@@ -184,7 +184,7 @@ fn list_archives_but(
 /// Removes expired archives, then the oldest beyond `max_archives`, never `keep` (which takes
 /// one of the places and is not read). Returns the keys removed. Unreadable archives are left
 /// alone (they are reported, never destroyed).
-pub fn enforce_policy(
+pub(crate) fn enforce_policy(
     store: &impl KeyValueStore,
     keys: &StorageKeys,
     now_ms: f64,

@@ -18,7 +18,7 @@ use crate::core::outcome::CompactionResult;
 /// How far the interrupted compaction got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum JournalStage {
+pub(crate) enum JournalStage {
     /// The archive may or may not be written; the logs are untouched.
     Archiving,
     /// The archive is written; some, all or none of the logs are replaced.
@@ -28,7 +28,7 @@ pub enum JournalStage {
 /// FNV-1a hashes of the three stored log texts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct LogHashes {
+pub(crate) struct LogHashes {
     /// Of `<prefix>reasoning_log`.
     pub reasoning: String,
     /// Of `<prefix>execution_log`.
@@ -40,7 +40,7 @@ pub struct LogHashes {
 /// `<prefix>compaction_journal`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Journal {
+pub(crate) struct Journal {
     /// How far the compaction got.
     pub stage: JournalStage,
     /// The archive it writes.
@@ -57,7 +57,7 @@ pub struct Journal {
 }
 
 /// A 64-bit FNV-1a-style hash of `text`, as 16 hex digits; `absent` for a missing key.
-pub fn text_hash(text: Option<&str>) -> String {
+pub(crate) fn text_hash(text: Option<&str>) -> String {
     let Some(text) = text else {
         return "absent".into();
     };

@@ -22,7 +22,7 @@ impl StorageKeys {
     }
 
     /// These keys with archives under `archive_prefix` instead (`None` keeps them).
-    pub fn with_archive_prefix(mut self, archive_prefix: Option<&str>) -> Self {
+    pub(crate) fn with_archive_prefix(mut self, archive_prefix: Option<&str>) -> Self {
         if let Some(archive_prefix) = archive_prefix {
             archive_prefix.clone_into(&mut self.archive_prefix);
         }
@@ -30,7 +30,7 @@ impl StorageKeys {
     }
 
     /// These keys with the metrics under `key` instead (`None` keeps it).
-    pub fn with_metrics_key(mut self, key: Option<&str>) -> Self {
+    pub(crate) fn with_metrics_key(mut self, key: Option<&str>) -> Self {
         if let Some(key) = key {
             key.clone_into(&mut self.metrics);
         }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// `<prefix>compaction_lock`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Lease {
+pub(crate) struct Lease {
     /// The compactor instance holding it.
     pub owner: String,
     /// Epoch ms after which it no longer counts.
@@ -17,11 +17,11 @@ pub struct Lease {
 /// The furthest ahead a lease can expire: longer than any compaction the options allow (every
 /// attempt timing out, plus the waits). A lease further ahead (`expiresAt: 1e308`) was not
 /// written by a compaction and holds nothing back.
-pub const MAX_LEASE_MS: f64 = 8.0 * 3_600_000.0;
+pub(crate) const MAX_LEASE_MS: f64 = 8.0 * 3_600_000.0;
 
 impl Lease {
     /// Whether it still keeps `other` out at `now_ms`.
-    pub fn blocks(&self, other: &str, now_ms: f64) -> bool {
+    pub(crate) fn blocks(&self, other: &str, now_ms: f64) -> bool {
         self.owner != other && self.expires_at > now_ms && self.expires_at <= now_ms + MAX_LEASE_MS
     }
 }

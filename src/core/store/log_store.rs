@@ -16,7 +16,8 @@ use crate::core::stored_entry::{join_entries, parse_entries, EntryView, Stored};
 pub const RUNNING_MARK_MS: f64 = 10.0 * 60_000.0;
 
 use crate::core::snapshot::with_placed_iterations;
-pub use crate::core::snapshot::{Census, LogSnapshot, RawLogs, ReadLogs};
+pub use crate::core::snapshot::LogSnapshot;
+pub use crate::core::snapshot::{RawLogs, ReadLogs};
 
 /// The reasoning, execution and tool-activity logs of one app, stored under [`StorageKeys`].
 ///
@@ -252,7 +253,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     }
 
     /// The three stored texts.
-    pub fn raw_logs(&self) -> Result<RawLogs, StorageError> {
+    pub(crate) fn raw_logs(&self) -> Result<RawLogs, StorageError> {
         Ok(RawLogs {
             reasoning: self.store.get(&self.keys.reasoning())?,
             execution: self.store.get(&self.keys.execution())?,
@@ -263,7 +264,11 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// Writes the texts of `logs` that differ from `stored` (the texts last read), one key at
     /// a time: execution, tool activity, then reasoning (after a compaction the first two only
     /// shrink, so a full store fails on the last, if at all). An absent text removes its key.
-    pub fn write_changed(&self, logs: &RawLogs, stored: &RawLogs) -> Result<(), StorageError> {
+    pub(crate) fn write_changed(
+        &self,
+        logs: &RawLogs,
+        stored: &RawLogs,
+    ) -> Result<(), StorageError> {
         for (key, text, old) in [
             (self.keys.execution(), &logs.execution, &stored.execution),
             (

@@ -39,7 +39,7 @@ pub struct CompactionMetrics {
 
 impl CompactionMetrics {
     /// Adds the tokens a provider reported.
-    pub fn record_usage(&mut self, usage: Option<TokenUsage>) {
+    pub(crate) fn record_usage(&mut self, usage: Option<TokenUsage>) {
         if let Some(usage) = usage {
             self.total_prompt_tokens += usage.prompt_tokens;
             self.total_output_tokens += usage.output_tokens;
@@ -48,7 +48,7 @@ impl CompactionMetrics {
     }
 
     /// Adds one successful compaction.
-    pub fn record_success(
+    pub(crate) fn record_success(
         &mut self,
         reduction: f64,
         duration_ms: f64,
@@ -68,7 +68,7 @@ impl CompactionMetrics {
     }
 
     /// Adds one failed compaction.
-    pub fn record_failure(&mut self, code: &str, attempts: u32, at: String) {
+    pub(crate) fn record_failure(&mut self, code: &str, attempts: u32, at: String) {
         self.total_compactions += 1;
         self.failed_compactions += 1;
         self.total_attempts += attempts;

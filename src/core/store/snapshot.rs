@@ -10,9 +10,6 @@ use crate::core::placement::{current_iteration, place, PlacedIterations};
 use crate::core::stored_entry::{join_entries, parse_entries, Stored};
 use crate::core::tokens::estimate_tokens;
 
-/// How long a stored "iteration running" mark holds compactions back without being renewed.
-pub const RUNNING_MARK_MS: f64 = 10.0 * 60_000.0;
-
 /// All three logs exactly as stored at one moment, each entry with its stored text.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LogSnapshot {
@@ -56,7 +53,7 @@ impl RawLogs {
     }
 
     /// FNV-1a hashes of the three texts.
-    pub fn hashes(&self) -> LogHashes {
+    pub(crate) fn hashes(&self) -> LogHashes {
         LogHashes {
             reasoning: text_hash(self.reasoning.as_deref()),
             execution: text_hash(self.execution.as_deref()),
@@ -105,7 +102,7 @@ impl LogSnapshot {
     }
 
     /// What the entries weigh, placed as `placed` says.
-    pub fn census_of(&self, placed: &PlacedIterations) -> Census {
+    pub(crate) fn census_of(&self, placed: &PlacedIterations) -> Census {
         let current = placed.current;
         let mut census = Census {
             current,

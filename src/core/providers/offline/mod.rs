@@ -19,7 +19,7 @@ use sections::render;
 use source::Source;
 
 /// The share of the compacted tokens the offline summary aims to stay under.
-pub const TARGET_SHARE: f64 = 0.28;
+pub(crate) const TARGET_SHARE: f64 = 0.28;
 
 /// The `offline` provider.
 #[derive(Debug, Clone, Copy, Default)]

@@ -82,7 +82,7 @@ fn discoveries(source: &Source, caps: Caps) -> Vec<String> {
 }
 
 /// Longest value a result point keeps before it is cut (at a token boundary).
-pub const MAX_VALUE_CHARS: usize = 400;
+pub(crate) const MAX_VALUE_CHARS: usize = 400;
 
 fn solutions(source: &Source, caps: Caps) -> (Vec<String>, Vec<String>) {
     let points = source.earlier_points(2, caps);

@@ -44,20 +44,20 @@ use crate::core::usage::UsageMeasure;
 use crate::core::validation::{canonicalize, validate_summary, Validation};
 
 /// A summary must stay under this share of the tokens it replaces to count as a compaction.
-pub const MAX_SUMMARY_SHARE: f64 = 0.8;
+pub(crate) const MAX_SUMMARY_SHARE: f64 = 0.8;
 /// How often a waiting compaction looks whether the running iteration finished, in ms.
-pub const WAIT_POLL_MS: u32 = 50;
+pub(crate) const WAIT_POLL_MS: u32 = 50;
 /// The longest wait a 429's RetryInfo can impose before the retry, in ms.
-pub const MAX_RETRY_WAIT_MS: u32 = 60_000;
+pub(crate) const MAX_RETRY_WAIT_MS: u32 = 60_000;
 /// Share of the compacted tokens `plan()` expects the summary to take.
-pub const PLANNED_SUMMARY_SHARE: f64 = 0.3;
+pub(crate) const PLANNED_SUMMARY_SHARE: f64 = 0.3;
 
 /// The latest expiry JavaScript can hold exactly (`Number.MAX_SAFE_INTEGER` ms).
 pub const MAX_EXPIRES_AT: u64 = 9_007_199_254_740_991;
 
 /// When an archive written at `timestamp` with `lifetime_ms` expires: never past
 /// [`MAX_EXPIRES_AT`], so a lifetime of "for ever" cannot wrap to the past.
-pub fn expiry(timestamp: u64, lifetime_ms: f64) -> u64 {
+pub(crate) fn expiry(timestamp: u64, lifetime_ms: f64) -> u64 {
     let left = MAX_EXPIRES_AT.saturating_sub(timestamp);
     if lifetime_ms.is_nan() || lifetime_ms >= left as f64 {
         MAX_EXPIRES_AT.max(timestamp)
