@@ -25,8 +25,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Err(CompactionError::Aborted);
         }
         self.busy.set(true);
-        *self.cancel.borrow_mut() = cancel;
-        self.answered_by.replace(None);
+        self.current.begin(self.now(), cancel);
         let outcome = self.compact_leased(trigger).await;
         self.busy.set(false);
         outcome
@@ -35,13 +34,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Cancels the running compaction, if any (see [`Compactor::compact_until`]).
     pub fn abort(&self) {
         if self.busy.get() {
-            self.cancel.borrow().cancel();
+            self.current.cancel.borrow().cancel();
         }
     }
 
     /// Sleeps `ms`, or less when the compaction is cancelled meanwhile.
     pub(super) async fn pause(&self, ms: u32) -> Result<(), CompactionError> {
-        let cancel = self.cancel.borrow().clone();
+        let cancel = self.current.cancel.borrow().clone();
         race_deadline(self.timer.sleep(ms), cancel.cancelled())
             .await
             .ok_or(CompactionError::Aborted)
@@ -55,10 +54,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     ) -> Result<CompactionResult, CompactionError> {
         let held = self.lock.acquire().await?;
         self.take_lease()?;
-        self.percent.set(0);
-        self.attempt.set(0);
-        self.usage.set(None);
-        self.started_ms.set(self.now());
         let outcome = self.run(trigger, held).await;
         // Without the lock the lease still goes: an expired lease would block for hours.
         let held = self.lock.acquire().await.ok();
@@ -78,11 +73,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             CompactionError::NotAllowed(_) | CompactionError::Aborted
         );
         if recorded {
-            let attempts = self.attempt.get();
+            let attempts = self.current.attempt.get();
             let at = iso_timestamp(self.now());
             // Metrics are a record, not part of the logs: failing to update them must not
             // hide the error being reported.
-            let usage = self.usage.get();
+            let usage = self.current.usage.get();
             let _ = self.update_metrics(|m| {
                 m.record_failure(err.code().as_str(), attempts, at);
                 m.record_usage(usage);
@@ -178,7 +173,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
         let held = self.lock.acquire().await?;
         // The last moment a cancellation is honoured: from here on the compaction completes.
-        if self.cancel.borrow().is_cancelled() {
+        if self.current.cancel.borrow().is_cancelled() {
             return Err(CompactionError::Aborted);
         }
         self.set_phase(Phase::Archiving);
@@ -262,15 +257,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         };
         let mut attempt_prompt = prompt.to_owned();
         loop {
-            let attempt = self.attempt.get() + 1;
-            self.attempt.set(attempt);
+            let attempt = self.current.attempt.get() + 1;
+            self.current.attempt.set(attempt);
             self.set_phase(Phase::Compacting);
             let call = self.provider.generate(&SummaryRequest {
                 prompt: &attempt_prompt,
                 selection,
                 settings: &generation,
             });
-            let cancel = self.cancel.borrow().clone();
+            let cancel = self.current.cancel.borrow().clone();
             let timed = race_deadline(call, self.timer.sleep(self.settings.timeout_ms));
             // Dropping the call when cancelled or late lets the provider abort its request.
             let answer = match race_deadline(timed, cancel.cancelled()).await {
@@ -284,7 +279,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 Ok(generation) => {
                     self.count_usage(generation.usage);
                     if generation.model.is_some() {
-                        self.answered_by.replace(generation.model);
+                        self.current.answered_by.replace(generation.model);
                     }
                     self.set_phase(Phase::Validating);
                     let summary = canonicalize(&generation.text);
@@ -328,9 +323,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Adds the tokens an answer reported to this compaction's usage.
     pub(super) fn count_usage(&self, usage: Option<TokenUsage>) {
         if let Some(usage) = usage {
-            let mut total = self.usage.get().unwrap_or_default();
+            let mut total = self.current.usage.get().unwrap_or_default();
             total += usage;
-            self.usage.set(Some(total));
+            self.current.usage.set(Some(total));
         }
     }
 

@@ -76,25 +76,43 @@ pub struct Compactor<S, C> {
     phase: Cell<Phase>,
     busy: Cell<bool>,
     frozen: Cell<bool>,
-    percent: Cell<u8>,
-    attempt: Cell<u32>,
-    started_ms: Cell<f64>,
-    usage: Cell<Option<TokenUsage>>,
+    /// What one compaction accumulates; reset as a whole when the next one starts.
+    current: PerRun,
     guard: Cell<AutoGuard>,
     owner: String,
     lease_renewed_ms: Cell<f64>,
     /// Taken for every write, so that tabs sharing the store do not lose each other's.
     lock: Box<dyn StoreLock>,
-    /// The cancellation token of the running compaction.
-    cancel: RefCell<Cancel>,
-    /// The model that gave the last answer, when the provider said.
-    answered_by: RefCell<Option<String>>,
     /// The logs' keys with this compactor's archive prefix and metrics key.
     keys: StorageKeys,
     /// The app's own measure of its prompt, if it gave one.
     measure: Option<Box<dyn UsageMeasure>>,
     /// Tokens of the prompt the app last sent, as it reported them (until a compaction).
     reported_tokens: Cell<Option<usize>>,
+}
+
+/// The state of one compaction: its progress, attempts, reported usage, answering model and
+/// cancellation token. Only [`PerRun::begin`] resets it.
+#[derive(Default)]
+struct PerRun {
+    percent: Cell<u8>,
+    attempt: Cell<u32>,
+    started_ms: Cell<f64>,
+    usage: Cell<Option<TokenUsage>>,
+    answered_by: RefCell<Option<String>>,
+    cancel: RefCell<Cancel>,
+}
+
+impl PerRun {
+    /// A fresh run starting at `now_ms`, stopped by `cancel`.
+    fn begin(&self, now_ms: f64, cancel: Cancel) {
+        self.percent.set(0);
+        self.attempt.set(0);
+        self.started_ms.set(now_ms);
+        self.usage.set(None);
+        self.answered_by.replace(None);
+        self.cancel.replace(cancel);
+    }
 }
 
 /// What recovery did with a compaction that a closed tab left half done.
@@ -126,16 +144,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             phase: Cell::new(Phase::Idle),
             busy: Cell::new(false),
             frozen: Cell::new(false),
-            percent: Cell::new(0),
-            attempt: Cell::new(0),
-            started_ms: Cell::new(0.0),
-            usage: Cell::new(None),
+            current: PerRun::default(),
             guard: Cell::new(AutoGuard::default()),
             owner: String::from("compactor"),
             lease_renewed_ms: Cell::new(0.0),
             lock: Box::new(Unshared),
-            cancel: RefCell::new(Cancel::default()),
-            answered_by: RefCell::new(None),
             keys,
             measure: None,
             reported_tokens: Cell::new(None),
@@ -303,15 +316,16 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return;
         }
         let percent = self
+            .current
             .percent
             .get()
-            .max(phase.progress_percent(self.attempt.get()));
-        self.percent.set(percent);
+            .max(phase.progress_percent(self.current.attempt.get()));
+        self.current.percent.set(percent);
         self.emit(CompactionEvent::Progress {
             phase,
             percent,
             message,
-            elapsed_ms: (self.now() - self.started_ms.get()).max(0.0),
+            elapsed_ms: (self.now() - self.current.started_ms.get()).max(0.0),
         });
     }
 }

@@ -142,12 +142,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             },
             context_usage_before: self.settings.usage(tokens_before),
             context_usage_after: self.settings.usage(tokens_after),
-            attempts: self.attempt.get(),
-            duration_ms: (self.now() - self.started_ms.get()).max(0.0),
+            attempts: self.current.attempt.get(),
+            duration_ms: (self.now() - self.current.started_ms.get()).max(0.0),
             archive_key: archive_key.clone(),
             summary,
-            usage: self.usage.get(),
-            model: self.answered_by.borrow().clone(),
+            usage: self.current.usage.get(),
+            model: self.current.answered_by.borrow().clone(),
         };
         let journal = Journal {
             stage: JournalStage::Replacing,
