@@ -5,5 +5,5 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup.sh" bench
-bash "$ROOT/scripts/build.sh" web pkg >/dev/null
+bash "$ROOT/scripts/build.sh" pkg >/dev/null
 exec node "$ROOT/bench/run.mjs"

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Builds the npm package into pkg/ (wasm-pack, release profile, wasm-opt) and merges pkg.json.
-# Usage: scripts/build.sh [web|bundler] [out-dir]
+# Builds the one npm package into <out-dir> (default pkg/): the no-bundler `web` flavour at its
+# root (what `init()` loads), the `bundler` flavour in bundler/ (the default entry for Vite,
+# webpack and Rollup) and the Node flavour in node/ (CommonJS, initialised on import); then
+# merges pkg.json into package.json and prints the sizes.
+# Usage: scripts/build.sh [out-dir]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # wasm-pack runs the first wasm-opt on PATH: ours (binaryen 132 from npm), not Debian's 108.
 export PATH="$ROOT/scripts/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-TARGET="${1:-web}"
-OUT_DIR="${2:-pkg}"
+OUT_DIR="${1:-pkg}"
 
 cd "$ROOT"
-wasm-pack build --release --target "$TARGET" --mode no-install --out-dir "$OUT_DIR" .
+rm -rf "$OUT_DIR"
+wasm-pack build --release --target web --mode no-install --out-dir "$OUT_DIR" .
+wasm-pack build --release --target bundler --mode no-install --out-dir "$OUT_DIR/bundler" .
+wasm-pack build --release --target nodejs --mode no-install --out-dir "$OUT_DIR/node" .
 node scripts/merge-pkg.mjs pkg.json "$OUT_DIR"
 node scripts/size.mjs "$OUT_DIR"

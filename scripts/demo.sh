@@ -4,5 +4,5 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup.sh"
-bash "$ROOT/scripts/build.sh" web pkg
+bash "$ROOT/scripts/build.sh" pkg
 exec node "$ROOT/scripts/serve.mjs" "${1:-${PORT:-8080}}"

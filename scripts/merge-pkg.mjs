@@ -1,33 +1,97 @@
-// Merges the npm manifest fields of pkg.json into the package.json that wasm-pack wrote.
+// Assembles the npm package that scripts/build.sh built: the web flavour at the root, bundler/
+// and node/ beside it. Writes package.json (pkg.json's fields, wasm-pack's version), gives every
+// entry the same exports (a default `init()`, `REQUIRED_SECTIONS`), turns the web flavour's
+// calls before `init()` into a clear error, and makes the Node flavour's snippets CommonJS.
 // Usage: node scripts/merge-pkg.mjs <pkg.json> <pkg-dir>
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync, existsSync, rmSync, readdirSync, statSync, copyFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const [manifestPath, pkgDir] = process.argv.slice(2);
-const target = join(pkgDir, "package.json");
-const generated = JSON.parse(readFileSync(target, "utf8"));
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const generated = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
 const ours = JSON.parse(readFileSync(manifestPath, "utf8"));
-// Files: ours plus whatever this target needs (the bundler target adds a _bg.js module).
-const files = [...new Set([...(ours.files ?? []), ...(generated.files ?? [])])];
-const merged = { ...generated, ...ours, files, version: generated.version };
 
-const missing = (merged.files ?? []).filter((file) => !existsSync(join(pkgDir, file)));
-if (missing.length > 0) {
-  console.error(`pkg.json lists files the build did not produce: ${missing.join(", ")}`);
-  process.exit(1);
+// The flavours in sub-folders are parts of this package, not packages of their own.
+for (const flavour of ["bundler", "node"]) {
+  for (const file of ["package.json", "README.md", "LICENSE", ".gitignore"]) rmSync(join(pkgDir, flavour, file), { force: true });
 }
-writeFileSync(target, JSON.stringify(merged, null, 2) + "\n");
+rmSync(join(pkgDir, ".gitignore"), { force: true });
+for (const file of ["CHANGELOG.md", "LICENSE"]) if (existsSync(join(root, file))) copyFileSync(join(root, file), join(pkgDir, file));
+if (existsSync(join(root, "docs/npm-README.md"))) copyFileSync(join(root, "docs/npm-README.md"), join(pkgDir, "README.md"));
 
-// wasm-bindgen cannot export constants: REQUIRED_SECTIONS is appended to the entry module and
-// its declarations, once. A package test checks it equals requiredSections() from Rust.
 const SECTIONS = ["OBJECTIVE ACHIEVED", "KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"];
-const marker = "/* context-compactor constants */";
-const entry = join(pkgDir, generated.module ?? generated.main ?? "context_compactor.js");
-const types = join(pkgDir, generated.types ?? "context_compactor.d.ts");
+const marker = "/* context-compactor additions */";
 const appendOnce = (file, text) => {
   const current = readFileSync(file, "utf8");
   if (!current.includes(marker)) writeFileSync(file, `${current}\n${marker}\n${text}\n`);
 };
-appendOnce(entry, `/** Titles of the sections a summary must have (as ### headings). */\nexport const REQUIRED_SECTIONS = Object.freeze(${JSON.stringify(SECTIONS)});`);
-appendOnce(types, `/** Titles of the sections a summary must have (as ### headings). */\nexport declare const REQUIRED_SECTIONS: readonly ${JSON.stringify(SECTIONS)};`);
-console.log(`merged ${manifestPath} into ${target}`);
+const replaceOnce = (file, from, to) => {
+  const current = readFileSync(file, "utf8");
+  if (current.includes(to)) return;
+  if (!current.includes(from)) {
+    console.error(`${file}: expected glue text not found (wasm-bindgen changed?): ${from}`);
+    process.exit(1);
+  }
+  writeFileSync(file, current.replace(from, to));
+};
+const sectionsJs = `/** Titles of the sections a summary must have (as ### headings). */\nexport const REQUIRED_SECTIONS = Object.freeze(${JSON.stringify(SECTIONS)});`;
+const sectionsDts = `/** Titles of the sections a summary must have (as ### headings). */\nexport declare const REQUIRED_SECTIONS: readonly ${JSON.stringify(SECTIONS)};`;
+
+// Web flavour (root): a call before init() is a ContextCompactorError "not_initialized".
+const web = join(pkgDir, "context_compactor.js");
+replaceOnce(
+  web,
+  "let wasmModule, wasmInstance, wasm;",
+  `let wasmModule, wasmInstance, wasm;
+/** Stands in for the module until init() has run: any use throws the error a user can act on. */
+const NOT_READY = new Proxy({}, {
+  get() {
+    const error = new Error("context-compactor is not initialised: call \`await init()\` (the default export) before using it");
+    error.name = "ContextCompactorError";
+    error.code = "not_initialized";
+    throw error;
+  },
+});
+wasm = NOT_READY;`,
+);
+for (const guard of ["function initSync(module) {\n    if (wasm !== undefined) return wasm;", "async function __wbg_init(module_or_path) {\n    if (wasm !== undefined) return wasm;"]) {
+  replaceOnce(web, guard, guard.replace("if (wasm !== undefined)", "if (wasm !== undefined && wasm !== NOT_READY)"));
+}
+appendOnce(web, sectionsJs);
+appendOnce(join(pkgDir, "context_compactor.d.ts"), sectionsDts);
+
+// Bundler flavour: initialised when imported; init() and initSync() exist so that the same code
+// runs with every entry.
+const initDoc = "/** Nothing to do: this entry is initialised when it is imported. Kept so that code written for the web entry runs unchanged. */";
+appendOnce(join(pkgDir, "bundler/context_compactor.js"), `${sectionsJs}\n${initDoc}\nexport default async function init() {}\n${initDoc}\nexport function initSync() {}`);
+appendOnce(join(pkgDir, "bundler/context_compactor.d.ts"), `${sectionsDts}\n${initDoc}\nexport default function init(): Promise<void>;\n${initDoc}\nexport function initSync(): void;`);
+
+// Node flavour: CommonJS (node/package.json says so), its snippets too; an ES entry beside it.
+writeFileSync(join(pkgDir, "node/package.json"), JSON.stringify({ type: "commonjs" }, null, 2) + "\n");
+const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
+if (existsSync(join(pkgDir, "node/snippets"))) {
+  for (const file of walk(join(pkgDir, "node/snippets")).filter((f) => f.endsWith(".js"))) {
+    const text = readFileSync(file, "utf8");
+    if (text.includes("module.exports")) continue;
+    const names = [...text.matchAll(/^export function (\w+)/gm)].map((m) => m[1]);
+    writeFileSync(file, `${text.replace(/^export function /gm, "function ")}\nmodule.exports = { ${names.join(", ")} };\n`);
+  }
+}
+appendOnce(join(pkgDir, "node/context_compactor.js"), `module.exports.REQUIRED_SECTIONS = Object.freeze(${JSON.stringify(SECTIONS)});`);
+writeFileSync(
+  join(pkgDir, "node/index.mjs"),
+  `// The Node entry as an ES module: the CommonJS build, initialised on import.\nexport * from "./context_compactor.js";\n${initDoc}\nexport default async function init() {}\n${initDoc}\nexport function initSync() {}\n`,
+);
+copyFileSync(join(pkgDir, "bundler/context_compactor.d.ts"), join(pkgDir, "node/index.d.mts"));
+appendOnce(join(pkgDir, "node/context_compactor.d.ts"), sectionsDts);
+
+const files = ours.files;
+const merged = { ...generated, ...ours, files, version: generated.version };
+const missing = files.filter((file) => !existsSync(join(pkgDir, file)));
+if (missing.length > 0) {
+  console.error(`pkg.json lists files the build did not produce: ${missing.join(", ")}`);
+  process.exit(1);
+}
+writeFileSync(join(pkgDir, "package.json"), JSON.stringify(merged, null, 2) + "\n");
+console.log(`merged ${manifestPath} into ${join(pkgDir, "package.json")}`);

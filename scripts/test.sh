@@ -88,8 +88,7 @@ tests "cargo test (core, native, no browser crates)" cargo test --no-default-fea
 tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor --test browser_gemini
 tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini
 check "cargo doc without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
-check "package build (wasm-pack --target web)" bash scripts/build.sh web pkg
-check "package build (wasm-pack --target bundler)" bash scripts/build.sh bundler target/pkg-bundler
+check "package build (web, bundler and node flavours into pkg/)" bash scripts/build.sh pkg
 tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/js/
 
 elapsed=$(( $(date +%s) - started ))

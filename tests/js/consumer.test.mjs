@@ -1,5 +1,5 @@
-// A user's Vite app: installs the package from the `npm pack` tarball, builds, and runs one
-// compaction with the offline provider in Chromium.
+// A user's apps install the package from the `npm pack` tarball, as a user would: a Vite app
+// (the default, bundler entry), a page without a bundler (the web entry) and a Node script.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -14,12 +14,56 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const app = join(root, "tests/consumer");
 const work = join(root, "target/consumer");
 
-test("a Vite app installs the tarball, builds, and compacts offline", async () => {
+const npm = (args, cwd) => execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+
+/** Packs pkg/ once and installs the tarball into the consumer app. */
+let installed = null;
+function install() {
+  if (installed) return installed;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const npm = (args, cwd) => execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
   const tarball = npm(["pack", "--pack-destination", work, "--loglevel=error"], join(root, "pkg")).trim().split("\n").pop();
   npm(["install", "--no-save", "--offline", "--no-audit", "--no-fund", "--loglevel=error", join(work, tarball)], app);
+  installed = join(work, tarball);
+  return installed;
+}
+
+test("npm publish --dry-run accepts the package", () => {
+  const report = execFileSync("npm", ["publish", "--dry-run", "--offline", "--loglevel=notice"], { cwd: join(root, "pkg"), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  assert.ok(report !== undefined);
+});
+
+test("a Node script imports the package: pure functions work, LogStore says it needs a browser", () => {
+  install();
+  const out = execFileSync(process.execPath, [join(app, "node/check.mjs")], { cwd: app, encoding: "utf8" });
+  const outcome = JSON.parse(out);
+  assert.deepEqual(outcome.sections, ["OBJECTIVE ACHIEVED", "KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"]);
+  assert.ok(outcome.tokens > 0);
+  assert.equal(outcome.valid, false);
+  assert.equal(outcome.logStore, "ContextCompactorError/storage_unavailable");
+});
+
+test("a page without a bundler uses the web entry: a clear error before init(), a compaction after", async () => {
+  install();
+  const server = await startServer(0, "127.0.0.1", [["/node_modules/", join(app, "node_modules")], ["/", join(app, "plain")]]);
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (err) => errors.push(String(err)));
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForSelector("body[data-done=true]", { timeout: 20_000 });
+    const outcome = JSON.parse(await page.textContent("#out"));
+    assert.deepEqual(outcome, { beforeInit: "ContextCompactorError/not_initialized", ok: true, iterations: [1, 4] });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test("a Vite app (the default, bundler entry) builds and compacts offline", async () => {
+  install();
   execFileSync(process.execPath, [join(app, "node_modules/vite/bin/vite.js"), "build", "--outDir", join(work, "dist"), "--emptyOutDir", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
 
   const server = await startServer(0, "127.0.0.1", [["/", join(work, "dist")]]);

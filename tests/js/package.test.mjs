@@ -1,23 +1,42 @@
-// The built packages (--target web in pkg/, --target bundler in target/pkg-bundler/) publish
-// exactly what they need: every file the module graph uses is listed in `files`.
+// The built package (scripts/build.sh: the web flavour at the root, bundler/ and node/) publishes
+// exactly what its entries need, and its manifest points every entry at files that exist.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { readFileSync, readdirSync, existsSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
+const base = fileURLToPath(new URL("../../pkg", import.meta.url));
+const manifest = () => JSON.parse(readFileSync(join(base, "package.json"), "utf8"));
+const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 
-for (const dir of ["pkg", "target/pkg-bundler"]) {
-  test(`${dir}: package.json lists every module and wasm file, and only files that exist`, () => {
-    const base = join(root, dir);
-    assert.ok(existsSync(join(base, "package.json")), `${dir} is built by the test command`);
-    const manifest = JSON.parse(readFileSync(join(base, "package.json"), "utf8"));
-    assert.equal(manifest.name, "context-compactor");
-    assert.equal(manifest.type, "module");
-    assert.equal(manifest.exports["."].types, "./context_compactor.d.ts");
-    for (const file of manifest.files) assert.ok(existsSync(join(base, file)), `${file} is listed but missing`);
-    const needed = readdirSync(base).filter((f) => /\.(js|wasm|d\.ts)$/.test(f));
-    for (const file of needed) assert.ok(manifest.files.includes(file), `${file} is built but not listed in files`);
-  });
-}
+test("package.json: one package, every entry and type file exists", () => {
+  const m = manifest();
+  assert.equal(m.name, "context-compactor");
+  assert.equal(m.type, "module");
+  const targets = [];
+  const collect = (value) => (typeof value === "string" ? targets.push(value) : Object.values(value).forEach(collect));
+  collect(m.exports);
+  for (const field of ["main", "module", "browser", "types"]) targets.push(m[field]);
+  for (const target of targets) assert.ok(existsSync(join(base, target)), `${target} is named but missing`);
+  assert.equal(m.exports["."].default, "./bundler/context_compactor.js", "bundlers get the bundler build by default");
+  assert.equal(m.exports["./web"].default, "./context_compactor.js");
+  assert.equal(m.exports["."].node.default, "./node/index.mjs");
+});
+
+test("package.json: sideEffects keep every module that initialises the wasm", () => {
+  const { sideEffects } = manifest();
+  assert.ok(Array.isArray(sideEffects), "sideEffects: false lets a bundler drop the init module");
+  for (const entry of ["./bundler/context_compactor.js", "./context_compactor.js", "./node/*"]) assert.ok(sideEffects.includes(entry), entry);
+});
+
+test("files: every module, wasm and type file the build produced is published, nothing missing", () => {
+  const { files } = manifest();
+  for (const file of files) assert.ok(existsSync(join(base, file)), `${file} is listed but missing`);
+  const built = walk(base)
+    .map((f) => relative(base, f))
+    .filter((f) => /\.(m?js|wasm|d\.m?ts)$/.test(f));
+  for (const file of built) {
+    assert.ok(files.some((listed) => file === listed || file.startsWith(`${listed}/`)), `${file} is built but not published`);
+  }
+});

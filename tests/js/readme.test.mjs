@@ -5,8 +5,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { launch, openPage } from "./browser.mjs";
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-const examples = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+const examplesOf = (path) => [...readFileSync(new URL(path, import.meta.url), "utf8").matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+// The repository README and the npm README (docs/npm-README.md, shipped as the package's README).
+const examples = [...examplesOf("../../README.md"), ...examplesOf("../../docs/npm-README.md")];
 
 let env;
 before(async () => {

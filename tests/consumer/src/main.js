@@ -1,9 +1,9 @@
-// What a user's app does: import the package by name, compact with the offline provider.
-import init, { LogStore, Compactor } from "context-compactor";
+// What a user's app with a bundler does: import the names it needs (no init: the bundler entry
+// is initialised on import), compact with the offline provider.
+import { LogStore, Compactor } from "context-compactor";
 
 const out = document.getElementById("out");
 try {
-  await init();
   const logs = new LogStore({ prefix: "consumer_" });
   logs.clear();
   for (let i = 1; i <= 5; i++) {
