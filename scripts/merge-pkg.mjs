@@ -86,6 +86,14 @@ writeFileSync(
 copyFileSync(join(pkgDir, "bundler/context_compactor.d.ts"), join(pkgDir, "node/index.d.mts"));
 appendOnce(join(pkgDir, "node/context_compactor.d.ts"), sectionsDts);
 
+// `[Symbol.dispose]` needs TypeScript's esnext.disposable lib; a project on lib es2022 would fail
+// to compile the declarations. `free()` stays.
+for (const dts of walk(pkgDir).filter((f) => /\.d\.m?ts$/.test(f))) {
+  const text = readFileSync(dts, "utf8");
+  const cleaned = text.replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, "");
+  if (cleaned !== text) writeFileSync(dts, cleaned);
+}
+
 const files = ours.files;
 const merged = { ...generated, ...ours, files, version: generated.version };
 const missing = files.filter((file) => !existsSync(join(pkgDir, file)));

@@ -31,11 +31,13 @@ pub enum ErrorCode {
     InvalidInput,
     /// The caller cancelled the compaction (`signal` or `abort()`).
     Aborted,
+    /// The no-bundler entry was used before `init()` (raised by the JS glue, not by Rust).
+    NotInitialized,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::NotAllowed,
         ErrorCode::Busy,
         ErrorCode::LlmHttp,
@@ -48,6 +50,7 @@ impl ErrorCode {
         ErrorCode::StorageUnavailable,
         ErrorCode::InvalidInput,
         ErrorCode::Aborted,
+        ErrorCode::NotInitialized,
     ];
 
     /// The snake_case string used in JavaScript.
@@ -65,6 +68,7 @@ impl ErrorCode {
             ErrorCode::StorageUnavailable => "storage_unavailable",
             ErrorCode::InvalidInput => "invalid_input",
             ErrorCode::Aborted => "aborted",
+            ErrorCode::NotInitialized => "not_initialized",
         }
     }
 }

@@ -187,8 +187,9 @@ impl JsCompactor {
 
 #[wasm_bindgen(js_class = Compactor)]
 impl JsCompactor {
-    /// Where the compaction events are dispatched (`CustomEvent`s, payload in `detail`).
-    #[wasm_bindgen(getter)]
+    /// Where the compaction events are dispatched (`CustomEvent`s, payload in `detail`; the
+    /// types of `CompactorEventMap`).
+    #[wasm_bindgen(getter, unchecked_return_type = "CompactorEvents")]
     pub fn events(&self) -> web_sys::EventTarget {
         self.events.clone()
     }
@@ -302,7 +303,7 @@ impl JsCompactor {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn rollback(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] archive_key: JsValue,
+        #[wasm_bindgen(js_name = "archiveKey", unchecked_param_type = "string")] archive_key: JsValue,
     ) -> js_sys::Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {

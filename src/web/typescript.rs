@@ -238,11 +238,19 @@ export interface CompactorEventMap {
   compaction_rolled_back: { archiveKey: string };
 }
 
+/** `compactor.events`: an `EventTarget` whose listeners get typed `CustomEvent`s. */
+export interface CompactorEvents extends EventTarget {
+  addEventListener<K extends keyof CompactorEventMap>(type: K, listener: (event: CustomEvent<CompactorEventMap[K]>) => void, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof CompactorEventMap>(type: K, listener: (event: CustomEvent<CompactorEventMap[K]>) => void, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | EventListenerOptions): void;
+}
+
 /** Codes of the errors the package throws (`error.code`). */
 export type ErrorCode =
   | "not_allowed" | "busy" | "llm_http" | "llm_timeout" | "llm_network" | "llm_blocked"
   | "invalid_summary" | "storage_quota" | "storage_corrupt" | "storage_unavailable"
-  | "invalid_input" | "aborted";
+  | "invalid_input" | "aborted" | "not_initialized";
 
 /** Every error the package throws: a real `Error` with `name` "ContextCompactorError". */
 export interface ContextCompactorError extends Error {

@@ -14,7 +14,7 @@ import type {
   CompactionMetrics,
   CompactionPlan,
   CompactionResult,
-  CompactorEventMap,
+  CompactorEvents,
   CompactorOptions,
   ContextCompactorError,
   ErrorCode,
@@ -55,10 +55,6 @@ export async function useTheLogStore(): Promise<number> {
   return exec.iteration + tool.iteration + current + reasoning.length + executions.length + tools.length + total + (running ? 1 : 0);
 }
 
-function on<K extends keyof CompactorEventMap>(target: EventTarget, type: K, handler: (detail: CompactorEventMap[K]) => void): void {
-  target.addEventListener(type, (event) => handler((event as CustomEvent<CompactorEventMap[K]>).detail));
-}
-
 export async function useTheCompactor(logs: LogStore): Promise<CompactionResult | null> {
   const custom: CompactorOptions = {
     provider: {
@@ -71,9 +67,16 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
   const compactor = new Compactor(logs, custom);
   new Compactor(logs, { provider: { type: "offline" } });
   new Compactor(logs, { provider: { type: "gemini", apiKey: "k", model: "gemini-2.5-flash-lite", baseUrl: "http://127.0.0.1:1" } });
-  on(compactor.events, "compaction_progress", (d) => console.log(d.percent.toFixed(0), d.phase, d.message, d.elapsedMs));
-  on(compactor.events, "compaction_error", (d) => console.log(d.code, d.message, d.phase));
-  on(compactor.events, "compaction_complete", (d) => console.log(d.result.tokensSaved));
+  const events: CompactorEvents = compactor.events;
+  // Typed listeners, no cast: `event.detail` has the type of the event's name.
+  events.addEventListener("compaction_start", (e) => console.log(e.detail.trigger, e.detail.iteration));
+  compactor.events.addEventListener("compaction_progress", (e) => console.log(e.detail.percent.toFixed(0), e.detail.phase, e.detail.message, e.detail.elapsedMs));
+  compactor.events.addEventListener("compaction_error", (e) => console.log(e.detail.code, e.detail.message, e.detail.phase));
+  compactor.events.addEventListener("compaction_complete", (e) => console.log(e.detail.result.tokensSaved));
+  compactor.events.addEventListener("compaction_retry", (e) => console.log(e.detail.reason, e.detail.attempt, e.detail.waitMs));
+  const controller = new AbortController();
+  compactor.compact({ signal: controller.signal }).catch(() => null);
+  compactor.abort();
   const phase: Phase = compactor.phase;
   const frozen: boolean = compactor.frozen;
   const usage: number = compactor.contextUsage();

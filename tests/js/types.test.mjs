@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const dts = readFileSync(new URL("../../pkg/context_compactor.d.ts", import.meta.url), "utf8");
@@ -20,6 +21,11 @@ test("a strict TypeScript program using the whole API type-checks", () => {
   execFileSync(process.execPath, [tsc, "-p", here], { stdio: "inherit" });
 });
 
+test("it also type-checks with lib es2022 and skipLibCheck false (no Symbol.dispose needed)", () => {
+  const tsc = fileURLToPath(new URL("node_modules/typescript/bin/tsc", import.meta.url));
+  execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.es2022.json")], { stdio: "inherit" });
+});
+
 test("LogStore and Compactor declarations use named types, never any", () => {
   for (const cls of ["export class LogStore", "export class Compactor"]) {
     const body = declaration(cls);
@@ -28,8 +34,9 @@ test("LogStore and Compactor declarations use named types, never any", () => {
   assert.match(declaration("export class LogStore"), /appendExecution\(entry: ExecutionInput\): ExecutionEntry/);
   const compactor = declaration("export class Compactor");
   assert.match(compactor, /compact\(options\?: CompactOptions \| null\): Promise<CompactionResult>/);
-  assert.match(compactor, /rollback\(archive_key: string\): Promise<void>/);
-  assert.match(compactor, /readonly events: EventTarget/);
+  assert.match(compactor, /rollback\(archiveKey: string\): Promise<void>/);
+  assert.match(compactor, /readonly events: CompactorEvents/);
+  assert.doesNotMatch(dts, /Symbol\.dispose/, "the declarations compile with lib es2022");
   assert.match(compactor, /readonly phase: Phase/);
   assert.match(compactor, /plan\(\): CompactionPlan/);
 });
