@@ -93,7 +93,7 @@ async fn a_whole_compaction_swaps_the_summary_in_archives_and_reports_events() {
     assert_eq!(plan["iterations"], serde_json::json!([1, 5]));
 
     let expected_prompt = compactor.build_prompt().unwrap();
-    let result = json_of(&settle(compactor.compact(None).unwrap()).await.unwrap());
+    let result = json_of(&settle(compactor.compact(None)).await.unwrap());
     assert_eq!(result["iterations"], serde_json::json!([1, 5]));
     assert_eq!(result["attempts"], 1);
     assert!(result["tokensAfter"].as_u64().unwrap() < result["tokensBefore"].as_u64().unwrap());
@@ -168,7 +168,7 @@ async fn rollback_restores_the_originals_and_keeps_later_appends() {
     let logs = session(prefix, 5);
     let before = dump(prefix);
     let compactor = compactor(&logs, &[SUMMARY], "");
-    let result = json_of(&settle(compactor.compact(None).unwrap()).await.unwrap());
+    let result = json_of(&settle(compactor.compact(None)).await.unwrap());
     logs.append_reasoning(JsValue::from("after the compaction"))
         .unwrap();
     settle(compactor.rollback(JsValue::from(result["archiveKey"].as_str().unwrap())))
@@ -218,7 +218,7 @@ async fn missing_sections_are_retried_once_then_invalid_summary_leaves_storage_u
     let partial = "### 🎯 OBJECTIVE ACHIEVED\n- only one section here, long enough to pass the length rule of a hundred characters";
     let compactor = compactor(&logs, &[partial, partial, SUMMARY], "");
     let before = dump(prefix);
-    let err = settle(compactor.compact(None).unwrap()).await.unwrap_err();
+    let err = settle(compactor.compact(None)).await.unwrap_err();
     assert_eq!(error_code(&err), "invalid_summary");
     assert_eq!(dump(prefix), before);
     let prompts = json_of(&eval("return globalThis.__prompts.map(p => p[0]);"));
@@ -237,7 +237,7 @@ async fn missing_sections_are_retried_once_then_invalid_summary_leaves_storage_u
 
     // The retry succeeds when the second answer is complete.
     let compactor2 = self::compactor(&logs, &[partial, SUMMARY], "");
-    let result = json_of(&settle(compactor2.compact(None).unwrap()).await.unwrap());
+    let result = json_of(&settle(compactor2.compact(None)).await.unwrap());
     assert_eq!(result["attempts"], 2);
     assert!(events()
         .as_array()
@@ -252,7 +252,7 @@ async fn a_throwing_provider_busy_and_not_allowed_are_typed_errors() {
     let logs = session(prefix, 5);
     let compactor = compactor(&logs, &["THROW", "THROW"], "");
     let before = dump(prefix);
-    let err = settle(compactor.compact(None).unwrap()).await.unwrap_err();
+    let err = settle(compactor.compact(None)).await.unwrap_err();
     assert_eq!(error_code(&err), "llm_network");
     assert!(js_sys::Reflect::get(&err, &"message".into())
         .unwrap()
@@ -262,14 +262,14 @@ async fn a_throwing_provider_busy_and_not_allowed_are_typed_errors() {
     assert_eq!(dump(prefix), before);
 
     let compactor = self::compactor(&logs, &[SUMMARY], "");
-    let first = compactor.compact(None).unwrap();
-    let second = settle(compactor.compact(None).unwrap()).await.unwrap_err();
+    let first = compactor.compact(None);
+    let second = settle(compactor.compact(None)).await.unwrap_err();
     assert_eq!(error_code(&second), "busy");
     settle(first).await.unwrap();
 
     let few = session("bc_few_", 2);
     let compactor = self::compactor(&few, &[SUMMARY], "");
-    let err = settle(compactor.compact(None).unwrap()).await.unwrap_err();
+    let err = settle(compactor.compact(None)).await.unwrap_err();
     assert_eq!(error_code(&err), "not_allowed");
     let verdict = json_of(&compactor.can_compact().unwrap());
     assert_eq!(verdict["ok"], false);
@@ -285,7 +285,7 @@ async fn a_compaction_waits_for_the_running_iteration() {
     let logs = session(prefix, 5);
     logs.start_iteration().unwrap();
     let compactor = compactor(&logs, &[SUMMARY], "");
-    let pending = compactor.compact(None).unwrap();
+    let pending = compactor.compact(None);
     // Let the engine reach the waiting phase, then finish the iteration.
     JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window()
@@ -347,7 +347,7 @@ async fn a_custom_provider_gets_a_signal_that_abort_trips() {
     js_sys::Reflect::set(&options, &"provider".into(), &provider).unwrap();
     let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
     let before = dump(prefix);
-    let pending = compactor.compact(None).unwrap();
+    let pending = compactor.compact(None);
     sleep_ms(300).await;
     assert_eq!(
         json_of(&eval(

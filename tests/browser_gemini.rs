@@ -106,7 +106,7 @@ async fn run_with(model: &str, key: &str, extra: &str) -> Outcome {
     listen.call1(&JsValue::NULL, &compactor.events()).unwrap();
     let before = dump(&prefix);
     let started = js_sys::Date::now();
-    let settled = JsFuture::from(compactor.compact(None).unwrap()).await;
+    let settled = JsFuture::from(compactor.compact(None)).await;
     let elapsed_ms = js_sys::Date::now() - started;
     let mut error_fields = serde_json::Value::Null;
     let result = match settled {
@@ -531,9 +531,7 @@ async fn a_compaction_is_cancelled_by_its_signal_or_abort_and_changes_nothing() 
         let compact_options = js("{}");
         js_sys::Reflect::set(&compact_options, &"signal".into(), &controller.signal()).unwrap();
         let started = js_sys::Date::now();
-        let pending = compactor
-            .compact(Some(compact_options.unchecked_into()))
-            .unwrap();
+        let pending = compactor.compact(Some(compact_options.unchecked_into()));
         // Let the request reach the hanging model, then cancel.
         sleep_ms(150).await;
         if by_signal {

@@ -32,6 +32,7 @@ type BrowserLogs = std::cell::RefCell<super::log_store::BrowserLogStore>;
 type JsResult<T> = Result<T, JsValue>;
 
 #[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
 struct CompactOptions {
     #[serde(default)]
     trigger: Trigger,
@@ -78,9 +79,13 @@ fn provider_from(options: &JsValue) -> JsResult<Box<dyn SummaryProvider>> {
             Ok(Box::new(CustomProvider::new(provider, generate, model)))
         }
         Some("gemini") => super::gemini::provider_from(&provider),
-        other => Err(invalid(
+        Some(other) => Err(invalid(
             "CompactorOptions.provider.type",
-            format!("{other:?} is not one of \"offline\", \"custom\", \"gemini\""),
+            format!("\"{other}\" is not one of \"offline\", \"custom\", \"gemini\""),
+        )),
+        None => Err(invalid(
+            "CompactorOptions.provider.type",
+            "is required: \"offline\", \"custom\" or \"gemini\"",
         )),
     }
 }
@@ -134,6 +139,41 @@ impl JsCompactor {
 }
 
 impl JsCompactor {
+    fn start_compaction(&self, options: Option<CompactOptionsJs>) -> JsResult<js_sys::Promise> {
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+        let (parsed, signal): (CompactOptions, JsValue) =
+            if options.is_undefined() || options.is_null() {
+                (CompactOptions::default(), JsValue::UNDEFINED)
+            } else {
+                let signal = get(&options, "signal");
+                let copy = copy_object(&js_sys::Object::new(), &options)
+                    .map_err(|err| invalid("compact(options)", thrown_message(&err)))?;
+                let _ = js_sys::Reflect::delete_property(&copy, &"signal".into());
+                (from_js(copy.into(), "compact(options)")?, signal)
+            };
+        let cancel = Cancel::default();
+        if !signal.is_undefined() && !signal.is_null() {
+            let signal: web_sys::AbortSignal = signal
+                .dyn_into()
+                .map_err(|_| invalid("compact(options).signal", "must be an AbortSignal"))?;
+            if signal.aborted() {
+                cancel.cancel();
+            } else {
+                let tripped = cancel.clone();
+                let listener = Closure::once_into_js(move || tripped.cancel());
+                let _ = signal.add_event_listener_with_callback("abort", listener.unchecked_ref());
+            }
+        }
+        let engine = Rc::clone(&self.engine);
+        Ok(future_to_promise(async move {
+            let result = engine
+                .compact_until(parsed.trigger, cancel)
+                .await
+                .map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?;
+            Ok(to_js::<_, JsValue>(&result)?)
+        }))
+    }
+
     /// A compactor over the store of a `LogStore` (what the constructor builds, for callers in
     /// Rust that hold the `LogStore` itself).
     pub fn over(logs: Rc<BrowserLogs>, options: CompactorOptionsJs) -> JsResult<JsCompactor> {
@@ -258,39 +298,12 @@ impl JsCompactor {
     /// Runs one compaction; rejects with an `Error` whose `code` says why, the logs unchanged.
     /// `options.signal` (an `AbortSignal`) cancels it, as `abort()` does.
     #[wasm_bindgen(unchecked_return_type = "Promise<CompactionResult>")]
-    pub fn compact(&self, options: Option<CompactOptionsJs>) -> JsResult<js_sys::Promise> {
-        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
-        let (parsed, signal): (CompactOptions, JsValue) =
-            if options.is_undefined() || options.is_null() {
-                (CompactOptions::default(), JsValue::UNDEFINED)
-            } else {
-                let signal = get(&options, "signal");
-                let copy = copy_object(&js_sys::Object::new(), &options)
-                    .map_err(|err| invalid("compact(options)", thrown_message(&err)))?;
-                let _ = js_sys::Reflect::delete_property(&copy, &"signal".into());
-                (from_js(copy.into(), "compact(options)")?, signal)
-            };
-        let cancel = Cancel::default();
-        if !signal.is_undefined() && !signal.is_null() {
-            let signal: web_sys::AbortSignal = signal
-                .dyn_into()
-                .map_err(|_| invalid("compact(options).signal", "must be an AbortSignal"))?;
-            if signal.aborted() {
-                cancel.cancel();
-            } else {
-                let tripped = cancel.clone();
-                let listener = Closure::once_into_js(move || tripped.cancel());
-                let _ = signal.add_event_listener_with_callback("abort", listener.unchecked_ref());
-            }
+    pub fn compact(&self, options: Option<CompactOptionsJs>) -> js_sys::Promise {
+        match self.start_compaction(options) {
+            Ok(promise) => promise,
+            // A promise-returning method rejects rather than throws, whatever went wrong.
+            Err(err) => js_sys::Promise::reject(&err),
         }
-        let engine = Rc::clone(&self.engine);
-        Ok(future_to_promise(async move {
-            let result = engine
-                .compact_until(parsed.trigger, cancel)
-                .await
-                .map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?;
-            Ok(to_js::<_, JsValue>(&result)?)
-        }))
     }
 
     /// Cancels the running compaction: it rejects with code `aborted` and the logs stay as they
@@ -303,7 +316,8 @@ impl JsCompactor {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn rollback(
         &self,
-        #[wasm_bindgen(js_name = "archiveKey", unchecked_param_type = "string")] archive_key: JsValue,
+        #[wasm_bindgen(js_name = "archiveKey", unchecked_param_type = "string")]
+        archive_key: JsValue,
     ) -> js_sys::Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {

@@ -56,13 +56,91 @@ pub fn from_js<T: DeserializeOwned>(
     };
     serde_json::from_str(&text).map_err(|err| {
         // serde_json places its errors in the JSON text ("at line 1 column 40"), which the
-        // caller never saw.
+        // caller never saw: the message names the field instead, in JavaScript's terms.
         let message = err.to_string();
         let message = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(head, _)| head);
-        ContextCompactorError::invalid_input(what, message)
+        let field = field_before(&text, err.column());
+        let what = match &field {
+            Some(field) if !message.starts_with("unknown field") => format!("{what}.{field}"),
+            _ => what.to_owned(),
+        };
+        ContextCompactorError::invalid_input(&what, in_js_terms(message))
     })
+}
+
+/// The name of the last object key that starts before `column` (1-based) of the compact JSON
+/// `text`: the field a serde error at that column is about.
+fn field_before(text: &str, column: usize) -> Option<String> {
+    let head = text.get(..column.saturating_sub(1).min(text.len()))?;
+    let colon = head.rfind("\":")?;
+    let start = head[..colon].rfind(['{', ','])? + 1;
+    let key = head.get(start..colon + 1)?;
+    serde_json::from_str::<String>(key).ok()
+}
+
+/// A serde message as a JavaScript developer reads it: JS type names, the closest known option
+/// for an unknown one.
+fn in_js_terms(message: &str) -> String {
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let (name, known) = rest.split_once('`').unwrap_or((rest, ""));
+        let options: Vec<&str> = known.split('`').skip(1).step_by(2).collect();
+        let closest = options.iter().min_by_key(|option| {
+            edit_distance(&name.to_ascii_lowercase(), &option.to_ascii_lowercase())
+        });
+        return match closest {
+            Some(closest) => format!(
+                "\"{name}\" is not an option; did you mean \"{closest}\"? (options: {})",
+                options.join(", ")
+            ),
+            None => format!("\"{name}\" is not an option"),
+        };
+    }
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        let name = rest.split('`').next().unwrap_or(rest);
+        return format!("\"{name}\" is required");
+    }
+    let mut text = message.replace("invalid type: ", "got ");
+    for (rust, js) in [
+        ("integer `", "the number `"),
+        ("floating point `", "the number `"),
+        ("boolean `", "`"),
+        ("string \"", "the text \""),
+        ("expected u32", "expected a whole number"),
+        ("expected u8", "expected a whole number"),
+        ("expected u64", "expected a whole number"),
+        ("expected usize", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected an array"),
+        ("got map", "got an object"),
+        ("got sequence", "got an array"),
+        ("got unit value", "got null"),
+        ("expected struct ", "expected an object "),
+    ] {
+        text = text.replace(rust, js);
+    }
+    text
+}
+
+/// Levenshtein distance, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                previous
+            } else {
+                1 + previous.min(row[j]).min(current)
+            };
+            previous = current;
+        }
+    }
+    row[b.len()]
 }
 
 /// A string argument; anything else is `invalid_input` naming `what` (wasm-bindgen's own

@@ -26,6 +26,7 @@ use crate::core::{LogStore, StorageKeys};
 pub type BrowserLogStore = LogStore<BrowserStorage, BrowserClock>;
 
 #[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
 struct Options {
     prefix: Option<String>,
 }

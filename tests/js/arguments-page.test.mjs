@@ -224,3 +224,37 @@ test("listeners of every event that re-enter the API during a compaction never b
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("option mistakes name the option in JavaScript's terms, and the closest known one", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const messages = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const logs = new LogStore();
+    const message = (call) => {
+      try {
+        call();
+        return "no error";
+      } catch (err) {
+        return `${err.code}: ${err.message}`;
+      }
+    };
+    return {
+      unknown: message(() => new Compactor(logs, { provider: { type: "offline" }, contextWindow: 8000 })),
+      provider: message(() => new Compactor(logs, { provider: { type: "gemni" } })),
+      type: message(() => new Compactor(logs, { provider: { type: "offline" }, timeoutMs: "30" })),
+      logStore: message(() => new LogStore({ prefx: "app_" })),
+      compact: await new Compactor(logs, { provider: { type: "offline" } })
+        .compact({ triger: "auto" })
+        .then(() => "resolved", (err) => `${err.code}: ${err.message}`)
+        .catch((err) => `${err.code}: ${err.message}`),
+    };
+  });
+  assert.match(messages.unknown, /^invalid_input: CompactorOptions: "contextWindow" is not an option; did you mean "contextWindowTokens"\?/);
+  assert.equal(messages.provider, 'invalid_input: CompactorOptions.provider.type: "gemni" is not one of "offline", "custom", "gemini"');
+  assert.match(messages.type, /^invalid_input: CompactorOptions\.timeoutMs: got the text "30", expected a whole number/);
+  assert.match(messages.logStore, /did you mean "prefix"/);
+  assert.match(messages.compact, /did you mean "trigger"/);
+  for (const text of Object.values(messages)) assert.doesNotMatch(text, /Some\(|u32|usize|f64/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

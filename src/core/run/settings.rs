@@ -43,7 +43,7 @@ pub(crate) const MAX_RETRIES: u32 = 10;
 
 /// Every tunable of a compaction (`CompactorOptions` in the README, less the provider).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct CompactorSettings {
     /// The app model's context window, in tokens.
     pub context_window_tokens: usize,
