@@ -38,8 +38,29 @@ const replaceOnce = (file, from, to) => {
 const sectionsJs = `/** Titles of the sections a summary must have (as ### headings). */\nexport const REQUIRED_SECTIONS = Object.freeze(${JSON.stringify(SECTIONS)});`;
 const sectionsDts = `/** Titles of the sections a summary must have (as ### headings). */\nexport declare const REQUIRED_SECTIONS: readonly ${JSON.stringify(SECTIONS)};`;
 
+const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
+/** The path, from `dir`, of the snippet that defines the ContextCompactorError class. */
+const errorsSnippet = (dir) => {
+  const found = walk(join(dir, "snippets")).find((f) => f.endsWith("/src/web/errors.js"));
+  if (!found) {
+    console.error(`${dir}: the errors.js snippet is missing`);
+    process.exit(1);
+  }
+  return `./${found.slice(dir.length + 1)}`;
+};
+const exportClass = (dir) => `export { ContextCompactorError } from "${errorsSnippet(dir)}";`;
+
 // Web flavour (root): a call before init() is a ContextCompactorError "not_initialized".
 const web = join(pkgDir, "context_compactor.js");
+{
+  const text = readFileSync(web, "utf8");
+  const importLine = `import { ContextCompactorError as NotReadyError } from "${errorsSnippet(pkgDir)}";\n`;
+  if (!text.includes(importLine)) {
+    // After a leading `/* @ts-self-types=… */`, which must stay the first line.
+    const first = text.startsWith("/* @ts-self-types") ? text.indexOf("\n") + 1 : 0;
+    writeFileSync(web, text.slice(0, first) + importLine + text.slice(first));
+  }
+}
 replaceOnce(
   web,
   "let wasmModule, wasmInstance, wasm;",
@@ -47,10 +68,7 @@ replaceOnce(
 /** Stands in for the module until init() has run: any use throws the error a user can act on. */
 const NOT_READY = new Proxy({}, {
   get() {
-    const error = new Error("context-compactor is not initialised: call \`await init()\` (the default export) before using it");
-    error.name = "ContextCompactorError";
-    error.code = "not_initialized";
-    throw error;
+    throw new NotReadyError("context-compactor is not initialised: call \`await init()\` (the default export) before using it", "not_initialized");
   },
 });
 wasm = NOT_READY;`,
@@ -58,27 +76,29 @@ wasm = NOT_READY;`,
 for (const guard of ["function initSync(module) {\n    if (wasm !== undefined) return wasm;", "async function __wbg_init(module_or_path) {\n    if (wasm !== undefined) return wasm;"]) {
   replaceOnce(web, guard, guard.replace("if (wasm !== undefined)", "if (wasm !== undefined && wasm !== NOT_READY)"));
 }
-appendOnce(web, sectionsJs);
+appendOnce(web, `${sectionsJs}\n${exportClass(pkgDir)}`);
 appendOnce(join(pkgDir, "context_compactor.d.ts"), sectionsDts);
 
 // Bundler flavour: initialised when imported; init() and initSync() exist so that the same code
 // runs with every entry.
 const initDoc = "/** Nothing to do: this entry is initialised when it is imported. Kept so that code written for the web entry runs unchanged. */";
-appendOnce(join(pkgDir, "bundler/context_compactor.js"), `${sectionsJs}\n${initDoc}\nexport default async function init() {}\n${initDoc}\nexport function initSync() {}`);
+appendOnce(join(pkgDir, "bundler/context_compactor.js"), `${sectionsJs}\n${exportClass(join(pkgDir, "bundler"))}\n${initDoc}\nexport default async function init() {}\n${initDoc}\nexport function initSync() {}`);
 appendOnce(join(pkgDir, "bundler/context_compactor.d.ts"), `${sectionsDts}\n${initDoc}\nexport default function init(): Promise<void>;\n${initDoc}\nexport function initSync(): void;`);
 
 // Node flavour: CommonJS (node/package.json says so), its snippets too; an ES entry beside it.
 writeFileSync(join(pkgDir, "node/package.json"), JSON.stringify({ type: "commonjs" }, null, 2) + "\n");
-const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 if (existsSync(join(pkgDir, "node/snippets"))) {
   for (const file of walk(join(pkgDir, "node/snippets")).filter((f) => f.endsWith(".js"))) {
     const text = readFileSync(file, "utf8");
     if (text.includes("module.exports")) continue;
-    const names = [...text.matchAll(/^export function (\w+)/gm)].map((m) => m[1]);
-    writeFileSync(file, `${text.replace(/^export function /gm, "function ")}\nmodule.exports = { ${names.join(", ")} };\n`);
+    const names = [...text.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1]);
+    writeFileSync(file, `${text.replace(/^export (function|class) /gm, "$1 ")}\nmodule.exports = { ${names.join(", ")} };\n`);
   }
 }
-appendOnce(join(pkgDir, "node/context_compactor.js"), `module.exports.REQUIRED_SECTIONS = Object.freeze(${JSON.stringify(SECTIONS)});`);
+appendOnce(
+  join(pkgDir, "node/context_compactor.js"),
+  `module.exports.REQUIRED_SECTIONS = Object.freeze(${JSON.stringify(SECTIONS)});\nmodule.exports.ContextCompactorError = require("${errorsSnippet(join(pkgDir, "node"))}").ContextCompactorError;`,
+);
 writeFileSync(
   join(pkgDir, "node/index.mjs"),
   `// The Node entry as an ES module: the CommonJS build, initialised on import.\nexport * from "./context_compactor.js";\n${initDoc}\nexport default async function init() {}\n${initDoc}\nexport function initSync() {}\n`,

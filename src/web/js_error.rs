@@ -6,9 +6,6 @@ use wasm_bindgen::JsCast;
 use crate::core::redact::redact;
 use crate::core::{CompactionError, ErrorCode, StorageError};
 
-/// The `name` every error thrown by the package carries.
-pub const ERROR_NAME: &str = "ContextCompactorError";
-
 /// An error on its way to JavaScript: a stable code, a message for people, an optional key.
 #[derive(Debug, Clone)]
 pub struct ContextCompactorError {
@@ -111,16 +108,21 @@ impl From<CompactionError> for ContextCompactorError {
     }
 }
 
+#[wasm_bindgen(module = "/src/web/errors.js")]
+extern "C" {
+    /// `new ContextCompactorError(message, code)`, the class the package exports.
+    #[wasm_bindgen(js_name = contextCompactorError)]
+    fn new_error(message: &str, code: &str) -> js_sys::Error;
+}
+
 impl From<ContextCompactorError> for JsValue {
     fn from(err: ContextCompactorError) -> Self {
         // The one place every message passes on its way out: no key-shaped text leaves.
-        let error = js_sys::Error::new(&redact(&err.message, None));
-        error.set_name(ERROR_NAME);
+        let error = new_error(&redact(&err.message, None), err.code.as_str());
         // Defining a property on a fresh, extensible Error object cannot fail.
         let set = |name: &str, value: JsValue| {
             let _ = js_sys::Reflect::set(&error, &name.into(), &value);
         };
-        set("code", err.code.as_str().into());
         if let Some(key) = err.key {
             set("key", key.into());
         }

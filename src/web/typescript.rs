@@ -252,9 +252,12 @@ export type ErrorCode =
   | "invalid_summary" | "storage_quota" | "storage_corrupt" | "storage_unavailable"
   | "invalid_input" | "aborted" | "not_initialized";
 
-/** Every error the package throws: a real `Error` with `name` "ContextCompactorError". */
-export interface ContextCompactorError extends Error {
-  code: ErrorCode;
+/** Every error the package throws or rejects with: a real `Error` with `name` "ContextCompactorError". */
+export declare class ContextCompactorError extends Error {
+  private constructor();
+  readonly name: "ContextCompactorError";
+  /** What went wrong, stable across versions (switch on it). */
+  readonly code: ErrorCode;
   /** The localStorage key concerned, for storage errors. */
   key?: string;
   /** The HTTP status the model's API answered with. */
@@ -265,6 +268,8 @@ export interface ContextCompactorError extends Error {
   retryAfterMs?: number;
   /** The model whose call failed. */
   model?: string;
+  /** Whether `value` is an error of this package, also one from another copy of it (two bundles, an iframe). */
+  static isInstance(value: unknown): value is ContextCompactorError;
 }
 "#;
 

@@ -6,6 +6,7 @@ import init, {
   validateSummary,
   requiredSections,
   REQUIRED_SECTIONS,
+  ContextCompactorError,
 } from "../../pkg/context_compactor.js";
 import type {
   Archive,
@@ -16,7 +17,6 @@ import type {
   CompactionResult,
   CompactorEvents,
   CompactorOptions,
-  ContextCompactorError,
   ErrorCode,
   ExecutionEntry,
   GenerationSettings,
@@ -48,8 +48,11 @@ export async function useTheLogStore(): Promise<number> {
   try {
     logs.clear();
   } catch (err) {
-    const code: ErrorCode = (err as ContextCompactorError).code;
-    console.log(code);
+    // A type guard, no cast.
+    if (ContextCompactorError.isInstance(err)) {
+      const code: ErrorCode = err.code;
+      console.log(code, err.status, err.retryable, err.retryAfterMs, err.model, err.key);
+    }
   }
   const total: number = logs.estimateTokens() + estimateTokens("text");
   return exec.iteration + tool.iteration + current + reasoning.length + executions.length + tools.length + total + (running ? 1 : 0);

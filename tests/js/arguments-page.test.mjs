@@ -15,7 +15,7 @@ after(async () => {
 test("arguments of the wrong type are invalid_input errors, and the module keeps working", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   const outcome = await page.evaluate(async () => {
-    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { LogStore, Compactor, ContextCompactorError } = await import("/pkg/context_compactor.js");
     localStorage.clear();
     const logs = new LogStore();
     const compactor = new Compactor(logs, { provider: { type: "offline" } });
@@ -24,6 +24,8 @@ test("arguments of the wrong type are invalid_input errors, and the module keeps
         call();
         return "no error";
       } catch (err) {
+        // The exported class: instanceof and the guard agree.
+        if (!(err instanceof ContextCompactorError) || !ContextCompactorError.isInstance(err)) return `not a ContextCompactorError: ${err}`;
         return `${err.name}/${err.code}`;
       }
     };

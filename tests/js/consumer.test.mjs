@@ -41,6 +41,7 @@ test("a Node script imports the package: pure functions work, LogStore says it n
   assert.ok(outcome.tokens > 0);
   assert.equal(outcome.valid, false);
   assert.equal(outcome.logStore, "ContextCompactorError/storage_unavailable");
+  assert.equal(outcome.isInstance, true);
 });
 
 test("a page without a bundler uses the web entry: a clear error before init(), a compaction after", async () => {
@@ -54,7 +55,7 @@ test("a page without a bundler uses the web entry: a clear error before init(), 
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     await page.waitForSelector("body[data-done=true]", { timeout: 20_000 });
     const outcome = JSON.parse(await page.textContent("#out"));
-    assert.deepEqual(outcome, { beforeInit: "ContextCompactorError/not_initialized", ok: true, iterations: [1, 4] });
+    assert.deepEqual(outcome, { beforeInit: "ContextCompactorError/not_initialized/true", ok: true, iterations: [1, 4] });
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

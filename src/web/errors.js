@@ -1,0 +1,23 @@
+// The class of every error the package throws or rejects with: a real `Error` (stack, message),
+// a stable `code`, and the structured fields the package sets where they apply.
+export class ContextCompactorError extends Error {
+  constructor(message, code) {
+    super(message);
+    this.name = "ContextCompactorError";
+    this.code = code;
+  }
+
+  /** Whether `value` is an error of this package, also one from another copy of it (two bundles,
+   * an iframe), where `instanceof` would say no. */
+  static isInstance(value) {
+    return (
+      value instanceof ContextCompactorError ||
+      (value instanceof Error && value.name === "ContextCompactorError" && typeof value.code === "string")
+    );
+  }
+}
+
+/** A new error with `message` and `code` (what the Rust side calls). */
+export function contextCompactorError(message, code) {
+  return new ContextCompactorError(message, code);
+}
