@@ -2,8 +2,11 @@
 // in a real Chromium page: no exception, no console error.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { launch, openPage } from "./browser.mjs";
+import { readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launch, openPage, outputDir } from "./browser.mjs";
 
 const examplesOf = (path) => [...readFileSync(new URL(path, import.meta.url), "utf8").matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 // The repository README and the npm README (docs/npm-README.md, shipped as the package's README).
@@ -34,6 +37,26 @@ examples.forEach((code, index) => {
     }, source);
     assert.deepEqual(errors, []);
     assert.ok(logged.length > 0, "the example printed something");
+    // An example that compacts must really compact, not print why it cannot.
+    if (code.includes(".compact(")) assert.ok(logged.some((line) => /iterations 1-\d+/.test(line)), logged.join("\n"));
     await page.close();
   });
+});
+
+test("the README examples type-check under tsc --strict against the shipped declarations", () => {
+  const dir = join(outputDir, "readme-ts");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const pkg = fileURLToPath(new URL("../../pkg/context_compactor.js", import.meta.url));
+  const files = examples.map((code, index) => {
+    const file = join(dir, `example-${index + 1}.ts`);
+    writeFileSync(file, `${code.replaceAll(`from "context-compactor"`, `from ${JSON.stringify(pkg)}`)}\nexport {};\n`);
+    return file;
+  });
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ES2022", moduleResolution: "bundler", lib: ["ES2022", "DOM"], skipLibCheck: false, allowImportingTsExtensions: false }, files }),
+  );
+  const tsc = fileURLToPath(new URL("node_modules/typescript/bin/tsc", import.meta.url));
+  execFileSync(process.execPath, [tsc, "-p", dir], { stdio: "inherit" });
 });
