@@ -295,8 +295,15 @@ impl JsCompactor {
         Ok(to_js(&self.engine.plan()?)?)
     }
 
-    /// Runs one compaction; rejects with an `Error` whose `code` says why, the logs unchanged.
-    /// `options.signal` (an `AbortSignal`) cancels it, as `abort()` does.
+    /// Runs one compaction; rejects with a `ContextCompactorError` whose `code` says why, the
+    /// logs unchanged. `options.signal` (an `AbortSignal`) cancels it, as `abort()` does.
+    ///
+    /// @example
+    /// const compactor = new Compactor(logs, { provider: { type: "offline" } });
+    /// if (compactor.canCompact().ok) {
+    ///   const result = await compactor.compact();
+    ///   console.log(`saved ${result.tokensSaved} tokens`);
+    /// }
     #[wasm_bindgen(unchecked_return_type = "Promise<CompactionResult>")]
     pub fn compact(&self, options: Option<CompactOptionsJs>) -> js_sys::Promise {
         match self.start_compaction(options) {

@@ -158,7 +158,11 @@ impl JsLogStore {
         Ok(self.inner.borrow_mut().append_reasoning(&text)?)
     }
 
-    /// Appends an execution; returns it stamped with id, timestamp and iteration.
+    /// Appends an execution; returns it stamped with id, timestamp and iteration (the input's own
+    /// stamps give way).
+    ///
+    /// @example
+    /// await logs.withLock(() => logs.appendExecution({ success: true, code: "rows.length", result: 42 }));
     #[wasm_bindgen(js_name = appendExecution)]
     pub fn append_execution(&self, entry: ExecutionInputJs) -> JsResult<ExecutionEntryJs> {
         let input = from_js(entry.into(), "appendExecution(entry)")?;

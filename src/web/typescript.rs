@@ -108,18 +108,18 @@ export type ProviderOptions =
 /** Options of `new Compactor()`; every number has the default shown. */
 export interface CompactorOptions {
   provider: ProviderOptions;
-  /** 32768 */ contextWindowTokens?: number;
-  /** 0: the app's own prompt parts, counted in the usage. */ baseTokens?: number;
-  /** 3 */ minIterations?: number;
-  /** 0.60: canCompact is false below it. */ recommendedUsage?: number;
-  /** 0.85 */ autoTriggerUsage?: number;
-  /** 0.1 (1.0 for Gemini 3 models, as Google advises); yours wins when you set it. */ temperature?: number;
-  /** 4000 */ maxOutputTokens?: number;
-  /** 30000 per provider call. */ timeoutMs?: number;
-  /** 1 */ maxRetries?: number;
-  /** 2000 */ retryDelayMs?: number;
-  /** 10 */ maxArchives?: number;
-  /** 30 */ archiveExpiryDays?: number;
+  /** The context window of the app's model, in tokens. @default 32768 */ contextWindowTokens?: number;
+  /** Tokens of the app's own prompt parts (system prompt, tools), counted in the usage. @default 0 */ baseTokens?: number;
+  /** Completed iterations needed before a compaction is allowed. @default 3 */ minIterations?: number;
+  /** Usage (0..1) below which `canCompact()` says no. @default 0.6 */ recommendedUsage?: number;
+  /** Usage (0..1) at which `shouldAutoCompact()` says yes. @default 0.85 */ autoTriggerUsage?: number;
+  /** Temperature of the summary call; yours wins when you set it. @default 0.1 (1.0 for Gemini 3 and later, the model's own for `-latest` aliases) */ temperature?: number;
+  /** Output budget of the summary call. @default 4000 */ maxOutputTokens?: number;
+  /** Time limit of one provider call, in ms. @default 30000 */ timeoutMs?: number;
+  /** Further attempts after a failed or incomplete one. @default 1 */ maxRetries?: number;
+  /** Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s). @default 2000 */ retryDelayMs?: number;
+  /** Archives kept at most; older ones go after the next successful compaction. @default 10 */ maxArchives?: number;
+  /** Days an archive is kept. @default 30 */ archiveExpiryDays?: number;
   /** Extra guidance appended to the prompt. */ instructions?: string;
   /** The app's own measure: tokens of the prompt it would send now (an app whose prompt holds only part of the logs). Usage is then this over `contextWindowTokens`; return undefined to fall back to the package's count. */ promptTokens?: () => number | undefined;
   /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
