@@ -79,6 +79,31 @@ for (const guard of ["function initSync(module) {\n    if (wasm !== undefined) r
 appendOnce(web, `${sectionsJs}\n${exportClass(pkgDir)}`);
 appendOnce(join(pkgDir, "context_compactor.d.ts"), sectionsDts);
 
+// Inline flavour: the web flavour with the .wasm as base64 in the module, for setups where
+// fetching a second file is awkward (a single-file build, a CSP that blocks it).
+{
+  const wasm = readFileSync(join(pkgDir, "context_compactor_bg.wasm")).toString("base64");
+  writeFileSync(
+    join(pkgDir, "inline.js"),
+    `// The web entry with its WebAssembly inlined (base64): \`await init()\` fetches nothing.
+import initWeb from "./context_compactor.js";
+export * from "./context_compactor.js";
+
+const WASM_BASE64 = "${wasm}";
+
+/** Instantiates the inlined module; later calls do nothing. */
+export default async function init() {
+  const bytes = Uint8Array.from(atob(WASM_BASE64), (c) => c.charCodeAt(0));
+  await initWeb({ module_or_path: bytes });
+}
+`,
+  );
+  writeFileSync(
+    join(pkgDir, "inline.d.ts"),
+    `export * from "./context_compactor.js";\n/** Instantiates the inlined WebAssembly module (nothing is fetched); later calls do nothing. */\nexport default function init(): Promise<void>;\n`,
+  );
+}
+
 // Bundler flavour: initialised when imported; init() and initSync() exist so that the same code
 // runs with every entry.
 const initDoc = "/** Nothing to do: this entry is initialised when it is imported. Kept so that code written for the web entry runs unchanged. */";

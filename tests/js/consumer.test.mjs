@@ -63,6 +63,27 @@ test("a page without a bundler uses the web entry: a clear error before init(), 
   }
 });
 
+test("the inline entry compacts without fetching any .wasm file", async () => {
+  install();
+  const server = await startServer(0, "127.0.0.1", [["/node_modules/", join(app, "node_modules")], ["/", join(app, "plain")]]);
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+  try {
+    const page = await browser.newPage();
+    const wasmRequests = [];
+    await page.route(/\.wasm$/, (route) => {
+      wasmRequests.push(route.request().url());
+      return route.abort();
+    });
+    await page.goto(`http://127.0.0.1:${server.address().port}/inline.html`);
+    await page.waitForSelector("body[data-done=true]", { timeout: 20_000 });
+    assert.deepEqual(JSON.parse(await page.textContent("#out")), { ok: true, iterations: [1, 4] });
+    assert.deepEqual(wasmRequests, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
 test("a Vite app (the default, bundler entry) builds and compacts offline", async () => {
   install();
   execFileSync(process.execPath, [join(app, "node_modules/vite/bin/vite.js"), "build", "--outDir", join(work, "dist"), "--emptyOutDir", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
