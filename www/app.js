@@ -436,6 +436,7 @@ function listen(events) {
     const { percent, message, elapsedMs } = e.detail;
     $("progress-fill").style.width = `${percent}%`;
     $("progress-message").textContent = message;
+    state.progressStarted = performance.now() - elapsedMs;
     $("progress-elapsed").textContent = `${(elapsedMs / 1000).toFixed(1)} s`;
   });
 }
@@ -480,12 +481,18 @@ async function compact(trigger = "user") {
     else dialog.showModal();
   }
   render();
+  // The elapsed time moves on its own while the model works (events arrive only per phase).
+  state.progressStarted = performance.now();
+  const ticking = setInterval(() => {
+    $("progress-elapsed").textContent = `${((performance.now() - state.progressStarted) / 1000).toFixed(1)} s`;
+  }, 200);
   try {
     const result = await state.compactor.compact({ trigger });
     showSuccess(result);
   } catch (err) {
     showFailure(err);
   } finally {
+    clearInterval(ticking);
     state.compacting = false;
     render();
   }
