@@ -243,7 +243,7 @@ function renderArchives() {
       const actions = el("td");
       const view = el("button", "", "View");
       view.addEventListener("click", () => viewArchive(info.key));
-      const restore = el("button", "", "Restore");
+      const restore = el("button", "", "Restore originals");
       restore.addEventListener("click", () => rollback(info.key));
       const remove = el("button", "danger", "Delete");
       remove.addEventListener("click", () => {
@@ -256,16 +256,28 @@ function renderArchives() {
   );
 }
 
-function viewArchive(key) {
+function viewArchive(key, opener = document.activeElement) {
   try {
     const archive = state.compactor.readArchive(key);
-    const view = $("archive-view");
-    view.textContent = JSON.stringify(archive, null, 2);
-    view.hidden = false;
-    view.scrollIntoView({ block: "nearest" });
+    const first = archive.iterations[0];
+    const last = archive.iterations[archive.iterations.length - 1];
+    $("archive-panel-title").textContent = `Archive of iterations ${first}–${last} (${new Date(archive.timestamp).toLocaleString()})`;
+    $("archive-view").textContent = JSON.stringify(archive, null, 2);
+    $("archive-panel").hidden = false;
+    $("archive-panel").dataset.key = key;
+    state.archiveOpener = opener;
+    $("archive-panel").scrollIntoView({ block: "nearest" });
+    $("btn-close-archive").focus();
   } catch (err) {
     showError(err);
   }
+}
+
+function closeArchive() {
+  $("archive-panel").hidden = true;
+  delete $("archive-panel").dataset.key;
+  const back = state.archiveOpener;
+  (back && document.contains(back) && !back.disabled ? back : $("btn-continue")).focus();
 }
 
 function renderUsage() {
@@ -336,6 +348,7 @@ function render() {
 
 async function continueReasoning() {
   if (state.iterating) return;
+  const hadFocus = document.activeElement === $("btn-continue");
   state.iterating = true;
   render();
   try {
@@ -349,6 +362,8 @@ async function continueReasoning() {
     await state.logs.withLock(() => state.logs.finishIteration()).catch(showError);
     state.iterating = false;
     render();
+    // The button was disabled meanwhile, which drops focus: give it back.
+    if (hadFocus && document.activeElement === document.body) $("btn-continue").focus();
   }
 }
 
@@ -499,25 +514,43 @@ async function compact(trigger = "user") {
 }
 
 async function rollback(key) {
+  // The summary that replaced the originals (possibly paid for) goes away: ask first.
+  if (!confirm("Restore the original entries of this archive? The summary that replaced them is removed.")) return;
   try {
     await state.compactor.rollback(key);
-    $("compaction-dialog").close();
-    showMessage(`Rolled back: the originals of ${key} are live again.`, "info");
+    if ($("compaction-dialog").open) $("compaction-dialog").close();
+    if ($("archive-panel").dataset.key === key) closeArchive();
+    showMessage("Restored: the original entries are live again; nothing was lost.", "info");
   } catch (err) {
     showError(err);
   }
   render();
+  if (document.activeElement === document.body) $("btn-continue").focus();
 }
 
 // ---------------------------------------------------------------- wiring
 
 function wireTabs() {
-  for (const tab of document.querySelectorAll(".tab")) {
-    tab.addEventListener("click", () => {
-      for (const other of document.querySelectorAll(".tab")) {
-        other.setAttribute("aria-selected", String(other === tab));
-        $(other.dataset.form).hidden = other !== tab;
-      }
+  const tabs = [...document.querySelectorAll(".tab")];
+  const select = (tab) => {
+    for (const other of tabs) {
+      const selected = other === tab;
+      other.setAttribute("aria-selected", String(selected));
+      other.tabIndex = selected ? 0 : -1;
+      $(other.dataset.form).hidden = !selected;
+    }
+  };
+  for (const tab of tabs) {
+    tab.addEventListener("click", () => select(tab));
+    // The keys of a tab list: arrows move between tabs, Home and End to the ends.
+    tab.addEventListener("keydown", (event) => {
+      const at = tabs.indexOf(tab);
+      const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+      if (next === undefined) return;
+      event.preventDefault();
+      const target = tabs[(next + tabs.length) % tabs.length];
+      select(target);
+      target.focus();
     });
   }
 }
@@ -539,9 +572,18 @@ function wireControls() {
   $("btn-cancel-compaction").addEventListener("click", () => state.compactor?.abort());
   $("btn-close-success").addEventListener("click", () => $("compaction-dialog").close());
   $("btn-close-error").addEventListener("click", () => $("compaction-dialog").close());
+  // Focus goes back to a control, never to <body>.
+  $("compaction-dialog").addEventListener("close", () => {
+    const target = [$("btn-compact"), $("btn-continue")].find((b) => !b.disabled && b.offsetParent !== null);
+    if (document.activeElement === document.body || !document.activeElement) target?.focus();
+  });
+  $("btn-close-archive").addEventListener("click", closeArchive);
+  $("archive-panel").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") closeArchive();
+  });
   $("btn-view-archive").addEventListener("click", () => {
     $("compaction-dialog").close();
-    if (state.lastResult) viewArchive(state.lastResult.archiveKey);
+    if (state.lastResult) viewArchive(state.lastResult.archiveKey, $("btn-compact"));
   });
   $("btn-rollback").addEventListener("click", () => state.lastResult && rollback(state.lastResult.archiveKey));
   // Escape while compacting cancels the compaction (the dialog closes once it has stopped).

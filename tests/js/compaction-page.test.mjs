@@ -44,11 +44,16 @@ test("six iterations compacted offline: success panel, summary in the log, archi
   assert.equal(await page.textContent("#archive-rows tr td:first-child"), result.archiveKey);
   await page.screenshot({ path: join(outputDir, "compact-logs.png"), fullPage: true });
 
-  await page.click("#archive-rows button:has-text('Restore')");
+  // Restoring throws the summary away: the page asks first, and a "no" changes nothing.
+  page.once("dialog", (dialog) => dialog.dismiss());
+  await page.click("#archive-rows button:has-text('Restore originals')");
+  assert.equal(await page.locator("#archive-rows tr").count(), 1);
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.click("#archive-rows button:has-text('Restore originals')");
   await page.waitForFunction(() => document.querySelectorAll("#archive-rows tr").length === 0);
   assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_reasoning_log")), reasoningBefore);
   assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_execution_log")), executionBefore);
-  assert.match(await page.textContent("#message"), /Rolled back/);
+  assert.match(await page.textContent("#message"), /Restored/);
   assert.deepEqual(errors, []);
   await page.close();
 });
