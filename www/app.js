@@ -219,14 +219,24 @@ function renderTools(entries) {
   $("count-tool").textContent = String(entries.length);
 }
 
+/** The compactor that lists, reads and deletes archives: that needs no provider, so the list
+ * stays while Gemini is chosen without a key yet. */
+function archivist() {
+  state.archivist ??= new Compactor(state.logs, { provider: { type: "offline" } });
+  return state.compactor ?? state.archivist;
+}
+
+/** Whether the summary an archive's originals were replaced by is still in the log (only then
+ * can they be put back). */
+function restorable(info) {
+  const last = info.iterations[info.iterations.length - 1];
+  const header = `=== COMPACTED SUMMARY (Iterations 1-${last}) ===`;
+  return state.logs.reasoningLog().some((entry) => entry.startsWith(header));
+}
+
 function renderArchives() {
   const rows = $("archive-rows");
-  if (!state.compactor) {
-    rows.replaceChildren();
-    $("archive-empty").hidden = false;
-    return;
-  }
-  const archives = state.compactor.archives();
+  const archives = archivist().archives();
   $("archive-empty").hidden = archives.length > 0;
   rows.replaceChildren(
     ...archives.map((info) => {
@@ -245,9 +255,15 @@ function renderArchives() {
       view.addEventListener("click", () => viewArchive(info.key));
       const restore = el("button", "", "Restore originals");
       restore.addEventListener("click", () => rollback(info.key));
+      if (!restorable(info)) {
+        // A later compaction folded this summary into its own: restore that one first.
+        restore.disabled = true;
+        restore.title = "A later summary replaced this one: restore the newer archive first.";
+        restore.setAttribute("aria-description", restore.title);
+      }
       const remove = el("button", "danger", "Delete");
       remove.addEventListener("click", () => {
-        if (confirm(`Delete ${info.key}? Its originals cannot be restored afterwards.`)) act(() => state.compactor.deleteArchive(info.key));
+        if (confirm(`Delete ${info.key}? Its originals cannot be restored afterwards.`)) act(() => archivist().deleteArchive(info.key));
       });
       actions.append(view, restore, remove);
       tr.append(actions);
@@ -258,7 +274,7 @@ function renderArchives() {
 
 function viewArchive(key, opener = document.activeElement) {
   try {
-    const archive = state.compactor.readArchive(key);
+    const archive = archivist().readArchive(key);
     const first = archive.iterations[0];
     const last = archive.iterations[archive.iterations.length - 1];
     $("archive-panel-title").textContent = `Archive of iterations ${first}–${last} (${new Date(archive.timestamp).toLocaleString()})`;
@@ -312,7 +328,7 @@ function renderCompactButton(running) {
   const plan = state.compactor.plan();
   const entries = plan.entries.reasoning + plan.entries.execution + plan.entries.toolActivity;
   const text =
-    `Save ~70% context\nCompacts iterations ${plan.iterations[0]}–${plan.iterations[1]}: ${entries} entries, ` +
+    `Save ~${pct(Math.max(0, 1 - plan.estimatedTokensAfter / Math.max(1, state.logs.estimateTokens())))} context\nCompacts iterations ${plan.iterations[0]}–${plan.iterations[1]}: ${entries} entries, ` +
     `~${fmt(plan.tokensToCompact)} tokens → ~${fmt(plan.estimatedTokensAfter)} tokens in all`;
   $("compact-tooltip").textContent = text;
   button.setAttribute("aria-description", text);
@@ -517,7 +533,7 @@ async function rollback(key) {
   // The summary that replaced the originals (possibly paid for) goes away: ask first.
   if (!confirm("Restore the original entries of this archive? The summary that replaced them is removed.")) return;
   try {
-    await state.compactor.rollback(key);
+    await archivist().rollback(key);
     if ($("compaction-dialog").open) $("compaction-dialog").close();
     if ($("archive-panel").dataset.key === key) closeArchive();
     showMessage("Restored: the original entries are live again; nothing was lost.", "info");
@@ -569,6 +585,16 @@ function wireControls() {
   $("btn-pause").addEventListener("click", stopAuto);
   $("toggle-auto").addEventListener("change", (e) => (e.target.checked ? startAuto() : stopAuto()));
   $("btn-compact").addEventListener("click", () => compact("user"));
+  // Light or dark: the system's choice until the person picks one (kept for this tab).
+  const theme = sessionStorage.getItem("context-compactor-demo:theme");
+  if (theme) document.documentElement.dataset.theme = theme;
+  $("btn-theme").addEventListener("click", () => {
+    const dark = document.documentElement.dataset.theme
+      ? document.documentElement.dataset.theme === "dark"
+      : matchMedia("(prefers-color-scheme: dark)").matches;
+    document.documentElement.dataset.theme = dark ? "light" : "dark";
+    sessionStorage.setItem("context-compactor-demo:theme", document.documentElement.dataset.theme);
+  });
   $("btn-cancel-compaction").addEventListener("click", () => state.compactor?.abort());
   $("btn-close-success").addEventListener("click", () => $("compaction-dialog").close());
   $("btn-close-error").addEventListener("click", () => $("compaction-dialog").close());
