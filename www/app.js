@@ -154,15 +154,62 @@ function wireSettings() {
 
 // ---------------------------------------------------------------- rendering the logs
 
+/** `text` with its `inline code` and **bold** spans as elements: text nodes only, never HTML. */
+function inline(text) {
+  const nodes = [];
+  for (const [i, part] of text.split("`").entries()) {
+    if (i % 2 === 1) {
+      nodes.push(el("code", "", part));
+      continue;
+    }
+    for (const [j, piece] of part.split("**").entries()) {
+      if (piece) nodes.push(j % 2 === 1 ? el("strong", "", piece) : document.createTextNode(piece));
+    }
+  }
+  return nodes;
+}
+
+/** A summary as formatted text: headings, lists, code blocks, inline code — built from nodes. */
 function renderSummaryEntry(text) {
   const item = el("li", "entry summary");
   const lines = text.split("\n");
   item.append(el("p", "entry-title", lines[0].replace(/^=+\s*|\s*=+$/g, "")));
+  let list = null;
+  let code = null;
   for (const line of lines.slice(1)) {
+    if (code) {
+      if (line.trim().startsWith("```")) {
+        item.append(code);
+        code = null;
+      } else code.textContent += (code.textContent ? "\n" : "") + line;
+      continue;
+    }
     if (/^=== END COMPACTED SUMMARY ===$/.test(line)) continue;
+    if (line.trim().startsWith("```")) {
+      list = null;
+      code = el("pre", "code", "");
+      continue;
+    }
+    const bullet = /^\s*[-*]\s+(.*)$/.exec(line);
+    if (bullet) {
+      if (!list) {
+        list = el("ul", "summary-list");
+        item.append(list);
+      }
+      const li = el("li");
+      li.append(...inline(bullet[1]));
+      list.append(li);
+      continue;
+    }
+    list = null;
     if (line.startsWith("### ")) item.append(el("h3", "", line.slice(4)));
-    else if (line.trim() !== "") item.append(el("p", "entry-text", line));
+    else if (line.trim() !== "") {
+      const p = el("p", "entry-text");
+      p.append(...inline(line));
+      item.append(p);
+    }
   }
+  if (code) item.append(code);
   return item;
 }
 

@@ -109,6 +109,24 @@ test("markup in logs and summaries is shown as text and never runs", async () =>
   assert.ok(summary.includes(payload), "the payload is visible as text in the summary");
   assert.equal(await page.locator("#log-reasoning img").count(), 0);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  // A summary in markdown (as a model writes it) is formatted from nodes: lists, code, never HTML.
+  await page.evaluate(async (payload) => {
+    const { LogStore } = await import("/pkg/context_compactor.js");
+    const logs = new LogStore();
+    const log = JSON.parse(localStorage.getItem("gdrs_reasoning_log"));
+    log[0] = `=== COMPACTED SUMMARY (Iterations 1-4) ===\n### 🎯 OBJECTIVE ACHIEVED\n- Counted the rows with \`rows.length\` and **kept** ${payload}\n\`\`\`js\nreturn \`${payload}\`;\n\`\`\`\n=== END COMPACTED SUMMARY ===`;
+    localStorage.setItem("gdrs_reasoning_log", JSON.stringify(log));
+    logs.reasoningLog();
+  }, payload);
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]");
+  const formatted = page.locator("#log-reasoning .entry.summary").first();
+  assert.equal(await formatted.locator("ul.summary-list li").count(), 1);
+  assert.equal(await formatted.locator("li code").first().textContent(), "rows.length");
+  assert.equal(await formatted.locator("strong").first().textContent(), "kept");
+  assert.match(await formatted.locator("pre.code").textContent(), /return `<img src=x onerror/);
+  assert.equal(await page.locator("#log-reasoning img").count(), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
   assert.deepEqual(errors, []);
   await page.close();
 });
