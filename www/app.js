@@ -290,12 +290,16 @@ function renderArchives() {
       const tr = el("tr");
       const first = info.iterations[0];
       const last = info.iterations[info.iterations.length - 1];
+      // By date, iterations and size; the storage key is a detail under the date.
+      const created = el("td", "", new Date(info.timestamp).toLocaleString());
+      created.append(el("span", "archive-key mono", info.key));
+      const counts = info.entries ?? { reasoning: 0, execution: 0, toolActivity: 0 };
       tr.append(
-        el("td", "mono", info.key),
-        el("td", "", new Date(info.timestamp).toLocaleString()),
-        el("td", "", new Date(info.expiresAt).toLocaleDateString()),
-        el("td", "", `${first}–${last}`),
+        created,
+        el("td", "", first === last ? `${first}` : `${first}–${last}`),
+        el("td", "", `${counts.reasoning + counts.execution + counts.toolActivity}`),
         el("td", "", `${(info.bytes / 1024).toFixed(1)} KB`),
+        el("td", "", new Date(info.expiresAt).toLocaleDateString()),
       );
       const actions = el("td");
       const view = el("button", "", "View");
