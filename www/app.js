@@ -330,6 +330,26 @@ function viewArchive(key, opener = document.activeElement) {
     const last = archive.iterations[archive.iterations.length - 1];
     $("archive-panel-title").textContent = `Archive of iterations ${first}–${last} (${new Date(archive.timestamp).toLocaleString()})`;
     $("archive-view").textContent = JSON.stringify(archive, null, 2);
+    // What was compacted, beside what replaced it.
+    const data = archive.data;
+    $("originals-title").textContent = `Originals: iterations ${first}–${last}, ${data.reasoningLog.length + data.executionLog.length + data.toolActivityLog.length} entries`;
+    $("archive-originals").replaceChildren(
+      ...data.reasoningLog.map((text) => {
+        if (text.startsWith("=== COMPACTED SUMMARY")) return renderSummaryEntry(text);
+        const item = el("li", /^=== ITERATION \d+ ===/.test(text) ? "entry header" : "entry");
+        item.append(el("p", "entry-text", text));
+        return item;
+      }),
+      ...data.executionLog.map((entry) => {
+        const item = el("li", "entry");
+        item.append(el("p", "entry-meta", `execution · iteration ${entry.iteration ?? "?"} · ${entry.success === false ? "failed" : "success"}`));
+        item.append(el("pre", "code", String(entry.code ?? "")));
+        return item;
+      }),
+    );
+    const header = `=== COMPACTED SUMMARY (Iterations 1-${last}) ===`;
+    const live = state.logs.reasoningLog().find((text) => text.startsWith(header));
+    $("archive-replacement").replaceChildren(live ? renderSummaryEntry(live) : el("li", "entry", "A later compaction folded this summary into its own."));
     $("archive-panel").hidden = false;
     $("archive-panel").dataset.key = key;
     state.archiveOpener = opener;

@@ -40,6 +40,10 @@ test("a session from the keyboard: continue, compact, view, restore, with focus 
   await page.keyboard.press("Enter");
   await page.waitForSelector("#archive-panel:not([hidden])");
   assert.equal(await focused(page), "btn-close-archive", "the archive view takes focus");
+  // What was compacted, beside the summary that replaced it.
+  assert.match(await page.textContent("#originals-title"), /^Originals: iterations 1–5, \d+ entries$/);
+  assert.ok((await page.locator("#archive-originals li.entry").count()) > 5);
+  assert.equal(await page.locator("#archive-replacement .entry.summary").count(), 1);
   await page.screenshot({ path: join(outputDir, "keyboard-archive.png") });
   await page.keyboard.press("Escape");
   assert.equal(await page.isHidden("#archive-panel"), true, "Escape closes the archive view");
