@@ -32,6 +32,8 @@ const state = {
   iterating: false,
   autoTimer: null,
   lastResult: null,
+  /** Usage per iteration, with compactions and restores marked (kept for this tab). */
+  timeline: JSON.parse(sessionStorage.getItem("context-compactor-demo:timeline") ?? "[]"),
 };
 
 /** Creates an element with a class and text; text is never parsed as HTML. */
@@ -367,6 +369,48 @@ function closeArchive() {
   (back && document.contains(back) && !back.disabled ? back : $("btn-continue")).focus();
 }
 
+const SVG = "http://www.w3.org/2000/svg";
+
+/** Adds a point (or a mark) to the usage timeline and draws it. */
+function track(usage, mark) {
+  const iteration = state.logs.currentIteration;
+  const last = state.timeline[state.timeline.length - 1];
+  if (!mark && last && !last.mark && last.iteration === iteration && Math.abs(last.usage - usage) < 0.005) return;
+  state.timeline.push({ iteration, usage: Math.round(usage * 1000) / 1000, ...(mark ? { mark } : {}) });
+  state.timeline = state.timeline.slice(-120);
+  sessionStorage.setItem("context-compactor-demo:timeline", JSON.stringify(state.timeline));
+  drawTimeline();
+}
+
+/** The sawtooth: usage per point as a line, thresholds dashed, compactions and restores marked. */
+function drawTimeline() {
+  const svg = $("usage-timeline");
+  const points = state.timeline;
+  const x = (i) => (points.length < 2 ? 300 : 10 + (i * 580) / (points.length - 1));
+  const y = (u) => 95 - Math.min(u, 1.2) * 75;
+  const node = (tag, attrs, title) => {
+    const n = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+    if (title) {
+      const t = document.createElementNS(SVG, "title");
+      t.textContent = title;
+      n.append(t);
+    }
+    return n;
+  };
+  const children = [0.6, 0.85].map((u) => node("line", { x1: 0, x2: 600, y1: y(u), y2: y(u), class: "threshold" }, `${pct(u)}`));
+  children.push(node("polyline", { points: points.map((p, i) => `${x(i).toFixed(1)},${y(p.usage).toFixed(1)}`).join(" "), class: "usage-line" }));
+  points.forEach((p, i) => {
+    if (!p.mark) return;
+    const compaction = p.mark === "compaction";
+    const mark = node("text", { x: x(i), y: compaction ? 10 : 99, class: `mark-${p.mark}`, "text-anchor": "middle" }, `${compaction ? "Compacted" : "Restored"} at iteration ${p.iteration}: ${pct(p.usage)}`);
+    mark.prepend(document.createTextNode(compaction ? "▼" : "▲"));
+    children.push(mark);
+  });
+  svg.setAttribute("aria-label", `Context usage over ${points.length} points; ${points.filter((p) => p.mark === "compaction").length} compactions`);
+  svg.replaceChildren(...children);
+}
+
 function renderUsage() {
   const tokens = state.logs.estimateTokens();
   const window = settings().window;
@@ -376,6 +420,7 @@ function renderUsage() {
   fill.className = `meter-fill${usage >= 0.85 ? " bad" : usage >= 0.6 ? " warn" : ""}`;
   $("usage-meter").setAttribute("aria-valuenow", String(Math.round(usage * 100)));
   $("stat-tokens").textContent = `${fmt(tokens)} / ${fmt(window)} tokens · ${pct(usage)}`;
+  track(usage);
 }
 
 function renderCompactButton(running) {
@@ -531,7 +576,8 @@ function listen(events) {
     if (!state.compacting) showMessage(`Restored the logs of ${e.detail.archiveKey}; nothing was lost.`, "info");
     render();
   });
-  events.addEventListener("compaction_complete", () => {
+  events.addEventListener("compaction_complete", (e) => {
+    track(e.detail.result.contextUsageAfter, "compaction");
     if (!state.compacting) render();
   });
   events.addEventListener("compaction_progress", (e) => {
@@ -605,6 +651,7 @@ async function rollback(key) {
   if (!confirm("Restore the original entries of this archive? The summary that replaced them is removed.")) return;
   try {
     await archivist().rollback(key);
+    track(state.logs.estimateTokens() / settings().window, "restore");
     if ($("compaction-dialog").open) $("compaction-dialog").close();
     if ($("archive-panel").dataset.key === key) closeArchive();
     showMessage("Restored: the original entries are live again; nothing was lost.", "info");

@@ -73,3 +73,20 @@ test("a first-visit line says the loop is simulated; the theme switch flips ligh
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("the usage timeline draws the sawtooth: a point per iteration, compactions and restores marked", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  page.on("dialog", (dialog) => dialog.accept());
+  await iterate(page, 6);
+  const points = () => page.evaluate(() => document.querySelector("#usage-timeline polyline").getAttribute("points").trim().split(/\s+/).length);
+  assert.ok((await points()) >= 6, `${await points()} points`);
+  await compactOnce(page);
+  assert.equal(await page.locator("#usage-timeline .mark-compaction").count(), 1);
+  assert.match(await page.locator("#usage-timeline .mark-compaction title").textContent(), /^Compacted at iteration 6: \d+%$/);
+  await iterate(page, 2);
+  await page.click("#archive-rows button:has-text('Restore originals')");
+  await page.waitForFunction(() => document.querySelectorAll("#usage-timeline .mark-restore").length === 1);
+  await page.screenshot({ path: join(outputDir, "usage-timeline.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
