@@ -215,16 +215,16 @@ function renderSummaryEntry(text) {
   return item;
 }
 
+/** One reasoning entry as a list item: a summary formatted, a header marked, text as text. */
+function reasoningItem(text) {
+  if (text.startsWith("=== COMPACTED SUMMARY")) return renderSummaryEntry(text);
+  const item = el("li", /^=== ITERATION \d+ ===/.test(text) ? "entry header" : "entry");
+  item.append(el("p", "entry-text", text));
+  return item;
+}
+
 function renderReasoning(entries) {
-  $("log-reasoning").replaceChildren(
-    ...entries.map((text) => {
-      if (text.startsWith("=== COMPACTED SUMMARY")) return renderSummaryEntry(text);
-      const header = /^=== ITERATION \d+ ===/.test(text);
-      const item = el("li", header ? "entry header" : "entry");
-      item.append(el("p", "entry-text", text));
-      return item;
-    }),
-  );
+  $("log-reasoning").replaceChildren(...entries.map(reasoningItem));
   $("count-reasoning").textContent = String(entries.length);
 }
 
@@ -275,17 +275,18 @@ function archivist() {
   return state.compactor ?? state.archivist;
 }
 
-/** Whether the summary an archive's originals were replaced by is still in the log (only then
- * can they be put back). */
-function restorable(info) {
-  const last = info.iterations[info.iterations.length - 1];
+/** The live summary that replaced an archive's originals, if it is still in `reasoning` (only
+ * then can they be put back). */
+function liveSummaryOf(archive, reasoning) {
+  const last = archive.iterations[archive.iterations.length - 1];
   const header = `=== COMPACTED SUMMARY (Iterations 1-${last}) ===`;
-  return state.logs.reasoningLog().some((entry) => entry.startsWith(header));
+  return reasoning.find((entry) => entry.startsWith(header));
 }
 
 function renderArchives() {
   const rows = $("archive-rows");
   const archives = archivist().archives();
+  const reasoning = state.logs.reasoningLog();
   $("archive-empty").hidden = archives.length > 0;
   rows.replaceChildren(
     ...archives.map((info) => {
@@ -308,7 +309,7 @@ function renderArchives() {
       view.addEventListener("click", () => viewArchive(info.key));
       const restore = el("button", "", "Restore originals");
       restore.addEventListener("click", () => rollback(info.key));
-      if (!restorable(info)) {
+      if (liveSummaryOf(info, reasoning) === undefined) {
         // A later compaction folded this summary into its own: restore that one first.
         restore.disabled = true;
         restore.title = "A later summary replaced this one: restore the newer archive first.";
@@ -336,12 +337,7 @@ function viewArchive(key, opener = document.activeElement) {
     const data = archive.data;
     $("originals-title").textContent = `Originals: iterations ${first}–${last}, ${data.reasoningLog.length + data.executionLog.length + data.toolActivityLog.length} entries`;
     $("archive-originals").replaceChildren(
-      ...data.reasoningLog.map((text) => {
-        if (text.startsWith("=== COMPACTED SUMMARY")) return renderSummaryEntry(text);
-        const item = el("li", /^=== ITERATION \d+ ===/.test(text) ? "entry header" : "entry");
-        item.append(el("p", "entry-text", text));
-        return item;
-      }),
+      ...data.reasoningLog.map(reasoningItem),
       ...data.executionLog.map((entry) => {
         const item = el("li", "entry");
         item.append(el("p", "entry-meta", `execution · iteration ${entry.iteration ?? "?"} · ${entry.success === false ? "failed" : "success"}`));
@@ -349,8 +345,7 @@ function viewArchive(key, opener = document.activeElement) {
         return item;
       }),
     );
-    const header = `=== COMPACTED SUMMARY (Iterations 1-${last}) ===`;
-    const live = state.logs.reasoningLog().find((text) => text.startsWith(header));
+    const live = liveSummaryOf(archive, state.logs.reasoningLog());
     $("archive-replacement").replaceChildren(live ? renderSummaryEntry(live) : el("li", "entry", "A later compaction folded this summary into its own."));
     $("archive-panel").hidden = false;
     $("archive-panel").dataset.key = key;
