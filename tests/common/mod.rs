@@ -329,6 +329,17 @@ impl Rig {
     }
 }
 
+/// Whether `memory` holds an archive (a key with `archived` in its name, as the default
+/// archive keys have).
+pub fn holds_an_archive(memory: &MemoryStore) -> bool {
+    use context_compactor::core::KeyValueStore;
+    memory
+        .keys()
+        .unwrap()
+        .iter()
+        .any(|k| k.contains("archived"))
+}
+
 /// A summary that passes validation, with `body` in its discoveries.
 pub fn valid_summary(body: &str) -> String {
     format!(

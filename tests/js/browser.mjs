@@ -44,8 +44,8 @@ export async function launch({ withMock = false } = {}) {
 
 /** A page in a fresh context (its own empty localStorage) that records console errors and
  * uncaught exceptions into `errors`. Closing the page closes its context. */
-export async function openPage(browser, url) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+export async function openPage(browser, url, { viewport = { width: 1280, height: 900 } } = {}) {
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.on("close", () => context.close().catch(() => {}));
   const errors = [];

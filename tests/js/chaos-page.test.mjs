@@ -46,6 +46,23 @@ async function setUp(page) {
   });
 }
 
+/** `TABS` real tabs of one origin (one browser context) over an empty localStorage, each set up;
+ * `errors` collects their uncaught exceptions. */
+async function openTabs() {
+  const context = await env.browser.newContext();
+  const errors = [];
+  const pages = [];
+  for (let tab = 0; tab < TABS; tab++) {
+    const page = await context.newPage();
+    page.on("pageerror", (err) => errors.push(String(err)));
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    pages.push(page);
+  }
+  await pages[0].evaluate(() => localStorage.clear());
+  for (const page of pages) await setUp(page);
+  return { context, pages, errors };
+}
+
 /** One random action in a tab; resolves to what it confirmed. */
 function act(page, kind, tag) {
   return page.evaluate(
@@ -153,17 +170,7 @@ async function drive(page, tab, random, ledger, deadline) {
 
 test(`two tabs appending, compacting, rolling back, deleting archives and reloading for ${RUN_MS / 1000} s lose and duplicate nothing`, async () => {
   const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
-  const context = await env.browser.newContext();
-  const errors = [];
-  const pages = [];
-  for (let tab = 0; tab < TABS; tab++) {
-    const page = await context.newPage();
-    page.on("pageerror", (err) => errors.push(String(err)));
-    await page.goto(`${env.baseUrl}pkg/package.json`);
-    pages.push(page);
-  }
-  await pages[0].evaluate(() => localStorage.clear());
-  for (const page of pages) await setUp(page);
+  const { context, pages, errors } = await openTabs();
   const ledger = {
     confirmed: new Set(),
     maybe: new Set(),
@@ -202,15 +209,7 @@ test(`two tabs appending, compacting, rolling back, deleting archives and reload
 });
 
 test("appends through withLock from two tabs at once all land; the lock nests, rejects bad work and is given back", async () => {
-  const context = await env.browser.newContext();
-  const pages = [];
-  for (let tab = 0; tab < TABS; tab++) {
-    const page = await context.newPage();
-    await page.goto(`${env.baseUrl}pkg/package.json`);
-    pages.push(page);
-  }
-  await pages[0].evaluate(() => localStorage.clear());
-  for (const page of pages) await setUp(page);
+  const { context, pages } = await openTabs();
   const PER_TAB = 300;
   await Promise.all(
     pages.map((page, tab) =>

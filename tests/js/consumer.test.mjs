@@ -44,66 +44,56 @@ test("a Node script imports the package: pure functions work, LogStore says it n
   assert.equal(outcome.isInstance, true);
 });
 
-test("a page without a bundler uses the web entry: a clear error before init(), a compaction after", async () => {
-  install();
-  const server = await startServer(0, "127.0.0.1", [["/node_modules/", join(app, "node_modules")], ["/", join(app, "plain")]]);
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
-  try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on("pageerror", (err) => errors.push(String(err)));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
-    await page.waitForSelector("body[data-done=true]", { timeout: 20_000 });
-    const outcome = JSON.parse(await page.textContent("#out"));
-    assert.deepEqual(outcome, { beforeInit: "ContextCompactorError/not_initialized/true", ok: true, iterations: [1, 4] });
-    assert.deepEqual(errors, []);
-  } finally {
-    await browser.close();
-    server.close();
-  }
-});
-
-test("the inline entry compacts without fetching any .wasm file", async () => {
-  install();
-  const server = await startServer(0, "127.0.0.1", [["/node_modules/", join(app, "node_modules")], ["/", join(app, "plain")]]);
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
-  try {
-    const page = await browser.newPage();
-    const wasmRequests = [];
-    await page.route(/\.wasm$/, (route) => {
-      wasmRequests.push(route.request().url());
-      return route.abort();
-    });
-    await page.goto(`http://127.0.0.1:${server.address().port}/inline.html`);
-    await page.waitForSelector("body[data-done=true]", { timeout: 20_000 });
-    assert.deepEqual(JSON.parse(await page.textContent("#out")), { ok: true, iterations: [1, 4] });
-    assert.deepEqual(wasmRequests, []);
-  } finally {
-    await browser.close();
-    server.close();
-  }
-});
-
-test("a Vite app (the default, bundler entry) builds and compacts offline", async () => {
-  install();
-  execFileSync(process.execPath, [join(app, "node_modules/vite/bin/vite.js"), "build", "--outDir", join(work, "dist"), "--emptyOutDir", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
-
-  const server = await startServer(0, "127.0.0.1", [["/", join(work, "dist")]]);
+/** Serves `mounts`, opens `path` in Chromium (every `.wasm` request aborted and recorded when
+ * `blockWasm`), waits for the page to report, and returns what it wrote to #out, the page's
+ * errors and the `.wasm` requests it made. */
+async function pageOutcome(mounts, path, { blockWasm = false } = {}) {
+  const server = await startServer(0, "127.0.0.1", mounts);
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
   try {
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", (err) => errors.push(String(err)));
     page.on("console", (msg) => msg.type() === "error" && errors.push(msg.text()));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    const wasmRequests = [];
+    if (blockWasm) {
+      await page.route(/\.wasm$/, (route) => {
+        wasmRequests.push(route.request().url());
+        return route.abort();
+      });
+    }
+    await page.goto(`http://127.0.0.1:${server.address().port}${path}`);
     await page.waitForSelector("body[data-done=true]", { timeout: 20_000 });
-    const outcome = JSON.parse(await page.textContent("#out"));
-    assert.equal(outcome.ok, true, JSON.stringify(outcome));
-    assert.deepEqual(outcome.iterations, [1, 4]);
-    assert.ok(outcome.saved > 0);
-    assert.deepEqual(errors, []);
+    return { outcome: JSON.parse(await page.textContent("#out")), errors, wasmRequests };
   } finally {
     await browser.close();
     server.close();
   }
+}
+
+const plainMounts = () => [["/node_modules/", join(app, "node_modules")], ["/", join(app, "plain")]];
+
+test("a page without a bundler uses the web entry: a clear error before init(), a compaction after", async () => {
+  install();
+  const { outcome, errors } = await pageOutcome(plainMounts(), "/");
+  assert.deepEqual(outcome, { beforeInit: "ContextCompactorError/not_initialized/true", ok: true, iterations: [1, 4] });
+  assert.deepEqual(errors, []);
+});
+
+test("the inline entry compacts without fetching any .wasm file", async () => {
+  install();
+  const { outcome, errors, wasmRequests } = await pageOutcome(plainMounts(), "/inline.html", { blockWasm: true });
+  assert.deepEqual(outcome, { ok: true, iterations: [1, 4] });
+  assert.deepEqual(wasmRequests, []);
+  assert.deepEqual(errors, []);
+});
+
+test("a Vite app (the default, bundler entry) builds and compacts offline", async () => {
+  install();
+  execFileSync(process.execPath, [join(app, "node_modules/vite/bin/vite.js"), "build", "--outDir", join(work, "dist"), "--emptyOutDir", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
+  const { outcome, errors } = await pageOutcome([["/", join(work, "dist")]], "/");
+  assert.equal(outcome.ok, true, JSON.stringify(outcome));
+  assert.deepEqual(outcome.iterations, [1, 4]);
+  assert.ok(outcome.saved > 0);
+  assert.deepEqual(errors, []);
 });

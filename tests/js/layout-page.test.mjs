@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { iterate, launch, outputDir, useGemini } from "./browser.mjs";
+import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
 
 let env;
 before(async () => {
@@ -20,16 +20,7 @@ const VIEWPORTS = [
   [2560, 1440],
 ];
 
-async function pageAt(width, height) {
-  const context = await env.browser.newContext({ viewport: { width, height } });
-  const page = await context.newPage();
-  page.on("close", () => context.close().catch(() => {}));
-  const errors = [];
-  page.on("pageerror", (err) => errors.push(String(err)));
-  await page.goto(env.baseUrl);
-  await page.waitForSelector("body[data-ready=true]");
-  return { page, errors };
-}
+const pageAt = (width, height) => openPage(env.browser, env.baseUrl, { viewport: { width, height } });
 
 const overflow = (page) =>
   page.evaluate(() => ({
