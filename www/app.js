@@ -632,13 +632,35 @@ async function compact(trigger = "user") {
   try {
     const result = await state.compactor.compact({ trigger });
     showSuccess(result);
+    if (trigger === "auto") settleAuto(dialog, autoDoneMessage(result), "info");
   } catch (err) {
     showFailure(err);
+    if (trigger === "auto") {
+      // Each later tick would try again (and might pay again): Auto stops until the person acts.
+      stopAuto();
+      const [title, hint] = explain(err);
+      settleAuto(dialog, `Automatic compaction failed: ${title}. ${hint} Auto is paused; the logs are unchanged.`, "error");
+    }
   } finally {
     clearInterval(ticking);
     state.compacting = false;
     render();
   }
+}
+
+/** The line that replaces the automatic compaction's panel once it has finished. */
+function autoDoneMessage(result) {
+  return (
+    `Compacted automatically at ${pct(result.contextUsageBefore)}: iterations ${result.iterations[0]}–${result.iterations[1]}, ` +
+    `${fmt(result.tokensBefore)} → ${fmt(result.tokensAfter)} tokens. The originals are in Archives below.`
+  );
+}
+
+/** An automatic compaction's panel must not stay over the logs: it closes, and a line under the
+ * controls says what happened. */
+function settleAuto(dialog, text, kind) {
+  if (dialog.open && !dialog.matches(":modal")) dialog.close();
+  showMessage(text, kind);
 }
 
 async function rollback(key) {

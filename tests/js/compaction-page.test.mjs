@@ -2,11 +2,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { iterate, launch, openPage, outputDir } from "./browser.mjs";
+import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
 
 let env;
 before(async () => {
-  env = await launch();
+  env = await launch({ withMock: true });
 });
 after(async () => {
   await env?.close();
@@ -149,9 +149,31 @@ test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
   const archive = await page.evaluate((k) => JSON.parse(localStorage.getItem(k)), key);
   assert.equal(archive.trigger, "auto");
   assert.ok(archive.metadata.contextUsageBefore >= 0.85, `usage before ${archive.metadata.contextUsageBefore}`);
-  await page.waitForSelector("#success-view:not([hidden])");
+  // Once done, the automatic compaction's panel gives the logs back: a line says what happened.
+  await page.waitForFunction(() => document.getElementById("message").textContent.startsWith("Compacted automatically"));
+  assert.equal(await page.evaluate(() => document.getElementById("compaction-dialog").open), false, "the panel closed");
+  assert.match(await page.textContent("#message"), /^Compacted automatically at \d+%: iterations 1–\d+, [\d,]+ → [\d,]+ tokens\./);
   assert.equal(await page.isChecked("#toggle-auto"), false);
   await page.screenshot({ path: join(outputDir, "auto-compaction.png") });
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an automatic compaction that fails pauses Auto, closes its panel and says why", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.click("#settings summary");
+  await page.fill("#set-window", "2600");
+  await page.dispatchEvent("#set-window", "change");
+  await page.click("#settings summary");
+  await useGemini(page, env.mock.url, "http_500_always", `auto-fail-key-${Date.now()}`);
+  await page.check("#toggle-auto");
+  await page.waitForFunction(() => document.getElementById("message").textContent.startsWith("Automatic compaction failed"), null, { timeout: 60_000 });
+  assert.equal(await page.isChecked("#toggle-auto"), false, "Auto is paused");
+  assert.equal(await page.evaluate(() => document.getElementById("compaction-dialog").open), false, "the panel closed");
+  assert.match(await page.textContent("#message"), /HTTP 500|API failed/);
+  assert.equal(await page.evaluate(() => Object.keys(localStorage).some((k) => k.startsWith("gdrs_archived_logs_"))), false);
+  await page.screenshot({ path: join(outputDir, "auto-compaction-failed.png") });
+  // Chromium logs each HTTP error response itself ("Failed to load resource").
+  assert.deepEqual(errors.filter((e) => !e.startsWith("Failed to load resource")), []);
   await page.close();
 });
