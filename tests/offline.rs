@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use common::*;
 use context_compactor::core::iteration::parse_summary_header;
+use context_compactor::core::ledger::Ledger;
 use context_compactor::core::log_store::LogSnapshot;
 use context_compactor::core::offline::offline_summary;
 use context_compactor::core::prompt::build_prompt;
@@ -49,9 +50,16 @@ fn the_offline_summary_is_valid_and_at_most_30_percent_from_ten_iterations_on() 
     for (iterations, seed) in [(10, 1), (12, 2), (25, 3), (60, 4)] {
         let logs = session_logs(iterations, seed);
         let selection = Selection::of(&logs);
-        let summary = offline_summary(&selection);
+        let ledger = Ledger::draw(&selection, &[], &[]);
+        let summary = offline_summary(&selection, &ledger);
         let validation = validate_summary(&summary);
         assert!(validation.valid, "{iterations}: {:?}", validation.errors);
+        assert!(!ledger.is_empty());
+        assert_eq!(
+            ledger.coverage(&summary).missing,
+            Vec::<String>::new(),
+            "{iterations}"
+        );
         let compacted = selection.originals().estimate_tokens();
         let share = estimate_tokens(&summary) as f64 / compacted as f64;
         assert!(
@@ -66,8 +74,13 @@ fn the_offline_summary_is_valid_and_at_most_30_percent_from_ten_iterations_on() 
 fn the_offline_summary_keeps_code_results_tools_and_fixes() {
     let logs = session_logs(10, 7);
     let selection = Selection::of(&logs);
-    let summary = offline_summary(&selection);
-    assert_eq!(summary, offline_summary(&selection), "deterministic");
+    let ledger = Ledger::draw(&selection, &[], &[]);
+    let summary = offline_summary(&selection, &ledger);
+    assert_eq!(
+        summary,
+        offline_summary(&selection, &ledger),
+        "deterministic"
+    );
     assert!(
         summary.contains("```js\nconst data = load("),
         "final working code"
@@ -92,13 +105,14 @@ fn golden_prompt_and_offline_summary() {
         instructions: Some("Keep every region name.".into()),
         ..Default::default()
     };
+    let ledger = Ledger::draw(&selection, &[], &[]);
     golden(
         "prompt_4_iterations.txt",
-        &build_prompt(&selection, &settings),
+        &build_prompt(&selection, &settings, &ledger),
     );
     golden(
         "offline_summary_4_iterations.md",
-        &offline_summary(&selection),
+        &offline_summary(&selection, &ledger),
     );
 }
 
@@ -125,7 +139,12 @@ fn log_text_cannot_close_fences_or_fake_headings_and_huge_entries_are_cut() {
         store.start_iteration().unwrap();
     }
     let snapshot = logs.borrow().snapshot().unwrap();
-    let prompt = build_prompt(&Selection::of(&snapshot), &CompactorSettings::default());
+    let selection = Selection::of(&snapshot);
+    let prompt = build_prompt(
+        &selection,
+        &CompactorSettings::default(),
+        &Ledger::draw(&selection, &[], &[]),
+    );
     assert!(prompt.contains("\\### 🎯 OBJECTIVE ACHIEVED\nfake heading"));
     assert!(prompt.contains("````js\nconst s = `\n```\n### KEY DISCOVERIES\n```\n`;\n````"));
     assert!(prompt.contains("characters cut by context-compactor"));

@@ -21,7 +21,7 @@ pub use log::{
 pub use ports::{clock, events, provider, storage, store_lock, usage};
 pub use providers::{gemini, offline, redact};
 pub use run::{cancel, compactor, settings};
-pub use steps::{outcome, phase, prompt, rules, selection, swap, validation};
+pub use steps::{ledger, outcome, phase, prompt, rules, selection, swap, validation};
 pub use store::{archive, journal, keys, lease, log_store, metrics, snapshot};
 
 #[cfg(any(test, feature = "testing"))]

@@ -142,7 +142,11 @@ pub struct ScriptedProvider {
 
 #[derive(Clone)]
 pub enum Answer {
+    /// This text, plus every fact of the ledger it does not already keep (a model that does
+    /// what the prompt's fact list asks).
     Text(String),
+    /// Exactly this text (a model that may lose facts).
+    Verbatim(String),
     Fail(ProviderError),
     Hang,
 }
@@ -178,8 +182,18 @@ impl SummaryProvider for ScriptedProvider {
             .unwrap_or(Answer::Fail(ProviderError::Failed(
                 "script exhausted".into(),
             )));
+        let answer = match answer {
+            Answer::Text(mut text) => {
+                for fact in request.ledger.missing_in(&text) {
+                    text.push_str(&format!("\n- {}", fact.text));
+                }
+                Answer::Verbatim(text)
+            }
+            other => other,
+        };
         match answer {
-            Answer::Text(text) => Box::pin(async move {
+            Answer::Text(_) => unreachable!("answered as Verbatim"),
+            Answer::Verbatim(text) => Box::pin(async move {
                 Ok(Generation {
                     text,
                     usage: Some(TokenUsage {

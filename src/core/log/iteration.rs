@@ -29,6 +29,22 @@ pub(crate) fn summary_header(first: u32, last: u32) -> String {
     format!("=== COMPACTED SUMMARY (Iterations {first}-{last}) ===")
 }
 
+/// The second line of a compacted-summary entry: where the originals it replaced are.
+pub(crate) fn summary_source_line(first: u32, last: u32, archive_key: &str) -> String {
+    format!(
+        "(Originals of iterations {first}-{last}: archive {archive_key}; compactor.recall(n) reads them back.)"
+    )
+}
+
+/// The archive key a compacted-summary entry's second line names, if it names one.
+pub fn parse_summary_source(entry: &str) -> Option<&str> {
+    let second = entry.trim_start().lines().nth(1)?.trim();
+    let rest = second.strip_prefix("(Originals of iterations ")?;
+    let (_, rest) = rest.split_once(": archive ")?;
+    let (key, _) = rest.split_once(';')?;
+    Some(key.trim())
+}
+
 /// The range `(first, last)` of a compacted-summary entry, read from its first line.
 pub fn parse_summary_header(entry: &str) -> Option<(u32, u32)> {
     let first_line = header_line(entry)?;

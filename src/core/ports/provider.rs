@@ -8,6 +8,7 @@ use std::task::Poll;
 use serde::Serialize;
 
 pub use crate::core::error::ProviderError;
+use crate::core::ledger::Ledger;
 pub use crate::core::outcome::TokenUsage;
 use crate::core::selection::Selection;
 
@@ -38,6 +39,8 @@ pub struct SummaryRequest<'a> {
     pub prompt: &'a str,
     /// The entries being compacted.
     pub selection: &'a Selection<'a>,
+    /// The facts the summary must keep (the prompt lists them too).
+    pub ledger: &'a Ledger,
     /// Generation settings.
     pub settings: &'a GenerationSettings,
 }

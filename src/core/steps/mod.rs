@@ -2,6 +2,7 @@
 //! the selection of iterations 1..N-1, the prompt, the validation of a summary, the swap, and
 //! the values a compaction reports (phases, outcome).
 
+pub mod ledger;
 pub mod outcome;
 pub mod phase;
 pub mod prompt;

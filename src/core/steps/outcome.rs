@@ -32,6 +32,8 @@ pub struct CompactionPlan {
     /// absent when it would go ahead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// The facts the summary will have to keep (the ledger, as its texts).
+    pub ledger: Vec<String>,
 }
 
 /// What one successful compaction did.
@@ -66,6 +68,9 @@ pub struct CompactionResult {
     /// The model that gave the summary, when the provider says (Gemini's `modelVersion`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub model: Option<String>,
+    /// The facts the summary had to keep, and which it kept (all of them, or it failed).
+    #[serde(default)]
+    pub coverage: crate::core::ledger::Coverage,
 }
 
 /// Token counts a provider reports (Gemini's `usageMetadata`), summed over attempts.

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use crate::core::entries::{StoredExecution, StoredToolActivity, ToolFields};
 use crate::core::iteration::{parse_iteration_header, parse_summary_header};
+use crate::core::ledger::Ledger;
 use crate::core::selection::Selection;
 use crate::core::settings::CompactorSettings;
 use crate::core::tokens::estimate_tokens;
@@ -192,7 +193,11 @@ fn push_tools(out: &mut String, entries: &[(u32, &StoredToolActivity)], budget: 
 }
 
 /// The prompt for `selection`, exactly as it is sent.
-pub fn build_prompt(selection: &Selection, settings: &CompactorSettings) -> String {
+pub fn build_prompt(
+    selection: &Selection,
+    settings: &CompactorSettings,
+    ledger: &Ledger,
+) -> String {
     let budget = entry_char_budget(settings);
     let mut out = String::new();
     let _ = write!(
@@ -218,6 +223,7 @@ pub fn build_prompt(selection: &Selection, settings: &CompactorSettings) -> Stri
     push_reasoning(&mut out, selection, budget);
     push_execution(&mut out, &selection.execution, budget);
     push_tools(&mut out, &selection.tool_activity, budget);
+    push_ledger(&mut out, ledger);
     out.push_str(
         "## OUTPUT FORMAT\nWrite exactly these six sections, in this order, as level-3 markdown \
          headings, each followed by short bullet points:\n",
@@ -251,6 +257,23 @@ pub fn build_prompt(selection: &Selection, settings: &CompactorSettings) -> Stri
         canonical_heading(SECTIONS[0].0, SECTIONS[0].1)
     );
     out
+}
+
+/// The ledger as the prompt lists it: each fact on its own line, to be kept.
+fn push_ledger(out: &mut String, ledger: &Ledger) {
+    if ledger.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## FACTS THE SUMMARY MUST KEEP\n\
+         The next iteration needs each of these. Put every one in the summary, in the section \
+         it belongs to; numbers, ids, file names and URLs exactly as written here. A summary \
+         that leaves one out is rejected.\n",
+    );
+    for fact in &ledger.facts {
+        let _ = writeln!(out, "- {}", neutralise(&fact.text.replace('\n', " ")));
+    }
+    out.push('\n');
 }
 
 /// The prompt of the retry: the same prompt, then why the first answer was rejected.

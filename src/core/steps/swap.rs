@@ -4,13 +4,17 @@ use std::borrow::Cow;
 
 use crate::core::entries::StoredReasoning;
 pub(crate) use crate::core::iteration::SUMMARY_END;
-use crate::core::iteration::{parse_summary_header, summary_header};
+use crate::core::iteration::{parse_summary_header, summary_header, summary_source_line};
 use crate::core::log_store::LogSnapshot;
 use crate::core::selection::{Positions, Selection};
 
 /// The text of the reasoning entry that stands for iterations 1..=`last`.
-pub(crate) fn summary_entry(last: u32, summary: &str) -> String {
-    format!("{}\n{summary}\n{SUMMARY_END}", summary_header(1, last))
+pub(crate) fn summary_entry(last: u32, archive_key: &str, summary: &str) -> String {
+    format!(
+        "{}\n{}\n{summary}\n{SUMMARY_END}",
+        summary_header(1, last),
+        summary_source_line(1, last, archive_key)
+    )
 }
 
 /// Why the stored logs no longer fit what a compaction or rollback read.

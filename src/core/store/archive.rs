@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::core::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::error::StorageError;
+use crate::core::iteration::parse_summary_header;
 use crate::core::keys::StorageKeys;
+use crate::core::ledger::Fact;
 use crate::core::log_store::LogSnapshot;
 use crate::core::selection::{Positions, Selection};
 use crate::core::storage::{utf16_units, KeyValueStore};
@@ -66,6 +68,97 @@ pub struct Archive<D = ArchiveData> {
     pub positions: Option<Positions>,
     /// Usage figures.
     pub metadata: ArchiveMetadata,
+    /// The iteration of each original entry, log by log (absent in archives of earlier
+    /// versions: `recall` then places the entries itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_iterations: Option<EntryIterations>,
+    /// The facts the summary that replaced these entries had to keep (absent in archives of
+    /// earlier versions); a later compaction requires them again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<Vec<Fact>>,
+}
+
+/// The iteration of each archived entry, in the order of the archive's logs.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryIterations {
+    /// Of the reasoning entries.
+    pub reasoning_log: Vec<u32>,
+    /// Of the execution entries.
+    pub execution_log: Vec<u32>,
+    /// Of the tool entries.
+    pub tool_activity_log: Vec<u32>,
+}
+
+impl EntryIterations {
+    /// The iterations of a selection's compacted entries.
+    pub fn of(selection: &Selection<'_>) -> Self {
+        fn numbers<T>(entries: &[(u32, T)]) -> Vec<u32> {
+            entries.iter().map(|(n, _)| *n).collect()
+        }
+        Self {
+            reasoning_log: numbers(&selection.reasoning),
+            execution_log: numbers(&selection.execution),
+            tool_activity_log: numbers(&selection.tool_activity),
+        }
+    }
+}
+
+impl EntryIterations {
+    /// The iterations of `data`'s entries as placement infers them (for archives written
+    /// before the iterations were recorded).
+    pub fn placed(data: &ArchiveData) -> Self {
+        let snapshot = LogSnapshot {
+            reasoning: data.reasoning_log.clone(),
+            execution: data.execution_log.clone(),
+            tool_activity: data.tool_activity_log.clone(),
+        };
+        let placed = snapshot.placed_iterations();
+        Self {
+            reasoning_log: placed.reasoning,
+            execution_log: placed.execution,
+            tool_activity_log: placed.tool_activity,
+        }
+    }
+}
+
+impl ArchiveData {
+    /// The entries of iteration `n`, as stored, given the iteration of each entry; earlier
+    /// summaries are not originals and are left out.
+    pub fn of_iteration(&self, n: u32, numbers: &EntryIterations) -> ArchiveData {
+        fn pick<T: Clone>(
+            entries: &[T],
+            numbers: &[u32],
+            n: u32,
+            keep: impl Fn(&T) -> bool,
+        ) -> Vec<T> {
+            entries
+                .iter()
+                .zip(numbers)
+                .filter(|(entry, m)| **m == n && keep(entry))
+                .map(|(entry, _)| entry.clone())
+                .collect()
+        }
+        ArchiveData {
+            reasoning_log: pick(&self.reasoning_log, &numbers.reasoning_log, n, |entry| {
+                parse_summary_header(entry).is_none()
+            }),
+            execution_log: pick(&self.execution_log, &numbers.execution_log, n, |_| true),
+            tool_activity_log: pick(
+                &self.tool_activity_log,
+                &numbers.tool_activity_log,
+                n,
+                |_| true,
+            ),
+        }
+    }
+
+    /// Whether it holds no entry.
+    pub fn is_empty(&self) -> bool {
+        self.reasoning_log.is_empty()
+            && self.execution_log.is_empty()
+            && self.tool_activity_log.is_empty()
+    }
 }
 
 /// The logs of an archive, counted without building their entries (what a listing reads).

@@ -62,6 +62,11 @@ impl StorageKeys {
         self.metrics.clone()
     }
 
+    /// `[{ id, text }]`: the facts the app pinned (`LogStore.pin`), which every summary keeps.
+    pub fn pins(&self) -> String {
+        format!("{}pinned_facts", self.prefix)
+    }
+
     /// The journal of a compaction in progress.
     pub fn journal(&self) -> String {
         format!("{}compaction_journal", self.prefix)

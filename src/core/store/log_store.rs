@@ -9,8 +9,10 @@ use crate::core::error::StorageError;
 use crate::core::ids::IdGenerator;
 use crate::core::iteration::{iteration_header, named_iteration, parse_summary_header};
 use crate::core::keys::StorageKeys;
+use crate::core::ledger::Pin;
 use crate::core::storage::KeyValueStore;
 use crate::core::stored_entry::{join_entries, parse_entries, EntryView, Stored};
+use crate::core::stored_json::{read_value, write_json};
 
 /// How long a stored "iteration running" mark holds compactions back without being renewed.
 pub const RUNNING_MARK_MS: f64 = 10.0 * 60_000.0;
@@ -292,6 +294,39 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// Estimated tokens of all three logs.
     pub fn estimate_tokens(&self) -> Result<usize, StorageError> {
         Ok(self.snapshot()?.estimate_tokens())
+    }
+
+    /// Pins `text`: every later summary must keep it until [`LogStore::unpin`]. Returns its id.
+    pub fn pin(&mut self, text: &str) -> Result<String, StorageError> {
+        let mut pins = self.pins()?;
+        let id = self.ids.next("pin", self.clock.now_ms());
+        pins.push(Pin {
+            id: id.clone(),
+            text: text.to_owned(),
+        });
+        write_json(&self.store, &self.keys.pins(), &pins)?;
+        Ok(id)
+    }
+
+    /// Unpins the fact `id`; returns whether it was pinned.
+    pub fn unpin(&mut self, id: &str) -> Result<bool, StorageError> {
+        let mut pins = self.pins()?;
+        let before = pins.len();
+        pins.retain(|pin| pin.id != id);
+        if pins.len() == before {
+            return Ok(false);
+        }
+        if pins.is_empty() {
+            self.store.remove(&self.keys.pins())?;
+        } else {
+            write_json(&self.store, &self.keys.pins(), &pins)?;
+        }
+        Ok(true)
+    }
+
+    /// The pinned facts, oldest first.
+    pub fn pins(&self) -> Result<Vec<Pin>, StorageError> {
+        Ok(read_value(&self.store, &self.keys.pins())?.unwrap_or_default())
     }
 
     /// Removes the three logs (archives and metrics stay) and ends any running iteration.

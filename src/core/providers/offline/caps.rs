@@ -2,14 +2,14 @@
 
 /// How much of each kind of point to keep; shrunk until the summary fits its share.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Caps {
-    pub(super) points: usize,
-    pub(super) chars: usize,
-    pub(super) code_lines: usize,
-    pub(super) solutions: usize,
+pub(crate) struct Caps {
+    pub(crate) points: usize,
+    pub(crate) chars: usize,
+    pub(crate) code_lines: usize,
+    pub(crate) solutions: usize,
 }
 
-pub(super) const CAPS: [Caps; 4] = [
+pub(crate) const CAPS: [Caps; 4] = [
     Caps {
         points: 6,
         chars: 180,

@@ -3,11 +3,12 @@
 //! successful tool operations, resolved and open failures, and the latest conclusions, and it
 //! carries an earlier summary's points forward.
 
-mod caps;
+pub(crate) mod caps;
 mod sections;
-mod source;
-mod text;
+pub(crate) mod source;
+pub(crate) mod text;
 
+use crate::core::ledger::Ledger;
 use crate::core::provider::{
     Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
 };
@@ -34,18 +35,24 @@ impl SummaryProvider for OfflineProvider {
         &self,
         request: &SummaryRequest<'_>,
     ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
-        let summary = offline_summary(request.selection);
+        let summary = offline_summary(request.selection, request.ledger);
         Box::pin(async move { Ok(summary.into()) })
     }
 }
 
-/// The offline summary of `selection`: all six sections, deterministic.
-pub fn offline_summary(selection: &Selection) -> String {
+/// The offline summary of `selection`: all six sections, deterministic, and every fact of
+/// `ledger` kept by construction (a fact the sections do not already state is added to the
+/// last one, as the ledger words it).
+pub fn offline_summary(selection: &Selection, ledger: &Ledger) -> String {
     let source = Source::of(selection);
     let compacted: usize = selection.originals().estimate_tokens();
     let mut summary = String::new();
     for caps in CAPS {
         summary = render(&source, caps);
+        for fact in ledger.missing_in(&summary) {
+            summary.push_str("\n- ");
+            summary.push_str(&fact.text.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
         if (estimate_tokens(&summary) as f64) <= compacted as f64 * TARGET_SHARE {
             break;
         }

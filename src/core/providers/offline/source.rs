@@ -13,41 +13,41 @@ use super::text::{clip, is_bookkeeping, task_of};
 
 /// One code execution as the summary sees it, from the execution log or the reasoning log's
 /// `=== JAVASCRIPT EXECUTION ===` entry.
-pub(super) struct Run {
-    pub(super) iteration: u32,
-    pub(super) id: Option<String>,
-    pub(super) code: String,
-    pub(super) task: String,
-    pub(super) success: Option<bool>,
+pub(crate) struct Run {
+    pub(crate) iteration: u32,
+    pub(crate) id: Option<String>,
+    pub(crate) code: String,
+    pub(crate) task: String,
+    pub(crate) success: Option<bool>,
     /// The returned value as stored (JSON), `None` when nothing was returned.
-    pub(super) result: Option<String>,
-    pub(super) error: Option<String>,
+    pub(crate) result: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// A failure: of a run, a tool operation, or an iteration.
-pub(super) struct Failure {
-    pub(super) iteration: u32,
+pub(crate) struct Failure {
+    pub(crate) iteration: u32,
     /// What failed: `exec_…`, `vault:<id>`, `iteration`…
-    pub(super) subject: String,
-    pub(super) message: String,
+    pub(crate) subject: String,
+    pub(crate) message: String,
     /// The iteration that resolved it, if a later one did.
-    pub(super) resolved_in: Option<u32>,
+    pub(crate) resolved_in: Option<u32>,
 }
 
 /// The facts the summary is drawn from.
-pub(super) struct Source {
-    pub(super) first: u32,
-    pub(super) last: u32,
-    pub(super) current: u32,
-    pub(super) query: Option<String>,
-    pub(super) reasoning: Vec<(u32, String)>,
-    pub(super) runs: Vec<Run>,
-    pub(super) failures: Vec<Failure>,
-    pub(super) earlier: BTreeMap<usize, Vec<String>>,
-    pub(super) tools: BTreeMap<String, (BTreeMap<String, usize>, Option<String>)>,
+pub(crate) struct Source {
+    pub(crate) first: u32,
+    pub(crate) last: u32,
+    pub(crate) current: u32,
+    pub(crate) query: Option<String>,
+    pub(crate) reasoning: Vec<(u32, String)>,
+    pub(crate) runs: Vec<Run>,
+    pub(crate) failures: Vec<Failure>,
+    pub(crate) earlier: BTreeMap<usize, Vec<String>>,
+    pub(crate) tools: BTreeMap<String, (BTreeMap<String, usize>, Option<String>)>,
     /// Successful tool operations as `(iteration, "kind:id")`.
-    pub(super) tool_successes: Vec<(u32, String)>,
-    pub(super) tool_count: usize,
+    pub(crate) tool_successes: Vec<(u32, String)>,
+    pub(crate) tool_count: usize,
 }
 
 /// The first line of a marker entry (`=== SESSION START ===`), and the text after it.
@@ -105,7 +105,7 @@ fn compact_value(text: &str) -> String {
 }
 
 impl Source {
-    pub(super) fn of(selection: &Selection) -> Self {
+    pub(crate) fn of(selection: &Selection) -> Self {
         let mut source = Source {
             first: 1,
             last: selection.last,
@@ -143,7 +143,7 @@ impl Source {
         source
     }
 
-    pub(super) fn read_reasoning(&mut self, n: u32, entry: &str) {
+    pub(crate) fn read_reasoning(&mut self, n: u32, entry: &str) {
         if parse_summary_header(entry).is_some() {
             let mut section = None;
             for line in entry.lines() {
@@ -217,7 +217,7 @@ impl Source {
 
     /// A `=== JAVASCRIPT EXECUTION ===` entry: a successful run the execution log may also
     /// hold (then that one is kept, it has the value as stored).
-    pub(super) fn read_execution_entry(&mut self, n: u32, body: &str) {
+    pub(crate) fn read_execution_entry(&mut self, n: u32, body: &str) {
         let id = body
             .lines()
             .find_map(|l| l.strip_prefix("ID: "))
@@ -241,7 +241,7 @@ impl Source {
         });
     }
 
-    pub(super) fn read_tool(&mut self, n: u32, entry: &StoredToolActivity) {
+    pub(crate) fn read_tool(&mut self, n: u32, entry: &StoredToolActivity) {
         self.tool_count += 1;
         let fields = entry.fields();
         let status = fields.status().unwrap_or_default();
@@ -280,7 +280,7 @@ impl Source {
     /// Marks each failure a later iteration resolved: a run of the same task that succeeded,
     /// the same tool operation done successfully, an iteration that completed after an
     /// iteration error.
-    pub(super) fn resolve(&mut self) {
+    pub(crate) fn resolve(&mut self) {
         for run in self.runs.iter().filter(|run| run.success == Some(false)) {
             if run.id.is_some()
                 && self
@@ -325,7 +325,7 @@ impl Source {
         self.failures.sort_by_key(|f| f.iteration);
     }
 
-    pub(super) fn earlier_points(&self, section: usize, caps: Caps) -> Vec<String> {
+    pub(crate) fn earlier_points(&self, section: usize, caps: Caps) -> Vec<String> {
         self.earlier
             .get(&section)
             .map(|points| {
@@ -341,7 +341,7 @@ impl Source {
 
     /// The earlier summary's points of `section`: those starting with `whole` (results, open
     /// failures) carried forward whole, then the others as [`Source::earlier_points`] gives them.
-    pub(super) fn earlier_keeping(&self, section: usize, whole: &str, caps: Caps) -> Vec<String> {
+    pub(crate) fn earlier_keeping(&self, section: usize, whole: &str, caps: Caps) -> Vec<String> {
         let mut points: Vec<String> = self
             .earlier
             .get(&section)

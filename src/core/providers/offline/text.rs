@@ -2,7 +2,7 @@
 
 /// Points an offline summary writes about its own range ("Iterations 1-4 are compacted…");
 /// a later summary states them afresh instead of carrying stale ones forward.
-pub(super) fn is_bookkeeping(point: &str) -> bool {
+pub(crate) fn is_bookkeeping(point: &str) -> bool {
     point.starts_with("Iterations ")
         || point.starts_with("Reached by iteration")
         || point.starts_with("Latest conclusion")
@@ -12,7 +12,7 @@ pub(super) fn is_bookkeeping(point: &str) -> bool {
 
 /// One line of log text as a bullet's content: one line, no markup at its start, cut at a
 /// word's end (never inside a word, a number or an id).
-pub(super) fn clip(text: &str, max: usize) -> String {
+pub(crate) fn clip(text: &str, max: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let flat = flat.trim_start_matches(['#', '>', '-', '*', '=', ' ']);
     if flat.chars().count() <= max {
@@ -29,7 +29,7 @@ pub(super) fn clip(text: &str, max: usize) -> String {
     format!("{}…", flat[..cut].trim_end())
 }
 
-pub(super) fn first_sentence(text: &str) -> &str {
+pub(crate) fn first_sentence(text: &str) -> &str {
     let text = text.trim();
     let end = text
         .char_indices()
@@ -40,7 +40,7 @@ pub(super) fn first_sentence(text: &str) -> &str {
     &text[..end]
 }
 
-pub(super) fn last_sentence(text: &str) -> &str {
+pub(crate) fn last_sentence(text: &str) -> &str {
     let text = text.trim();
     let start = text
         .char_indices()
@@ -55,11 +55,11 @@ pub(super) fn last_sentence(text: &str) -> &str {
 }
 
 /// What a piece of code is for: `metadata.task` when the app says, else its first line.
-pub(super) fn task_of(code: &str, task: Option<String>) -> String {
+pub(crate) fn task_of(code: &str, task: Option<String>) -> String {
     task.unwrap_or_else(|| first_line(code).to_owned())
 }
 
-pub(super) fn first_line(text: &str) -> &str {
+pub(crate) fn first_line(text: &str) -> &str {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
@@ -68,7 +68,7 @@ pub(super) fn first_line(text: &str) -> &str {
 
 /// `text` cut to about `max` characters, never inside a word, a number or a JSON token: the cut
 /// falls after a separator (space, comma, bracket) and is marked with `…`.
-pub(super) fn cut_whole(text: &str, max: usize) -> String {
+pub(crate) fn cut_whole(text: &str, max: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= max {
         return flat;

@@ -166,9 +166,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let compacted_tokens = input.summary_tokens + input.new_tokens;
 
         self.set_phase(Phase::BuildingPrompt);
-        let prompt = build_prompt(&selection, &self.settings);
+        let ledger = self.ledger_of(&selection)?;
+        let prompt = build_prompt(&selection, &self.settings, &ledger);
         let summary = self
-            .summarise(&prompt, &selection, compacted_tokens)
+            .summarise(&prompt, &selection, &ledger, compacted_tokens)
             .await?;
 
         let held = self.lock.acquire().await?;
@@ -177,7 +178,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Err(CompactionError::Aborted);
         }
         self.set_phase(Phase::Archiving);
-        let archive_key = self.write_archive(&selection, trigger, tokens_before, usage_before)?;
+        let archive_key =
+            self.write_archive(&selection, &ledger, trigger, tokens_before, usage_before)?;
 
         self.set_phase(Phase::Replacing);
         let mut result = self.swap_in(
@@ -190,6 +192,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         )?;
         // A reported prompt size described the prompt before the compaction.
         self.reported_tokens.set(None);
+        result.coverage = ledger.coverage(&result.summary);
         result.context_usage_before = usage_before;
         result.context_usage_after = self.usage_of(result.tokens_after);
         let (tokens_after, tokens_saved) = (result.tokens_after, result.tokens_saved);
@@ -243,6 +246,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         &self,
         prompt: &str,
         selection: &Selection<'_>,
+        ledger: &Ledger,
         compacted_tokens: usize,
     ) -> Result<String, CompactionError> {
         let generation = GenerationSettings {
@@ -263,6 +267,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             let call = self.provider.generate(&SummaryRequest {
                 prompt: &attempt_prompt,
                 selection,
+                ledger,
                 settings: &generation,
             });
             let cancel = self.current.cancel.borrow().clone();
@@ -281,9 +286,17 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                     if generation.model.is_some() {
                         self.current.answered_by.replace(generation.model);
                     }
-                    self.set_phase(Phase::Validating);
+                    if ledger.is_empty() {
+                        self.set_phase(Phase::Validating);
+                    } else {
+                        let facts = ledger.facts.len();
+                        self.set_phase_saying(
+                            Phase::Validating,
+                            format!("Checking the sections and {facts} facts"),
+                        );
+                    }
                     let summary = canonicalize(&generation.text);
-                    let validation = self.check(&summary, selection.last, compacted_tokens);
+                    let validation = self.check(&summary, selection.last, ledger, compacted_tokens);
                     if validation.valid {
                         return Ok(summary);
                     }
@@ -359,10 +372,25 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.set_phase_saying(Phase::Retrying, message);
     }
 
-    /// `validateSummary` plus the rule that a compaction must shrink what it replaces.
-    pub(super) fn check(&self, summary: &str, last: u32, compacted_tokens: usize) -> Validation {
+    /// `validateSummary`, every fact of the ledger, and the rule that a compaction must shrink
+    /// what it replaces.
+    pub(super) fn check(
+        &self,
+        summary: &str,
+        last: u32,
+        ledger: &Ledger,
+        compacted_tokens: usize,
+    ) -> Validation {
         let mut validation = validate_summary(summary);
-        let summary_tokens = estimate_tokens(&summary_entry(last, summary));
+        for fact in ledger.missing_in(summary) {
+            validation.valid = false;
+            validation
+                .errors
+                .push(format!("Missing required fact: {}", fact.text));
+        }
+        // The archive key is not chosen yet; one of the same length counts the same.
+        let key = self.keys.archive(self.now().max(0.0) as u64);
+        let summary_tokens = estimate_tokens(&summary_entry(last, &key, summary));
         if summary_tokens as f64 > compacted_tokens as f64 * MAX_SUMMARY_SHARE {
             validation.valid = false;
             validation.errors.push(format!(

@@ -9,17 +9,18 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::core::archive::{
-    enforce_policy, list_archives, read_archive, Archive, ArchiveInfo, ArchiveMetadata,
-    SelectedData,
+    enforce_policy, list_archives, read_archive, Archive, ArchiveData, ArchiveInfo,
+    ArchiveMetadata, EntryIterations, SelectedData,
 };
 use crate::core::cancel::Cancel;
 use crate::core::clock::{iso_timestamp, Clock};
 use crate::core::error::{CompactionError, StorageError};
 use crate::core::events::{CompactionEvent, EventSink};
-use crate::core::iteration::parse_summary_header;
+use crate::core::iteration::{parse_summary_header, parse_summary_source};
 use crate::core::journal::{Journal, JournalStage};
 use crate::core::keys::StorageKeys;
 use crate::core::lease::Lease;
+use crate::core::ledger::{Coverage, Fact, Ledger};
 use crate::core::log_store::{LogStore, RawLogs, ReadLogs};
 use crate::core::metrics::CompactionMetrics;
 use crate::core::outcome::{CompactionPlan, CompactionResult};
@@ -259,7 +260,54 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// The prompt `compact()` would send now.
     pub fn build_prompt(&self) -> Result<String, StorageError> {
         let snapshot = self.logs.borrow().snapshot()?;
-        Ok(build_prompt(&Selection::of(&snapshot), &self.settings))
+        let selection = Selection::of(&snapshot);
+        let ledger = self.ledger_of(&selection)?;
+        Ok(build_prompt(&selection, &self.settings, &ledger))
+    }
+
+    /// The facts the summary of `selection` must keep: those drawn from it, the app's pins, and
+    /// those the earlier summaries in it had to keep (read from their archives; an archive
+    /// that is gone or unreadable carries none).
+    pub fn ledger_of(&self, selection: &Selection<'_>) -> Result<Ledger, StorageError> {
+        let logs = self.logs.borrow();
+        let pins = logs.pins()?;
+        let mut carried: Vec<Fact> = Vec::new();
+        for (_, entry) in &selection.reasoning {
+            let Some(key) = parse_summary_source(entry) else {
+                continue;
+            };
+            if self.keys.archive_timestamp(key).is_none() {
+                continue;
+            }
+            if let Ok(Some(archive)) = read_archive(logs.store(), key) {
+                carried.extend(archive.ledger.unwrap_or_default());
+            }
+        }
+        Ok(Ledger::draw(selection, &pins, &carried))
+    }
+
+    /// The archived originals of `iteration`, from the archive that compacted it; `None` when
+    /// no archive holds it (it is live in the logs, or its archive expired or was deleted).
+    pub fn recall(&self, iteration: u32) -> Result<Option<ArchiveData>, StorageError> {
+        let logs = self.logs.borrow();
+        let (infos, _) = list_archives(logs.store(), &self.keys)?;
+        for info in infos
+            .iter()
+            .filter(|info| info.iterations.contains(&iteration))
+        {
+            let Some(archive) = read_archive(logs.store(), &info.key)? else {
+                continue;
+            };
+            let numbers = match archive.entry_iterations.clone() {
+                Some(numbers) => numbers,
+                None => EntryIterations::placed(&archive.data),
+            };
+            let recalled = archive.data.of_iteration(iteration, &numbers);
+            if !recalled.is_empty() {
+                return Ok(Some(recalled));
+            }
+        }
+        Ok(None)
     }
 
     /// What `compact()` would do now, without calling the provider, and why it would refuse
@@ -268,11 +316,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let (read, placed, input) = self.read_state()?;
         let selection = Selection::placed(&read.parsed, &placed);
         let tokens_to_compact = input.summary_tokens + input.new_tokens;
+        let ledger = self.ledger_of(&selection)?;
         Ok(CompactionPlan {
             iterations: [1.min(selection.last), selection.last],
             entries: selection.counts(),
             tokens_to_compact,
-            prompt_tokens: prompt_tokens(&build_prompt(&selection, &self.settings)),
+            prompt_tokens: prompt_tokens(&build_prompt(&selection, &self.settings, &ledger)),
+            ledger: ledger.texts(),
             estimated_tokens_after: input.log_tokens - tokens_to_compact
                 + (tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize,
             refused: refusal(&self.settings, &input, Trigger::User),

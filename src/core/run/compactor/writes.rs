@@ -9,6 +9,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     pub(super) fn write_archive(
         &self,
         selection: &Selection<'_>,
+        ledger: &Ledger,
         trigger: Trigger,
         tokens_before: usize,
         usage_before: f64,
@@ -31,6 +32,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 context_usage_before: usage_before,
                 total_tokens_before: tokens_before,
             },
+            entry_iterations: Some(EntryIterations::of(selection)),
+            ledger: Some(ledger.facts.clone()),
         };
         let journal = Journal {
             stage: JournalStage::Archiving,
@@ -106,11 +109,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             &reparsed
         };
         let before = &before.parsed;
-        let entry = Stored::encode(&summary_entry(selection.last, &summary)).map_err(|err| {
-            abandon(CompactionError::from(StorageError::Unavailable {
-                reason: format!("could not encode the summary: {err}"),
-            }))
-        })?;
+        let entry = Stored::encode(&summary_entry(selection.last, &archive_key, &summary))
+            .map_err(|err| {
+                abandon(CompactionError::from(StorageError::Unavailable {
+                    reason: format!("could not encode the summary: {err}"),
+                }))
+            })?;
         let after = replace(before, now, selection, &entry)
             .map_err(|conflict| abandon(CompactionError::Busy(conflict.0)))?;
         let mut after_raw = RawLogs::encode(&after);
@@ -148,6 +152,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             summary,
             usage: self.current.usage.get(),
             model: self.current.answered_by.borrow().clone(),
+            coverage: Coverage::default(),
         };
         let journal = Journal {
             stage: JournalStage::Replacing,

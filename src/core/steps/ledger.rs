@@ -1,0 +1,539 @@
+//! The ledger of must-keep facts: drawn from iterations 1..N-1 before the provider is called,
+//! listed in the prompt, and checked in the summary. A fact is the session's goal, the final
+//! result of a computation, a failure no later iteration resolved, an identifier iteration N
+//! still refers to, a fact the app pinned, or a fact an earlier summary was required to keep.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
+use crate::core::iteration::parse_summary_header;
+use crate::core::offline::source::Source;
+use crate::core::offline::text::{clip, cut_whole, first_sentence};
+use crate::core::selection::Selection;
+
+/// What kind of fact a ledger line is, which decides how it is drawn and carried forward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FactKind {
+    /// The session's query, or the goal its first iteration states.
+    Goal,
+    /// The final value of a successful computation (the last success of its task).
+    Result,
+    /// A failure no later iteration resolved.
+    Failure,
+    /// An id, file name, URL or number that iteration N refers to and 1..N-1 defined.
+    Identifier,
+    /// A fact the app pinned (`LogStore.pin`).
+    Pin,
+}
+
+/// One fact a summary must keep: its text, and the terms that show it was kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fact {
+    /// Stable across compactions: `goal`, `result:<task>`, `failure:<subject>`,
+    /// `identifier:<token>`, `pin:<id>`.
+    pub id: String,
+    /// What kind of fact it is.
+    pub kind: FactKind,
+    /// The fact as the prompt lists it and a person reads it.
+    pub text: String,
+    /// Numbers and identifiers that must appear exactly (digit-group commas ignored).
+    pub exact: Vec<String>,
+    /// Key words of a text fact; at least half must appear (any case).
+    pub words: Vec<String>,
+}
+
+impl Fact {
+    /// Whether `summary` keeps this fact.
+    pub fn kept_in(&self, summary: &Normalised) -> bool {
+        let exact = self.exact.iter().all(|term| summary.has_exact(term));
+        let found = self
+            .words
+            .iter()
+            .filter(|word| summary.has_word(word))
+            .count();
+        exact && found * 2 >= self.words.len()
+    }
+
+    /// A fact shown as `text` whose terms are drawn from `content` (the text without its
+    /// label).
+    fn text_fact(id: String, kind: FactKind, text: String, content: &str) -> Fact {
+        let exact = identifiers_in(content)
+            .into_iter()
+            .take(MAX_EXACT)
+            .collect();
+        let words = key_words(content);
+        Fact {
+            id,
+            kind,
+            text,
+            exact,
+            words,
+        }
+    }
+}
+
+/// A fact the app pinned: every later summary must keep it until it is unpinned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pin {
+    /// The id `pin()` returned.
+    pub id: String,
+    /// The fact, as the app wrote it.
+    pub text: String,
+}
+
+/// The facts one compaction's summary must keep, in the order the prompt lists them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    /// The facts.
+    pub facts: Vec<Fact>,
+}
+
+/// Which of the ledger's facts a summary kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Every fact the summary had to keep (their texts).
+    pub required: Vec<String>,
+    /// Those it kept.
+    pub kept: Vec<String>,
+    /// Those it lost.
+    pub missing: Vec<String>,
+}
+
+/// At most this many identifiers of iteration N are required (the first it mentions).
+pub const MAX_IDENTIFIERS: usize = 12;
+/// At most this many exact terms per fact.
+const MAX_EXACT: usize = 6;
+/// At most this many key words per text fact.
+const MAX_WORDS: usize = 6;
+/// Characters of a value or message a fact's text shows.
+const SHOWN_CHARS: usize = 160;
+
+impl Ledger {
+    /// Draws the ledger of `selection`: `carried` (the facts earlier summaries had to keep, as
+    /// their archives recorded them), then the goal, final results, open failures,
+    /// identifiers iteration N refers to, and `pins`. A newer result of the same task replaces
+    /// a carried one; a carried failure a later iteration resolved is dropped.
+    pub fn draw(selection: &Selection, pins: &[Pin], carried: &[Fact]) -> Ledger {
+        let source = Source::of(selection);
+        let mut drawn = Vec::new();
+        if let Some(goal) = goal(&source) {
+            drawn.push(goal);
+        }
+        drawn.extend(results(&source));
+        drawn.extend(open_failures(&source));
+        let resolved = resolved_subjects(&source);
+        let mut facts: Vec<Fact> = carried
+            .iter()
+            .filter(|fact| !(fact.kind == FactKind::Pin))
+            .filter(|fact| !(fact.kind == FactKind::Failure && resolved.contains(&fact.id)))
+            .filter(|fact| {
+                fact.kind == FactKind::Goal || !drawn.iter().any(|new| new.id == fact.id)
+            })
+            .cloned()
+            .collect();
+        for fact in drawn {
+            if !facts.iter().any(|f| f.id == fact.id) {
+                facts.push(fact);
+            }
+        }
+        for token in referenced_identifiers(selection) {
+            let id = format!("identifier:{token}");
+            if !facts.iter().any(|f| f.id == id) {
+                facts.push(Fact {
+                    id,
+                    kind: FactKind::Identifier,
+                    text: token.clone(),
+                    exact: vec![token],
+                    words: Vec::new(),
+                });
+            }
+        }
+        for pin in pins {
+            let text = pin.text.trim();
+            facts.push(Fact::text_fact(
+                format!("pin:{}", pin.id),
+                FactKind::Pin,
+                text.to_owned(),
+                text,
+            ));
+        }
+        Ledger { facts }
+    }
+
+    /// Whether there is nothing to check.
+    pub fn is_empty(&self) -> bool {
+        self.facts.is_empty()
+    }
+
+    /// The facts' texts, in order.
+    pub fn texts(&self) -> Vec<String> {
+        self.facts.iter().map(|fact| fact.text.clone()).collect()
+    }
+
+    /// Which facts `summary` kept and which it lost.
+    pub fn coverage(&self, summary: &str) -> Coverage {
+        let normalised = Normalised::of(summary);
+        let mut coverage = Coverage {
+            required: self.texts(),
+            ..Coverage::default()
+        };
+        for fact in &self.facts {
+            if fact.kept_in(&normalised) {
+                coverage.kept.push(fact.text.clone());
+            } else {
+                coverage.missing.push(fact.text.clone());
+            }
+        }
+        coverage
+    }
+
+    /// The facts `summary` lost.
+    pub fn missing_in<'a>(&'a self, summary: &str) -> Vec<&'a Fact> {
+        let normalised = Normalised::of(summary);
+        self.facts
+            .iter()
+            .filter(|fact| !fact.kept_in(&normalised))
+            .collect()
+    }
+}
+
+/// A summary prepared for the checks: digit-group commas removed, and a lower-case copy.
+pub struct Normalised {
+    text: String,
+    lower: String,
+}
+
+impl Normalised {
+    /// Prepares `summary`.
+    pub fn of(summary: &str) -> Normalised {
+        let text = without_digit_commas(summary);
+        let lower = text.to_lowercase();
+        Normalised { text, lower }
+    }
+
+    fn has_exact(&self, term: &str) -> bool {
+        self.text.contains(&without_digit_commas(term))
+    }
+
+    fn has_word(&self, word: &str) -> bool {
+        self.lower.contains(&word.to_lowercase())
+    }
+}
+
+/// `3,125,206` → `3125206`: a summary may group digits differently from the logs.
+fn without_digit_commas(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let between_digits = c == ','
+            && i > 0
+            && chars[i - 1].is_ascii_digit()
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if !between_digits {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn goal(source: &Source) -> Option<Fact> {
+    let (text, content) = match &source.query {
+        Some(query) => {
+            let content = clip(query, SHOWN_CHARS);
+            (format!("Question: {content}"), content)
+        }
+        None => {
+            let (n, first) = source.reasoning.first()?;
+            let content = clip(first_sentence(first), SHOWN_CHARS);
+            (format!("Goal (iteration {n}): {content}"), content)
+        }
+    };
+    Some(Fact::text_fact(
+        "goal".into(),
+        FactKind::Goal,
+        text,
+        &content,
+    ))
+}
+
+/// The last successful run of each task that returned a value.
+fn results(source: &Source) -> Vec<Fact> {
+    let mut seen = BTreeSet::new();
+    let mut facts = Vec::new();
+    for run in source.runs.iter().rev() {
+        let (Some(true), Some(value)) = (run.success, run.result.as_deref()) else {
+            continue;
+        };
+        if !seen.insert(run.task.clone()) {
+            continue;
+        }
+        let shown = cut_whole(value, SHOWN_CHARS);
+        let numbers: Vec<String> = numbers_in(&shown).into_iter().take(MAX_EXACT).collect();
+        let what = run
+            .id
+            .clone()
+            .unwrap_or_else(|| format!("`{}`", clip(&run.task, 60)));
+        let value_term = shown.trim().trim_matches('"').to_owned();
+        let (exact, words) = if !numbers.is_empty() {
+            (numbers, Vec::new())
+        } else if value_term.chars().count() <= 40 && !value_term.is_empty() {
+            (vec![value_term], Vec::new())
+        } else {
+            (Vec::new(), key_words(&shown))
+        };
+        facts.push(Fact {
+            id: format!("result:{}", run.task),
+            kind: FactKind::Result,
+            text: format!(
+                "Result of {what} (iteration {}, task {}): {shown}",
+                run.iteration,
+                clip(&run.task, 60)
+            ),
+            exact,
+            words,
+        });
+    }
+    facts.reverse();
+    facts
+}
+
+fn failure_id(subject: &str, source: &Source) -> String {
+    let task = source
+        .runs
+        .iter()
+        .find(|run| run.id.as_deref() == Some(subject))
+        .map_or(subject, |run| run.task.as_str());
+    format!("failure:{task}")
+}
+
+fn open_failures(source: &Source) -> Vec<Fact> {
+    source
+        .failures
+        .iter()
+        .filter(|failure| failure.resolved_in.is_none())
+        .map(|failure| {
+            let message = clip(&failure.message, SHOWN_CHARS);
+            let text = format!(
+                "Still failing (iteration {}): {} → {message}",
+                failure.iteration, failure.subject
+            );
+            let exact = if failure.subject == "iteration" {
+                Vec::new()
+            } else {
+                vec![failure.subject.clone()]
+            };
+            Fact {
+                id: failure_id(&failure.subject, source),
+                kind: FactKind::Failure,
+                text,
+                exact,
+                words: key_words(&message),
+            }
+        })
+        .collect()
+}
+
+/// The failure ids this range resolved (a later success of the task, or of the operation).
+fn resolved_subjects(source: &Source) -> BTreeSet<String> {
+    let mut resolved: BTreeSet<String> = source
+        .runs
+        .iter()
+        .filter(|run| run.success == Some(true))
+        .map(|run| format!("failure:{}", run.task))
+        .collect();
+    resolved.extend(
+        source
+            .tool_successes
+            .iter()
+            .map(|(_, subject)| format!("failure:{subject}")),
+    );
+    resolved
+}
+
+/// Identifiers in iteration N's entries that iterations 1..N-1 also mention, in the order N
+/// first mentions them.
+fn referenced_identifiers(selection: &Selection) -> Vec<String> {
+    let mut earlier = BTreeSet::new();
+    for (_, entry) in &selection.reasoning {
+        earlier.extend(identifiers_in(reasoning_text(entry)));
+    }
+    for (_, entry) in &selection.execution {
+        earlier.extend(identifiers_in(&execution_text(entry)));
+    }
+    for (_, entry) in &selection.tool_activity {
+        earlier.extend(identifiers_in(&tool_text(entry)));
+    }
+    let kept = &selection.kept;
+    let mut current = Vec::new();
+    current.extend(
+        kept.reasoning
+            .iter()
+            .flat_map(|e| identifiers_in(reasoning_text(e))),
+    );
+    current.extend(
+        kept.execution
+            .iter()
+            .flat_map(|e| identifiers_in(&execution_text(e))),
+    );
+    current.extend(
+        kept.tool_activity
+            .iter()
+            .flat_map(|e| identifiers_in(&tool_text(e))),
+    );
+    let mut seen = BTreeSet::new();
+    current
+        .into_iter()
+        .filter(|token| earlier.contains(token) && seen.insert(token.clone()))
+        .take(MAX_IDENTIFIERS)
+        .collect()
+}
+
+/// The text of a reasoning entry without its header line when it is a marker.
+fn reasoning_text(entry: &StoredReasoning) -> &str {
+    let text: &str = entry;
+    if parse_summary_header(text).is_some() || text.trim_start().starts_with("===") {
+        return text.split_once('\n').map_or("", |(_, rest)| rest);
+    }
+    text
+}
+
+fn execution_text(entry: &StoredExecution) -> String {
+    let fields = entry.fields();
+    let mut text = fields.code().into_owned();
+    for part in [
+        fields.result_json().map(str::to_owned),
+        fields.error_message(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        text.push('\n');
+        text.push_str(&part);
+    }
+    text
+}
+
+fn tool_text(entry: &StoredToolActivity) -> String {
+    let fields = entry.fields();
+    [
+        fields.details().map(|d| d.into_owned()),
+        fields.error_message(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join("\n")
+}
+
+/// URLs, file names, ids (letters and digits joined by `_` or `-`) and numbers of four or more
+/// digits in `text`, in order, each once.
+pub fn identifiers_in(text: &str) -> Vec<String> {
+    let text = without_digit_commas(text);
+    let mut found: Vec<String> = Vec::new();
+    let push = |token: String, found: &mut Vec<String>| {
+        if !found.contains(&token) {
+            found.push(token);
+        }
+    };
+    for raw in text.split(|c: char| c.is_whitespace() || "\"'`<>()[]{},;|=*".contains(c)) {
+        let token = raw.trim_matches(|c: char| ".:!?/-".contains(c));
+        if token.is_empty() {
+            continue;
+        }
+        if token.starts_with("http://") || token.starts_with("https://") {
+            push(token.to_owned(), &mut found);
+            continue;
+        }
+        if token.contains("://") {
+            continue;
+        }
+        for part in token.split(':') {
+            let part = part.trim_matches(|c: char| ".!?/-".contains(c));
+            if is_identifier(part) {
+                push(part.to_owned(), &mut found);
+            }
+        }
+    }
+    found
+}
+
+fn is_identifier(token: &str) -> bool {
+    let letters = token.chars().filter(char::is_ascii_alphabetic).count();
+    let digits = token.chars().filter(char::is_ascii_digit).count();
+    let allowed = token
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
+    if !allowed || token.len() > 120 {
+        return false;
+    }
+    let is_number = letters == 0
+        && token.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && token.matches('.').count() <= 1;
+    if is_number {
+        return digits >= 4;
+    }
+    // `data.rows` is code, `data.csv` a file: only the extensions files commonly have count.
+    let file_name = token.rsplit_once('.').is_some_and(|(stem, ext)| {
+        FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+            && stem.chars().any(|c| c.is_ascii_alphanumeric())
+    });
+    let joined_id = token.len() >= 6
+        && letters > 0
+        && digits > 0
+        && (token.contains('_') || token.contains('-'));
+    file_name || joined_id
+}
+
+const FILE_EXTENSIONS: [&str; 32] = [
+    "csv", "tsv", "json", "jsonl", "ndjson", "xml", "yaml", "yml", "toml", "md", "txt", "log",
+    "xls", "xlsx", "parquet", "pdf", "doc", "docx", "html", "htm", "js", "mjs", "ts", "py", "rs",
+    "sql", "db", "sqlite", "png", "jpg", "zip", "gz",
+];
+
+/// Numbers of two or more digits in a value, in order, each once.
+fn numbers_in(value: &str) -> Vec<String> {
+    let value = without_digit_commas(value);
+    let mut numbers: Vec<String> = Vec::new();
+    for token in value.split(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        let token = token.trim_matches('.');
+        if token.chars().filter(char::is_ascii_digit).count() >= 2
+            && token.matches('.').count() <= 1
+            && !numbers.iter().any(|n| n == token)
+        {
+            numbers.push(token.to_owned());
+        }
+    }
+    numbers
+}
+
+const STOP_WORDS: [&str; 24] = [
+    "about", "after", "again", "being", "could", "every", "first", "found", "their", "there",
+    "these", "thing", "those", "through", "under", "until", "using", "where", "which", "while",
+    "would", "should", "other", "before",
+];
+
+/// Up to six distinctive words of a text fact: five letters or more, not a common word.
+fn key_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphabetic()) {
+        let lower = word.to_lowercase();
+        if lower.chars().count() >= 5
+            && !STOP_WORDS.contains(&lower.as_str())
+            && !words.contains(&lower)
+        {
+            words.push(lower);
+        }
+        if words.len() == MAX_WORDS {
+            break;
+        }
+    }
+    words
+}
+
+#[cfg(test)]
+#[path = "ledger_tests.rs"]
+mod tests;
