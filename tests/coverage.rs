@@ -140,8 +140,8 @@ fn pinned_facts_survive_three_chained_compactions_until_unpinned() {
         .borrow_mut()
         .pin("The API token lives in vault key api_token_v3, never in code.")
         .unwrap();
-    for round in 1..=3 {
-        grow_session(&rig.logs, &clock, 6, u64::from(round));
+    for round in 1..=3u64 {
+        grow_session(&rig.logs, &clock, 6, round);
         let result = compact(&rig).unwrap_or_else(|e| panic!("round {round}: {e}"));
         for pin in ["LGR-2026-0042", "api_token_v3"] {
             assert!(result.summary.contains(pin), "round {round} keeps {pin}");
