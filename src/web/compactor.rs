@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::clock::BrowserClock;
-use super::convert::{from_js, string_arg, to_js};
+use super::convert::{count_arg, from_js, string_arg, to_js};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
 use super::js_error::{thrown_message, ContextCompactorError};
@@ -18,7 +18,7 @@ use super::store_lock::BrowserStoreLock;
 use super::timer::BrowserTimer;
 use super::typescript::{
     ArchiveInfoList, ArchiveJs, CanCompactJs, CompactOptionsJs, CompactionMetricsJs,
-    CompactionPlanJs, CompactorOptionsJs, PhaseJs,
+    CompactionPlanJs, CompactorOptionsJs, PhaseJs, RecalledJs,
 };
 use super::usage_measure::PromptTokensFunction;
 use crate::core::cancel::Cancel;
@@ -362,6 +362,24 @@ impl JsCompactor {
     ) -> JsResult<ArchiveJs> {
         let key = string_arg(&key, "readArchive(key)")?;
         Ok(to_js(&self.engine.read_archive(&key)?)?)
+    }
+
+    /// The archived originals of a compacted iteration (also across chained compactions), for
+    /// an app that lets its model read back what a summary left out; `null` when no archive
+    /// holds that iteration (it is live, or its archive expired or was deleted).
+    ///
+    /// @example
+    /// const originals = compactor.recall(3);
+    /// if (originals) console.log(originals.reasoningLog.join("\n"));
+    pub fn recall(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
+    ) -> JsResult<RecalledJs> {
+        let iteration = count_arg(&iteration, "recall(iteration)")?;
+        Ok(match self.engine.recall(iteration)? {
+            Some(data) => to_js(&data)?,
+            None => JsValue::NULL.unchecked_into(),
+        })
     }
 
     /// Removes one archive.

@@ -9,12 +9,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::clock::BrowserClock;
-use super::convert::{count_arg, from_js, json_to_js, string_arg};
+use super::convert::{count_arg, from_js, json_to_js, string_arg, to_js};
 use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
 use super::store_lock::BrowserStoreLock;
 use super::typescript::{
-    ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptions, StringList,
+    ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptions, PinList, StringList,
     ToolActivityEntryJs, ToolActivityEntryList, ToolActivityInputJs,
 };
 use crate::core::keys::DEFAULT_PREFIX;
@@ -30,6 +30,9 @@ pub type BrowserLogStore = LogStore<BrowserStorage, BrowserClock>;
 struct Options {
     prefix: Option<String>,
 }
+
+/// The longest fact `pin()` takes, in characters: every later summary must hold it.
+const MAX_PIN_CHARS: usize = 1_000;
 
 /// The property through which a `Compactor` finds the store of a `LogStore` it is given.
 const STORE_ID: &str = "__contextCompactorStoreId";
@@ -242,6 +245,42 @@ impl JsLogStore {
     #[wasm_bindgen(js_name = estimateTokens)]
     pub fn estimate_tokens(&self) -> JsResult<usize> {
         Ok(self.inner.borrow().estimate_tokens()?)
+    }
+
+    /// Pins a fact every later summary must keep (its numbers and ids exactly), until
+    /// `unpin(id)`; returns its id. Call it inside `withLock` when several tabs pin.
+    ///
+    /// @example
+    /// const id = await logs.withLock(() => logs.pin("Amounts are in euros; the ledger is LGR-0042."));
+    pub fn pin(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> JsResult<String> {
+        let text = string_arg(&text, "pin(text)")?;
+        let length = text.trim().chars().count();
+        if length == 0 || length > MAX_PIN_CHARS {
+            return Err(ContextCompactorError::invalid_input(
+                "pin(text)",
+                format!("must hold 1 to {MAX_PIN_CHARS} characters, not {length}"),
+            )
+            .into());
+        }
+        Ok(self.inner.borrow_mut().pin(&text)?)
+    }
+
+    /// Unpins the fact `id` (an unknown id changes nothing).
+    pub fn unpin(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+    ) -> JsResult<()> {
+        let id = string_arg(&id, "unpin(id)")?;
+        self.inner.borrow_mut().unpin(&id)?;
+        Ok(())
+    }
+
+    /// The pinned facts, oldest first.
+    pub fn pins(&self) -> JsResult<PinList> {
+        Ok(to_js(&self.inner.borrow().pins()?)?)
     }
 
     /// Removes the three logs; archives and metrics stay.

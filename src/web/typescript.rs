@@ -146,6 +146,32 @@ export interface CompactionPlan {
   estimatedTokensAfter: number;
   /** Why `compact()` (trigger "user") would be refused now, before any provider call; absent when it would go ahead. */
   refused?: string;
+  /** The facts the summary will have to keep (goal, final results, open failures, identifiers iteration N uses, pins, and what earlier summaries kept). */
+  ledger: string[];
+}
+
+/** Which of the ledger's facts a summary kept. After a successful compaction `missing` is empty: a summary that loses a fact is retried, then fails `invalid_summary` naming it. */
+export interface Coverage {
+  required: string[];
+  kept: string[];
+  missing: string[];
+}
+
+/** A fact the app pinned with `LogStore.pin()`. */
+export interface Pin {
+  id: string;
+  text: string;
+}
+
+/** One fact of a ledger, as an archive records it. */
+export interface Fact {
+  id: string;
+  kind: "goal" | "result" | "failure" | "identifier" | "pin";
+  text: string;
+  /** Numbers and identifiers that must appear exactly. */
+  exact: string[];
+  /** Key words of a text fact; at least half must appear. */
+  words: string[];
 }
 
 /** What one compaction did. */
@@ -168,6 +194,8 @@ export interface CompactionResult {
   usage: TokenUsage | null;
   /** The model that answered (Gemini's modelVersion), when the provider says. */
   model?: string;
+  /** The facts the summary had to keep, and which it kept. */
+  coverage: Coverage;
 }
 
 /** Token counts a provider reports (Gemini's usageMetadata). */
@@ -194,10 +222,14 @@ export interface Archive {
   trigger: Trigger;
   data: ArchiveData;
   metadata: { contextUsageBefore: number; totalTokensBefore: number };
+  /** The iteration of each archived entry, log by log (absent in archives of 0.1 builds before the ledger). */
+  entryIterations?: { reasoningLog: number[]; executionLog: number[]; toolActivityLog: number[] };
+  /** The facts the summary that replaced these entries had to keep; a later compaction requires them again. */
+  ledger?: Fact[];
 }
 
 /** An archive without its data, plus its key, stored size (bytes, UTF-16) and entry counts. */
-export interface ArchiveInfo extends Omit<Archive, "data"> {
+export interface ArchiveInfo extends Omit<Archive, "data" | "entryIterations" | "ledger"> {
   key: string;
   bytes: number;
   entries: EntryCounts;
@@ -326,4 +358,10 @@ extern "C" {
     /// `string[]` in TypeScript.
     #[wasm_bindgen(typescript_type = "string[]")]
     pub type StringList;
+    /// `Pin[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Pin[]")]
+    pub type PinList;
+    /// `ArchiveData | null` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ArchiveData | null")]
+    pub type RecalledJs;
 }

@@ -1,0 +1,127 @@
+// The coverage ledger through the package as an app uses it, in Chromium over real
+// localStorage and the demo's own simulator: pins kept by three chained compactions, a custom
+// provider that loses facts retried then refused by name, recall of the originals.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch, openPage } from "./browser.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+test("pins survive three chained compactions; recall gives back iteration 2 as it was stored", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateIteration } = await import("/simulate.js");
+    const logs = new LogStore({ prefix: "cov_" });
+    const pinned = logs.pin("Amounts are in euros; the customer's ledger is LGR-2026-0042.");
+    const compactor = new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 4000 });
+    const grow = (count, seed) => {
+      for (let i = 0; i < count; i++) {
+        const n = logs.startIteration();
+        simulateIteration(logs, n, seed);
+        logs.finishIteration();
+      }
+    };
+    const storedOf = (n) => ({
+      executionLog: localStorage.getItem("cov_execution_log") && JSON.parse(localStorage.getItem("cov_execution_log")).filter((e) => e.iteration === n).map((e) => JSON.stringify(e)),
+      toolActivityLog: JSON.parse(localStorage.getItem("cov_tool_activity_log")).filter((e) => e.iteration === n).map((e) => JSON.stringify(e)),
+    });
+    grow(6, 3);
+    const iteration2 = storedOf(2);
+    const rounds = [];
+    for (let round = 1; round <= 3; round++) {
+      if (round > 1) grow(5, round);
+      const plan = compactor.plan();
+      const checking = [];
+      const listener = (e) => e.detail.message.startsWith("Checking") && checking.push(e.detail.message);
+      compactor.events.addEventListener("compaction_progress", listener);
+      const result = await compactor.compact();
+      compactor.events.removeEventListener("compaction_progress", listener);
+      rounds.push({
+        planned: plan.ledger,
+        coverage: result.coverage,
+        checking,
+        summaryHasPin: result.summary.includes("LGR-2026-0042"),
+        liveHasPin: logs.reasoningLog()[0].includes("LGR-2026-0042"),
+        namesArchive: logs.reasoningLog()[0].split("\n")[1].includes(result.archiveKey),
+      });
+    }
+    const recalled = compactor.recall(2);
+    const pins = logs.pins();
+    logs.unpin(pinned);
+    return {
+      rounds,
+      pins,
+      pinnedId: pinned,
+      afterUnpin: compactor.plan().ledger.some((fact) => fact.includes("LGR-2026-0042")),
+      recalled: { executionLog: recalled.executionLog.map((e) => JSON.stringify(e)), toolActivityLog: recalled.toolActivityLog.map((e) => JSON.stringify(e)) },
+      recalledReasoning: recalled.reasoningLog,
+      iteration2,
+      live: compactor.recall(logs.currentIteration),
+    };
+  });
+  for (const [i, round] of outcome.rounds.entries()) {
+    assert.ok(round.summaryHasPin && round.liveHasPin, `round ${i + 1} keeps the pin`);
+    assert.ok(round.namesArchive, `round ${i + 1}: the summary names its archive`);
+    assert.deepEqual(round.coverage.required, round.planned, "plan() showed the ledger");
+    assert.deepEqual(round.coverage.kept, round.planned);
+    assert.deepEqual(round.coverage.missing, []);
+    assert.deepEqual(round.checking, [`Checking the sections and ${round.planned.length} facts`]);
+  }
+  assert.ok(outcome.rounds[2].planned.length > outcome.rounds[0].planned.length - 1, "facts carried forward");
+  assert.deepEqual(outcome.pins, [{ id: outcome.pinnedId, text: "Amounts are in euros; the customer's ledger is LGR-2026-0042." }]);
+  assert.equal(outcome.afterUnpin, false);
+  assert.deepEqual(outcome.recalled, outcome.iteration2, "iteration 2 as it was stored, after three compactions");
+  assert.equal(outcome.recalledReasoning[0], "=== ITERATION 2 ===");
+  assert.equal(outcome.live, null, "the live iteration is not archived");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a custom provider that loses a fact is retried by name, then refused with the logs unchanged", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateIteration } = await import("/simulate.js");
+    const logs = new LogStore({ prefix: "lossy_" });
+    for (let i = 0; i < 6; i++) {
+      const n = logs.startIteration();
+      simulateIteration(logs, n, 11);
+      logs.finishIteration();
+    }
+    const prompts = [];
+    const sections = "### 🎯 OBJECTIVE ACHIEVED\n- Totals by region were computed for every dataset.\n### 📊 KEY DISCOVERIES\n- North leads.\n### ✅ SUCCESSFUL SOLUTIONS\n- A plain loop instead of groupBy.";
+    const compactor = new Compactor(logs, {
+      provider: { type: "custom", generate: async (prompt) => (prompts.push(prompt), sections) },
+      contextWindowTokens: 4000,
+      retryDelayMs: 0,
+    });
+    const snapshot = () => Object.keys(localStorage).filter((k) => k.startsWith("lossy_") && !k.endsWith("metrics") && !k.endsWith("store_version")).sort().map((k) => [k, localStorage.getItem(k)]);
+    const before = snapshot();
+    const ledger = compactor.plan().ledger;
+    let error;
+    try {
+      await compactor.compact();
+    } catch (err) {
+      error = { code: err.code, message: err.message };
+    }
+    return { ledger, error, calls: prompts.length, retry: prompts[1] ?? "", unchanged: JSON.stringify(snapshot()) === JSON.stringify(before), first: prompts[0] ?? "" };
+  });
+  assert.equal(outcome.error?.code, "invalid_summary");
+  assert.equal(outcome.calls, 2);
+  assert.ok(outcome.ledger.length >= 3, outcome.ledger.join("\n"));
+  for (const fact of outcome.ledger) {
+    assert.ok(outcome.first.includes(`- ${fact}`), `the prompt lists ${fact}`);
+    assert.ok(outcome.retry.includes(`- Missing required fact: ${fact}`), `the retry names ${fact}`);
+    assert.ok(outcome.error.message.includes(fact), `the error names ${fact}`);
+  }
+  assert.ok(outcome.unchanged, "the logs are unchanged");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
