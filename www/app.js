@@ -445,6 +445,23 @@ function renderCompactButton(running) {
   button.setAttribute("aria-description", text);
 }
 
+/** The facts the app pinned, each with its Unpin button. */
+function renderPins() {
+  const pins = state.logs.pins();
+  $("pin-count").textContent = String(pins.length);
+  $("pin-list").replaceChildren(
+    ...pins.map((pin) => {
+      const unpin = el("button", "", "Unpin");
+      unpin.type = "button";
+      unpin.setAttribute("aria-label", `Unpin: ${pin.text}`);
+      unpin.addEventListener("click", () => act(() => state.logs.unpin(pin.id)));
+      const item = el("li", "pin");
+      item.append(el("span", "pin-text", pin.text), unpin);
+      return item;
+    }),
+  );
+}
+
 function render() {
   const logs = state.logs;
   try {
@@ -455,6 +472,7 @@ function render() {
     renderUsage();
     renderCompactButton(logs.iterationRunning || state.iterating);
     renderArchives();
+    renderPins();
   } catch (err) {
     showError(err);
   }
@@ -601,6 +619,10 @@ function showSuccess(result) {
   $("fact-iterations").textContent = `${result.iterations[0]}–${result.iterations[1]}`;
   $("fact-attempts").textContent = String(result.attempts);
   $("fact-archive").textContent = result.archiveKey;
+  // The ledger: what this summary had to keep, all kept (a summary that lost one was refused).
+  const { required, kept } = result.coverage;
+  $("kept-facts-summary").textContent = `${kept.length} of ${required.length} facts kept`;
+  $("kept-facts-list").replaceChildren(...kept.map((fact) => el("li", "", fact)));
 }
 
 function showFailure(err) {
@@ -783,6 +805,12 @@ function wireControls() {
       details: parseLoose($("tool-details").value),
     };
     act(() => state.logs.appendToolActivity(entry));
+  });
+  $("form-pin").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("pin-text").value;
+    $("pin-text").value = "";
+    act(() => state.logs.pin(text));
   });
   $("btn-start").addEventListener("click", () => act(() => state.logs.startIteration()));
   $("btn-finish").addEventListener("click", () => act(() => state.logs.finishIteration()));

@@ -16,6 +16,9 @@ import type {
   CompactionPlan,
   CompactionResult,
   CompactorEvents,
+  Coverage,
+  Fact,
+  Pin,
   CompactorOptions,
   ErrorCode,
   ExecutionEntry,
@@ -97,6 +100,16 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
     const infos: ArchiveInfo[] = compactor.archives();
     const archive: Archive = compactor.readArchive(result.archiveKey);
     console.log(infos[0]?.bytes, archive.data.executionLog.length);
+    // The coverage ledger: what the summary had to keep, pins, and the originals read back.
+    const coverage: Coverage = result.coverage;
+    const facts: Fact[] = archive.ledger ?? [];
+    const ledger: string[] = plan.ledger;
+    const pinId: string = await logs.withLock(() => logs.pin("Amounts are in euros."));
+    const pins: Pin[] = logs.pins();
+    logs.unpin(pinId);
+    const originals = compactor.recall(result.iterations[0]);
+    const firstLine: string | undefined = originals?.reasoningLog[0];
+    console.log(coverage.kept.length, coverage.missing, facts[0]?.kind, ledger.length, pins.length, firstLine);
     await compactor.rollback(result.archiveKey);
     compactor.deleteArchive(result.archiveKey);
     const purged: number = compactor.purgeExpiredArchives();

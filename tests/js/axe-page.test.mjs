@@ -47,6 +47,10 @@ for (const theme of ["dark", "light"]) {
       await screen(page, found, `${at}-first-visit`);
 
       await page.click(".manual summary");
+      await page.click("#pins-panel summary");
+      await page.fill("#pin-text", "Amounts are in euros; the ledger is LGR-2026-0042.");
+      await page.press("#pin-text", "Enter");
+      await page.waitForSelector("#pin-list li");
       await page.click("#settings summary");
       await page.fill("#set-window", "200000");
       await page.dispatchEvent("#set-window", "change");
@@ -60,6 +64,7 @@ for (const theme of ["dark", "light"]) {
 
       await page.click("#btn-compact");
       await page.waitForSelector("#success-view:not([hidden])");
+      await page.click("#kept-facts summary");
       await screen(page, found, `${at}-success`);
       await page.click("#btn-view-archive");
       await page.waitForSelector("#archive-panel:not([hidden])");

@@ -90,3 +90,30 @@ test("the usage timeline draws the sawtooth: a point per iteration, compactions 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a pinned fact is kept by the summary; the success dialog lists the facts kept", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.click("#pins-panel summary");
+  await page.fill("#pin-text", "Amounts are in euros; the ledger is LGR-2026-0042.");
+  await page.press("#pin-text", "Enter");
+  await page.waitForFunction(() => document.querySelectorAll("#pin-list li").length === 1);
+  assert.equal(await page.textContent("#pin-count"), "1");
+  await iterate(page, 6);
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  const result = await page.evaluate(() => window.lastCompactionResult.coverage);
+  assert.equal(await page.textContent("#kept-facts-summary"), `${result.kept.length} of ${result.required.length} facts kept`);
+  assert.ok(result.required.length >= 3);
+  await page.click("#kept-facts summary");
+  const listed = await page.locator("#kept-facts-list li").allTextContents();
+  assert.deepEqual(listed, result.kept);
+  assert.ok(listed.includes("Amounts are in euros; the ledger is LGR-2026-0042."));
+  await page.screenshot({ path: join(outputDir, "facts-kept.png") });
+  await page.click("#btn-close-success");
+  assert.match(await page.textContent("#log-reasoning .entry.summary"), /LGR-2026-0042/);
+  await page.click("#pin-list button:has-text('Unpin')");
+  await page.waitForFunction(() => document.querySelectorAll("#pin-list li").length === 0);
+  assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_pinned_facts")), null);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
