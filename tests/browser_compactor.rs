@@ -44,8 +44,9 @@ fn session(prefix: &str, iterations: u32) -> JsLogStore {
     logs
 }
 
-/// A compactor whose custom provider answers with `globalThis.__answers` in turn and records
-/// each prompt in `globalThis.__prompts`; every event lands in `globalThis.__events`.
+/// A compactor whose custom provider answers with `globalThis.__answers` in turn, each with the
+/// facts the prompt lists appended (a model that does what the prompt asks), and records each
+/// prompt in `globalThis.__prompts`; every event lands in `globalThis.__events`.
 fn compactor(logs: &JsLogStore, answers: &[&str], extra_options: &str) -> JsCompactor {
     let answers = serde_json::to_string(answers).unwrap();
     eval(&format!(
@@ -54,7 +55,10 @@ fn compactor(logs: &JsLogStore, answers: &[&str], extra_options: &str) -> JsComp
     let generate = js_sys::Function::new_with_args(
         "prompt, settings",
         "globalThis.__prompts.push([prompt, settings]); const a = globalThis.__answers.shift(); \
-         if (a === 'THROW') throw new Error('model exploded'); return Promise.resolve(a);",
+         if (a === 'THROW') throw new Error('model exploded'); \
+         const block = prompt.split('## FACTS THE SUMMARY MUST KEEP\\n')[1]; \
+         const facts = block ? block.split('\\n## ')[0].split('\\n').filter(l => l.startsWith('- ')) : []; \
+         return Promise.resolve(typeof a === 'string' && facts.length ? a + '\\n' + facts.join('\\n') : a);",
     );
     let provider = js(r#"{"type":"custom"}"#);
     js_sys::Reflect::set(&provider, &"generate".into(), &generate).unwrap();
@@ -104,9 +108,14 @@ async fn a_whole_compaction_swaps_the_summary_in_archives_and_reports_events() {
 
     let reasoning = json_of(&logs.reasoning_log().unwrap());
     let first = reasoning[0].as_str().unwrap();
-    assert!(
-        first.starts_with("=== COMPACTED SUMMARY (Iterations 1-5) ===\n### 🎯 OBJECTIVE ACHIEVED")
-    );
+    // The header, then where the originals are, then the summary.
+    let archive_key = result["archiveKey"].as_str().unwrap();
+    assert!(first.starts_with(&format!(
+        "=== COMPACTED SUMMARY (Iterations 1-5) ===\n(Originals of iterations 1-5: archive \
+         {archive_key}; compactor.recall(n) reads them back.)\n### 🎯 OBJECTIVE ACHIEVED"
+    )));
+    assert_eq!(result["coverage"]["missing"], serde_json::json!([]));
+    assert_eq!(result["coverage"]["required"], plan["ledger"]);
     assert!(first.ends_with("=== END COMPACTED SUMMARY ==="));
     assert_eq!(reasoning[1], "=== ITERATION 6 ===");
     assert_eq!(

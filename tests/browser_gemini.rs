@@ -231,6 +231,16 @@ async fn missing_sections_once_is_retried() {
 }
 
 #[wasm_bindgen_test]
+async fn a_dropped_fact_is_retried_and_the_summary_keeps_every_fact() {
+    let outcome = expect_success("drops_facts_once", 2).await;
+    let result = outcome.result.as_ref().unwrap();
+    let coverage = &result["coverage"];
+    assert!(!coverage["required"].as_array().unwrap().is_empty());
+    assert_eq!(coverage["kept"], coverage["required"]);
+    assert_eq!(coverage["missing"], serde_json::json!([]));
+}
+
+#[wasm_bindgen_test]
 async fn missing_sections_always_is_invalid_summary() {
     expect_failure("missing_sections_always", "invalid_summary", 2).await;
 }

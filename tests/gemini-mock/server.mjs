@@ -41,7 +41,15 @@ export function summaryFromPrompt(prompt) {
     ["- Failures were resolved by later executions."],
     [`- Continue from iteration ${Number(range?.[2] ?? 0) + 1}.`],
   ];
+  // A model that does what the prompt asks keeps the facts it lists.
+  bodies[5].push(...factsOf(prompt));
   return SECTIONS.map((heading, i) => [heading, ...bodies[i]].join("\n")).join("\n\n");
+}
+
+/** The lines of the prompt's "FACTS THE SUMMARY MUST KEEP" list. */
+export function factsOf(prompt) {
+  const block = prompt.split("## FACTS THE SUMMARY MUST KEEP\n")[1];
+  return block ? block.split("\n## ")[0].split("\n").filter((line) => line.startsWith("- ")) : [];
 }
 
 const googleError = (code, status, message, details) => ({ error: { code, message, status, ...(details ? { details } : {}) } });
@@ -82,6 +90,8 @@ function reply(scenario, attempt, prompt, model, key) {
     case "ok": return [200, candidateReply(summary, {}, model)];
     case "missing_sections_once": return [200, candidateReply(attempt === 1 ? partial : summary)];
     case "missing_sections_always": return [200, candidateReply(partial)];
+    // Real models drop a listed fact now and then; the retry names it.
+    case "drops_facts_once": return [200, candidateReply(attempt === 1 ? summary.split("\n").filter((line) => !factsOf(prompt).includes(line)).join("\n") : summary)];
     case "refusal": return [200, candidateReply("I cannot help with summarising this conversation, as it may contain sensitive material that I am unable to process.")];
     case "empty_candidates": return [200, { candidates: [], usageMetadata: { promptTokenCount: 1200, totalTokenCount: 1200 } }];
     case "max_tokens_partial": return [200, { candidates: [{ content: { role: "model", parts: [{ text: summary.slice(0, 60) }] }, finishReason: "MAX_TOKENS", index: 0 }] }];
