@@ -12,7 +12,13 @@ const SUMMARY = [
   "### 💡 CRITICAL INSIGHTS", "- Array.prototype.groupBy does not exist here.",
   "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING", "- Verify against the reference report next.",
 ].join("\n");
-const generate = async () => SUMMARY;
+// A provider that answers at once and, as a model following the prompt does, keeps the facts
+// it lists.
+const generate = async (prompt) => {
+  const block = String(prompt).split("## FACTS THE SUMMARY MUST KEEP\n")[1];
+  const facts = block ? block.split("\n## ")[0].split("\n").filter((line) => line.startsWith("- ")) : [];
+  return [SUMMARY, ...facts].join("\n");
+};
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function buildSession(iterations, perIteration) {

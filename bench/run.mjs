@@ -7,6 +7,7 @@ import os from "node:os";
 import { chromium } from "playwright-core";
 import { startServer, DEMO_MOUNTS } from "../scripts/serve.mjs";
 import { measureEstimator } from "./tokens.mjs";
+import { fidelityTable, measureFidelity } from "./fidelity.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const size = JSON.parse(execFileSync(process.execPath, [join(root, "scripts/size.mjs"), join(root, "pkg"), "--json"], { encoding: "utf8" }));
@@ -18,11 +19,13 @@ const browser = await chromium.launch({
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
 });
 let timings;
+let fidelity;
 try {
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${server.address().port}/bench/page.html`);
   await page.waitForFunction(() => window.benchResults, null, { timeout: 600_000 });
   timings = await page.evaluate(() => window.benchResults);
+  fidelity = await measureFidelity(browser, `http://127.0.0.1:${server.address().port}/`);
 } finally {
   await browser.close();
   server.close();
@@ -35,6 +38,7 @@ const results = {
   size,
   estimator,
   timings,
+  fidelity,
 };
 writeFileSync(join(root, "bench/results.json"), JSON.stringify(results, null, 2) + "\n");
 
@@ -50,3 +54,5 @@ const [, fifty, twoHundred] = timings.sessions;
 console.log(`\n200 iterations / 50 iterations: ${(twoHundred.oursMs / fifty.oursMs).toFixed(2)}×`);
 console.log("\n| text | real chars/token | estimator MAE | chars/4 MAE |\n| --- | ---: | ---: | ---: |");
 for (const r of estimator) console.log(`| ${r.kind} | ${r.charsPerToken.toFixed(2)} | ${(r.estimatorMae * 100).toFixed(1)}% | ${(r.charsOver4Mae * 100).toFixed(1)}% |`);
+console.log("\nFact retention over three chained compactions (bench/fidelity.mjs):\n");
+console.log(fidelityTable(fidelity));
