@@ -35,8 +35,12 @@ function buildSession(iterations, perIteration) {
   return { snapshot, tokens: logs.estimateTokens(), chars: Object.values(snapshot).reduce((t, v) => t + v.length, 0) };
 }
 
+/** Puts the logs back as they were. `gdrs_store_version` stays: without it the store lock's
+ * next holder waits its 2 s catch-up for a version that never arrives (see "Several tabs"). */
 function restore(snapshot) {
-  localStorage.clear();
+  for (const key of Object.keys(localStorage)) {
+    if (key !== "gdrs_store_version") localStorage.removeItem(key);
+  }
   for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
 }
 

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
+import { iterate, launch, openPage, outputDir, setWindow, useGemini } from "./browser.mjs";
 
 const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
@@ -52,12 +52,10 @@ for (const theme of ["dark", "light"]) {
       await page.press("#pin-text", "Enter");
       await page.waitForSelector("#pin-list li");
       await page.click("#settings summary");
-      await page.fill("#set-window", "200000");
-      await page.dispatchEvent("#set-window", "change");
+      await setWindow(page, 200000);
       await iterate(page, 3);
       await screen(page, found, `${at}-compact-disabled`);
-      await page.fill("#set-window", "4000");
-      await page.dispatchEvent("#set-window", "change");
+      await setWindow(page, 4000);
       await iterate(page, 4);
       await page.click("#tab-execution");
       await screen(page, found, `${at}-logs`);

@@ -75,3 +75,9 @@ export async function useGemini(page, mockUrl, scenario, key) {
   await page.fill("#set-base", mockUrl);
   await page.dispatchEvent("#set-base", "change");
 }
+
+/** Sets the demo's context window (Settings must be open). */
+export async function setWindow(page, tokens) {
+  await page.fill("#set-window", String(tokens));
+  await page.dispatchEvent("#set-window", "change");
+}

@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
+import { iterate, launch, openPage, outputDir, setWindow, useGemini } from "./browser.mjs";
 
 let env;
 before(async () => {
@@ -71,12 +71,10 @@ test("the button is hidden under 3 iterations, disabled while an iteration runs 
   assert.equal(await page.isVisible("#btn-compact"), true);
   // Under 60% of a large window: visible but disabled, with the reason on hover.
   await page.click("#settings summary");
-  await page.fill("#set-window", "200000");
-  await page.dispatchEvent("#set-window", "change");
+  await setWindow(page, 200000);
   assert.equal(await page.isDisabled("#btn-compact"), true);
   assert.match(await page.textContent("#compact-tooltip"), /compaction is worth it from 60%/);
-  await page.fill("#set-window", "2000");
-  await page.dispatchEvent("#set-window", "change");
+  await setWindow(page, 2000);
   assert.equal(await page.isEnabled("#btn-compact"), true);
   // While an iteration runs.
   await page.click("#btn-continue");
@@ -102,8 +100,7 @@ test("markup in logs and summaries is shown as text and never runs", async () =>
   await page.click("#btn-finish");
   await iterate(page, 4);
   await page.click("#settings summary");
-  await page.fill("#set-window", "3000");
-  await page.dispatchEvent("#set-window", "change");
+  await setWindow(page, 3000);
   await page.click("#btn-compact");
   await page.waitForSelector("#success-view:not([hidden])");
   await page.click("#btn-close-success");
@@ -136,8 +133,7 @@ test("markup in logs and summaries is shown as text and never runs", async () =>
 test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   await page.click("#settings summary");
-  await page.fill("#set-window", "2600");
-  await page.dispatchEvent("#set-window", "change");
+  await setWindow(page, 2600);
   await page.check("#toggle-auto");
   const archiveKey = await page.waitForFunction(
     () => Object.keys(localStorage).find((k) => k.startsWith("gdrs_archived_logs_")),
@@ -162,8 +158,7 @@ test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
 test("an automatic compaction that fails pauses Auto, closes its panel and says why", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   await page.click("#settings summary");
-  await page.fill("#set-window", "2600");
-  await page.dispatchEvent("#set-window", "change");
+  await setWindow(page, 2600);
   await page.click("#settings summary");
   await useGemini(page, env.mock.url, "http_500_always", `auto-fail-key-${Date.now()}`);
   await page.check("#toggle-auto");

@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { iterate, launch, openPage, outputDir, useGemini } from "./browser.mjs";
+import { iterate, launch, openPage, outputDir, setWindow, useGemini } from "./browser.mjs";
 
 let env;
 before(async () => {
@@ -46,12 +46,10 @@ for (const [width, height] of VIEWPORTS) {
     await iterate(page, 3);
     // A disabled Compact button says why without hover.
     await page.click("#settings summary");
-    await page.fill("#set-window", "200000");
-    await page.dispatchEvent("#set-window", "change");
+    await setWindow(page, 200000);
     assert.equal(await page.isDisabled("#btn-compact"), true);
     assert.equal(await page.isVisible("#compact-tooltip"), true, "the reason is visible without hover");
-    await page.fill("#set-window", "4000");
-    await page.dispatchEvent("#set-window", "change");
+    await setWindow(page, 4000);
     await iterate(page, 3);
     let measured = await overflow(page);
     assert.ok(measured.scroll <= measured.client, `page ${measured.scroll}px wide in ${measured.client}px: ${measured.wide}`);

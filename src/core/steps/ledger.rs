@@ -429,8 +429,8 @@ fn tool_text(entry: &StoredToolActivity) -> String {
     .join("\n")
 }
 
-/// URLs, file names, ids (letters and digits joined by `_` or `-`) and numbers of four or more
-/// digits in `text`, in order, each once.
+/// URLs, file names, ids (words joined by `_`, or letters and digits joined by `-`) and
+/// numbers of four or more digits in `text`, in order, each once.
 pub fn identifiers_in(text: &str) -> Vec<String> {
     let text = without_digit_commas(text);
     let mut found: Vec<String> = Vec::new();
@@ -481,10 +481,10 @@ fn is_identifier(token: &str) -> bool {
         FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
             && stem.chars().any(|c| c.is_ascii_alphanumeric())
     });
+    // `exec_mi9x2k1c`, `supplier_notes` (a vault key), `report-7a2f`; not `follow-up`.
     let joined_id = token.len() >= 6
         && letters > 0
-        && digits > 0
-        && (token.contains('_') || token.contains('-'));
+        && (token.contains('_') || (token.contains('-') && digits > 0));
     file_name || joined_id
 }
 

@@ -15,7 +15,11 @@ fn identifiers_are_ids_files_urls_and_long_numbers() {
             "notes/step-3.md"
         ]
     );
-    assert!(identifiers_in("the year 12 and 2026-01-01, v1.2").is_empty());
+    assert!(identifiers_in("the year 12 and 2026-01-01, v1.2, a follow-up").is_empty());
+    assert_eq!(
+        identifiers_in("read vault supplier_notes"),
+        vec!["supplier_notes"]
+    );
 }
 
 #[test]
