@@ -3,6 +3,7 @@
 //! result of a computation, a failure no later iteration resolved, an identifier iteration N
 //! still refers to, a fact the app pinned, or a fact an earlier summary was required to keep.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
@@ -210,13 +211,13 @@ pub struct Normalised {
 impl Normalised {
     /// Prepares `summary`.
     pub fn of(summary: &str) -> Normalised {
-        let text = without_digit_commas(summary);
+        let text = without_digit_commas(summary).into_owned();
         let lower = text.to_lowercase();
         Normalised { text, lower }
     }
 
     fn has_exact(&self, term: &str) -> bool {
-        self.text.contains(&without_digit_commas(term))
+        self.text.contains(&*without_digit_commas(term))
     }
 
     fn has_word(&self, word: &str) -> bool {
@@ -225,19 +226,25 @@ impl Normalised {
 }
 
 /// `3,125,206` → `3125206`: a summary may group digits differently from the logs.
-fn without_digit_commas(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    for (i, &c) in chars.iter().enumerate() {
-        let between_digits = c == ','
+fn without_digit_commas(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let grouped = |i: usize| {
+        bytes[i] == b','
             && i > 0
-            && chars[i - 1].is_ascii_digit()
-            && chars.get(i + 1).is_some_and(char::is_ascii_digit);
-        if !between_digits {
-            out.push(c);
+            && bytes[i - 1].is_ascii_digit()
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+    };
+    if !(0..bytes.len()).any(grouped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        if !grouped(i) {
+            out.push(b);
         }
     }
-    out
+    // Only ASCII commas between ASCII digits were removed: the rest is the same UTF-8.
+    Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_owned()))
 }
 
 fn goal(source: &Source) -> Option<Fact> {
@@ -355,39 +362,59 @@ fn resolved_subjects(source: &Source) -> BTreeSet<String> {
 }
 
 /// Identifiers in iteration N's entries that iterations 1..N-1 also mention, in the order N
-/// first mentions them.
+/// first mentions them. The earlier text is only scanned for N's identifiers (its own are never
+/// collected), and the scan stops once every one is found.
 fn referenced_identifiers(selection: &Selection) -> Vec<String> {
-    let mut earlier = BTreeSet::new();
-    for (_, entry) in &selection.reasoning {
-        earlier.extend(identifiers_in(reasoning_text(entry)));
-    }
-    for (_, entry) in &selection.execution {
-        earlier.extend(identifiers_in(&execution_text(entry)));
-    }
-    for (_, entry) in &selection.tool_activity {
-        earlier.extend(identifiers_in(&tool_text(entry)));
-    }
     let kept = &selection.kept;
-    let mut current = Vec::new();
-    current.extend(
-        kept.reasoning
-            .iter()
-            .flat_map(|e| identifiers_in(reasoning_text(e))),
-    );
-    current.extend(
-        kept.execution
-            .iter()
-            .flat_map(|e| identifiers_in(&execution_text(e))),
-    );
-    current.extend(
-        kept.tool_activity
-            .iter()
-            .flat_map(|e| identifiers_in(&tool_text(e))),
-    );
-    let mut seen = BTreeSet::new();
+    let mut current: Vec<String> = Vec::new();
+    let mut add = |text: &str| {
+        for token in identifiers_in(text) {
+            if !current.contains(&token) {
+                current.push(token);
+            }
+        }
+    };
+    kept.reasoning.iter().for_each(|e| add(reasoning_text(e)));
+    kept.execution.iter().for_each(|e| add(&execution_text(e)));
+    kept.tool_activity.iter().for_each(|e| add(&tool_text(e)));
+    let mut wanted: BTreeSet<&str> = current.iter().map(String::as_str).collect();
+    // Most tokens of the earlier text are rejected by their first byte and length alone.
+    let mut first_bytes = [false; 256];
+    let mut lengths = BTreeSet::new();
+    for token in &wanted {
+        first_bytes[usize::from(token.as_bytes()[0])] = true;
+        lengths.insert(token.len());
+    }
+    let mut found: BTreeSet<String> = BTreeSet::new();
+    let mut look = |text: &str| {
+        if wanted.is_empty() {
+            return;
+        }
+        let text = without_digit_commas(text);
+        each_candidate(&text, |token| {
+            if first_bytes[usize::from(token.as_bytes()[0])]
+                && lengths.contains(&token.len())
+                && wanted.remove(token)
+            {
+                found.insert(token.to_owned());
+            }
+        });
+    };
+    selection
+        .reasoning
+        .iter()
+        .for_each(|(_, e)| look(reasoning_text(e)));
+    selection
+        .execution
+        .iter()
+        .for_each(|(_, e)| look(&execution_text(e)));
+    selection
+        .tool_activity
+        .iter()
+        .for_each(|(_, e)| look(&tool_text(e)));
     current
         .into_iter()
-        .filter(|token| earlier.contains(token) && seen.insert(token.clone()))
+        .filter(|token| found.contains(token))
         .take(MAX_IDENTIFIERS)
         .collect()
 }
@@ -429,35 +456,63 @@ fn tool_text(entry: &StoredToolActivity) -> String {
     .join("\n")
 }
 
+/// Bytes that end a token: ASCII whitespace and the punctuation around identifiers in text,
+/// code and JSON. Splitting at ASCII bytes never cuts a UTF-8 character.
+const SEPARATORS: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b" \n\t\r\"'`<>()[]{},;|=*";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Calls `each` with every token of `text` that may be an identifier: a whole URL, else each
+/// `:`-separated part, trimmed of punctuation. `text` has its digit-group commas removed. One
+/// pass over the bytes: the text of 1..N-1 can be megabytes.
+fn each_candidate<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
+    let trim = |token: &'t str| {
+        token.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?' | '/' | '-'))
+    };
+    let mut start = 0;
+    for (i, byte) in text.bytes().chain(std::iter::once(b' ')).enumerate() {
+        if !SEPARATORS[usize::from(byte)] {
+            continue;
+        }
+        let token = trim(&text[start..i]);
+        start = i + 1;
+        if token.is_empty() {
+            continue;
+        }
+        if is_url(token) {
+            each(token);
+        } else if !token.contains("://") {
+            for part in token.split(':') {
+                let part = trim(part);
+                if !part.is_empty() {
+                    each(part);
+                }
+            }
+        }
+    }
+}
+
+fn is_url(token: &str) -> bool {
+    token.starts_with("http://") || token.starts_with("https://")
+}
+
 /// URLs, file names, ids (words joined by `_`, or letters and digits joined by `-`) and
 /// numbers of four or more digits in `text`, in order, each once.
 pub fn identifiers_in(text: &str) -> Vec<String> {
     let text = without_digit_commas(text);
     let mut found: Vec<String> = Vec::new();
-    let push = |token: String, found: &mut Vec<String>| {
-        if !found.contains(&token) {
-            found.push(token);
+    each_candidate(&text, |token| {
+        if (is_url(token) || is_identifier(token)) && !found.iter().any(|f| f == token) {
+            found.push(token.to_owned());
         }
-    };
-    for raw in text.split(|c: char| c.is_whitespace() || "\"'`<>()[]{},;|=*".contains(c)) {
-        let token = raw.trim_matches(|c: char| ".:!?/-".contains(c));
-        if token.is_empty() {
-            continue;
-        }
-        if token.starts_with("http://") || token.starts_with("https://") {
-            push(token.to_owned(), &mut found);
-            continue;
-        }
-        if token.contains("://") {
-            continue;
-        }
-        for part in token.split(':') {
-            let part = part.trim_matches(|c: char| ".!?/-".contains(c));
-            if is_identifier(part) {
-                push(part.to_owned(), &mut found);
-            }
-        }
-    }
+    });
     found
 }
 
