@@ -327,3 +327,49 @@ fn the_ledger_holds_identifiers_the_current_iteration_still_uses() {
     let result = compact(&rig).unwrap();
     assert!(result.summary.contains("notes/iteration-2.md"));
 }
+
+#[test]
+fn unreadable_pins_stop_the_compaction_naming_their_key_rather_than_losing_them() {
+    use context_compactor::core::KeyValueStore;
+    let rig = session(6, vec![Answer::Text(valid_summary("x"))]);
+    rig.memory.set("gdrs_pinned_facts", "[{\"id\":").unwrap();
+    let before = rig.dump();
+    let err = compact(&rig).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::StorageCorrupt);
+    assert!(err.to_string().contains("gdrs_pinned_facts"), "{err}");
+    assert_eq!(rig.dump(), before);
+    assert_eq!(rig.provider.calls(), 0, "no provider call was paid for");
+}
+
+#[test]
+fn a_short_session_still_compacts_offline_with_every_fact_kept() {
+    // The no-bundler consumer page's session: five short iterations in an 800-token window.
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let settings = context_compactor::core::CompactorSettings {
+        context_window_tokens: 800,
+        ..Default::default()
+    };
+    let rig = Rig::offline(memory, clock, settings);
+    for i in 1..=5u32 {
+        let mut logs = rig.logs.borrow_mut();
+        logs.start_iteration().unwrap();
+        logs.append_reasoning(&format!(
+            "Step {i}: loaded orders.csv with {} rows and checked the totals against the report of the finance team.",
+            1000 * i
+        ))
+        .unwrap();
+        logs.append_execution(context_compactor::core::ExecutionInput {
+            success: true,
+            code: format!("const rows = load(\"orders.csv\");\nreturn rows.length * {i};"),
+            result: Some(serde_json::json!(1000 * i)),
+            ..Default::default()
+        })
+        .unwrap();
+        logs.finish_iteration();
+    }
+    let result = compact(&rig).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(result.iterations, [1, 4]);
+    assert!(!result.coverage.required.is_empty());
+    assert!(result.coverage.missing.is_empty());
+}

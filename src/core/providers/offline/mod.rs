@@ -8,12 +8,15 @@ mod sections;
 pub(crate) mod source;
 pub(crate) mod text;
 
-use crate::core::ledger::Ledger;
+use std::fmt::Write;
+
+use crate::core::ledger::{FactKind, Ledger};
 use crate::core::provider::{
     Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
 };
 use crate::core::selection::Selection;
 use crate::core::tokens::estimate_tokens;
+use crate::core::validation::{canonical_heading, SECTIONS};
 
 use caps::CAPS;
 use sections::render;
@@ -57,5 +60,50 @@ pub fn offline_summary(selection: &Selection, ledger: &Ledger) -> String {
             break;
         }
     }
+    // A short session leaves little room: when even the tightest sections and the facts come
+    // close to what they replace, the facts alone under the required headings are the summary.
+    if (estimate_tokens(&summary) as f64) > compacted as f64 * SHORT_SHARE {
+        let facts_only = facts_only(&source, ledger);
+        if estimate_tokens(&facts_only) < estimate_tokens(&summary) {
+            return facts_only;
+        }
+    }
     summary
+}
+
+/// Above this share of the compacted tokens the offline summary falls back to the facts only
+/// (the compaction refuses a summary above 80%, header included).
+const SHORT_SHARE: f64 = 0.7;
+
+/// The three required sections holding the ledger's facts and nothing else: the goal under the
+/// objective, results under the discoveries, the rest under the solutions.
+fn facts_only(source: &Source, ledger: &Ledger) -> String {
+    let mut sections: [Vec<String>; 3] = Default::default();
+    for fact in &ledger.facts {
+        let slot = match fact.kind {
+            FactKind::Goal => 0,
+            FactKind::Result => 1,
+            _ => 2,
+        };
+        sections[slot].push(fact.text.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    let fallbacks = [
+        format!(
+            "Iterations {}-{} are compacted; the originals are archived.",
+            source.first, source.last
+        ),
+        "No results were recorded in these iterations.".to_owned(),
+        "The working code of these iterations is in the archive.".to_owned(),
+    ];
+    let mut out = String::new();
+    for (((emoji, title), points), fallback) in SECTIONS.iter().zip(sections).zip(fallbacks) {
+        let _ = writeln!(out, "{}", canonical_heading(emoji, title));
+        if points.is_empty() {
+            let _ = writeln!(out, "- {fallback}");
+        }
+        for point in points {
+            let _ = writeln!(out, "- {point}");
+        }
+    }
+    out.trim_end().to_owned()
 }
