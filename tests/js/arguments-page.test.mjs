@@ -175,7 +175,9 @@ test("listeners of every event that re-enter the API during a compaction never b
       calls += 1;
       // The first answer misses sections, so the retry events fire too.
       if (calls === 1) return "### 🎯 OBJECTIVE ACHIEVED\n- only this section, long enough to pass the length rule of one hundred characters.";
-      return ["OBJECTIVE ACHIEVED", "KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"].map((t) => `### ${t}\n- ${prompt.length} characters were summarised here.`).join("\n");
+      // The second keeps every fact the prompt lists, as a model that follows it does.
+      const facts = (prompt.split("## FACTS THE SUMMARY MUST KEEP\n")[1] ?? "").split("\n## ")[0].split("\n").filter((l) => l.startsWith("- "));
+      return ["OBJECTIVE ACHIEVED", "KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"].map((t) => `### ${t}\n- ${prompt.length} characters were summarised here.`).concat(facts).join("\n");
     };
     const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: 6000, retryDelayMs: 1 });
     const seen = new Map();
