@@ -4,7 +4,6 @@
 //! still refers to, a fact the app pinned, or a fact an earlier summary was required to keep.
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -110,6 +109,8 @@ pub const MAX_IDENTIFIERS: usize = 12;
 const MAX_EXACT: usize = 6;
 /// At most this many key words per text fact.
 const MAX_WORDS: usize = 6;
+/// The longest identifier (in bytes) the ledger takes.
+const MAX_TOKEN_LEN: usize = 120;
 /// Characters of a value or message a fact's text shows.
 const SHOWN_CHARS: usize = 160;
 
@@ -212,7 +213,8 @@ impl Normalised {
     /// Prepares `summary`.
     pub fn of(summary: &str) -> Normalised {
         let text = without_digit_commas(summary).into_owned();
-        let lower = text.to_lowercase();
+        // ASCII case only: Unicode's case tables would cost the package about 7 KB (gzip).
+        let lower = text.to_ascii_lowercase();
         Normalised { text, lower }
     }
 
@@ -221,7 +223,7 @@ impl Normalised {
     }
 
     fn has_word(&self, word: &str) -> bool {
-        self.lower.contains(&word.to_lowercase())
+        self.lower.contains(&word.to_ascii_lowercase())
     }
 }
 
@@ -269,15 +271,16 @@ fn goal(source: &Source) -> Option<Fact> {
 
 /// The last successful run of each task that returned a value.
 fn results(source: &Source) -> Vec<Fact> {
-    let mut seen = BTreeSet::new();
+    let mut seen: Vec<&str> = Vec::new();
     let mut facts = Vec::new();
     for run in source.runs.iter().rev() {
         let (Some(true), Some(value)) = (run.success, run.result.as_deref()) else {
             continue;
         };
-        if !seen.insert(run.task.clone()) {
+        if seen.contains(&run.task.as_str()) {
             continue;
         }
+        seen.push(&run.task);
         let shown = cut_whole(value, SHOWN_CHARS);
         let numbers: Vec<String> = numbers_in(&shown).into_iter().take(MAX_EXACT).collect();
         let what = run
@@ -345,8 +348,8 @@ fn open_failures(source: &Source) -> Vec<Fact> {
 }
 
 /// The failure ids this range resolved (a later success of the task, or of the operation).
-fn resolved_subjects(source: &Source) -> BTreeSet<String> {
-    let mut resolved: BTreeSet<String> = source
+fn resolved_subjects(source: &Source) -> Vec<String> {
+    let mut resolved: Vec<String> = source
         .runs
         .iter()
         .filter(|run| run.success == Some(true))
@@ -377,15 +380,16 @@ fn referenced_identifiers(selection: &Selection) -> Vec<String> {
     kept.reasoning.iter().for_each(|e| add(reasoning_text(e)));
     kept.execution.iter().for_each(|e| add(&execution_text(e)));
     kept.tool_activity.iter().for_each(|e| add(&tool_text(e)));
-    let mut wanted: BTreeSet<&str> = current.iter().map(String::as_str).collect();
+    // Sets of a few dozen at most: plain vectors (a BTreeSet would add to the package's size).
+    let mut wanted: Vec<&str> = current.iter().map(String::as_str).collect();
     // Most tokens of the earlier text are rejected by their first byte and length alone.
     let mut first_bytes = [false; 256];
-    let mut lengths = BTreeSet::new();
+    let mut lengths = [false; MAX_TOKEN_LEN + 1];
     for token in &wanted {
         first_bytes[usize::from(token.as_bytes()[0])] = true;
-        lengths.insert(token.len());
+        lengths[token.len().min(MAX_TOKEN_LEN)] = true;
     }
-    let mut found: BTreeSet<String> = BTreeSet::new();
+    let mut found: Vec<&str> = Vec::new();
     let mut look = |text: &str| {
         if wanted.is_empty() {
             return;
@@ -393,10 +397,12 @@ fn referenced_identifiers(selection: &Selection) -> Vec<String> {
         let text = without_digit_commas(text);
         each_candidate(&text, |token| {
             if first_bytes[usize::from(token.as_bytes()[0])]
-                && lengths.contains(&token.len())
-                && wanted.remove(token)
+                && token.len() <= MAX_TOKEN_LEN
+                && lengths[token.len()]
             {
-                found.insert(token.to_owned());
+                if let Some(at) = wanted.iter().position(|w| *w == token) {
+                    found.push(wanted.swap_remove(at));
+                }
             }
         });
     };
@@ -413,9 +419,10 @@ fn referenced_identifiers(selection: &Selection) -> Vec<String> {
         .iter()
         .for_each(|(_, e)| look(&tool_text(e)));
     current
-        .into_iter()
-        .filter(|token| found.contains(token))
+        .iter()
+        .filter(|token| found.contains(&token.as_str()))
         .take(MAX_IDENTIFIERS)
+        .cloned()
         .collect()
 }
 
@@ -522,7 +529,7 @@ fn is_identifier(token: &str) -> bool {
     let allowed = token
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
-    if !allowed || token.len() > 120 {
+    if !allowed || token.len() > MAX_TOKEN_LEN {
         return false;
     }
     let is_number = letters == 0
@@ -574,8 +581,9 @@ const STOP_WORDS: [&str; 24] = [
 /// Up to six distinctive words of a text fact: five letters or more, not a common word.
 fn key_words(text: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !c.is_alphabetic()) {
-        let lower = word.to_lowercase();
+    // A word is letters, any non-ASCII character counting as one (no Unicode tables needed).
+    for word in text.split(|c: char| c.is_ascii() && !c.is_ascii_alphabetic()) {
+        let lower = word.to_ascii_lowercase();
         if lower.chars().count() >= 5
             && !STOP_WORDS.contains(&lower.as_str())
             && !words.contains(&lower)
