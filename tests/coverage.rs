@@ -343,9 +343,16 @@ fn unreadable_pins_stop_the_compaction_naming_their_key_rather_than_losing_them(
 
 #[test]
 fn a_short_session_still_compacts_offline_with_every_fact_kept() {
-    // The no-bundler consumer page's session: five short iterations in an 800-token window.
+    // The no-bundler consumer page's session: five short iterations in an 800-token window, at
+    // many clock readings (ids and the archive key change length and digits with the time).
+    for start in (0..40).map(|k| NOV_22_2026 + f64::from(k) * 7_919_333.0) {
+        short_session_compacts(start);
+    }
+}
+
+fn short_session_compacts(start_ms: f64) {
     let memory = MemoryStore::new();
-    let clock = ManualClock::new(NOV_22_2026);
+    let clock = ManualClock::new(start_ms);
     let settings = context_compactor::core::CompactorSettings {
         context_window_tokens: 800,
         ..Default::default()
@@ -368,7 +375,7 @@ fn a_short_session_still_compacts_offline_with_every_fact_kept() {
         .unwrap();
         logs.finish_iteration();
     }
-    let result = compact(&rig).unwrap_or_else(|e| panic!("{e}"));
+    let result = compact(&rig).unwrap_or_else(|e| panic!("at {start_ms}: {e}"));
     assert_eq!(result.iterations, [1, 4]);
     assert!(!result.coverage.required.is_empty());
     assert!(result.coverage.missing.is_empty());

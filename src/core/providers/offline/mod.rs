@@ -15,6 +15,7 @@ use crate::core::provider::{
     Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
 };
 use crate::core::selection::Selection;
+use crate::core::swap::summary_entry;
 use crate::core::tokens::estimate_tokens;
 use crate::core::validation::{canonical_heading, SECTIONS};
 
@@ -62,7 +63,9 @@ pub fn offline_summary(selection: &Selection, ledger: &Ledger) -> String {
     }
     // A short session leaves little room: when even the tightest sections and the facts come
     // close to what they replace, the facts alone under the required headings are the summary.
-    if (estimate_tokens(&summary) as f64) > compacted as f64 * SHORT_SHARE {
+    // The entry adds its header and the archive line (an archive key of up to 40 digits here).
+    let entry_tokens = estimate_tokens(&summary_entry(selection.last, &"0".repeat(40), &summary));
+    if (entry_tokens as f64) > compacted as f64 * SHORT_SHARE {
         let facts_only = facts_only(&source, ledger);
         if estimate_tokens(&facts_only) < estimate_tokens(&summary) {
             return facts_only;
@@ -71,9 +74,9 @@ pub fn offline_summary(selection: &Selection, ledger: &Ledger) -> String {
     summary
 }
 
-/// Above this share of the compacted tokens the offline summary falls back to the facts only
-/// (the compaction refuses a summary above 80%, header included).
-const SHORT_SHARE: f64 = 0.7;
+/// Above this share of the compacted tokens (the whole summary entry counted) the offline
+/// summary falls back to the facts only: the compaction refuses an entry above 80%.
+const SHORT_SHARE: f64 = 0.75;
 
 /// The three required sections holding the ledger's facts and nothing else: the goal under the
 /// objective, results under the discoveries, the rest under the solutions.
