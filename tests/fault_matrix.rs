@@ -119,6 +119,8 @@ fn provider_cases(matrix: &Matrix) {
         ("ok", vec![Answer::Text(valid.clone())]),
         ("missing_sections_once", vec![Answer::Text(partial.clone()), Answer::Text(valid.clone())]),
         ("missing_sections_always", vec![Answer::Text(partial.clone()), Answer::Text(partial.clone())]),
+        ("drops_facts_once (a fact of the ledger missing, then kept)", vec![Answer::Verbatim(valid.clone()), Answer::Text(valid.clone())]),
+        ("drops_facts_always (the retry names it; the error too)", vec![Answer::Verbatim(valid.clone()), Answer::Verbatim(valid.clone())]),
         ("refusal", vec![Answer::Text("I cannot help with that request, sorry about that; it is simply not possible for me to do it.".into()); 2]),
         ("empty_candidates / max_tokens (incomplete twice)", vec![Answer::Fail(ProviderError::Incomplete("no text".into())); 2]),
         ("prompt_blocked / safety_finish", vec![Answer::Fail(ProviderError::Blocked("SAFETY".into()))]),
