@@ -380,3 +380,33 @@ fn short_session_compacts(start_ms: f64) {
     assert!(!result.coverage.required.is_empty());
     assert!(result.coverage.missing.is_empty());
 }
+
+#[test]
+fn archives_say_which_one_can_be_restored_now() {
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let rig = Rig::offline(memory, clock.clone(), small_window());
+    grow_session(&rig.logs, &clock, 6, 3);
+    let first = compact(&rig).unwrap();
+    grow_session(&rig.logs, &clock, 5, 4);
+    let second = compact(&rig).unwrap();
+    let restorable = |rig: &Rig| -> Vec<(String, bool)> {
+        rig.compactor
+            .archives()
+            .unwrap()
+            .into_iter()
+            .map(|info| (info.key, info.restorable))
+            .collect()
+    };
+    assert_eq!(
+        restorable(&rig),
+        vec![
+            (second.archive_key.clone(), true),
+            (first.archive_key.clone(), false)
+        ]
+    );
+    run_ready(rig.compactor.rollback(&second.archive_key))
+        .unwrap()
+        .unwrap();
+    assert_eq!(restorable(&rig), vec![(first.archive_key, true)]);
+}

@@ -277,16 +277,18 @@ function archivist() {
 
 /** The live summary that replaced an archive's originals, if it is still in `reasoning` (only
  * then can they be put back). */
-function liveSummaryOf(archive, reasoning) {
-  const last = archive.iterations[archive.iterations.length - 1];
-  const header = `=== COMPACTED SUMMARY (Iterations 1-${last}) ===`;
-  return reasoning.find((entry) => entry.startsWith(header));
+/** The live summary entry that replaced `archive`'s originals, to show beside them: the one
+ * whose second line names the archive (summaries written before that line: by their range). */
+function liveSummaryOf(archive, key, reasoning) {
+  const named = reasoning.find((entry) => entry.startsWith("=== COMPACTED SUMMARY") && entry.split("\n", 2)[1]?.includes(`archive ${key};`));
+  if (named || !archive.iterations.length) return named;
+  const last = Math.max(...archive.iterations);
+  return reasoning.find((entry) => entry.startsWith(`=== COMPACTED SUMMARY (Iterations 1-${last}) ===\n`) && !entry.split("\n", 2)[1]?.startsWith("(Originals of"));
 }
 
 function renderArchives() {
   const rows = $("archive-rows");
   const archives = archivist().archives();
-  const reasoning = state.logs.reasoningLog();
   $("archive-empty").hidden = archives.length > 0;
   rows.replaceChildren(
     ...archives.map((info) => {
@@ -309,7 +311,7 @@ function renderArchives() {
       view.addEventListener("click", () => viewArchive(info.key));
       const restore = el("button", "", "Restore originals");
       restore.addEventListener("click", () => rollback(info.key));
-      if (liveSummaryOf(info, reasoning) === undefined) {
+      if (!info.restorable) {
         // A later compaction folded this summary into its own: restore that one first.
         restore.disabled = true;
         restore.title = "A later summary replaced this one: restore the newer archive first.";
@@ -345,7 +347,7 @@ function viewArchive(key, opener = document.activeElement) {
         return item;
       }),
     );
-    const live = liveSummaryOf(archive, state.logs.reasoningLog());
+    const live = liveSummaryOf(archive, key, state.logs.reasoningLog());
     $("archive-replacement").replaceChildren(live ? renderSummaryEntry(live) : el("li", "entry", "A later compaction folded this summary into its own."));
     $("archive-panel").hidden = false;
     $("archive-panel").dataset.key = key;

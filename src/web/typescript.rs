@@ -233,6 +233,8 @@ export interface ArchiveInfo extends Omit<Archive, "data" | "entryIterations" | 
   key: string;
   bytes: number;
   entries: EntryCounts;
+  /** Whether `rollback(key)` can put the originals back now: the summary that replaced them is in the reasoning log (a later compaction may have folded it into its own; roll that one back first). */
+  restorable: boolean;
 }
 
 /** Running totals, persisted under `<prefix>compaction_metrics`. */

@@ -158,6 +158,12 @@ pub(crate) fn undo(
     put_archived_back(now, archived, &positions, summary_at, replaced)
 }
 
+/// Whether the summary of iterations 1..`last` is in `now`'s reasoning log: what a rollback of
+/// its archive needs.
+pub(crate) fn summary_is_live(now: &LogSnapshot, last: u32) -> bool {
+    summary_position(now, last).is_some()
+}
+
 fn summary_position(now: &LogSnapshot, last: u32) -> Option<usize> {
     now.reasoning
         .iter()

@@ -214,6 +214,9 @@ pub struct ArchiveInfo {
     pub bytes: usize,
     /// Entries per log.
     pub entries: crate::core::outcome::EntryCounts,
+    /// Whether `rollback` can put the originals back now: the summary that replaced them is in
+    /// the reasoning log (a later compaction may have folded it into its own).
+    pub restorable: bool,
 }
 
 /// Reads one archive; invalid JSON is [`StorageError::Corrupt`] naming the key.
@@ -266,6 +269,7 @@ fn list_archives_but(
                 iterations: archive.iterations,
                 trigger: archive.trigger,
                 metadata: archive.metadata,
+                restorable: false,
             }),
             Err(_) => unreadable.push(key),
         }

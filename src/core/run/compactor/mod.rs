@@ -39,7 +39,7 @@ use crate::core::storage::{with_free_space, KeyValueStore};
 use crate::core::store_lock::{LockHeld, StoreLock, Unshared};
 use crate::core::stored_entry::Stored;
 use crate::core::stored_json::{read_value, write_json};
-use crate::core::swap::{appended_since, replace, restore, summary_entry, undo};
+use crate::core::swap::{appended_since, replace, restore, summary_entry, summary_is_live, undo};
 use crate::core::tokens::estimate_tokens;
 use crate::core::usage::UsageMeasure;
 use crate::core::validation::{canonicalize, validate_summary, Validation};

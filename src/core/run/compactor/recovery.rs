@@ -162,9 +162,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let logs = self.logs.borrow();
         let now = self.now();
         let (infos, _) = list_archives(logs.store(), &self.keys)?;
+        let snapshot = logs.snapshot()?;
         Ok(infos
             .into_iter()
             .filter(|a| a.expires_at as f64 > now)
+            .map(|mut info| {
+                let last = info.iterations.iter().copied().max().unwrap_or(0);
+                info.restorable = summary_is_live(&snapshot, last);
+                info
+            })
             .collect())
     }
 
