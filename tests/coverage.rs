@@ -410,3 +410,22 @@ fn archives_say_which_one_can_be_restored_now() {
         .unwrap();
     assert_eq!(restorable(&rig), vec![(first.archive_key, true)]);
 }
+
+#[test]
+fn recall_places_the_entries_of_an_archive_written_before_iterations_were_recorded() {
+    use context_compactor::core::KeyValueStore;
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let rig = Rig::offline(memory, clock.clone(), small_window());
+    grow_session(&rig.logs, &clock, 6, 3);
+    let iteration_2 = stored_entries_of(&rig, 2);
+    let result = compact(&rig).unwrap();
+    let text = rig.memory.get(&result.archive_key).unwrap().unwrap();
+    // The field cut out of the text, so that every entry keeps its bytes.
+    let start = text.find(",\"entryIterations\":").unwrap();
+    let end = text.find(",\"ledger\":").unwrap();
+    let older = format!("{}{}", &text[..start], &text[end..]);
+    assert!(!older.contains("entryIterations"));
+    rig.memory.set(&result.archive_key, &older).unwrap();
+    assert_eq!(recalled(&rig, 2), iteration_2);
+}

@@ -86,7 +86,7 @@ pub(crate) fn restore(
     positions: Option<&Positions>,
     last: u32,
 ) -> Result<LogSnapshot, SwapConflict> {
-    let position = summary_position(now, last).ok_or_else(|| {
+    let position = summary_position(&now.reasoning, last).ok_or_else(|| {
         SwapConflict(format!(
             "the summary of iterations 1-{last} is no longer in the reasoning log; a later \
              compaction replaced it, so roll that one back first"
@@ -152,20 +152,20 @@ pub(crate) fn undo(
     positions: Option<&Positions>,
     last: u32,
 ) -> LogSnapshot {
-    let summary_at = summary_position(now, last);
+    let summary_at = summary_position(&now.reasoning, last);
     let positions = Positions::or_at_start(positions, archived, summary_at);
     let replaced = Replaced::judge(now, archived, &positions);
     put_archived_back(now, archived, &positions, summary_at, replaced)
 }
 
-/// Whether the summary of iterations 1..`last` is in `now`'s reasoning log: what a rollback of
+/// Whether the summary of iterations 1..`last` is in the reasoning log: what a rollback of
 /// its archive needs.
-pub(crate) fn summary_is_live(now: &LogSnapshot, last: u32) -> bool {
-    summary_position(now, last).is_some()
+pub(crate) fn summary_is_live(reasoning: &[StoredReasoning], last: u32) -> bool {
+    summary_position(reasoning, last).is_some()
 }
 
-fn summary_position(now: &LogSnapshot, last: u32) -> Option<usize> {
-    now.reasoning
+fn summary_position(reasoning: &[StoredReasoning], last: u32) -> Option<usize> {
+    reasoning
         .iter()
         .position(|entry| parse_summary_header(entry) == Some((1, last)))
 }

@@ -10,6 +10,7 @@ use crate::core::iteration::parse_summary_header;
 use crate::core::keys::StorageKeys;
 use crate::core::ledger::Fact;
 use crate::core::log_store::LogSnapshot;
+use crate::core::placement::place;
 use crate::core::selection::{Positions, Selection};
 use crate::core::storage::{utf16_units, KeyValueStore};
 use crate::core::stored_json::parse;
@@ -108,12 +109,11 @@ impl EntryIterations {
     /// The iterations of `data`'s entries as placement infers them (for archives written
     /// before the iterations were recorded).
     pub fn placed(data: &ArchiveData) -> Self {
-        let snapshot = LogSnapshot {
-            reasoning: data.reasoning_log.clone(),
-            execution: data.execution_log.clone(),
-            tool_activity: data.tool_activity_log.clone(),
-        };
-        let placed = snapshot.placed_iterations();
+        let placed = place(
+            &data.reasoning_log,
+            &data.execution_log,
+            &data.tool_activity_log,
+        );
         Self {
             reasoning_log: placed.reasoning,
             execution_log: placed.execution,

@@ -190,8 +190,8 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         Ok(entry)
     }
 
-    /// The reasoning log's entries, as stored.
-    fn reasoning_entries(&self) -> Result<Vec<StoredReasoning>, StorageError> {
+    /// The reasoning log's entries, as stored (the other logs are not read).
+    pub(crate) fn reasoning_entries(&self) -> Result<Vec<StoredReasoning>, StorageError> {
         let key = self.keys.reasoning();
         parse_entries(&key, self.store.get(&key)?.as_deref())
     }

@@ -298,11 +298,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             let Some(archive) = read_archive(logs.store(), &info.key)? else {
                 continue;
             };
-            let numbers = match archive.entry_iterations.clone() {
+            let placed;
+            let numbers = match &archive.entry_iterations {
                 Some(numbers) => numbers,
-                None => EntryIterations::placed(&archive.data),
+                None => {
+                    placed = EntryIterations::placed(&archive.data);
+                    &placed
+                }
             };
-            let recalled = archive.data.of_iteration(iteration, &numbers);
+            let recalled = archive.data.of_iteration(iteration, numbers);
             if !recalled.is_empty() {
                 return Ok(Some(recalled));
             }

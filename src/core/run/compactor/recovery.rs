@@ -162,13 +162,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let logs = self.logs.borrow();
         let now = self.now();
         let (infos, _) = list_archives(logs.store(), &self.keys)?;
-        let snapshot = logs.snapshot()?;
+        // Only the reasoning log says which summaries are live, and only when there are archives.
+        let reasoning = if infos.is_empty() {
+            Vec::new()
+        } else {
+            logs.reasoning_entries()?
+        };
         Ok(infos
             .into_iter()
             .filter(|a| a.expires_at as f64 > now)
             .map(|mut info| {
                 let last = info.iterations.iter().copied().max().unwrap_or(0);
-                info.restorable = summary_is_live(&snapshot, last);
+                info.restorable = summary_is_live(&reasoning, last);
                 info
             })
             .collect())
