@@ -19,16 +19,40 @@ pub(crate) use crate::core::new_entries::{
 };
 pub use crate::core::new_entries::{ExecutionInput, ToolActivityInput};
 
-/// The fields of an execution entry the prompt and the summary read, as stored.
+/// An entry's stored text and where its parts stand in it: what both field readers read.
 #[derive(Debug, Clone, Copy)]
-pub struct ExecutionFields<'a> {
+struct Located<'a> {
     text: &'a str,
     parts: &'a Parts,
 }
 
-impl<'a> ExecutionFields<'a> {
+impl<'a> Located<'a> {
+    fn of<V: EntryView + HasFacts>(entry: &'a Stored<V>) -> Self {
+        Located {
+            text: entry.json(),
+            parts: &entry.facts().parts,
+        }
+    }
+
     fn part(&self, part: Part) -> Option<&'a str> {
         self.parts.get(self.text, part)
+    }
+
+    /// `error.message`, or `error` as text.
+    fn error_message(&self) -> Option<String> {
+        let json = self.part(Part::Error)?;
+        decode_string(json)
+            .or_else(|| field_text(object_field(json, "message")).map(Cow::into_owned))
+    }
+}
+
+/// The fields of an execution entry the prompt and the summary read, as stored.
+#[derive(Debug, Clone, Copy)]
+pub struct ExecutionFields<'a>(Located<'a>);
+
+impl<'a> ExecutionFields<'a> {
+    fn part(&self, part: Part) -> Option<&'a str> {
+        self.0.part(part)
     }
 
     /// Whether the code ran without throwing, when the entry says.
@@ -48,7 +72,7 @@ impl<'a> ExecutionFields<'a> {
 
     /// The error message of a failed execution: `error.message`, or `error` as text.
     pub fn error_message(&self) -> Option<String> {
-        error_text(self.part(Part::Error))
+        self.0.error_message()
     }
 
     /// The run time in milliseconds, as stored.
@@ -69,14 +93,11 @@ impl<'a> ExecutionFields<'a> {
 
 /// The fields of a tool entry the prompt and the summary read, as stored.
 #[derive(Debug, Clone, Copy)]
-pub struct ToolFields<'a> {
-    text: &'a str,
-    parts: &'a Parts,
-}
+pub struct ToolFields<'a>(Located<'a>);
 
 impl<'a> ToolFields<'a> {
     fn part(&self, part: Part) -> Option<&'a str> {
-        self.parts.get(self.text, part)
+        self.0.part(part)
     }
 
     /// The kind of tool (`"vfs"`, `"vault"`, `"js_execute"`, …).
@@ -101,14 +122,8 @@ impl<'a> ToolFields<'a> {
 
     /// The error message of a failed operation.
     pub fn error_message(&self) -> Option<String> {
-        error_text(self.part(Part::Error))
+        self.0.error_message()
     }
-}
-
-/// `{ message }` or a string (its JSON), as text.
-fn error_text(json: Option<&str>) -> Option<String> {
-    let json = json?;
-    decode_string(json).or_else(|| field_text(object_field(json, "message")).map(Cow::into_owned))
 }
 
 /// A view that knows its entry's [`EntryFacts`].
@@ -177,20 +192,14 @@ impl ToolActivityEntry {
 impl Stored<ExecutionEntry> {
     /// The fields the prompt and the summary read, located when the entry was read.
     pub fn fields(&self) -> ExecutionFields<'_> {
-        ExecutionFields {
-            text: self.json(),
-            parts: &self.facts.parts,
-        }
+        ExecutionFields(Located::of(self))
     }
 }
 
 impl Stored<ToolActivityEntry> {
     /// The fields the prompt and the summary read, located when the entry was read.
     pub fn fields(&self) -> ToolFields<'_> {
-        ToolFields {
-            text: self.json(),
-            parts: &self.facts.parts,
-        }
+        ToolFields(Located::of(self))
     }
 }
 

@@ -58,6 +58,11 @@ impl Fact {
         exact && found * 2 >= self.words.len()
     }
 
+    /// The fact on one line, as a summary's bullet states it.
+    pub fn one_line(&self) -> String {
+        self.text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
     /// A fact shown as `text` whose terms are drawn from `content` (the text without its
     /// label).
     fn text_fact(id: String, kind: FactKind, text: String, content: &str) -> Fact {
@@ -130,7 +135,7 @@ impl Ledger {
         let resolved = resolved_subjects(&source);
         let mut facts: Vec<Fact> = carried
             .iter()
-            .filter(|fact| !(fact.kind == FactKind::Pin))
+            .filter(|fact| fact.kind != FactKind::Pin)
             .filter(|fact| !(fact.kind == FactKind::Failure && resolved.contains(&fact.id)))
             .filter(|fact| {
                 fact.kind == FactKind::Goal || !drawn.iter().any(|new| new.id == fact.id)

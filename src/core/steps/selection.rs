@@ -8,18 +8,24 @@ use crate::core::log_store::LogSnapshot;
 use crate::core::outcome::EntryCounts;
 use crate::core::placement::PlacedIterations;
 
-/// Where each compacted entry stood in its log before the compaction (0-based), so that a
-/// rollback puts it back in the same place among the entries that stayed.
+/// One value per compacted entry, log by log, in the order of the archived entries.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Positions {
+pub struct PerEntry<T> {
     /// Of the reasoning entries.
-    pub reasoning_log: Vec<usize>,
+    pub reasoning_log: Vec<T>,
     /// Of the execution entries.
-    pub execution_log: Vec<usize>,
+    pub execution_log: Vec<T>,
     /// Of the tool entries.
-    pub tool_activity_log: Vec<usize>,
+    pub tool_activity_log: Vec<T>,
 }
+
+/// Where each compacted entry stood in its log before the compaction (0-based), so that a
+/// rollback puts it back in the same place among the entries that stayed.
+pub type Positions = PerEntry<usize>;
+
+/// The iteration of each compacted entry (what `recall` reads).
+pub type EntryIterations = PerEntry<u32>;
 
 /// The entries of iterations 1..N-1 (and any preamble), borrowed from the logs they were
 /// selected from, and a copy of what stays.

@@ -11,7 +11,7 @@ use crate::core::keys::StorageKeys;
 use crate::core::ledger::Fact;
 use crate::core::log_store::LogSnapshot;
 use crate::core::placement::place;
-use crate::core::selection::{Positions, Selection};
+use crate::core::selection::{EntryIterations, Positions, Selection};
 use crate::core::storage::{utf16_units, KeyValueStore};
 use crate::core::stored_json::parse;
 
@@ -79,18 +79,6 @@ pub struct Archive<D = ArchiveData> {
     pub ledger: Option<Vec<Fact>>,
 }
 
-/// The iteration of each archived entry, in the order of the archive's logs.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EntryIterations {
-    /// Of the reasoning entries.
-    pub reasoning_log: Vec<u32>,
-    /// Of the execution entries.
-    pub execution_log: Vec<u32>,
-    /// Of the tool entries.
-    pub tool_activity_log: Vec<u32>,
-}
-
 impl EntryIterations {
     /// The iterations of a selection's compacted entries.
     pub fn of(selection: &Selection<'_>) -> Self {
@@ -103,9 +91,7 @@ impl EntryIterations {
             tool_activity_log: numbers(&selection.tool_activity),
         }
     }
-}
 
-impl EntryIterations {
     /// The iterations of `data`'s entries as placement infers them (for archives written
     /// before the iterations were recorded).
     pub fn placed(data: &ArchiveData) -> Self {

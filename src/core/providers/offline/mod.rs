@@ -55,7 +55,7 @@ pub fn offline_summary(selection: &Selection, ledger: &Ledger) -> String {
         summary = render(&source, caps);
         for fact in ledger.missing_in(&summary) {
             summary.push_str("\n- ");
-            summary.push_str(&fact.text.split_whitespace().collect::<Vec<_>>().join(" "));
+            summary.push_str(&fact.one_line());
         }
         if (estimate_tokens(&summary) as f64) <= compacted as f64 * TARGET_SHARE {
             break;
@@ -88,7 +88,7 @@ fn facts_only(source: &Source, ledger: &Ledger) -> String {
             FactKind::Result => 1,
             _ => 2,
         };
-        sections[slot].push(fact.text.split_whitespace().collect::<Vec<_>>().join(" "));
+        sections[slot].push(fact.one_line());
     }
     let fallbacks = [
         format!(

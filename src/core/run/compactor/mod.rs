@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use crate::core::archive::{
     enforce_policy, list_archives, read_archive, Archive, ArchiveData, ArchiveInfo,
-    ArchiveMetadata, EntryIterations, SelectedData,
+    ArchiveMetadata, SelectedData,
 };
 use crate::core::cancel::Cancel;
 use crate::core::clock::{iso_timestamp, Clock};
@@ -33,7 +33,7 @@ use crate::core::provider::{
 };
 use crate::core::redact::redact;
 use crate::core::rules::{refusal, AutoGuard, RuleInput};
-use crate::core::selection::{summary_body, Selection};
+use crate::core::selection::{summary_body, EntryIterations, Selection};
 use crate::core::settings::{CompactorSettings, Trigger};
 use crate::core::storage::{with_free_space, KeyValueStore};
 use crate::core::store_lock::{LockHeld, StoreLock, Unshared};
