@@ -11,7 +11,9 @@ const SEEDS = [1, 2, 3, 4, 5];
 
 /** Runs in the page: every session, both providers, three compactions each. */
 async function inPage(seeds) {
-  const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+  const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
+  // The demo page initialises the module too, but may not have finished yet.
+  await init();
   const { simulateIteration, simulateGdrsSession, memoryStorage, GDRS_KEYS, seeded } = await import("/simulate.js");
 
   // A provider that copies what it is given (the facts the prompt lists, the first line of each

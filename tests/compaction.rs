@@ -6,18 +6,20 @@ mod common;
 use std::future::Future;
 
 use common::*;
-use context_compactor::core::events::CompactionEvent;
-use context_compactor::core::iteration::parse_summary_header;
-use context_compactor::core::phase::Phase;
-use context_compactor::core::provider::{run_ready, ProviderError};
-use context_compactor::core::settings::{CompactorSettings, Trigger};
-use context_compactor::core::stored_entry::Stored;
-use context_compactor::core::{CompactionError, ErrorCode, KeyValueStore, MemoryStore};
+use context_compactor::core::error::ProviderError;
+use context_compactor::core::error::{CompactionError, ErrorCode};
+use context_compactor::core::log::iteration::parse_summary_header;
+use context_compactor::core::log::stored_entry::Stored;
+use context_compactor::core::model::phase::Phase;
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::events::CompactionEvent;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::timer::run_ready;
 
 fn compact(
     rig: &Rig,
     trigger: Trigger,
-) -> Result<context_compactor::core::outcome::CompactionResult, CompactionError> {
+) -> Result<context_compactor::core::model::outcome::CompactionResult, CompactionError> {
     run_ready(rig.compactor.compact(trigger)).expect("the compaction waited on nothing")
 }
 
@@ -34,7 +36,7 @@ fn a_valid_summary_replaces_iterations_before_the_current_one() {
         vec![Answer::Text(valid_summary("north region leads with 91k."))],
     );
     let before = rig.logs.borrow().snapshot().unwrap();
-    let selection = context_compactor::core::selection::Selection::of(&before);
+    let selection = context_compactor::core::steps::selection::Selection::of(&before);
     let result = compact(&rig, Trigger::User).unwrap();
 
     assert_eq!(result.iterations, [1, 5]);
@@ -65,7 +67,10 @@ fn a_valid_summary_replaces_iterations_before_the_current_one() {
     assert!(after.reasoning[1].starts_with("=== ITERATION 6 ==="));
 
     // The archive holds the originals exactly.
-    let archive = rig.compactor.read_archive(&result.archive_key).unwrap();
+    let archive = rig
+        .compactor
+        .with_archives(|a| a.read(&result.archive_key))
+        .unwrap();
     let originals = selection.originals();
     assert_eq!(archive.data.reasoning_log, originals.reasoning);
     assert_eq!(archive.data.execution_log, originals.execution);
@@ -240,13 +245,13 @@ fn a_provider_error_is_retried_once_and_then_reported_with_its_code() {
     let rig = session(
         5,
         vec![
-            Answer::Fail(down.clone()),
+            Answer::fail(down.clone()),
             Answer::Text(valid_summary("recovered")),
         ],
     );
     assert_eq!(compact(&rig, Trigger::User).unwrap().attempts, 2);
 
-    let rig = session(5, vec![Answer::Fail(down.clone()), Answer::Fail(down)]);
+    let rig = session(5, vec![Answer::fail(down.clone()), Answer::fail(down)]);
     let before = rig.dump();
     assert_eq!(
         compact(&rig, Trigger::User).unwrap_err().code(),
@@ -264,7 +269,7 @@ fn a_rejected_key_is_not_retried_and_a_429_waits_as_told() {
         lasting: false,
     };
     let provider = ScriptedProvider::new(vec![
-        Answer::Fail(forbidden),
+        Answer::fail(forbidden),
         Answer::Text(valid_summary("x")),
     ]);
     let rig = Rig::scripted(MemoryStore::new(), provider.clone(), small_window());
@@ -284,7 +289,7 @@ fn a_rejected_key_is_not_retried_and_a_429_waits_as_told() {
     let rig = session(
         5,
         vec![
-            Answer::Fail(limited),
+            Answer::fail(limited),
             Answer::Text(valid_summary("after the wait")),
         ],
     );
@@ -321,6 +326,7 @@ fn rules_refuse_with_reasons_and_context_limit_errors_skip_the_usage_rule() {
         .can_compact()
         .unwrap()
         .unwrap()
+        .to_string()
         .contains("at least 3 completed"));
     assert_eq!(
         rig.compactor.phase(),
@@ -343,6 +349,7 @@ fn rules_refuse_with_reasons_and_context_limit_errors_skip_the_usage_rule() {
         .can_compact()
         .unwrap()
         .unwrap()
+        .to_string()
         .contains("worth it from 60%"));
     assert_eq!(
         compact(&rig, Trigger::User).unwrap_err().code(),
@@ -370,6 +377,7 @@ fn a_second_compaction_while_one_runs_is_busy() {
         .can_compact()
         .unwrap()
         .unwrap()
+        .to_string()
         .contains("already running"));
     assert_eq!(
         run_ready(rig.compactor.rollback("gdrs_archived_logs_1"))
@@ -399,7 +407,7 @@ fn a_running_iteration_is_waited_for_and_appends_during_compaction_survive() {
         let mut logs = logs.borrow_mut();
         logs.start_iteration().unwrap();
         logs.append_reasoning("appended while compacting").unwrap();
-        logs.append_execution(context_compactor::core::ExecutionInput {
+        logs.append_execution(context_compactor::core::log::entries::ExecutionInput {
             success: true,
             code: "late()".into(),
             ..Default::default()
@@ -476,7 +484,7 @@ fn plan_reports_without_calling_the_provider() {
     let plan = rig.compactor.plan().unwrap();
     assert_eq!(plan.iterations, [1, 5]);
     let snapshot = rig.logs.borrow().snapshot().unwrap();
-    let selection = context_compactor::core::selection::Selection::of(&snapshot);
+    let selection = context_compactor::core::steps::selection::Selection::of(&snapshot);
     assert_eq!(plan.entries.reasoning, selection.reasoning.len());
     assert_eq!(plan.entries.execution, selection.execution.len());
     assert_eq!(
@@ -517,14 +525,14 @@ fn archives_beyond_the_limit_or_expired_are_removed_at_the_next_compaction() {
     };
     let rig = Rig::offline(
         MemoryStore::new(),
-        context_compactor::core::ManualClock::new(NOV_22_2026),
+        context_compactor::core::ports::clock::ManualClock::new(NOV_22_2026),
         settings,
     );
     for round in 0..3 {
         grow_session(&rig.logs, &rig.clock, 4, round);
         compact(&rig, Trigger::User).unwrap();
     }
-    let archives = rig.compactor.archives().unwrap();
+    let archives = rig.compactor.with_archives(|a| a.list()).unwrap();
     assert_eq!(archives.len(), 2);
     assert!(
         archives[0].timestamp > archives[1].timestamp,
@@ -532,11 +540,11 @@ fn archives_beyond_the_limit_or_expired_are_removed_at_the_next_compaction() {
     );
     rig.clock.advance(2.0 * 86_400_000.0);
     assert_eq!(
-        rig.compactor.archives().unwrap().len(),
+        rig.compactor.with_archives(|a| a.list()).unwrap().len(),
         0,
         "expired archives are not listed"
     );
-    assert_eq!(rig.compactor.purge_expired_archives().unwrap(), 2);
+    assert_eq!(rig.compactor.with_archives(|a| a.purge()).unwrap(), 2);
 }
 
 #[test]
@@ -550,4 +558,30 @@ fn a_failed_auto_compaction_is_not_repeated_until_the_logs_grow() {
     assert!(!rig.compactor.should_auto_compact().unwrap());
     grow_session(&rig.logs, &rig.clock, 2, 77);
     assert!(rig.compactor.should_auto_compact().unwrap());
+}
+
+/// A rollback takes no lease: before, entering its phase renewed the lease of the compaction
+/// before it, and that lease, never given back, kept every other tab's compactions `busy` for
+/// minutes.
+#[test]
+fn a_rollback_leaves_no_lease_that_holds_other_tabs_back() {
+    let memory = MemoryStore::new();
+    let clock = context_compactor::core::ports::clock::ManualClock::new(NOV_22_2026);
+    let rig = Rig::offline(memory.clone(), clock.clone(), small_window());
+    grow_session(&rig.logs, &clock, 5, 1);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    clock.advance(5_000.0);
+    run_ready(rig.compactor.rollback(&result.archive_key))
+        .unwrap()
+        .unwrap();
+    assert_eq!(memory.get("gdrs_compaction_lock").unwrap(), None);
+    let other_tab = Rig::offline(memory.clone(), clock.clone(), small_window());
+    let other_tab = other_tab.compactor.with_owner("another-tab");
+    let refusal = other_tab.can_compact().unwrap().map(|r| r.to_string());
+    assert!(
+        !refusal.as_deref().unwrap_or("").contains("another tab"),
+        "{refusal:?}"
+    );
 }

@@ -4,14 +4,17 @@
 mod common;
 
 use common::*;
-use context_compactor::core::archive::read_archive;
-use context_compactor::core::events::CompactionEvent;
-use context_compactor::core::ledger::{Fact, FactKind};
-use context_compactor::core::outcome::CompactionResult;
-use context_compactor::core::provider::run_ready;
-use context_compactor::core::selection::Selection;
-use context_compactor::core::settings::Trigger;
-use context_compactor::core::{CompactionError, ErrorCode, ManualClock, MemoryStore};
+use context_compactor::core::error::{CompactionError, ErrorCode};
+use context_compactor::core::model::facts::{Fact, FactKind};
+use context_compactor::core::model::outcome::CompactionResult;
+use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::events::CompactionEvent;
+use context_compactor::core::ports::storage::MemoryStore;
+use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::steps::digest::Digest;
+use context_compactor::core::steps::selection::Selection;
+use context_compactor::core::store::archive::read_archive;
 
 fn compact(rig: &Rig) -> Result<CompactionResult, CompactionError> {
     run_ready(rig.compactor.compact(Trigger::User)).expect("the compaction waited on nothing")
@@ -251,7 +254,7 @@ fn stored_entries_of(rig: &Rig, n: u32) -> [Vec<String>; 3] {
 fn recalled(rig: &Rig, n: u32) -> [Vec<String>; 3] {
     let data = rig
         .compactor
-        .recall(n)
+        .with_archives(|a| a.recall(n))
         .unwrap()
         .unwrap_or_else(|| panic!("iteration {n} is archived"));
     [
@@ -298,9 +301,9 @@ fn recall_returns_the_originals_byte_for_byte_after_two_chained_compactions() {
         .to_string();
     assert!(archived_summary.contains(&format!("archive {}", first.archive_key)));
     // The live iteration is not archived; a deleted archive recalls nothing.
-    assert_eq!(rig.compactor.recall(11).unwrap(), None);
+    assert_eq!(rig.compactor.with_archives(|a| a.recall(11)).unwrap(), None);
     rig.compactor.delete_archive(&first.archive_key).unwrap();
-    assert_eq!(rig.compactor.recall(2).unwrap(), None);
+    assert_eq!(rig.compactor.with_archives(|a| a.recall(2)).unwrap(), None);
 }
 
 #[test]
@@ -316,7 +319,11 @@ fn the_ledger_holds_identifiers_the_current_iteration_still_uses() {
         logs.finish_iteration();
     }
     let snapshot = rig.logs.borrow().snapshot().unwrap();
-    let ledger = rig.compactor.ledger_of(&Selection::of(&snapshot)).unwrap();
+    let selection = Selection::of(&snapshot);
+    let ledger = rig
+        .compactor
+        .ledger_of(&selection, &Digest::of(&selection))
+        .unwrap();
     let identifiers: Vec<&str> = ledger
         .facts
         .iter()
@@ -330,7 +337,7 @@ fn the_ledger_holds_identifiers_the_current_iteration_still_uses() {
 
 #[test]
 fn unreadable_pins_stop_the_compaction_naming_their_key_rather_than_losing_them() {
-    use context_compactor::core::KeyValueStore;
+    use context_compactor::core::ports::storage::KeyValueStore;
     let rig = session(6, vec![Answer::Text(valid_summary("x"))]);
     rig.memory.set("gdrs_pinned_facts", "[{\"id\":").unwrap();
     let before = rig.dump();
@@ -353,7 +360,7 @@ fn a_short_session_still_compacts_offline_with_every_fact_kept() {
 fn short_session_compacts(start_ms: f64) {
     let memory = MemoryStore::new();
     let clock = ManualClock::new(start_ms);
-    let settings = context_compactor::core::CompactorSettings {
+    let settings = context_compactor::core::model::settings::CompactorSettings {
         context_window_tokens: 800,
         ..Default::default()
     };
@@ -366,7 +373,7 @@ fn short_session_compacts(start_ms: f64) {
             1000 * i
         ))
         .unwrap();
-        logs.append_execution(context_compactor::core::ExecutionInput {
+        logs.append_execution(context_compactor::core::log::entries::ExecutionInput {
             success: true,
             code: format!("const rows = load(\"orders.csv\");\nreturn rows.length * {i};"),
             result: Some(serde_json::json!(1000 * i)),
@@ -392,7 +399,7 @@ fn archives_say_which_one_can_be_restored_now() {
     let second = compact(&rig).unwrap();
     let restorable = |rig: &Rig| -> Vec<(String, bool)> {
         rig.compactor
-            .archives()
+            .with_archives(|a| a.list())
             .unwrap()
             .into_iter()
             .map(|info| (info.key, info.restorable))
@@ -413,7 +420,7 @@ fn archives_say_which_one_can_be_restored_now() {
 
 #[test]
 fn recall_places_the_entries_of_an_archive_written_before_iterations_were_recorded() {
-    use context_compactor::core::KeyValueStore;
+    use context_compactor::core::ports::storage::KeyValueStore;
     let memory = MemoryStore::new();
     let clock = ManualClock::new(NOV_22_2026);
     let rig = Rig::offline(memory, clock.clone(), small_window());

@@ -12,14 +12,18 @@ use std::rc::Rc;
 
 use common::census::{assert_nothing_lost, census, identities};
 use common::*;
-use context_compactor::core::events::RecordingSink;
-use context_compactor::core::iteration::parse_summary_header;
-use context_compactor::core::offline::OfflineProvider;
-use context_compactor::core::provider::{run_ready, ProviderError, SummaryProvider};
-use context_compactor::core::settings::{CompactorSettings, Trigger};
-use context_compactor::core::{
-    Compactor, KeyValueStore, LogStore, ManualClock, MemoryStore, StorageKeys,
-};
+use context_compactor::core::error::ProviderError;
+use context_compactor::core::log::iteration::parse_summary_header;
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::events::RecordingSink;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::providers::offline::OfflineProvider;
+use context_compactor::core::providers::port::SummaryProvider;
+use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::store::keys::StorageKeys;
+use context_compactor::core::store::log_store::LogStore;
 
 type Engine = Compactor<FaultyStore, ManualClock>;
 
@@ -93,8 +97,8 @@ impl Matrix {
 
 fn outcome_of(
     result: &Result<
-        context_compactor::core::outcome::CompactionResult,
-        context_compactor::core::CompactionError,
+        context_compactor::core::model::outcome::CompactionResult,
+        context_compactor::core::error::CompactionError,
     >,
 ) -> String {
     match result {
@@ -122,16 +126,16 @@ fn provider_cases(matrix: &Matrix) {
         ("drops_facts_once (a fact of the ledger missing, then kept)", vec![Answer::Verbatim(valid.clone()), Answer::Text(valid.clone())]),
         ("drops_facts_always (the retry names it; the error too)", vec![Answer::Verbatim(valid.clone()), Answer::Verbatim(valid.clone())]),
         ("refusal", vec![Answer::Text("I cannot help with that request, sorry about that; it is simply not possible for me to do it.".into()); 2]),
-        ("empty_candidates / max_tokens (incomplete twice)", vec![Answer::Fail(ProviderError::Incomplete("no text".into())); 2]),
-        ("prompt_blocked / safety_finish", vec![Answer::Fail(ProviderError::Blocked("SAFETY".into()))]),
-        ("http_429_retryinfo_once", vec![Answer::Fail(http(429, Some(26_000))), Answer::Text(valid.clone())]),
-        ("http_500_always", vec![Answer::Fail(http(500, None)); 2]),
-        ("http_503_once", vec![Answer::Fail(http(503, None)), Answer::Text(valid.clone())]),
-        ("http_404_model", vec![Answer::Fail(http(404, None))]),
-        ("http_400_bad_key", vec![Answer::Fail(http(400, None))]),
+        ("empty_candidates / max_tokens (incomplete twice)", vec![Answer::fail(ProviderError::Incomplete("no text".into())); 2]),
+        ("prompt_blocked / safety_finish", vec![Answer::fail(ProviderError::Blocked("SAFETY".into()))]),
+        ("http_429_retryinfo_once", vec![Answer::fail(http(429, Some(26_000))), Answer::Text(valid.clone())]),
+        ("http_500_always", vec![Answer::fail(http(500, None)); 2]),
+        ("http_503_once", vec![Answer::fail(http(503, None)), Answer::Text(valid.clone())]),
+        ("http_404_model", vec![Answer::fail(http(404, None))]),
+        ("http_400_bad_key", vec![Answer::fail(http(400, None))]),
         ("hang (time-out twice)", vec![Answer::Hang, Answer::Hang]),
-        ("malformed_json / non_json_502", vec![Answer::Fail(http(502, None)); 2]),
-        ("network failure twice", vec![Answer::Fail(ProviderError::Network("offline".into())); 2]),
+        ("malformed_json / non_json_502", vec![Answer::fail(http(502, None)); 2]),
+        ("network failure twice", vec![Answer::fail(ProviderError::Network("offline".into())); 2]),
     ];
     for (case, answers) in cases {
         let (memory, clock) = seeded_store();
@@ -291,8 +295,12 @@ fn crash_cases(matrix: &Matrix) {
             .expect("recovery waited on nothing")
             .unwrap();
         match &recovered {
-            Some(context_compactor::core::compactor::Recovered::Completed(_)) => completed += 1,
-            Some(context_compactor::core::compactor::Recovered::RolledBack(_)) => rolled_back += 1,
+            Some(context_compactor::core::store::journal::Recovered::Completed(_)) => {
+                completed += 1
+            }
+            Some(context_compactor::core::store::journal::Recovered::RolledBack(_)) => {
+                rolled_back += 1
+            }
             None => {}
         }
         assert!(
@@ -356,6 +364,7 @@ fn tab_cases(matrix: &Matrix) {
         .can_compact()
         .unwrap()
         .unwrap()
+        .to_string()
         .contains("another tab"));
     drop(running);
     assert_nothing_lost("two tabs", &before, &memory);
@@ -456,14 +465,14 @@ fn corrupt_cases(matrix: &Matrix) {
                     }
                     _ => t
                         .compactor
-                        .read_archive(&target)
+                        .with_archives(|a| a.read(&target))
                         .map(|_| ())
                         .map_err(|e| e.to_string()),
                 };
                 let message = read.expect_err("reading the corrupt key reports it");
                 assert!(message.contains(&target), "{message}");
                 assert!(
-                    !t.compactor.archives().unwrap().is_empty(),
+                    !t.compactor.with_archives(|a| a.list()).unwrap().is_empty(),
                     "the other archives stay readable"
                 );
                 format!("{}; reading the key gives `storage_corrupt` naming it; other archives readable", outcome_of(&result))

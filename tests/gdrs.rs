@@ -7,11 +7,13 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::*;
-use context_compactor::core::iteration::{iteration_header, parse_summary_header};
-use context_compactor::core::provider::run_ready;
-use context_compactor::core::settings::{CompactorSettings, Trigger};
-use context_compactor::core::stored_entry::{parse_entries, Stored};
-use context_compactor::core::{CompactionError, KeyValueStore, ManualClock, MemoryStore};
+use context_compactor::core::error::CompactionError;
+use context_compactor::core::log::iteration::{iteration_header, parse_summary_header};
+use context_compactor::core::log::stored_entry::{parse_entries, Stored};
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::timer::run_ready;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -195,7 +197,10 @@ fn a_compaction_keeps_every_entry_text_and_archives_exactly_iterations_before_n(
             "seed {seed}: every entry exactly once"
         );
 
-        let archive = rig.compactor.read_archive(&result.archive_key).unwrap();
+        let archive = rig
+            .compactor
+            .with_archives(|a| a.read(&result.archive_key))
+            .unwrap();
         let n = fixture.truth.current;
         let expect = |key: &str, truth: &[u32], keep: bool| -> Vec<String> {
             texts(Some(&fixture.storage[key]))
@@ -383,7 +388,7 @@ fn little_new_material_is_refused_before_any_provider_call() {
     );
     gdrs_iteration(&first, n + 2);
     let rig = Rig::with(memory, vec![Answer::Text(valid_summary("x"))], settings());
-    let reason = rig.compactor.can_compact().unwrap();
+    let reason = rig.compactor.can_compact().unwrap().map(|r| r.to_string());
     assert!(
         reason
             .as_deref()
@@ -519,7 +524,7 @@ fn reasoning_entries_read_back_with_their_lone_surrogates_as_replacement_charact
 /// The app's own measure of its prompt, as a function.
 struct Measure(std::rc::Rc<std::cell::Cell<Option<usize>>>);
 
-impl context_compactor::core::usage::UsageMeasure for Measure {
+impl context_compactor::core::ports::usage::UsageMeasure for Measure {
     fn prompt_tokens(&self) -> Option<usize> {
         self.0.get()
     }
@@ -542,6 +547,7 @@ fn usage_is_measured_the_way_the_app_measures_its_prompt() {
         .can_compact()
         .unwrap()
         .unwrap()
+        .to_string()
         .contains("worth it from 60%"));
     // The app's prompt (its own parts, the summary, the last entries) took 30,000 tokens.
     rig.compactor.report_prompt_tokens(30_000);
@@ -559,9 +565,9 @@ fn usage_is_measured_the_way_the_app_measures_its_prompt() {
 
     // A function the package asks instead.
     let app_tokens = std::rc::Rc::new(std::cell::Cell::new(Some(2_000)));
-    let measured = context_compactor::core::Compactor::new(
+    let measured = context_compactor::core::run::compactor::Compactor::new(
         rig.logs.clone(),
-        Box::new(context_compactor::core::offline::OfflineProvider),
+        Box::new(context_compactor::core::providers::offline::OfflineProvider),
         Box::new(rig.timer.clone()),
         Box::new(rig.events.clone()),
         defaults,
@@ -596,7 +602,10 @@ fn archives_and_metrics_can_live_under_the_apps_own_keys() {
         .unwrap()
         .unwrap();
     assert!(result.archive_key.starts_with("gdrs_compaction_archive_"));
-    assert_eq!(rig.compactor.archives().unwrap()[0].key, result.archive_key);
+    assert_eq!(
+        rig.compactor.with_archives(|a| a.list()).unwrap()[0].key,
+        result.archive_key
+    );
     assert!(memory
         .keys()
         .unwrap()

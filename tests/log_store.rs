@@ -1,10 +1,12 @@
 //! The core LogStore over an in-memory store: the same rules the browser tests check, natively.
 #![cfg(not(target_arch = "wasm32"))]
 
-use context_compactor::core::{
-    ExecutionInput, KeyValueStore, LogStore, ManualClock, MemoryStore, StorageError, StorageKeys,
-    ToolActivityInput,
-};
+use context_compactor::core::error::StorageError;
+use context_compactor::core::log::entries::{ExecutionInput, ToolActivityInput};
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::store::keys::StorageKeys;
+use context_compactor::core::store::log_store::LogStore;
 use serde_json::{json, Value};
 
 const NOV_22_2026: f64 = 1_795_373_767_000.0;

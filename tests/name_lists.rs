@@ -4,10 +4,11 @@
 
 use std::collections::BTreeSet;
 
-use context_compactor::core::phase::Phase;
-use context_compactor::core::settings::Trigger;
-use context_compactor::core::validation::REQUIRED_SECTIONS;
-use context_compactor::core::ErrorCode;
+use context_compactor::core::error::ErrorCode;
+use context_compactor::core::model::phase::Phase;
+use context_compactor::core::model::reasons::RetryReason;
+use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::steps::validation::REQUIRED_SECTIONS;
 
 const TYPESCRIPT: &str = include_str!("../src/web/typescript.rs");
 const MERGE_SCRIPT: &str = include_str!("../scripts/merge-pkg.mjs");
@@ -46,6 +47,15 @@ fn triggers_read_the_same_in_serde_as_str_and_typescript() {
         assert_eq!(parsed, trigger);
     }
     assert_eq!(ts_union("Trigger"), set(Trigger::ALL.map(Trigger::as_str)));
+}
+
+#[test]
+fn retry_reasons_read_the_same_in_rust_and_typescript() {
+    let names: Vec<String> = RetryReason::ALL.iter().map(|r| r.name()).collect();
+    assert_eq!(
+        ts_union("RetryReason"),
+        set(names.iter().map(String::as_str))
+    );
 }
 
 #[test]

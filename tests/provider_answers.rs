@@ -6,11 +6,14 @@ use std::future::Future;
 use std::task::{Context, Poll, Waker};
 
 use common::*;
-use context_compactor::core::cancel::Cancel;
-use context_compactor::core::events::CompactionEvent;
-use context_compactor::core::provider::{run_ready, ProviderError, TokenUsage};
-use context_compactor::core::settings::Trigger;
-use context_compactor::core::{CompactionError, ErrorCode, MemoryStore};
+use context_compactor::core::error::{CompactionError, ErrorCode};
+use context_compactor::core::error::{ProviderError, ProviderFailure};
+use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::model::token_usage::TokenUsage;
+use context_compactor::core::ports::cancel::Cancel;
+use context_compactor::core::ports::events::CompactionEvent;
+use context_compactor::core::ports::storage::MemoryStore;
+use context_compactor::core::ports::timer::run_ready;
 
 fn session(answers: Vec<Answer>) -> Rig {
     let rig = Rig::with(MemoryStore::new(), answers, small_window());
@@ -18,7 +21,7 @@ fn session(answers: Vec<Answer>) -> Rig {
     rig
 }
 
-fn billed(error: ProviderError, prompt_tokens: u64) -> ProviderError {
+fn billed(error: ProviderError, prompt_tokens: u64) -> ProviderFailure {
     error.with_usage(Some(TokenUsage {
         prompt_tokens,
         thinking_tokens: 4000,
@@ -33,7 +36,7 @@ fn usage_adds_up_over_every_answer_that_reported_it_and_names_the_model() {
         1200,
     );
     let rig = session(vec![
-        Answer::Fail(cut_off),
+        Answer::fail(cut_off),
         Answer::Text(valid_summary("after a cut-off answer")),
     ]);
     let result = run_ready(rig.compactor.compact(Trigger::User))
@@ -64,7 +67,7 @@ fn a_retry_says_why_which_attempt_and_after_how_long() {
         lasting: false,
     };
     let rig = session(vec![
-        Answer::Fail(overloaded),
+        Answer::fail(overloaded),
         Answer::Text(valid_summary("second time lucky")),
     ]);
     run_ready(rig.compactor.compact(Trigger::User))
@@ -107,7 +110,7 @@ fn a_quota_used_up_for_the_day_is_not_retried() {
         lasting: true,
     };
     let provider = ScriptedProvider::new(vec![
-        Answer::Fail(daily),
+        Answer::fail(daily),
         Answer::Text(valid_summary("never asked")),
     ]);
     let rig = Rig::scripted(MemoryStore::new(), provider.clone(), small_window());
@@ -163,7 +166,7 @@ fn a_cancelled_compaction_stops_waiting_and_changes_nothing() {
 #[test]
 fn a_cancel_during_the_retry_wait_ends_it() {
     let rig = session(vec![
-        Answer::Fail(ProviderError::Network("offline".into())),
+        Answer::fail(ProviderError::Network("offline".into())),
         Answer::Text(valid_summary("too late")),
     ]);
     rig.timer.never.set(true);

@@ -4,9 +4,10 @@ mod common;
 
 use common::holds_an_archive;
 use common::locked::locked;
-use context_compactor::core::provider::run_ready;
-use context_compactor::core::settings::Trigger;
-use context_compactor::core::{ErrorCode, KeyValueStore, MemoryStore};
+use context_compactor::core::error::ErrorCode;
+use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::timer::run_ready;
 
 #[test]
 fn a_compaction_writes_only_under_the_lock_and_gives_it_back() {

@@ -1,37 +1,24 @@
 //! The pure-Rust core: no JavaScript, no browser. Everything here runs under plain `cargo test`
 //! (`--no-default-features`: not even the JS crates are built).
 //!
-//! It is cut into wings that read like the pipeline (ARCHITECTURE.md has the map):
-//! [`log`] what an entry and an iteration are, [`store`] the only code that knows key names,
-//! [`steps`] the steps of one compaction, [`providers`] where summaries come from, [`ports`]
-//! the traits the browser (or a test) implements, and [`run`] the orchestrator.
+//! It is cut into wings, bottom to top; a file imports only from its own wing and the wings
+//! below it (`tests/layering.rs` holds the table and fails on anything else, and on any import
+//! cycle between files). ARCHITECTURE.md has the map.
+//!
+//! 1. [`model`]: the values every step shares (settings, outcome, facts, phases, reasons);
+//! 2. [`error`]: typed errors and their stable codes;
+//! 3. [`log`]: what an entry, an iteration and a snapshot of the logs are;
+//! 4. [`ports`]: the traits of the outside world (storage, clock, timer, events, lock, usage);
+//! 5. [`steps`]: the steps of one compaction as functions of their inputs;
+//! 6. [`store`]: every key name and the protocols that read and write them;
+//! 7. [`providers`]: the summary provider port and where summaries come from;
+//! 8. [`run`]: the orchestrator.
 
 pub mod error;
 pub mod log;
+pub mod model;
 pub mod ports;
 pub mod providers;
 pub mod run;
 pub mod steps;
 pub mod store;
-
-// Each module stays reachable as `core::<module>`, the paths the tests and the web layer use.
-pub use log::{
-    entries, entry_facts, ids, iteration, new_entries, placement, stored_entry, stored_json, tokens,
-};
-pub use ports::{clock, events, provider, storage, store_lock, usage};
-pub use providers::{gemini, offline, redact};
-pub use run::{cancel, compactor, settings};
-pub use steps::{ledger, outcome, phase, prompt, rules, selection, swap, validation};
-pub use store::{archive, journal, keys, lease, log_store, metrics, snapshot};
-
-#[cfg(any(test, feature = "testing"))]
-pub use clock::ManualClock;
-pub use compactor::Compactor;
-pub use entries::{ExecutionEntry, ExecutionInput, ToolActivityEntry, ToolActivityInput};
-pub use error::{CompactionError, ErrorCode, StorageError};
-pub use keys::StorageKeys;
-pub use log_store::LogStore;
-pub use ports::{Clock, EventSink, KeyValueStore, StoreLock, SummaryProvider, Timer, UsageMeasure};
-pub use settings::{CompactorSettings, Trigger};
-#[cfg(any(test, feature = "testing"))]
-pub use storage::MemoryStore;

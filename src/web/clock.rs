@@ -1,6 +1,6 @@
 //! The clock port over `Date.now()`.
 
-use crate::core::Clock;
+use crate::core::ports::clock::Clock;
 
 /// Reads the browser's wall clock.
 #[derive(Debug, Clone, Copy, Default)]

@@ -21,13 +21,14 @@ use super::typescript::{
     CompactionPlanJs, CompactorOptionsJs, PhaseJs, RecalledJs,
 };
 use super::usage_measure::PromptTokensFunction;
-use crate::core::cancel::Cancel;
-use crate::core::compactor::Recovered;
-use crate::core::offline::OfflineProvider;
-use crate::core::provider::SummaryProvider;
-use crate::core::{CompactorSettings, ErrorCode, Trigger};
+use crate::core::error::ErrorCode;
+use crate::core::model::settings::{CompactorSettings, Trigger};
+use crate::core::ports::cancel::Cancel;
+use crate::core::providers::offline::OfflineProvider;
+use crate::core::providers::port::SummaryProvider;
+use crate::core::store::journal::Recovered;
 
-type Engine = crate::core::Compactor<BrowserStorage, BrowserClock>;
+type Engine = crate::core::run::compactor::Compactor<BrowserStorage, BrowserClock>;
 type BrowserLogs = std::cell::RefCell<super::log_store::BrowserLogStore>;
 type JsResult<T> = Result<T, JsValue>;
 
@@ -271,7 +272,10 @@ impl JsCompactor {
     /// Whether a compaction is allowed now, and if not, why.
     #[wasm_bindgen(js_name = canCompact)]
     pub fn can_compact(&self) -> JsResult<CanCompactJs> {
-        let reason = self.engine.can_compact()?;
+        let reason = self
+            .engine
+            .can_compact()?
+            .map(|refusal| refusal.to_string());
         Ok(to_js(&CanCompact {
             ok: reason.is_none(),
             reason,
@@ -351,7 +355,7 @@ impl JsCompactor {
 
     /// The archives, newest first, expired ones excluded.
     pub fn archives(&self) -> JsResult<ArchiveInfoList> {
-        Ok(to_js(&self.engine.archives()?)?)
+        Ok(to_js(&self.engine.with_archives(|a| a.list())?)?)
     }
 
     /// One archive, whole.
@@ -361,7 +365,7 @@ impl JsCompactor {
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> JsResult<ArchiveJs> {
         let key = string_arg(&key, "readArchive(key)")?;
-        Ok(to_js(&self.engine.read_archive(&key)?)?)
+        Ok(to_js(&self.engine.with_archives(|a| a.read(&key))?)?)
     }
 
     /// The archived originals of a compacted iteration (also across chained compactions), for
@@ -376,7 +380,7 @@ impl JsCompactor {
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> JsResult<RecalledJs> {
         let iteration = count_arg(&iteration, "recall(iteration)")?;
-        Ok(match self.engine.recall(iteration)? {
+        Ok(match self.engine.with_archives(|a| a.recall(iteration))? {
             Some(data) => to_js(&data)?,
             None => JsValue::NULL.unchecked_into(),
         })
@@ -395,7 +399,7 @@ impl JsCompactor {
     /// Removes expired archives; returns how many.
     #[wasm_bindgen(js_name = purgeExpiredArchives)]
     pub fn purge_expired_archives(&self) -> JsResult<usize> {
-        Ok(self.engine.purge_expired_archives()?)
+        Ok(self.engine.with_archives(|a| a.purge())?)
     }
 
     /// The persisted metrics.

@@ -7,7 +7,7 @@ use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::js_error::{thrown_message, ContextCompactorError};
-use crate::core::ErrorCode;
+use crate::core::error::ErrorCode;
 
 /// A core value as a plain JS object, cast to its typed stand-in.
 pub fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, ContextCompactorError> {

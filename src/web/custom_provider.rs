@@ -6,9 +6,9 @@ use wasm_bindgen_futures::JsFuture;
 use super::abort_on_drop::AbortOnDrop;
 use super::convert::to_js;
 use super::js_error::thrown_message;
-use crate::core::provider::{
-    Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
-};
+use crate::core::error::{ProviderError, ProviderFailure};
+use crate::core::ports::timer::LocalBoxFuture;
+use crate::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 
 /// Calls `provider.generate(prompt, settings)` and awaits the text it resolves to.
 pub struct CustomProvider {
@@ -36,12 +36,12 @@ impl SummaryProvider for CustomProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderFailure>> {
         let settings: JsValue = match to_js::<_, JsValue>(request.settings) {
             Ok(value) => value,
             Err(err) => {
                 let message = err.message().to_owned();
-                return Box::pin(async move { Err(ProviderError::Failed(message)) });
+                return Box::pin(async move { Err(ProviderError::Failed(message).into()) });
             }
         };
         let abort = AbortOnDrop::fresh();
@@ -58,10 +58,10 @@ impl SummaryProvider for CustomProvider {
             let value = JsFuture::from(js_sys::Promise::resolve(&returned))
                 .await
                 .map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
-            value
-                .as_string()
-                .map(Generation::from)
-                .ok_or_else(|| ProviderError::Failed("generate() must resolve to a string".into()))
+            let text = value.as_string().ok_or_else(|| {
+                ProviderError::Failed("generate() must resolve to a string".into())
+            })?;
+            Ok(Generation::from(text))
         })
     }
 }

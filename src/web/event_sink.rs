@@ -3,7 +3,7 @@
 use wasm_bindgen::JsValue;
 
 use super::convert::to_js;
-use crate::core::events::{CompactionEvent, EventSink};
+use crate::core::ports::events::{CompactionEvent, EventSink};
 
 /// Dispatches events on one `EventTarget` (the compactor's `events`).
 #[derive(Debug, Clone)]

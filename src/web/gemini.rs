@@ -7,12 +7,12 @@ use wasm_bindgen_futures::JsFuture;
 use super::abort_on_drop::AbortOnDrop;
 use super::js_error::thrown_message;
 use super::js_error::ContextCompactorError;
-use crate::core::gemini::{
+use crate::core::error::{ProviderError, ProviderFailure};
+use crate::core::ports::timer::LocalBoxFuture;
+use crate::core::providers::gemini::{
     endpoint, read_reply, request_body, scrub, DEFAULT_BASE_URL, DEFAULT_MODEL,
 };
-use crate::core::provider::{
-    Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
-};
+use crate::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 
 #[wasm_bindgen]
 extern "C" {
@@ -99,7 +99,7 @@ impl SummaryProvider for GeminiProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderFailure>> {
         let prepared = self.request(request.prompt, request);
         let timeout_ms = request.settings.timeout_ms;
         let model = self.model.clone();
@@ -132,13 +132,13 @@ impl SummaryProvider for GeminiProvider {
                     .as_string()
                     .unwrap_or_default();
                 let reply = read_reply(status, &text, &model, &secret)?;
-                Ok(Generation {
+                Ok::<_, ProviderFailure>(Generation {
                     text: reply.text,
                     usage: reply.usage,
                     model: reply.model_version,
                 })
             };
-            call.await.map_err(|err| scrub(err, &secret))
+            call.await.map_err(|failure| scrub(failure, &secret))
         })
     }
 }

@@ -3,8 +3,8 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::redact::redact;
-use crate::core::{CompactionError, ErrorCode, StorageError};
+use crate::core::error::redact::redact;
+use crate::core::error::{CompactionError, ErrorCode, StorageError};
 
 /// An error on its way to JavaScript: a stable code, a message for people, an optional key.
 #[derive(Debug, Clone)]

@@ -8,8 +8,9 @@ use wasm_bindgen::prelude::*;
 
 use super::js_error::thrown_message;
 use super::text_cache;
-use crate::core::storage::{utf16_units, LOCAL_STORAGE_QUOTA_UNITS};
-use crate::core::{KeyValueStore, StorageError};
+use crate::core::error::StorageError;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::ports::storage::{utf16_units, LOCAL_STORAGE_QUOTA_UNITS};
 
 /// `window.localStorage`, obtained once.
 #[derive(Debug, Clone)]

@@ -17,10 +17,11 @@ use super::typescript::{
     ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptions, PinList, StringList,
     ToolActivityEntryJs, ToolActivityEntryList, ToolActivityInputJs,
 };
-use crate::core::keys::DEFAULT_PREFIX;
-use crate::core::store_lock::StoreLock;
-use crate::core::stored_entry::join_entries;
-use crate::core::{LogStore, StorageKeys};
+use crate::core::log::stored_entry::join_entries;
+use crate::core::ports::store_lock::StoreLock;
+use crate::core::store::keys::StorageKeys;
+use crate::core::store::keys::DEFAULT_PREFIX;
+use crate::core::store::log_store::LogStore;
 
 /// The core store as the browser uses it.
 pub type BrowserLogStore = LogStore<BrowserStorage, BrowserClock>;

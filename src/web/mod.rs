@@ -28,22 +28,22 @@ use wasm_bindgen::prelude::*;
 /// The package's token estimate for Gemini-family models (see the README for how it counts).
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens(text: &str) -> usize {
-    crate::core::tokens::estimate_tokens(text)
+    crate::core::log::tokens::estimate_tokens(text)
 }
 
 /// Checks a summary: the sections of `REQUIRED_SECTIONS` as `###` headings (emoji optional),
 /// at least 100 characters, and no refusal in its opening.
 #[wasm_bindgen(js_name = validateSummary)]
 pub fn validate_summary(text: &str) -> Result<typescript::ValidationResultJs, JsValue> {
-    Ok(convert::to_js(&crate::core::validation::validate_summary(
-        text,
-    ))?)
+    Ok(convert::to_js(
+        &crate::core::steps::validation::validate_summary(text),
+    )?)
 }
 
 /// The titles of the required sections (also exported as the constant `REQUIRED_SECTIONS`).
 #[wasm_bindgen(js_name = requiredSections, unchecked_return_type = "string[]")]
 pub fn required_sections() -> Vec<String> {
-    crate::core::validation::REQUIRED_SECTIONS
+    crate::core::steps::validation::REQUIRED_SECTIONS
         .iter()
         .map(|s| (*s).to_owned())
         .collect()

@@ -5,9 +5,9 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::js_error::thrown_message;
 use crate::core::error::StorageError;
-use crate::core::provider::LocalBoxFuture;
-use crate::core::store_lock::{LockHeld, StoreLock};
-use crate::core::StorageKeys;
+use crate::core::ports::store_lock::{LockHeld, StoreLock};
+use crate::core::ports::timer::LocalBoxFuture;
+use crate::core::store::keys::StorageKeys;
 
 #[wasm_bindgen(module = "/src/web/store_lock.js")]
 extern "C" {

@@ -4,7 +4,7 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::core::provider::{LocalBoxFuture, Timer};
+use crate::core::ports::timer::{LocalBoxFuture, Timer};
 
 #[wasm_bindgen]
 extern "C" {

@@ -85,6 +85,8 @@ export type Phase =
 
 /** What started a compaction. */
 export type Trigger = "user" | "auto" | "context_limit_error";
+/** Why another attempt follows a failed one: a rejected or cut-off answer, a retryable HTTP status, a time-out, the network, or a custom provider that threw. */
+export type RetryReason = "invalid_summary" | "http_408" | "http_429" | "http_500" | "http_502" | "http_503" | "http_504" | "timeout" | "network" | "provider";
 
 /** What a provider is told besides the prompt. */
 export interface GenerationSettings {
@@ -267,8 +269,8 @@ export interface CompactorEventMap {
   compaction_archived: { archiveKey: string; timestamp: number };
   compaction_complete: { result: CompactionResult };
   compaction_error: { code: ErrorCode; message: string; phase: Phase };
-  /** An attempt failed and another follows: why ("invalid_summary", "http_429", "http_503", "network", "timeout", "provider"), which attempt, after how long. */
-  compaction_retry: { reason: string; attempt: number; waitMs: number; message: string };
+  /** An attempt failed and another follows: why, which attempt, after how long. */
+  compaction_retry: { reason: RetryReason; attempt: number; waitMs: number; message: string };
   compaction_rolled_back: { archiveKey: string };
 }
 

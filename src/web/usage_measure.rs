@@ -2,7 +2,7 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::core::usage::UsageMeasure;
+use crate::core::ports::usage::UsageMeasure;
 
 /// Calls `options.promptTokens()`; anything but a finite non-negative number (or a throw)
 /// means "cannot say", and the package's count is used.

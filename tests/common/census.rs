@@ -3,10 +3,13 @@
 
 use std::collections::HashMap;
 
-use context_compactor::core::archive::read_archive;
-use context_compactor::core::iteration::parse_summary_header;
-use context_compactor::core::log_store::LogSnapshot;
-use context_compactor::core::{KeyValueStore, LogStore, ManualClock, MemoryStore, StorageKeys};
+use context_compactor::core::log::iteration::parse_summary_header;
+use context_compactor::core::log::snapshot::LogSnapshot;
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::store::archive::read_archive;
+use context_compactor::core::store::keys::StorageKeys;
+use context_compactor::core::store::log_store::LogStore;
 
 /// Identities of every entry: reasoning text, execution and tool entries as JSON.
 pub fn identities(logs: &LogSnapshot) -> Vec<String> {

@@ -5,12 +5,14 @@
 use super::census::{assert_nothing_lost, census};
 use super::locked::locked;
 use super::*;
-use context_compactor::core::compactor::MAX_EXPIRES_AT;
-use context_compactor::core::entries::ExecutionInput;
-use context_compactor::core::outcome::CompactionResult;
-use context_compactor::core::provider::run_ready;
-use context_compactor::core::settings::{CompactorSettings, Trigger};
-use context_compactor::core::{CompactionError, KeyValueStore, ManualClock, MemoryStore};
+use context_compactor::core::error::CompactionError;
+use context_compactor::core::log::entries::ExecutionInput;
+use context_compactor::core::model::outcome::CompactionResult;
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::store::archive::MAX_EXPIRES_AT;
 
 const LOGS: [&str; 3] = [
     "gdrs_reasoning_log",
@@ -174,10 +176,17 @@ pub fn an_archive_kept_for_ever_does_not_expire_at_once() -> Row {
             ..small_window()
         };
         let (rig, result) = compacted(&memory, settings);
-        let archive = rig.compactor.read_archive(&result.archive_key).unwrap();
+        let archive = rig
+            .compactor
+            .with_archives(|a| a.read(&result.archive_key))
+            .unwrap();
         assert_eq!(archive.expires_at, MAX_EXPIRES_AT, "{days} days");
-        assert_eq!(rig.compactor.archives().unwrap().len(), 1, "{days} days");
-        assert_eq!(rig.compactor.purge_expired_archives().unwrap(), 0);
+        assert_eq!(
+            rig.compactor.with_archives(|a| a.list()).unwrap().len(),
+            1,
+            "{days} days"
+        );
+        assert_eq!(rig.compactor.with_archives(|a| a.purge()).unwrap(), 0);
         assert_nothing_lost("kept for ever", &before, &memory);
     }
     row(
@@ -274,7 +283,10 @@ pub fn a_huge_iteration_number_costs_no_work_or_storage_of_its_size() -> Row {
     let before = census(&memory);
     let (rig, result) = compacted(&memory, small_window());
     assert_eq!(result.iterations, [1, 3_999_999_999]);
-    let archive = rig.compactor.read_archive(&result.archive_key).unwrap();
+    let archive = rig
+        .compactor
+        .with_archives(|a| a.read(&result.archive_key))
+        .unwrap();
     assert_eq!(archive.iterations, [1, 2, 3, 4, 5, 6, 3_999_999_999]);
     let bytes = memory.get(&result.archive_key).unwrap().unwrap().len();
     assert!(bytes < 20_000);

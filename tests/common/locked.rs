@@ -5,13 +5,16 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use context_compactor::core::events::RecordingSink;
-use context_compactor::core::offline::OfflineProvider;
-use context_compactor::core::provider::LocalBoxFuture;
-use context_compactor::core::store_lock::{LockHeld, StoreLock};
-use context_compactor::core::{
-    Compactor, KeyValueStore, LogStore, ManualClock, MemoryStore, StorageError, StorageKeys,
-};
+use context_compactor::core::error::StorageError;
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::events::RecordingSink;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::store_lock::{LockHeld, StoreLock};
+use context_compactor::core::ports::timer::LocalBoxFuture;
+use context_compactor::core::providers::offline::OfflineProvider;
+use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::store::keys::StorageKeys;
+use context_compactor::core::store::log_store::LogStore;
 
 use super::{grow_session, logs_over, small_window, InstantTimer, NOV_22_2026};
 

@@ -9,14 +9,18 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use context_compactor::core::events::RecordingSink;
-use context_compactor::core::provider::{
-    Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest, Timer, TokenUsage,
-};
-use context_compactor::core::settings::CompactorSettings;
-use context_compactor::core::{
-    Compactor, ExecutionInput, LogStore, ManualClock, MemoryStore, StorageKeys, ToolActivityInput,
-};
+use context_compactor::core::error::{ProviderError, ProviderFailure};
+use context_compactor::core::log::entries::{ExecutionInput, ToolActivityInput};
+use context_compactor::core::model::settings::CompactorSettings;
+use context_compactor::core::model::token_usage::TokenUsage;
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::events::RecordingSink;
+use context_compactor::core::ports::storage::MemoryStore;
+use context_compactor::core::ports::timer::{LocalBoxFuture, Timer};
+use context_compactor::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
+use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::store::keys::StorageKeys;
+use context_compactor::core::store::log_store::LogStore;
 use serde_json::json;
 
 pub const NOV_22_2026: f64 = 1_795_373_767_000.0;
@@ -147,8 +151,15 @@ pub enum Answer {
     Text(String),
     /// Exactly this text (a model that may lose facts).
     Verbatim(String),
-    Fail(ProviderError),
+    Fail(ProviderFailure),
     Hang,
+}
+
+impl Answer {
+    /// A failed call (with the usage its answer reported, when given a `ProviderFailure`).
+    pub fn fail(failure: impl Into<ProviderFailure>) -> Self {
+        Answer::Fail(failure.into())
+    }
 }
 
 impl ScriptedProvider {
@@ -170,7 +181,7 @@ impl SummaryProvider for ScriptedProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderFailure>> {
         self.prompts.borrow_mut().push(request.prompt.to_owned());
         if let Some(hook) = self.on_call.borrow().as_ref() {
             hook();
@@ -179,7 +190,7 @@ impl SummaryProvider for ScriptedProvider {
             .answers
             .borrow_mut()
             .pop_front()
-            .unwrap_or(Answer::Fail(ProviderError::Failed(
+            .unwrap_or(Answer::fail(ProviderError::Failed(
                 "script exhausted".into(),
             )));
         let answer = match answer {
@@ -284,7 +295,7 @@ impl Rig {
         Self::build(
             memory,
             clock,
-            Box::new(context_compactor::core::offline::OfflineProvider),
+            Box::new(context_compactor::core::providers::offline::OfflineProvider),
             settings,
         )
     }
@@ -333,7 +344,7 @@ impl Rig {
 
     /// Raw values of every key, to compare the store before and after.
     pub fn dump(&self) -> Vec<(String, String)> {
-        use context_compactor::core::KeyValueStore;
+        use context_compactor::core::ports::storage::KeyValueStore;
         let mut keys = self.memory.keys().unwrap();
         keys.sort();
         keys.into_iter()
@@ -346,7 +357,7 @@ impl Rig {
 /// Whether `memory` holds an archive (a key with `archived` in its name, as the default
 /// archive keys have).
 pub fn holds_an_archive(memory: &MemoryStore) -> bool {
-    use context_compactor::core::KeyValueStore;
+    use context_compactor::core::ports::storage::KeyValueStore;
     memory
         .keys()
         .unwrap()
@@ -397,9 +408,9 @@ impl FaultyStore {
     pub fn writes(&self) -> usize {
         self.writes.get()
     }
-    fn check(&self) -> Result<(), context_compactor::core::StorageError> {
+    fn check(&self) -> Result<(), context_compactor::core::error::StorageError> {
         if self.crashed() {
-            return Err(context_compactor::core::StorageError::Unavailable {
+            return Err(context_compactor::core::error::StorageError::Unavailable {
                 reason: "the tab was closed".into(),
             });
         }
@@ -410,12 +421,19 @@ impl FaultyStore {
     }
 }
 
-impl context_compactor::core::KeyValueStore for FaultyStore {
-    fn get(&self, key: &str) -> Result<Option<String>, context_compactor::core::StorageError> {
+impl context_compactor::core::ports::storage::KeyValueStore for FaultyStore {
+    fn get(
+        &self,
+        key: &str,
+    ) -> Result<Option<String>, context_compactor::core::error::StorageError> {
         self.check()?;
         self.inner.get(key)
     }
-    fn set(&self, key: &str, value: &str) -> Result<(), context_compactor::core::StorageError> {
+    fn set(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> Result<(), context_compactor::core::error::StorageError> {
         self.check()?;
         if self
             .quota_on_prefix
@@ -423,7 +441,7 @@ impl context_compactor::core::KeyValueStore for FaultyStore {
             .as_deref()
             .is_some_and(|p| key.starts_with(p))
         {
-            return Err(context_compactor::core::StorageError::Quota {
+            return Err(context_compactor::core::error::StorageError::Quota {
                 key: key.to_owned(),
                 units_needed: value.encode_utf16().count(),
                 free_units: None,
@@ -433,13 +451,13 @@ impl context_compactor::core::KeyValueStore for FaultyStore {
         self.wrote();
         Ok(())
     }
-    fn remove(&self, key: &str) -> Result<(), context_compactor::core::StorageError> {
+    fn remove(&self, key: &str) -> Result<(), context_compactor::core::error::StorageError> {
         self.check()?;
         self.inner.remove(key)?;
         self.wrote();
         Ok(())
     }
-    fn keys(&self) -> Result<Vec<String>, context_compactor::core::StorageError> {
+    fn keys(&self) -> Result<Vec<String>, context_compactor::core::error::StorageError> {
         self.check()?;
         self.inner.keys()
     }

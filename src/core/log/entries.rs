@@ -9,15 +9,15 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use crate::core::stored_entry::{
+use crate::core::log::stored_entry::{
     decode_string, field_bool, field_text, object_field, EntryView, Stored,
 };
 
-pub use crate::core::entry_facts::{EntryFacts, Part, Parts};
-pub(crate) use crate::core::new_entries::{
+pub use crate::core::log::entry_facts::{EntryFacts, Part, Parts};
+pub(crate) use crate::core::log::new_entries::{
     js_number, normalise_error, without_stamped, NewExecution, NewToolActivity,
 };
-pub use crate::core::new_entries::{ExecutionInput, ToolActivityInput};
+pub use crate::core::log::new_entries::{ExecutionInput, ToolActivityInput};
 
 /// An entry's stored text and where its parts stand in it: what both field readers read.
 #[derive(Debug, Clone, Copy)]

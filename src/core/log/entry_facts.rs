@@ -7,7 +7,7 @@ use serde::de::DeserializeSeed;
 use serde::Deserializer;
 use serde_json::value::RawValue;
 
-use crate::core::stored_entry::{field_iteration, field_text, object_field, Key};
+use crate::core::log::stored_entry::{field_iteration, field_text, object_field, Key};
 
 /// A field the prompt and the summary read, located in the entry's text when it is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

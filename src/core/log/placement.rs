@@ -19,9 +19,9 @@
 
 use std::collections::HashMap;
 
-use crate::core::entries::{EntryFacts, ExecutionEntry, ToolActivityEntry};
-use crate::core::iteration::{named_iteration, parse_summary_header};
-use crate::core::stored_entry::Stored;
+use crate::core::log::entries::{EntryFacts, ExecutionEntry, ToolActivityEntry};
+use crate::core::log::iteration::{named_iteration, parse_summary_header};
+use crate::core::log::stored_entry::Stored;
 
 /// The iteration of every entry, and the current iteration.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -1,10 +1,14 @@
 //! What a compaction tells the app's UI, and the port it tells it through.
 
+use std::cell::Cell;
+
 use serde::Serialize;
 
-use crate::core::outcome::CompactionResult;
-use crate::core::phase::Phase;
-use crate::core::settings::Trigger;
+use crate::core::error::redact::redact;
+use crate::core::error::CompactionError;
+use crate::core::model::outcome::CompactionResult;
+use crate::core::model::phase::Phase;
+use crate::core::model::settings::Trigger;
 
 /// One event of a compaction; `name()` is the DOM event type, the value its `detail`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -102,6 +106,71 @@ impl CompactionEvent {
 pub trait EventSink {
     /// Delivers one event.
     fn emit(&self, event: &CompactionEvent);
+}
+
+/// What one compactor tells the app: the phase it is in, and the events through its sink. Every
+/// error message leaves without anything shaped like an API key.
+pub struct Reporter {
+    sink: Box<dyn EventSink>,
+    phase: Cell<Phase>,
+}
+
+impl Reporter {
+    /// A reporter through `sink`, idle.
+    pub fn new(sink: Box<dyn EventSink>) -> Self {
+        Self {
+            sink,
+            phase: Cell::new(Phase::Idle),
+        }
+    }
+
+    /// The phase of the running (or last) compaction.
+    pub fn phase(&self) -> Phase {
+        self.phase.get()
+    }
+
+    /// Delivers `event`, its message redacted if it is an error.
+    pub fn emit(&self, event: CompactionEvent) {
+        let event = match event {
+            CompactionEvent::Error {
+                code,
+                message,
+                phase,
+            } => CompactionEvent::Error {
+                code,
+                message: redact(&message, None).into_owned(),
+                phase,
+            },
+            other => other,
+        };
+        self.sink.emit(&event);
+    }
+
+    /// Tells the app that `err` stopped what ran in `phase`, `message` saying it for people.
+    pub fn error(&self, err: &CompactionError, phase: Phase, message: String) {
+        self.emit(CompactionEvent::Error {
+            code: err.code().as_str(),
+            message,
+            phase,
+        });
+    }
+
+    /// Enters `phase`.
+    pub fn enter(&self, phase: Phase) {
+        let previous = self.phase.replace(phase);
+        self.emit(CompactionEvent::PhaseChange { phase, previous });
+    }
+
+    /// Enters `phase` of a compaction that has reached `percent` after `elapsed_ms`.
+    pub fn progress(&self, phase: Phase, percent: u8, message: String, elapsed_ms: f64) {
+        self.enter(phase);
+        self.emit(CompactionEvent::Progress {
+            phase,
+            percent,
+            message,
+            elapsed_ms,
+        });
+    }
 }
 
 #[cfg(any(test, feature = "testing"))]

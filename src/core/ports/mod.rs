@@ -1,26 +1,21 @@
-//! Every port of the core in one place: the traits the browser layer implements (and the tests
-//! replace), with the values that cross them.
+//! The ports of the outside world below the pipeline: the traits the browser layer implements
+//! (and the tests replace), with the values that cross them. The summary provider's port is
+//! `providers::port`: its request is made of the steps' values.
 //!
 //! | port | browser implementation |
 //! | --- | --- |
-//! | [`KeyValueStore`] | `localStorage` |
-//! | [`Clock`] | `Date.now()` |
-//! | [`Timer`] | `setTimeout` |
-//! | [`SummaryProvider`] | Gemini over `fetch`, the app's `generate` |
-//! | [`EventSink`] | an `EventTarget` |
-//! | [`StoreLock`] | a Web Lock plus a write number in IndexedDB |
-//! | [`UsageMeasure`] | the app's `promptTokens()` |
+//! | [`storage::KeyValueStore`] | `localStorage` |
+//! | [`clock::Clock`] | `Date.now()` |
+//! | [`timer::Timer`] | `setTimeout` |
+//! | [`events::EventSink`] | an `EventTarget` |
+//! | [`store_lock::StoreLock`] | a Web Lock plus a write number in IndexedDB |
+//! | [`usage::UsageMeasure`] | the app's `promptTokens()` |
+//! | [`cancel::Cancel`] | tripped by the app's `AbortSignal` or `abort()` |
 
+pub mod cancel;
 pub mod clock;
 pub mod events;
-pub mod provider;
 pub mod storage;
 pub mod store_lock;
+pub mod timer;
 pub mod usage;
-
-pub use clock::Clock;
-pub use events::EventSink;
-pub use provider::{SummaryProvider, Timer};
-pub use storage::KeyValueStore;
-pub use store_lock::StoreLock;
-pub use usage::UsageMeasure;

@@ -6,7 +6,7 @@
 //! includes every write made under it before.
 
 use crate::core::error::StorageError;
-use crate::core::provider::LocalBoxFuture;
+use crate::core::ports::timer::LocalBoxFuture;
 
 /// Proof that this tab holds the store lock; dropping it releases the lock.
 pub struct LockHeld {

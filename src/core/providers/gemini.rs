@@ -3,9 +3,11 @@
 
 use serde_json::{json, Value};
 
-use crate::core::prompt::SYSTEM_INSTRUCTION;
-use crate::core::provider::{GenerationSettings, ProviderError, TokenUsage};
-use crate::core::redact::redact;
+use crate::core::error::redact::redact;
+use crate::core::error::{ProviderError, ProviderFailure};
+use crate::core::model::token_usage::TokenUsage;
+use crate::core::providers::port::GenerationSettings;
+use crate::core::steps::prompt::SYSTEM_INSTRUCTION;
 
 /// The public endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -84,7 +86,7 @@ impl Family {
             Family::Gemini3 => Some(1.0),
             Family::Alias => None,
             Family::Flash25 | Family::Pro25 | Family::Gemma | Family::Other => {
-                Some(crate::core::settings::DEFAULT_TEMPERATURE)
+                Some(crate::core::model::settings::DEFAULT_TEMPERATURE)
             }
         }
     }
@@ -186,12 +188,19 @@ pub fn read_reply(
     body: &str,
     model: &str,
     secret: &str,
-) -> Result<Reply, ProviderError> {
-    read(status, body, model).map_err(|err| scrub(err, secret))
+) -> Result<Reply, ProviderFailure> {
+    read(status, body, model).map_err(|failure| scrub(failure, secret))
 }
 
-/// `err` with `secret` and every Google-key-shaped text removed from its messages.
-pub fn scrub(err: ProviderError, secret: &str) -> ProviderError {
+/// `failure` with `secret` and every Google-key-shaped text removed from its messages.
+pub fn scrub(failure: ProviderFailure, secret: &str) -> ProviderFailure {
+    ProviderFailure {
+        error: scrub_error(failure.error, secret),
+        usage: failure.usage,
+    }
+}
+
+fn scrub_error(err: ProviderError, secret: &str) -> ProviderError {
     let clean = |text: String| redact(&text, Some(secret)).into_owned();
     match err {
         ProviderError::Http {
@@ -209,18 +218,14 @@ pub fn scrub(err: ProviderError, secret: &str) -> ProviderError {
         ProviderError::Incomplete(reason) => ProviderError::Incomplete(clean(reason)),
         ProviderError::Network(reason) => ProviderError::Network(clean(reason)),
         ProviderError::Failed(reason) => ProviderError::Failed(clean(reason)),
-        ProviderError::WithUsage { error, usage } => ProviderError::WithUsage {
-            error: Box::new(scrub(*error, secret)),
-            usage,
-        },
         other @ (ProviderError::Timeout { .. } | ProviderError::Aborted) => other,
     }
 }
 
-fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderError> {
+fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     if !(200..300).contains(&status) {
-        return Err(http_error(status, parsed.as_ref(), body, model));
+        return Err(http_error(status, parsed.as_ref(), body, model).into());
     }
     let reply = parsed.ok_or_else(|| ProviderError::Http {
         status: 502,

@@ -1,7 +1,8 @@
-//! Where summaries come from: the built-in offline summariser and the Gemini protocol (request
-//! bodies per model family, the reading of replies); plus the redaction of secrets from any
-//! text a provider returns.
+//! Where summaries come from: the provider port ([`port::SummaryProvider`]), the built-in
+//! offline summariser and the Gemini protocol (request bodies per model family, the reading of
+//! replies).
 
+pub mod attempts;
 pub mod gemini;
 pub mod offline;
-pub mod redact;
+pub mod port;

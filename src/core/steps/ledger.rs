@@ -5,46 +5,12 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
-
-use crate::core::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
-use crate::core::iteration::parse_summary_header;
-use crate::core::offline::source::Source;
-use crate::core::offline::text::{clip, cut_whole, first_sentence};
-use crate::core::selection::Selection;
-
-/// What kind of fact a ledger line is, which decides how it is drawn and carried forward.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FactKind {
-    /// The session's query, or the goal its first iteration states.
-    Goal,
-    /// The final value of a successful computation (the last success of its task).
-    Result,
-    /// A failure no later iteration resolved.
-    Failure,
-    /// An id, file name, URL or number that iteration N refers to and 1..N-1 defined.
-    Identifier,
-    /// A fact the app pinned (`LogStore.pin`).
-    Pin,
-}
-
-/// One fact a summary must keep: its text, and the terms that show it was kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Fact {
-    /// Stable across compactions: `goal`, `result:<task>`, `failure:<subject>`,
-    /// `identifier:<token>`, `pin:<id>`.
-    pub id: String,
-    /// What kind of fact it is.
-    pub kind: FactKind,
-    /// The fact as the prompt lists it and a person reads it.
-    pub text: String,
-    /// Numbers and identifiers that must appear exactly (digit-group commas ignored).
-    pub exact: Vec<String>,
-    /// Key words of a text fact; at least half must appear (any case).
-    pub words: Vec<String>,
-}
+use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
+use crate::core::log::iteration::parse_summary_header;
+use crate::core::model::facts::{Coverage, Fact, FactKind, Ledger, Pin};
+use crate::core::steps::digest::text::{clip, cut_whole, first_sentence};
+use crate::core::steps::digest::Digest;
+use crate::core::steps::selection::Selection;
 
 impl Fact {
     /// Whether `summary` keeps this fact.
@@ -81,33 +47,6 @@ impl Fact {
     }
 }
 
-/// A fact the app pinned: every later summary must keep it until it is unpinned.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pin {
-    /// The id `pin()` returned.
-    pub id: String,
-    /// The fact, as the app wrote it.
-    pub text: String,
-}
-
-/// The facts one compaction's summary must keep, in the order the prompt lists them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ledger {
-    /// The facts.
-    pub facts: Vec<Fact>,
-}
-
-/// Which of the ledger's facts a summary kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Coverage {
-    /// Every fact the summary had to keep (their texts).
-    pub required: Vec<String>,
-    /// Those it kept.
-    pub kept: Vec<String>,
-    /// Those it lost.
-    pub missing: Vec<String>,
-}
-
 /// At most this many identifiers of iteration N are required (the first it mentions).
 pub const MAX_IDENTIFIERS: usize = 12;
 /// At most this many exact terms per fact.
@@ -124,15 +63,14 @@ impl Ledger {
     /// their archives recorded them), then the goal, final results, open failures,
     /// identifiers iteration N refers to, and `pins`. A newer result of the same task replaces
     /// a carried one; a carried failure a later iteration resolved is dropped.
-    pub fn draw(selection: &Selection, pins: &[Pin], carried: &[Fact]) -> Ledger {
-        let source = Source::of(selection);
+    pub fn draw(selection: &Selection, digest: &Digest, pins: &[Pin], carried: &[Fact]) -> Ledger {
         let mut drawn = Vec::new();
-        if let Some(goal) = goal(&source) {
+        if let Some(goal) = goal(digest) {
             drawn.push(goal);
         }
-        drawn.extend(results(&source));
-        drawn.extend(open_failures(&source));
-        let resolved = resolved_subjects(&source);
+        drawn.extend(results(digest));
+        drawn.extend(open_failures(digest));
+        let resolved = resolved_subjects(digest);
         let mut facts: Vec<Fact> = carried
             .iter()
             .filter(|fact| fact.kind != FactKind::Pin)
@@ -254,14 +192,14 @@ fn without_digit_commas(text: &str) -> Cow<'_, str> {
     Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_owned()))
 }
 
-fn goal(source: &Source) -> Option<Fact> {
-    let (text, content) = match &source.query {
+fn goal(digest: &Digest) -> Option<Fact> {
+    let (text, content) = match &digest.query {
         Some(query) => {
             let content = clip(query, SHOWN_CHARS);
             (format!("Question: {content}"), content)
         }
         None => {
-            let (n, first) = source.reasoning.first()?;
+            let (n, first) = digest.reasoning.first()?;
             let content = clip(first_sentence(first), SHOWN_CHARS);
             (format!("Goal (iteration {n}): {content}"), content)
         }
@@ -275,10 +213,10 @@ fn goal(source: &Source) -> Option<Fact> {
 }
 
 /// The last successful run of each task that returned a value.
-fn results(source: &Source) -> Vec<Fact> {
+fn results(digest: &Digest) -> Vec<Fact> {
     let mut seen: Vec<&str> = Vec::new();
     let mut facts = Vec::new();
-    for run in source.runs.iter().rev() {
+    for run in digest.runs.iter().rev() {
         let (Some(true), Some(value)) = (run.success, run.result.as_deref()) else {
             continue;
         };
@@ -316,8 +254,8 @@ fn results(source: &Source) -> Vec<Fact> {
     facts
 }
 
-fn failure_id(subject: &str, source: &Source) -> String {
-    let task = source
+fn failure_id(subject: &str, digest: &Digest) -> String {
+    let task = digest
         .runs
         .iter()
         .find(|run| run.id.as_deref() == Some(subject))
@@ -325,8 +263,8 @@ fn failure_id(subject: &str, source: &Source) -> String {
     format!("failure:{task}")
 }
 
-fn open_failures(source: &Source) -> Vec<Fact> {
-    source
+fn open_failures(digest: &Digest) -> Vec<Fact> {
+    digest
         .failures
         .iter()
         .filter(|failure| failure.resolved_in.is_none())
@@ -342,7 +280,7 @@ fn open_failures(source: &Source) -> Vec<Fact> {
                 vec![failure.subject.clone()]
             };
             Fact {
-                id: failure_id(&failure.subject, source),
+                id: failure_id(&failure.subject, digest),
                 kind: FactKind::Failure,
                 text,
                 exact,
@@ -353,15 +291,15 @@ fn open_failures(source: &Source) -> Vec<Fact> {
 }
 
 /// The failure ids this range resolved (a later success of the task, or of the operation).
-fn resolved_subjects(source: &Source) -> Vec<String> {
-    let mut resolved: Vec<String> = source
+fn resolved_subjects(digest: &Digest) -> Vec<String> {
+    let mut resolved: Vec<String> = digest
         .runs
         .iter()
         .filter(|run| run.success == Some(true))
         .map(|run| format!("failure:{}", run.task))
         .collect();
     resolved.extend(
-        source
+        digest
             .tool_successes
             .iter()
             .map(|(_, subject)| format!("failure:{subject}")),

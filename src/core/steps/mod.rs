@@ -1,10 +1,11 @@
 //! The steps of one compaction, each a plain function of its inputs: the rules that allow it,
-//! the selection of iterations 1..N-1, the prompt, the validation of a summary, the swap, and
-//! the values a compaction reports (phases, outcome).
+//! the selection of iterations 1..N-1, its digest, the ledger, the prompt, the check of a
+//! summary, and the swap.
 
+pub mod answer;
+pub mod check;
+pub mod digest;
 pub mod ledger;
-pub mod outcome;
-pub mod phase;
 pub mod prompt;
 pub mod rules;
 pub mod selection;

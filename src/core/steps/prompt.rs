@@ -4,13 +4,13 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::core::entries::{StoredExecution, StoredToolActivity, ToolFields};
-use crate::core::iteration::{parse_iteration_header, parse_summary_header};
-use crate::core::ledger::Ledger;
-use crate::core::selection::Selection;
-use crate::core::settings::CompactorSettings;
-use crate::core::tokens::estimate_tokens;
-use crate::core::validation::{canonical_heading, heading_of, Validation, SECTIONS};
+use crate::core::log::entries::{StoredExecution, StoredToolActivity, ToolFields};
+use crate::core::log::iteration::{parse_iteration_header, parse_summary_header};
+use crate::core::log::tokens::estimate_tokens;
+use crate::core::model::facts::Ledger;
+use crate::core::model::settings::CompactorSettings;
+use crate::core::steps::selection::Selection;
+use crate::core::steps::validation::{canonical_heading, heading_of, Validation, SECTIONS};
 
 /// Smallest per-entry budget, in characters, whatever the window.
 pub(crate) const MIN_ENTRY_CHARS: usize = 2_000;

@@ -1,6 +1,13 @@
-//! When a compaction is allowed, and when it should start by itself.
+//! When a compaction is allowed, what it would do (the plan), and when it should start by
+//! itself.
 
-use crate::core::settings::{CompactorSettings, Trigger};
+use crate::core::error::CompactionError;
+use crate::core::model::facts::Ledger;
+use crate::core::model::outcome::{CompactionPlan, CompactionResult};
+use crate::core::model::reasons::Refusal;
+use crate::core::model::settings::{CompactorSettings, Trigger};
+use crate::core::steps::prompt::prompt_tokens;
+use crate::core::steps::selection::Selection;
 
 /// The state the rules look at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,20 +35,20 @@ pub struct RuleInput {
 /// share of that summary: less cannot give a summary clearly smaller than what it replaces.
 pub(crate) const MIN_NEW_MATERIAL_SHARE: f64 = 0.5;
 
-/// Why a compaction is not allowed now, in words a person understands; `None` when it is.
+/// Why a compaction is not allowed now; `None` when it is.
 pub fn refusal(
     settings: &CompactorSettings,
     input: &RuleInput,
     trigger: Trigger,
-) -> Option<String> {
+) -> Option<Refusal> {
     if input.compacting {
-        return Some("A compaction is already running.".into());
+        return Some(Refusal::Compacting);
     }
     if input.compacting_elsewhere {
-        return Some("A compaction is running in another tab.".into());
+        return Some(Refusal::CompactingElsewhere);
     }
     if input.current_iteration == 0 {
-        return Some("There is no reasoning session to compact yet.".into());
+        return Some(Refusal::NoSession);
     }
     let completed = if input.iteration_running {
         input.current_iteration - 1
@@ -49,29 +56,66 @@ pub fn refusal(
         input.current_iteration
     };
     if completed < settings.min_iterations || input.current_iteration < 2 {
-        return Some(format!(
-            "Compaction needs at least {} completed iterations; {} so far.",
-            settings.min_iterations.max(1),
-            completed
-        ));
+        return Some(Refusal::TooFewIterations {
+            needed: settings.min_iterations.max(1),
+            completed,
+        });
     }
     let needed = (input.summary_tokens as f64 * MIN_NEW_MATERIAL_SHARE).ceil() as usize;
     if input.summary_tokens > 0 && input.new_tokens < needed {
-        return Some(format!(
-            "Too little is new since the last compaction: {} tokens beside the {}-token \
-             summary; a compaction needs at least {needed} to come out clearly smaller.",
-            input.new_tokens, input.summary_tokens
-        ));
+        return Some(Refusal::TooLittleNew {
+            new_tokens: input.new_tokens,
+            summary_tokens: input.summary_tokens,
+            needed,
+        });
     }
     let usage = input.usage;
     if trigger != Trigger::ContextLimitError && usage < settings.recommended_usage {
-        return Some(format!(
-            "Context usage is {}%; compaction is worth it from {}%.",
-            CompactorSettings::whole_percent(usage),
-            CompactorSettings::whole_percent(settings.recommended_usage)
-        ));
+        return Some(Refusal::UsageTooLow {
+            usage,
+            recommended: settings.recommended_usage,
+        });
     }
     None
+}
+
+/// What `compact()` would do with `selection` now: its entries and tokens, the ledger, the
+/// prompt's size, and why it would refuse if it would.
+pub fn plan_of(
+    selection: &Selection<'_>,
+    input: &RuleInput,
+    ledger: &Ledger,
+    prompt: &str,
+    settings: &CompactorSettings,
+) -> CompactionPlan {
+    let tokens_to_compact = input.summary_tokens + input.new_tokens;
+    CompactionPlan {
+        iterations: [1.min(selection.last), selection.last],
+        entries: selection.counts(),
+        tokens_to_compact,
+        prompt_tokens: prompt_tokens(prompt),
+        ledger: ledger.texts(),
+        estimated_tokens_after: input.log_tokens - tokens_to_compact
+            + (tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize,
+        refused: refusal(settings, input, Trigger::User).map(|r| r.to_string()),
+    }
+}
+
+/// Share of the compacted tokens `plan()` expects the summary to take.
+const PLANNED_SUMMARY_SHARE: f64 = 0.3;
+
+/// Whether the compaction that is itself running (so not counted as one) may go on; the
+/// refusal as its error.
+pub fn allowed(
+    settings: &CompactorSettings,
+    input: &RuleInput,
+    trigger: Trigger,
+) -> Result<(), CompactionError> {
+    let input = RuleInput {
+        compacting: false,
+        ..*input
+    };
+    refusal(settings, &input, trigger).map_or(Ok(()), |r| Err(CompactionError::NotAllowed(r)))
 }
 
 /// Holds automatic compaction back after one that failed or saved little, until the logs have
@@ -84,14 +128,32 @@ pub(crate) struct AutoGuard {
 impl AutoGuard {
     /// Records an automatic compaction that failed or ended at `tokens_after` still over the
     /// trigger.
-    pub fn hold(&mut self, settings: &CompactorSettings, tokens_now: usize) {
-        self.blocked_until_tokens =
-            Some(tokens_now.saturating_add(settings.context_window_tokens / 10));
+    pub fn hold(self, settings: &CompactorSettings, tokens_now: usize) -> Self {
+        AutoGuard {
+            blocked_until_tokens: Some(
+                tokens_now.saturating_add(settings.context_window_tokens / 10),
+            ),
+        }
     }
 
     /// Lifts the hold (after a successful compaction that brought usage under the trigger).
-    pub fn release(&mut self) {
-        self.blocked_until_tokens = None;
+    pub fn release(self) -> Self {
+        AutoGuard::default()
+    }
+
+    /// The guard after a successful compaction: an automatic one that left usage over the
+    /// trigger holds, any other releases.
+    pub fn after_success(
+        self,
+        settings: &CompactorSettings,
+        trigger: Trigger,
+        result: &CompactionResult,
+    ) -> Self {
+        if trigger == Trigger::Auto && result.context_usage_after >= settings.auto_trigger_usage {
+            self.hold(settings, result.tokens_after)
+        } else {
+            self.release()
+        }
     }
 
     /// Whether an automatic compaction should start now.
@@ -129,7 +191,7 @@ mod tests {
             new_tokens: 499,
             ..input(9, false, 30_000)
         };
-        let reason = refusal(&s, &little, Trigger::Auto).unwrap();
+        let reason = refusal(&s, &little, Trigger::Auto).unwrap().to_string();
         assert!(reason.contains("Too little is new"), "{reason}");
         assert!(refusal(&s, &little, Trigger::ContextLimitError).is_some());
         let enough = RuleInput {
@@ -144,13 +206,16 @@ mod tests {
         let s = CompactorSettings::default();
         assert!(refusal(&s, &input(0, false, 30_000), Trigger::User)
             .unwrap()
+            .to_string()
             .contains("no reasoning session"));
         assert!(refusal(&s, &input(3, true, 30_000), Trigger::User)
             .unwrap()
+            .to_string()
             .contains("at least 3 completed"));
         assert!(refusal(&s, &input(3, false, 30_000), Trigger::User).is_none());
         assert!(refusal(&s, &input(5, false, 1_000), Trigger::User)
             .unwrap()
+            .to_string()
             .contains("worth it from 60%"));
         assert!(refusal(&s, &input(5, false, 1_000), Trigger::ContextLimitError).is_none());
         let elsewhere = RuleInput {
@@ -159,6 +224,7 @@ mod tests {
         };
         assert!(refusal(&s, &elsewhere, Trigger::User)
             .unwrap()
+            .to_string()
             .contains("in another tab"));
         let busy = RuleInput {
             compacting: true,
@@ -166,6 +232,7 @@ mod tests {
         };
         assert!(refusal(&s, &busy, Trigger::User)
             .unwrap()
+            .to_string()
             .contains("already running"));
     }
 
@@ -175,10 +242,10 @@ mod tests {
         let mut guard = AutoGuard::default();
         assert!(!guard.should_auto_compact(&s, &input(6, false, 20_000)));
         assert!(guard.should_auto_compact(&s, &input(6, false, 28_000)));
-        guard.hold(&s, 28_000);
+        guard = guard.hold(&s, 28_000);
         assert!(!guard.should_auto_compact(&s, &input(6, false, 29_000)));
         assert!(guard.should_auto_compact(&s, &input(7, false, 28_000 + 3_277)));
-        guard.release();
+        guard = guard.release();
         assert!(guard.should_auto_compact(&s, &input(6, false, 28_000)));
     }
 }

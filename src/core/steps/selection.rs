@@ -2,11 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
-use crate::core::iteration::parse_summary_header;
-use crate::core::log_store::LogSnapshot;
-use crate::core::outcome::EntryCounts;
-use crate::core::placement::PlacedIterations;
+use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
+use crate::core::log::iteration::parse_summary_header;
+use crate::core::log::placement::PlacedIterations;
+use crate::core::log::snapshot::LogSnapshot;
+use crate::core::model::outcome::EntryCounts;
 
 /// One value per compacted entry, log by log, in the order of the archived entries.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -172,7 +172,7 @@ fn split_at<'a, T: Clone>(current: u32, placed: &[u32], entries: &'a [T]) -> Spl
 pub(crate) fn summary_body(entry: &str) -> String {
     let body = entry.split_once('\n').map_or("", |(_, rest)| rest);
     body.trim_end()
-        .strip_suffix(crate::core::iteration::SUMMARY_END)
+        .strip_suffix(crate::core::log::iteration::SUMMARY_END)
         .unwrap_or(body)
         .trim()
         .to_owned()
@@ -181,8 +181,8 @@ pub(crate) fn summary_body(entry: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::iteration::iteration_header;
-    use crate::core::stored_entry::Stored;
+    use crate::core::log::iteration::iteration_header;
+    use crate::core::log::stored_entry::Stored;
 
     #[test]
     fn compacted_tokens_are_the_tokens_of_the_originals() {

@@ -2,11 +2,12 @@
 
 use std::borrow::Cow;
 
-use crate::core::entries::StoredReasoning;
-pub(crate) use crate::core::iteration::SUMMARY_END;
-use crate::core::iteration::{parse_summary_header, summary_header, summary_source_line};
-use crate::core::log_store::LogSnapshot;
-use crate::core::selection::{Positions, Selection};
+use crate::core::log::entries::StoredReasoning;
+use crate::core::log::iteration::SUMMARY_END;
+use crate::core::log::iteration::{parse_summary_header, summary_header, summary_source_line};
+use crate::core::log::snapshot::LogSnapshot;
+use crate::core::model::reasons::Conflict;
+use crate::core::steps::selection::{Positions, Selection};
 
 /// The text of the reasoning entry that stands for iterations 1..=`last`.
 pub(crate) fn summary_entry(last: u32, archive_key: &str, summary: &str) -> String {
@@ -17,24 +18,18 @@ pub(crate) fn summary_entry(last: u32, archive_key: &str, summary: &str) -> Stri
     )
 }
 
-/// Why the stored logs no longer fit what a compaction or rollback read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SwapConflict(pub String);
-
 /// The entries of `now` after those of `before`, if `now` only grew by appends.
 fn appended<'a, T: PartialEq>(
     before: &[T],
     now: &'a [T],
-    log: &str,
-) -> Result<&'a [T], SwapConflict> {
+    log: &'static str,
+) -> Result<&'a [T], Conflict> {
     // The same read (nothing was written meanwhile) needs no entry-by-entry comparison.
     let same_read = std::ptr::eq(before, now);
     if same_read || (now.len() >= before.len() && now[..before.len()] == *before) {
         Ok(&now[before.len()..])
     } else {
-        Err(SwapConflict(format!(
-            "the {log} log was changed by other code while the compaction ran (not just appended to)"
-        )))
+        Err(Conflict::Rewritten { log })
     }
 }
 
@@ -59,7 +54,7 @@ pub fn replace(
     now: &LogSnapshot,
     selection: &Selection,
     summary_entry: &StoredReasoning,
-) -> Result<LogSnapshot, SwapConflict> {
+) -> Result<LogSnapshot, Conflict> {
     let reasoning_tail = appended(&before.reasoning, &now.reasoning, "reasoning")?;
     let execution_tail = appended(&before.execution, &now.execution, "execution")?;
     let tool_tail = appended(&before.tool_activity, &now.tool_activity, "tool activity")?;
@@ -85,13 +80,8 @@ pub(crate) fn restore(
     archived: &LogSnapshot,
     positions: Option<&Positions>,
     last: u32,
-) -> Result<LogSnapshot, SwapConflict> {
-    let position = summary_position(&now.reasoning, last).ok_or_else(|| {
-        SwapConflict(format!(
-            "the summary of iterations 1-{last} is no longer in the reasoning log; a later \
-             compaction replaced it, so roll that one back first"
-        ))
-    })?;
+) -> Result<LogSnapshot, Conflict> {
+    let position = summary_position(&now.reasoning, last).ok_or(Conflict::SummaryGone { last })?;
     let positions = Positions::or_at_start(positions, archived, Some(position));
     Ok(put_archived_back(
         now,

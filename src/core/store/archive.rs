@@ -1,19 +1,34 @@
-//! Archives of compacted originals: their format, listing, expiry and count limits.
+//! The format of an archive of compacted originals, and when it expires. [`super::archives`]
+//! writes, lists and removes them.
 
 use serde::de::IgnoredAny;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::core::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::error::StorageError;
-use crate::core::iteration::parse_summary_header;
-use crate::core::keys::StorageKeys;
-use crate::core::ledger::Fact;
-use crate::core::log_store::LogSnapshot;
-use crate::core::placement::place;
-use crate::core::selection::{EntryIterations, Positions, Selection};
-use crate::core::storage::{utf16_units, KeyValueStore};
-use crate::core::stored_json::parse;
+use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
+use crate::core::log::iteration::parse_summary_header;
+use crate::core::log::placement::place;
+use crate::core::log::snapshot::LogSnapshot;
+use crate::core::model::facts::{Fact, Ledger};
+use crate::core::model::settings::Trigger;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::steps::selection::{EntryIterations, Positions, Selection};
+use crate::core::store::stored_json::parse;
+
+/// The latest expiry JavaScript can hold exactly (`Number.MAX_SAFE_INTEGER` ms).
+pub const MAX_EXPIRES_AT: u64 = 9_007_199_254_740_991;
+
+/// When an archive written at `timestamp` with `lifetime_ms` expires: never past
+/// [`MAX_EXPIRES_AT`], so a lifetime of "for ever" cannot wrap to the past.
+pub(crate) fn expiry(timestamp: u64, lifetime_ms: f64) -> u64 {
+    let left = MAX_EXPIRES_AT.saturating_sub(timestamp);
+    if lifetime_ms.is_nan() || lifetime_ms >= left as f64 {
+        MAX_EXPIRES_AT.max(timestamp)
+    } else {
+        timestamp + lifetime_ms.max(0.0) as u64
+    }
+}
 
 /// The original entries an archive keeps, exactly as they were stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -77,6 +92,31 @@ pub struct Archive<D = ArchiveData> {
     /// earlier versions); a later compaction requires them again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger: Option<Vec<Fact>>,
+}
+
+impl<'a> Archive<SelectedData<'a>> {
+    /// The archive of `selection`'s originals, written at `timestamp` to be kept `lifetime_ms`,
+    /// by a compaction that `trigger` started and that had to keep `ledger`.
+    pub fn of(
+        selection: &'a Selection<'a>,
+        ledger: &Ledger,
+        trigger: Trigger,
+        timestamp: u64,
+        lifetime_ms: f64,
+        metadata: ArchiveMetadata,
+    ) -> Self {
+        Archive {
+            timestamp,
+            expires_at: expiry(timestamp, lifetime_ms),
+            iterations: selection.iterations(),
+            trigger: trigger.as_str().to_owned(),
+            data: SelectedData(selection),
+            positions: Some(selection.positions.clone()),
+            metadata,
+            entry_iterations: Some(EntryIterations::of(selection)),
+            ledger: Some(ledger.facts.clone()),
+        }
+    }
 }
 
 impl EntryIterations {
@@ -151,9 +191,9 @@ impl ArchiveData {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ArchiveEntryCounts {
-    reasoning_log: Vec<IgnoredAny>,
-    execution_log: Vec<IgnoredAny>,
-    tool_activity_log: Vec<IgnoredAny>,
+    pub(crate) reasoning_log: Vec<IgnoredAny>,
+    pub(crate) execution_log: Vec<IgnoredAny>,
+    pub(crate) tool_activity_log: Vec<IgnoredAny>,
 }
 
 /// The compacted entries of a [`Selection`], written as an archive's `data` without copying
@@ -199,7 +239,7 @@ pub struct ArchiveInfo {
     /// Stored size in bytes (UTF-16, as localStorage counts it).
     pub bytes: usize,
     /// Entries per log.
-    pub entries: crate::core::outcome::EntryCounts,
+    pub entries: crate::core::model::outcome::EntryCounts,
     /// Whether `rollback` can put the originals back now: the summary that replaced them is in
     /// the reasoning log (a later compaction may have folded it into its own).
     pub restorable: bool,
@@ -211,80 +251,4 @@ pub fn read_archive(
     key: &str,
 ) -> Result<Option<Archive>, StorageError> {
     store.get(key)?.map(|text| parse(key, &text)).transpose()
-}
-
-/// Every readable archive under `keys`, newest first, with the key of each unreadable one.
-pub(crate) fn list_archives(
-    store: &impl KeyValueStore,
-    keys: &StorageKeys,
-) -> Result<(Vec<ArchiveInfo>, Vec<String>), StorageError> {
-    list_archives_but(store, keys, None).map(|(infos, unreadable, _)| (infos, unreadable))
-}
-
-/// [`list_archives`] without reading `skip`; the flag says whether `skip` exists.
-fn list_archives_but(
-    store: &impl KeyValueStore,
-    keys: &StorageKeys,
-    skip: Option<&str>,
-) -> Result<(Vec<ArchiveInfo>, Vec<String>, bool), StorageError> {
-    let mut infos = Vec::new();
-    let mut unreadable = Vec::new();
-    let mut skipped = false;
-    for key in store.keys()? {
-        if keys.archive_timestamp(&key).is_none() {
-            continue;
-        }
-        if skip == Some(key.as_str()) {
-            skipped = true;
-            continue;
-        }
-        let Some(text) = store.get(&key)? else {
-            continue;
-        };
-        match parse::<Archive<ArchiveEntryCounts>>(&key, &text) {
-            Ok(archive) => infos.push(ArchiveInfo {
-                bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
-                entries: crate::core::outcome::EntryCounts {
-                    reasoning: archive.data.reasoning_log.len(),
-                    execution: archive.data.execution_log.len(),
-                    tool_activity: archive.data.tool_activity_log.len(),
-                },
-                key,
-                timestamp: archive.timestamp,
-                expires_at: archive.expires_at,
-                iterations: archive.iterations,
-                trigger: archive.trigger,
-                metadata: archive.metadata,
-                restorable: false,
-            }),
-            Err(_) => unreadable.push(key),
-        }
-    }
-    infos.sort_by(|a, b| b.timestamp.cmp(&a.timestamp).then(b.key.cmp(&a.key)));
-    Ok((infos, unreadable, skipped))
-}
-
-/// Removes expired archives, then the oldest beyond `max_archives`, never `keep` (which takes
-/// one of the places and is not read). Returns the keys removed. Unreadable archives are left
-/// alone (they are reported, never destroyed).
-pub(crate) fn enforce_policy(
-    store: &impl KeyValueStore,
-    keys: &StorageKeys,
-    now_ms: f64,
-    max_archives: usize,
-    keep: Option<&str>,
-) -> Result<Vec<String>, StorageError> {
-    let (infos, _, keeping) = list_archives_but(store, keys, keep)?;
-    let mut removed = Vec::new();
-    let mut kept = usize::from(keeping);
-    // Newest first: the expired go, then everything past max_archives.
-    for info in infos {
-        if (info.expires_at as f64) <= now_ms || kept >= max_archives {
-            store.remove(&info.key)?;
-            removed.push(info.key);
-        } else {
-            kept += 1;
-        }
-    }
-    Ok(removed)
 }

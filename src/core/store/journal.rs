@@ -1,5 +1,5 @@
-//! Crash safety: the journal a compaction writes before it touches the logs. Recovery from it,
-//! when a tab closed mid-compaction, is the orchestrator's (`run::compactor::recovery`).
+//! Crash safety: the journal a compaction writes before it touches the logs, and the one
+//! protocol that writes, removes and settles it ([`Journal`]).
 //!
 //! Write order of one compaction, so that the stored state is always "old logs" or "summary +
 //! archive" once recovery has run:
@@ -13,7 +13,25 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::outcome::CompactionResult;
+use crate::core::error::{CompactionError, StorageError};
+use crate::core::log::entries::StoredReasoning;
+use crate::core::log::iteration::parse_summary_header;
+use crate::core::log::stored_entry::Stored;
+use crate::core::log::tokens::estimate_tokens;
+use crate::core::model::facts::Ledger;
+use crate::core::model::outcome::CompactionResult;
+use crate::core::model::reasons::BusyReason;
+use crate::core::model::settings::Trigger;
+use crate::core::ports::clock::Clock;
+use crate::core::ports::events::CompactionEvent;
+use crate::core::ports::storage::{with_free_space, KeyValueStore};
+use crate::core::steps::selection::{summary_body, Selection};
+use crate::core::steps::swap::{appended_since, replace, summary_entry, undo};
+use crate::core::store::archive::{Archive, ArchiveMetadata};
+use crate::core::store::archives::Archives;
+use crate::core::store::log_store::LogStore;
+use crate::core::store::raw_logs::{LogHashes, RawLogs, ReadLogs};
+use crate::core::store::stored_json::{read_value, write_json};
 
 /// How far the interrupted compaction got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,22 +43,10 @@ pub(crate) enum JournalStage {
     Replacing,
 }
 
-/// FNV-1a hashes of the three stored log texts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct LogHashes {
-    /// Of `<prefix>reasoning_log`.
-    pub reasoning: String,
-    /// Of `<prefix>execution_log`.
-    pub execution: String,
-    /// Of `<prefix>tool_activity_log`.
-    pub tool_activity: String,
-}
-
 /// `<prefix>compaction_journal`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Journal {
+pub(crate) struct JournalRecord {
     /// How far the compaction got.
     pub stage: JournalStage,
     /// The archive it writes.
@@ -56,47 +62,232 @@ pub(crate) struct Journal {
     pub result: Option<CompactionResult>,
 }
 
-/// A 64-bit FNV-1a-style hash of `text`, as 16 hex digits; `absent` for a missing key.
-pub(crate) fn text_hash(text: Option<&str>) -> String {
-    let Some(text) = text else {
-        return "absent".into();
-    };
-    // FNV-1a over eight-byte words (then the last bytes one by one): every step is a bijection
-    // of the state, so texts that differ in one word always hash apart.
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut words = text.as_bytes().chunks_exact(8);
-    for chunk in &mut words {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        hash = (hash ^ u64::from_le_bytes(word)).wrapping_mul(PRIME);
-        hash ^= hash >> 29;
-    }
-    for &byte in words.remainder() {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
-    }
-    format!("{hash:016x}")
+/// What recovery did with a compaction that a closed tab left half done.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recovered {
+    /// All three logs had been written: the compaction stands.
+    Completed(Box<CompactionResult>),
+    /// The logs are back as they were before it; the archive key it had used.
+    RolledBack(String),
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hashes_tell_texts_apart() {
-        assert_eq!(text_hash(Some("")), "cbf29ce484222325");
-        assert_ne!(text_hash(Some("[1]")), text_hash(Some("[2]")));
-        let text = "[\"exec_mi9x2k1c\",\"tool_4f7q0z\"]";
-        for at in 0..text.len() {
-            let mut changed = text.as_bytes().to_vec();
-            changed[at] ^= 1;
-            let changed = String::from_utf8(changed).unwrap();
-            assert_ne!(
-                text_hash(Some(text)),
-                text_hash(Some(&changed)),
-                "byte {at}"
-            );
+impl Recovered {
+    /// The event that tells the app: the compaction completed, or was rolled back.
+    pub fn event(&self) -> CompactionEvent {
+        match self {
+            Recovered::Completed(result) => CompactionEvent::Complete {
+                result: result.clone(),
+            },
+            Recovered::RolledBack(key) => CompactionEvent::RolledBack {
+                archive_key: key.clone(),
+            },
         }
-        assert_eq!(text_hash(None), "absent");
+    }
+}
+
+/// What a compaction commits once its summary is accepted: the originals it archives and the
+/// summary that replaces them.
+pub struct Commit<'a> {
+    /// The entries compacted.
+    pub selection: &'a Selection<'a>,
+    /// The facts the summary had to keep.
+    pub ledger: &'a Ledger,
+    /// The accepted summary, headings canonical.
+    pub summary: &'a str,
+    /// What started the compaction.
+    pub trigger: Trigger,
+    /// How long the archive is kept, in ms.
+    pub lifetime_ms: f64,
+    /// Usage and tokens before the compaction.
+    pub metadata: ArchiveMetadata,
+}
+
+/// The journal of the logs of one [`LogStore`]: the only code that writes, removes or reads
+/// `<prefix>compaction_journal`. The caller holds the store lock and the lease.
+pub struct Journal<'a, S, C> {
+    logs: &'a LogStore<S, C>,
+    key: String,
+}
+
+impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
+    /// The journal of `logs`.
+    pub fn of(logs: &'a LogStore<S, C>) -> Self {
+        Self {
+            logs,
+            key: logs.keys().journal(),
+        }
+    }
+
+    fn write(&self, record: &JournalRecord) -> Result<(), StorageError> {
+        write_json(self.logs.store(), &self.key, record)
+            .map_err(|err| with_free_space(self.logs.store(), err))
+    }
+
+    /// Removes the journal: the compaction it described is complete or undone.
+    fn finish(&self) -> Result<(), StorageError> {
+        self.logs.store().remove(&self.key)
+    }
+
+    /// Steps 1 and 2: picks the archive's key, names it in the journal (stage `archiving`),
+    /// then writes the archive of `commit`'s originals; returns the key and timestamp. When
+    /// either write fails, nothing is left behind and the logs were never touched.
+    pub fn archive(
+        &self,
+        archives: &Archives<'_, S, C>,
+        commit: &Commit<'_>,
+    ) -> Result<(String, u64), StorageError> {
+        let (archive_key, timestamp) = archives.next_key()?;
+        self.write(&JournalRecord {
+            stage: JournalStage::Archiving,
+            archive_key: archive_key.clone(),
+            before: None,
+            after: None,
+            result: None,
+        })?;
+        let archive = Archive::of(
+            commit.selection,
+            commit.ledger,
+            commit.trigger,
+            timestamp,
+            commit.lifetime_ms,
+            commit.metadata.clone(),
+        );
+        match archives.write(&archive_key, &archive) {
+            Ok(()) => Ok((archive_key, timestamp)),
+            Err(err) => {
+                let _ = self.finish();
+                Err(err)
+            }
+        }
+    }
+
+    /// Steps 3 to 5: writes `commit`'s summary entry in place of the selected entries, keeping
+    /// anything appended since `before` was read, under a journal (stage `replacing`) that lets
+    /// a later load finish or undo it. `result` is given the tokens the logs gained: the entry
+    /// and whatever was appended meanwhile. On a failure the logs are written back and the
+    /// archive and journal removed.
+    pub fn swap_in(
+        &self,
+        archives: &Archives<'_, S, C>,
+        before: &ReadLogs,
+        commit: &Commit<'_>,
+        archive_key: &str,
+        result: impl FnOnce(usize) -> CompactionResult,
+    ) -> Result<CompactionResult, CompactionError> {
+        let logs = self.logs;
+        let abandon = |err: CompactionError| {
+            let _ = archives.remove(archive_key);
+            let _ = self.finish();
+            err
+        };
+        let selection = commit.selection;
+        let entry: StoredReasoning =
+            Stored::encode(&summary_entry(selection.last, archive_key, commit.summary)).map_err(
+                |err| {
+                    abandon(CompactionError::from(StorageError::Unavailable {
+                        reason: format!("could not encode the summary: {err}"),
+                    }))
+                },
+            )?;
+        let now_raw = logs.raw_logs().map_err(|e| abandon(e.into()))?;
+        // Parsed again only when another writer changed the logs since they were read.
+        let reparsed;
+        let now = if now_raw == before.raw {
+            &before.parsed
+        } else {
+            reparsed = now_raw.parse(logs.keys()).map_err(|e| abandon(e.into()))?;
+            &reparsed
+        };
+        let before = &before.parsed;
+        let after = replace(before, now, selection, &entry)
+            .map_err(|conflict| abandon(CompactionError::Busy(BusyReason::Conflict(conflict))))?;
+        let mut after_raw = RawLogs::encode(&after);
+        // A log none of whose entries was compacted keeps its text: it is not written.
+        let counts = selection.counts();
+        if counts.execution == 0 {
+            after_raw.execution.clone_from(&now_raw.execution);
+        }
+        if counts.tool_activity == 0 {
+            after_raw.tool_activity.clone_from(&now_raw.tool_activity);
+        }
+        let result =
+            result(estimate_tokens(&entry) + appended_since(before, now).estimate_tokens());
+        self.write(&JournalRecord {
+            stage: JournalStage::Replacing,
+            archive_key: archive_key.to_owned(),
+            before: Some(now_raw.hashes()),
+            after: Some(after_raw.hashes()),
+            // The summary itself is in the reasoning log being written; the journal stays small.
+            result: Some(CompactionResult {
+                summary: String::new(),
+                ..result.clone()
+            }),
+        })
+        .map_err(|err| abandon(err.into()))?;
+        if let Err(err) = logs.write_changed(&after_raw, &now_raw) {
+            let _ = logs.write_changed(&now_raw, &after_raw);
+            return Err(abandon(with_free_space(logs.store(), err).into()));
+        }
+        // The compaction is complete once the logs are written; a journal left behind by a
+        // failed removal is recognised as complete on the next load.
+        let _ = self.finish();
+        Ok(result)
+    }
+
+    /// Finishes or undoes the compaction the journal describes, if there is one: it stands
+    /// when all three logs were written, else the logs go back as they were (by position) and
+    /// its archive goes. The caller holds or has checked the lease.
+    pub fn settle(
+        &self,
+        archives: &Archives<'_, S, C>,
+    ) -> Result<Option<Recovered>, CompactionError> {
+        let logs = self.logs;
+        let Some(journal) = read_value::<JournalRecord>(logs.store(), &self.key)? else {
+            return Ok(None);
+        };
+        // Recovery reads and removes the journal's archive: never a key of other code.
+        if !archives.owns(&journal.archive_key) {
+            return Err(StorageError::Corrupt {
+                key: self.key.clone(),
+                reason: format!(
+                    "its archive key \"{}\" is not an archive key of these logs",
+                    journal.archive_key
+                ),
+            }
+            .into());
+        }
+        let archive = archives.read_stored(&journal.archive_key)?;
+        let raw = logs.raw_logs()?;
+        let complete = journal.stage == JournalStage::Replacing
+            && journal.after.as_ref() == Some(&raw.hashes());
+        let outcome = match (complete, journal.result, archive) {
+            (true, Some(mut result), Some(_)) => {
+                let live = raw.parse(logs.keys())?;
+                result.summary = live
+                    .reasoning
+                    .iter()
+                    .find(|entry| parse_summary_header(entry) == Some((1, result.iterations[1])))
+                    .map(|entry| summary_body(entry))
+                    .unwrap_or_default();
+                Recovered::Completed(Box::new(result))
+            }
+            (_, _, Some(archive)) => {
+                let last = archive.iterations.iter().copied().max().unwrap_or(0);
+                let positions = archive.positions.as_ref();
+                let undone = undo(
+                    &raw.parse(logs.keys())?,
+                    &archive.data.into(),
+                    positions,
+                    last,
+                );
+                logs.write_changed(&RawLogs::encode(&undone), &raw)?;
+                archives.remove(&journal.archive_key)?;
+                Recovered::RolledBack(journal.archive_key)
+            }
+            // No archive: the tab stopped before writing it, so the logs were never touched.
+            (_, _, None) => Recovered::RolledBack(journal.archive_key),
+        };
+        self.finish()?;
+        Ok(Some(outcome))
     }
 }

@@ -1,5 +1,7 @@
 //! The localStorage keys the package reads and writes.
 
+use crate::core::model::settings::CompactorSettings;
+
 /// Key names under one prefix (`gdrs_` by default, compatible with existing reasoning apps).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StorageKeys {
@@ -35,6 +37,13 @@ impl StorageKeys {
             key.clone_into(&mut self.metrics);
         }
         self
+    }
+
+    /// These keys with the archive prefix and metrics key of `settings`.
+    pub fn for_settings(&self, settings: &CompactorSettings) -> StorageKeys {
+        self.clone()
+            .with_archive_prefix(settings.archive_prefix.as_deref())
+            .with_metrics_key(settings.metrics_key.as_deref())
     }
 
     /// The prefix itself.

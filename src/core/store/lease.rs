@@ -1,8 +1,18 @@
 //! One compaction per origin: a lease key with an owner and an expiry, so that a second tab's
 //! `compact()` is `busy` and its `canCompact()` says why. A tab that dies leaves a lease that
-//! simply expires.
+//! simply expires. [`LeaseHolder`] owns the key and its I/O: take, renew, release.
+
+use std::cell::Cell;
 
 use serde::{Deserialize, Serialize};
+
+use crate::core::error::{CompactionError, StorageError};
+use crate::core::model::reasons::BusyReason;
+use crate::core::model::settings::{CompactorSettings, MAX_RETRY_WAIT_MS};
+use crate::core::ports::clock::Clock;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::store::log_store::LogStore;
+use crate::core::store::stored_json::{read_value, write_json};
 
 /// `<prefix>compaction_lock`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,6 +33,81 @@ impl Lease {
     /// Whether it still keeps `other` out at `now_ms`.
     pub(crate) fn blocks(&self, other: &str, now_ms: f64) -> bool {
         self.owner != other && self.expires_at > now_ms && self.expires_at <= now_ms + MAX_LEASE_MS
+    }
+}
+
+/// One compactor's side of the lease: its name, how long a hold lasts, and when it was last
+/// renewed.
+#[derive(Debug)]
+pub struct LeaseHolder {
+    owner: String,
+    duration_ms: f64,
+    renewed_ms: Cell<f64>,
+}
+
+impl LeaseHolder {
+    /// A holder named `owner` for compactions run with `settings`: a hold lasts as long as
+    /// every attempt timing out, plus the waits.
+    pub fn new(owner: String, settings: &CompactorSettings) -> Self {
+        let duration_ms = f64::from(settings.timeout_ms) * f64::from(settings.max_retries + 1)
+            + f64::from(settings.retry_delay_ms.max(MAX_RETRY_WAIT_MS))
+                * f64::from(settings.max_retries)
+            + 30_000.0;
+        Self {
+            owner,
+            duration_ms,
+            renewed_ms: Cell::new(0.0),
+        }
+    }
+
+    /// Whether a compaction of another tab holds the lease now.
+    pub fn held_elsewhere<S: KeyValueStore, C: Clock>(
+        &self,
+        logs: &LogStore<S, C>,
+    ) -> Result<bool, StorageError> {
+        let lease: Option<Lease> = read_value(logs.store(), &logs.keys().lease())?;
+        Ok(lease.is_some_and(|lease| lease.blocks(&self.owner, logs.clock().now_ms())))
+    }
+
+    /// Takes the lease; `busy` while another tab holds it.
+    pub fn take<S: KeyValueStore, C: Clock>(
+        &self,
+        logs: &LogStore<S, C>,
+    ) -> Result<(), CompactionError> {
+        if self.held_elsewhere(logs)? {
+            return Err(CompactionError::Busy(BusyReason::CompactingElsewhere));
+        }
+        Ok(self.write(logs)?)
+    }
+
+    fn write<S: KeyValueStore, C: Clock>(&self, logs: &LogStore<S, C>) -> Result<(), StorageError> {
+        let now = logs.clock().now_ms();
+        self.renewed_ms.set(now);
+        let lease = Lease {
+            owner: self.owner.clone(),
+            expires_at: now + self.duration_ms,
+        };
+        write_json(logs.store(), &logs.keys().lease(), &lease)
+    }
+
+    /// Extends the lease while a compaction makes progress (at most once a second).
+    pub fn renew<S: KeyValueStore, C: Clock>(&self, logs: &LogStore<S, C>) {
+        if logs.clock().now_ms() - self.renewed_ms.get() >= 1000.0 {
+            // A lease that cannot be renewed expires on its own; the compaction goes on.
+            let _ = self.write(logs);
+        }
+    }
+
+    /// Gives the lease back, if it is still this holder's.
+    pub fn release<S: KeyValueStore, C: Clock>(&self, logs: &LogStore<S, C>) {
+        let key = logs.keys().lease();
+        let ours = read_value::<Lease>(logs.store(), &key)
+            .ok()
+            .flatten()
+            .is_some_and(|lease| lease.owner == self.owner);
+        if ours {
+            let _ = logs.store().remove(&key);
+        }
     }
 }
 

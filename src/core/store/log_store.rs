@@ -1,25 +1,23 @@
 //! The three logs of a reasoning loop in a key-value store: appends, iterations, reads.
 
-use crate::core::clock::{iso_timestamp, Clock};
-use crate::core::entries::{
+use crate::core::error::StorageError;
+use crate::core::log::entries::{
     js_number, normalise_error, without_stamped, ExecutionInput, NewExecution, NewToolActivity,
     StoredExecution, StoredReasoning, StoredToolActivity, ToolActivityInput,
 };
-use crate::core::error::StorageError;
-use crate::core::ids::IdGenerator;
-use crate::core::iteration::{iteration_header, named_iteration, parse_summary_header};
-use crate::core::keys::StorageKeys;
-use crate::core::ledger::Pin;
-use crate::core::storage::KeyValueStore;
-use crate::core::stored_entry::{join_entries, parse_entries, EntryView, Stored};
-use crate::core::stored_json::{read_value, write_json};
+use crate::core::log::ids::IdGenerator;
+use crate::core::log::iteration::{iteration_header, named_iteration, parse_summary_header};
+use crate::core::log::snapshot::{with_placed_iterations, LogSnapshot};
+use crate::core::log::stored_entry::{join_entries, parse_entries, EntryView, Stored};
+use crate::core::model::facts::Pin;
+use crate::core::ports::clock::{iso_timestamp, Clock};
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::store::keys::StorageKeys;
+use crate::core::store::raw_logs::{RawLogs, ReadLogs};
+use crate::core::store::stored_json::{read_value, write_json};
 
 /// How long a stored "iteration running" mark holds compactions back without being renewed.
 pub const RUNNING_MARK_MS: f64 = 10.0 * 60_000.0;
-
-use crate::core::snapshot::with_placed_iterations;
-pub use crate::core::snapshot::LogSnapshot;
-pub use crate::core::snapshot::{RawLogs, ReadLogs};
 
 /// The reasoning, execution and tool-activity logs of one app, stored under [`StorageKeys`].
 ///

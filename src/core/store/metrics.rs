@@ -1,8 +1,16 @@
-//! Compaction metrics, persisted under `<prefix>compaction_metrics`.
+//! Compaction metrics, persisted under `<prefix>compaction_metrics` (or `metricsKey`), and the
+//! one type that updates them ([`Metrics`]).
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::provider::TokenUsage;
+use crate::core::error::StorageError;
+use crate::core::model::outcome::CompactionResult;
+use crate::core::model::token_usage::TokenUsage;
+use crate::core::ports::clock::Clock;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::store::keys::StorageKeys;
+use crate::core::store::log_store::LogStore;
+use crate::core::store::stored_json::{read_value, write_json};
 
 /// Running totals over every compaction of these logs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -67,13 +75,61 @@ impl CompactionMetrics {
         self.last_error_code = None;
     }
 
+    /// Adds one successful compaction and the tokens its provider reported.
+    pub(crate) fn record_result(&mut self, result: &CompactionResult, at: String) {
+        let (reduction, duration) = (result.reduction, result.duration_ms);
+        self.record_success(
+            reduction,
+            duration,
+            result.tokens_saved,
+            result.attempts,
+            at,
+        );
+        self.record_usage(result.usage);
+    }
+
     /// Adds one failed compaction.
-    pub(crate) fn record_failure(&mut self, code: &str, attempts: u32, at: String) {
+    pub(crate) fn record_failure(
+        &mut self,
+        code: &str,
+        attempts: u32,
+        usage: Option<TokenUsage>,
+        at: String,
+    ) {
+        self.record_usage(usage);
         self.total_compactions += 1;
         self.failed_compactions += 1;
         self.total_attempts += attempts;
         self.last_compaction_at = Some(at);
         self.last_error_code = Some(code.to_owned());
+    }
+}
+
+/// The metrics of one compactor's logs: the only code that reads and writes their key.
+pub struct Metrics<'a, S> {
+    store: &'a S,
+    key: String,
+}
+
+impl<'a, S: KeyValueStore> Metrics<'a, S> {
+    /// The metrics of `logs` under the metrics key of `keys` (a compactor's).
+    pub fn of<C: Clock>(logs: &'a LogStore<S, C>, keys: &StorageKeys) -> Self {
+        Self {
+            store: logs.store(),
+            key: keys.metrics(),
+        }
+    }
+
+    /// The totals so far (all zero when none were recorded).
+    pub fn read(&self) -> Result<CompactionMetrics, StorageError> {
+        Ok(read_value(self.store, &self.key)?.unwrap_or_default())
+    }
+
+    /// Reads the totals, applies `change` and writes them back (fields of other code kept).
+    pub fn update(&self, change: impl FnOnce(&mut CompactionMetrics)) -> Result<(), StorageError> {
+        let mut metrics = self.read()?;
+        change(&mut metrics);
+        write_json(self.store, &self.key, &metrics)
     }
 }
 
@@ -96,7 +152,7 @@ mod tests {
     fn averages_cover_successes_only() {
         let mut m = CompactionMetrics::default();
         m.record_success(0.6, 100.0, 600, 1, "t1".into());
-        m.record_failure("invalid_summary", 2, "t2".into());
+        m.record_failure("invalid_summary", 2, None, "t2".into());
         m.record_success(0.8, 300.0, 800, 2, "t3".into());
         assert_eq!(
             (

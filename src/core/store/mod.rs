@@ -1,10 +1,14 @@
-//! The store: the only code that knows key names — the three logs, archives, the journal, the
-//! lease, the metrics — and how each is read and written.
+//! The store: the only code that knows key names. The three logs (`log_store`), and the
+//! protocols of the package's own keys, each owning its keys and its I/O: the journal, the
+//! lease, the archives and the metrics.
 
 pub mod archive;
+pub mod archives;
 pub mod journal;
 pub mod keys;
 pub mod lease;
 pub mod log_store;
 pub mod metrics;
-pub mod snapshot;
+pub mod raw_logs;
+pub mod stored_json;
+pub mod view;

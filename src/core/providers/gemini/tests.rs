@@ -12,8 +12,14 @@ fn settings(model: &str) -> GenerationSettings {
     }
 }
 
+/// The reply to a 200 with `body`; a failure without the usage beside it.
 fn reply(body: &str) -> Result<Reply, ProviderError> {
-    read_reply(200, body, "m", KEY)
+    failed(200, body, "m", KEY)
+}
+
+/// `read_reply`, a failure without the usage beside it.
+fn failed(status: u16, body: &str, model: &str, key: &str) -> Result<Reply, ProviderError> {
+    read_reply(status, body, model, key).map_err(|failure| failure.error)
 }
 
 #[test]
@@ -97,7 +103,9 @@ fn text_usage_and_model_version_are_read() {
 #[test]
 fn blocks_are_read_as_google_reads_them_with_their_explanations() {
     let blocked = r#"{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT","blockReasonMessage":"The prompt violates policy."},"usageMetadata":{"promptTokenCount":9}}"#;
-    let (err, usage) = reply(blocked).unwrap_err().split_usage();
+    let (err, usage) = read_reply(200, blocked, "m", KEY)
+        .unwrap_err()
+        .split_usage();
     assert!(
         matches!(&err, ProviderError::Blocked(r) if r.contains("PROHIBITED_CONTENT") && r.contains("violates policy")),
         "{err:?}"
@@ -142,7 +150,7 @@ fn blocks_are_read_as_google_reads_them_with_their_explanations() {
 #[test]
 fn cut_off_answers_are_incomplete_and_keep_their_usage() {
     let cut = r####"{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":1200,"thoughtsTokenCount":4000}}"####;
-    let (err, usage) = reply(cut).unwrap_err().split_usage();
+    let (err, usage) = read_reply(200, cut, "m", KEY).unwrap_err().split_usage();
     assert!(matches!(err, ProviderError::Incomplete(_)));
     assert_eq!(usage.map(|u| u.thinking_tokens), Some(4000));
     assert!(matches!(
@@ -154,38 +162,38 @@ fn cut_off_answers_are_incomplete_and_keep_their_usage() {
 #[test]
 fn quotas_that_last_the_day_are_not_retried_and_short_ones_are() {
     let per_minute = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateContentInputTokensPerModelPerMinute-FreeTier","quotaValue":"250000"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"26s"}]}}"#;
-    let err = read_reply(429, per_minute, "m", KEY).unwrap_err();
+    let err = failed(429, per_minute, "m", KEY).unwrap_err();
     assert!(err.is_retryable());
     assert_eq!(err.retry_after_ms(), Some(26_000));
     let per_day = r#"{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"47s"}]}}"#;
-    let err = read_reply(429, per_day, "gemini-3-pro", KEY).unwrap_err();
+    let err = failed(429, per_day, "gemini-3-pro", KEY).unwrap_err();
     assert!(!err.is_retryable());
     assert!(err.to_string().contains("for today"), "{err}");
     let zero = r#"{"error":{"code":429,"message":"Quota exceeded for metric: generate_content_free_tier_requests, limit: 0, model: gemini-3-pro. Please retry in 45.5s.","status":"RESOURCE_EXHAUSTED"}}"#;
-    assert!(!read_reply(429, zero, "gemini-3-pro", KEY)
+    assert!(!failed(429, zero, "gemini-3-pro", KEY)
         .unwrap_err()
         .is_retryable());
     let help_only = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.Help","links":[]}]}}"#;
-    let err = read_reply(429, help_only, "m", KEY).unwrap_err();
+    let err = failed(429, help_only, "m", KEY).unwrap_err();
     assert!(err.is_retryable() && err.retry_after_ms().is_none());
 }
 
 #[test]
 fn http_errors_name_their_cause_and_never_the_key() {
     let gone = r#"{"error":{"code":404,"message":"models/gemini-1.5-pro is not found for API version v1beta","status":"NOT_FOUND"}}"#;
-    let err = read_reply(404, gone, "gemini-1.5-pro", KEY).unwrap_err();
+    let err = failed(404, gone, "gemini-1.5-pro", KEY).unwrap_err();
     assert!(err.to_string().contains("unknown or retired"));
     let suspended = format!(
         r#"{{"error":{{"code":403,"message":"Permission denied: Consumer 'api_key:{KEY}' has been suspended.","status":"PERMISSION_DENIED"}}}}"#
     );
-    let err = read_reply(403, &suspended, "m", KEY).unwrap_err();
+    let err = failed(403, &suspended, "m", KEY).unwrap_err();
     assert!(!err.to_string().contains(KEY), "{err}");
     assert!(err.to_string().contains("api_key:[redacted]"), "{err}");
     let own_key = r#"{"error":{"code":400,"message":"Invalid API key: my-test-key-1234","status":"INVALID_ARGUMENT"}}"#;
-    let err = read_reply(400, own_key, "m", "my-test-key-1234").unwrap_err();
+    let err = failed(400, own_key, "m", "my-test-key-1234").unwrap_err();
     assert!(!err.to_string().contains("my-test-key-1234"), "{err}");
     assert!(matches!(
-        read_reply(502, "Bad Gateway", "m", KEY),
+        failed(502, "Bad Gateway", "m", KEY),
         Err(ProviderError::Http { status: 502, .. })
     ));
 }

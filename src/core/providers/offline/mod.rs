@@ -5,23 +5,20 @@
 
 pub(crate) mod caps;
 mod sections;
-pub(crate) mod source;
-pub(crate) mod text;
 
 use std::fmt::Write;
 
-use crate::core::ledger::{FactKind, Ledger};
-use crate::core::provider::{
-    Generation, LocalBoxFuture, ProviderError, SummaryProvider, SummaryRequest,
-};
-use crate::core::selection::Selection;
-use crate::core::swap::summary_entry;
-use crate::core::tokens::estimate_tokens;
-use crate::core::validation::{canonical_heading, SECTIONS};
-
+use crate::core::error::ProviderFailure;
+use crate::core::log::tokens::estimate_tokens;
+use crate::core::model::facts::{FactKind, Ledger};
+use crate::core::ports::timer::LocalBoxFuture;
+use crate::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
+use crate::core::steps::digest::Digest;
+use crate::core::steps::selection::Selection;
+use crate::core::steps::swap::summary_entry;
+use crate::core::steps::validation::{canonical_heading, SECTIONS};
 use caps::CAPS;
 use sections::render;
-use source::Source;
 
 /// The share of the compacted tokens the offline summary aims to stay under.
 pub(crate) const TARGET_SHARE: f64 = 0.28;
@@ -38,8 +35,8 @@ impl SummaryProvider for OfflineProvider {
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>> {
-        let summary = offline_summary(request.selection, request.ledger);
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderFailure>> {
+        let summary = offline_summary(request.selection, request.digest, request.ledger);
         Box::pin(async move { Ok(summary.into()) })
     }
 }
@@ -47,12 +44,11 @@ impl SummaryProvider for OfflineProvider {
 /// The offline summary of `selection`: all six sections, deterministic, and every fact of
 /// `ledger` kept by construction (a fact the sections do not already state is added to the
 /// last one, as the ledger words it).
-pub fn offline_summary(selection: &Selection, ledger: &Ledger) -> String {
-    let source = Source::of(selection);
+pub fn offline_summary(selection: &Selection, digest: &Digest, ledger: &Ledger) -> String {
     let compacted: usize = selection.originals().estimate_tokens();
     let mut summary = String::new();
     for caps in CAPS {
-        summary = render(&source, caps);
+        summary = render(digest, caps);
         for fact in ledger.missing_in(&summary) {
             summary.push_str("\n- ");
             summary.push_str(&fact.one_line());
@@ -66,7 +62,7 @@ pub fn offline_summary(selection: &Selection, ledger: &Ledger) -> String {
     // The entry adds its header and the archive line (an archive key of up to 40 digits here).
     let entry_tokens = estimate_tokens(&summary_entry(selection.last, &"0".repeat(40), &summary));
     if (entry_tokens as f64) > compacted as f64 * SHORT_SHARE {
-        let facts_only = facts_only(&source, ledger);
+        let facts_only = facts_only(digest, ledger);
         if estimate_tokens(&facts_only) < estimate_tokens(&summary) {
             return facts_only;
         }
@@ -80,7 +76,7 @@ const SHORT_SHARE: f64 = 0.75;
 
 /// The three required sections holding the ledger's facts and nothing else: the goal under the
 /// objective, results under the discoveries, the rest under the solutions.
-fn facts_only(source: &Source, ledger: &Ledger) -> String {
+fn facts_only(digest: &Digest, ledger: &Ledger) -> String {
     let mut sections: [Vec<String>; 3] = Default::default();
     for fact in &ledger.facts {
         let slot = match fact.kind {
@@ -93,7 +89,7 @@ fn facts_only(source: &Source, ledger: &Ledger) -> String {
     let fallbacks = [
         format!(
             "Iterations {}-{} are compacted; the originals are archived.",
-            source.first, source.last
+            digest.first, digest.last
         ),
         "No results were recorded in these iterations.".to_owned(),
         "The working code of these iterations is in the archive.".to_owned(),

@@ -1,44 +1,45 @@
-//! The six sections of an offline summary, each drawn from the [`Source`] within its caps.
+//! The six sections of an offline summary, each drawn from the [`Digest`] within its caps.
 
 use std::fmt::Write;
 
-use crate::core::prompt::fence_for;
-use crate::core::validation::{canonical_heading, SECTIONS};
-
 use super::caps::Caps;
-use super::source::Source;
-use super::text::{clip, cut_whole, first_line, first_sentence, last_sentence};
+use crate::core::steps::digest::text::{
+    clip, cut_whole, first_line, first_sentence, is_bookkeeping, last_sentence,
+};
+use crate::core::steps::digest::Digest;
+use crate::core::steps::prompt::fence_for;
+use crate::core::steps::validation::{canonical_heading, SECTIONS};
 
-fn objective(source: &Source, caps: Caps) -> Vec<String> {
+fn objective(digest: &Digest, caps: Caps) -> Vec<String> {
     let mut points = Vec::new();
-    if let Some(query) = &source.query {
+    if let Some(query) = &digest.query {
         points.push(format!("Question: {}", query.trim()));
     }
-    points.extend(source.earlier_points(0, caps));
+    points.extend(earlier_points(digest, 0, caps));
     if points.is_empty() {
-        if let Some((n, text)) = source.reasoning.first() {
+        if let Some((n, text)) = digest.reasoning.first() {
             points.push(format!(
                 "Goal (iteration {n}): {}",
                 clip(first_sentence(text), caps.chars)
             ));
         }
     }
-    if let Some((n, text)) = source.reasoning.last() {
+    if let Some((n, text)) = digest.reasoning.last() {
         points.push(format!(
             "Reached by iteration {n}: {}",
             clip(first_sentence(text), caps.chars)
         ));
     }
-    let ok = source
+    let ok = digest
         .runs
         .iter()
         .filter(|run| run.success == Some(true))
         .count();
     points.push(format!(
         "{ok} of {} code executions in iterations {}-{} succeeded.",
-        source.runs.len(),
-        source.first,
-        source.last
+        digest.runs.len(),
+        digest.first,
+        digest.last
     ));
     points
 }
@@ -46,9 +47,9 @@ fn objective(source: &Source, caps: Caps) -> Vec<String> {
 /// The prefix of a result point, which later summaries carry forward whole.
 const RESULT_POINT: &str = "Result of ";
 
-fn discoveries(source: &Source, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_keeping(1, RESULT_POINT, caps);
-    for run in &source.runs {
+fn discoveries(digest: &Digest, caps: Caps) -> Vec<String> {
+    let mut points = earlier_keeping(digest, 1, RESULT_POINT, caps);
+    for run in &digest.runs {
         let (Some(true), Some(result)) = (run.success, run.result.as_deref()) else {
             continue;
         };
@@ -62,7 +63,7 @@ fn discoveries(source: &Source, caps: Caps) -> Vec<String> {
             cut_whole(result, MAX_VALUE_CHARS)
         ));
     }
-    let facts: Vec<String> = source
+    let facts: Vec<String> = digest
         .reasoning
         .iter()
         .rev()
@@ -84,11 +85,11 @@ fn discoveries(source: &Source, caps: Caps) -> Vec<String> {
 /// Longest value a result point keeps before it is cut (at a token boundary).
 pub(crate) const MAX_VALUE_CHARS: usize = 400;
 
-fn solutions(source: &Source, caps: Caps) -> (Vec<String>, Vec<String>) {
-    let points = source.earlier_points(2, caps);
+fn solutions(digest: &Digest, caps: Caps) -> (Vec<String>, Vec<String>) {
+    let points = earlier_points(digest, 2, caps);
     let mut seen = Vec::new();
     let mut blocks = Vec::new();
-    for run in source.runs.iter().rev() {
+    for run in digest.runs.iter().rev() {
         let code = run.code.trim();
         if run.success != Some(true) || code.is_empty() || seen.contains(&run.task) {
             continue;
@@ -121,9 +122,9 @@ fn solutions(source: &Source, caps: Caps) -> (Vec<String>, Vec<String>) {
     (points, blocks)
 }
 
-fn tools_used(source: &Source, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_points(3, caps);
-    for (kind, (actions, last)) in source.tools.iter().take(caps.points) {
+fn tools_used(digest: &Digest, caps: Caps) -> Vec<String> {
+    let mut points = earlier_points(digest, 3, caps);
+    for (kind, (actions, last)) in digest.tools.iter().take(caps.points) {
         let actions = actions
             .iter()
             .map(|(a, c)| format!("{a} ×{c}"))
@@ -138,7 +139,7 @@ fn tools_used(source: &Source, caps: Caps) -> Vec<String> {
     if points.is_empty() {
         points.push(format!(
             "No successful tool operations among {} recorded.",
-            source.tool_count
+            digest.tool_count
         ));
     }
     points
@@ -147,10 +148,10 @@ fn tools_used(source: &Source, caps: Caps) -> Vec<String> {
 /// The prefix of an open failure, which later summaries carry forward whole.
 const OPEN_POINT: &str = "Still failing";
 
-fn insights(source: &Source, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_keeping(4, OPEN_POINT, caps);
+fn insights(digest: &Digest, caps: Caps) -> Vec<String> {
+    let mut points = earlier_keeping(digest, 4, OPEN_POINT, caps);
     let mut resolved = 0;
-    for failure in &source.failures {
+    for failure in &digest.failures {
         let message = cut_whole(&failure.message, caps.chars);
         match failure.resolved_in {
             Some(m) if resolved < caps.points => {
@@ -173,13 +174,13 @@ fn insights(source: &Source, caps: Caps) -> Vec<String> {
     points
 }
 
-fn context(source: &Source, caps: Caps) -> Vec<String> {
-    let mut points = source.earlier_points(5, caps);
+fn context(digest: &Digest, caps: Caps) -> Vec<String> {
+    let mut points = earlier_points(digest, 5, caps);
     points.push(format!(
         "Iterations {}-{} are compacted here; iteration {} continues verbatim after this summary.",
-        source.first, source.last, source.current
+        digest.first, digest.last, digest.current
     ));
-    if let Some((n, text)) = source.reasoning.last() {
+    if let Some((n, text)) = digest.reasoning.last() {
         points.push(format!(
             "Latest conclusion (iteration {n}): {}",
             clip(last_sentence(text), caps.chars)
@@ -188,15 +189,15 @@ fn context(source: &Source, caps: Caps) -> Vec<String> {
     points
 }
 
-pub(super) fn render(source: &Source, caps: Caps) -> String {
-    let (solution_points, code_blocks) = solutions(source, caps);
+pub(super) fn render(digest: &Digest, caps: Caps) -> String {
+    let (solution_points, code_blocks) = solutions(digest, caps);
     let sections: [(Vec<String>, Vec<String>); 6] = [
-        (objective(source, caps), Vec::new()),
-        (discoveries(source, caps), Vec::new()),
+        (objective(digest, caps), Vec::new()),
+        (discoveries(digest, caps), Vec::new()),
         (solution_points, code_blocks),
-        (tools_used(source, caps), Vec::new()),
-        (insights(source, caps), Vec::new()),
-        (context(source, caps), Vec::new()),
+        (tools_used(digest, caps), Vec::new()),
+        (insights(digest, caps), Vec::new()),
+        (context(digest, caps), Vec::new()),
     ];
     let mut out = String::new();
     for ((emoji, title), (points, blocks)) in SECTIONS.iter().zip(sections) {
@@ -215,4 +216,39 @@ pub(super) fn render(source: &Source, caps: Caps) -> String {
         out.push('\n');
     }
     out.trim_end().to_owned()
+}
+
+/// The earlier summary's points of `section` (bookkeeping left out), within `caps`.
+fn earlier_points(digest: &Digest, section: usize, caps: Caps) -> Vec<String> {
+    digest
+        .earlier
+        .get(&section)
+        .map(|points| {
+            points
+                .iter()
+                .filter(|point| !is_bookkeeping(point))
+                .take(caps.points)
+                .map(|p| clip(p, caps.chars))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The earlier summary's points of `section`: those starting with `whole` (results, open
+/// failures) carried forward whole, then the others as [`earlier_points`] gives them.
+fn earlier_keeping(digest: &Digest, section: usize, whole: &str, caps: Caps) -> Vec<String> {
+    let mut points: Vec<String> = digest
+        .earlier
+        .get(&section)
+        .into_iter()
+        .flatten()
+        .filter(|p| p.starts_with(whole))
+        .cloned()
+        .collect();
+    points.extend(
+        earlier_points(digest, section, caps)
+            .into_iter()
+            .filter(|p| !p.starts_with(whole)),
+    );
+    points
 }

@@ -1,7 +1,31 @@
 //! One compaction, start to end: the lease, the run through the steps, the provider calls with
 //! their retries and cancellation, and the record of a failure.
 
-use super::*;
+use super::{Compactor, Run};
+use crate::core::error::CompactionError;
+use crate::core::model::outcome::{saving, CompactionResult};
+use crate::core::model::phase::Phase;
+use crate::core::model::reasons::{BusyReason, Refusal};
+use crate::core::model::settings::Trigger;
+use crate::core::ports::cancel::Cancel;
+use crate::core::ports::clock::{iso_timestamp, Clock};
+use crate::core::ports::events::CompactionEvent;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::ports::store_lock::LockHeld;
+use crate::core::ports::timer::race_deadline;
+use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
+use crate::core::providers::port::{GenerationSettings, SummaryRequest};
+use crate::core::steps::check::check_summary;
+use crate::core::steps::digest::Digest;
+use crate::core::steps::prompt::build_prompt;
+use crate::core::steps::rules::allowed;
+use crate::core::steps::selection::Selection;
+use crate::core::store::archive::ArchiveMetadata;
+use crate::core::store::archives::Archives;
+use crate::core::store::journal::{Commit, Journal};
+
+/// How often a waiting compaction looks whether the running iteration finished, in ms.
+const WAIT_POLL_MS: u32 = 50;
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Runs one compaction. Whatever the error, the logs are as before (plus any appends).
@@ -17,16 +41,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         cancel: Cancel,
     ) -> Result<CompactionResult, CompactionError> {
         if self.busy.get() {
-            return Err(CompactionError::Busy(
-                "A compaction is already running; wait for it to finish.".into(),
-            ));
+            return Err(CompactionError::Busy(BusyReason::Compacting));
         }
         if cancel.is_cancelled() {
             return Err(CompactionError::Aborted);
         }
         self.busy.set(true);
-        self.current.begin(self.now(), cancel);
-        let outcome = self.compact_leased(trigger).await;
+        self.cancel.replace(cancel.clone());
+        let mut run = Run {
+            trigger,
+            cancel,
+            started_ms: self.now(),
+            percent: 0,
+            attempts: Attempts::default(),
+        };
+        let outcome = self.compact_leased(&mut run).await;
         self.busy.set(false);
         outcome
     }
@@ -34,371 +63,212 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Cancels the running compaction, if any (see [`Compactor::compact_until`]).
     pub fn abort(&self) {
         if self.busy.get() {
-            self.current.cancel.borrow().cancel();
+            self.cancel.borrow().cancel();
         }
-    }
-
-    /// Sleeps `ms`, or less when the compaction is cancelled meanwhile.
-    pub(super) async fn pause(&self, ms: u32) -> Result<(), CompactionError> {
-        let cancel = self.current.cancel.borrow().clone();
-        race_deadline(self.timer.sleep(ms), cancel.cancelled())
-            .await
-            .ok_or(CompactionError::Aborted)
     }
 
     /// Takes the lease, runs the compaction, records a failure and gives the lease back, each
     /// write under the store lock.
-    pub(super) async fn compact_leased(
-        &self,
-        trigger: Trigger,
-    ) -> Result<CompactionResult, CompactionError> {
+    async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
         let held = self.lock.acquire().await?;
-        self.take_lease()?;
-        let outcome = self.run(trigger, held).await;
+        self.lease.take(&self.logs.borrow())?;
+        let outcome = self.run(run, held).await;
         // Without the lock the lease still goes: an expired lease would block for hours.
         let held = self.lock.acquire().await.ok();
         if let Err(err) = &outcome {
-            self.fail(err, trigger);
+            self.fail(run, err);
         }
         self.frozen.set(false);
-        self.release_lease();
+        self.lease.release(&self.logs.borrow());
         drop(held);
         outcome
     }
 
-    pub(super) fn fail(&self, err: &CompactionError, trigger: Trigger) {
-        let stopped_in = self.phase.get();
-        let recorded = !matches!(
-            err,
-            CompactionError::NotAllowed(_) | CompactionError::Aborted
-        );
-        if recorded {
-            let attempts = self.current.attempt.get();
-            let at = iso_timestamp(self.now());
-            // Metrics are a record, not part of the logs: failing to update them must not
-            // hide the error being reported.
-            let usage = self.current.usage.get();
-            let _ = self.update_metrics(|m| {
-                m.record_failure(err.code().as_str(), attempts, at);
-                m.record_usage(usage);
-            });
+    fn fail(&self, run: &Run, err: &CompactionError) {
+        let stopped_in = self.events.phase();
+        let refused = matches!(err, CompactionError::NotAllowed(_));
+        if !refused && !matches!(err, CompactionError::Aborted) {
+            let (code, at) = (err.code().as_str(), iso_timestamp(self.now()));
+            let (count, usage) = (run.attempts.count, run.attempts.usage);
+            self.record(|m| m.record_failure(code, count, usage, at));
         }
-        if !matches!(err, CompactionError::NotAllowed(_)) {
+        if !refused {
             self.frozen.set(false);
-            self.set_phase(Phase::Error);
+            self.events.enter(Phase::Error);
         }
-        if trigger == Trigger::Auto {
+        if run.trigger == Trigger::Auto {
             let tokens = self.logs.borrow().estimate_tokens().unwrap_or(0);
-            let mut guard = self.guard.get();
-            guard.hold(&self.settings, tokens);
-            self.guard.set(guard);
+            self.guard
+                .set(self.guard.get().hold(&self.settings, tokens));
         }
-        self.emit(CompactionEvent::Error {
-            code: err.code().as_str(),
-            message: err.to_string(),
-            phase: stopped_in,
-        });
+        self.events.error(err, stopped_in, err.to_string());
     }
 
     /// The compaction itself; `held` is the store lock taken with the lease, given up while
     /// the provider works and taken again for the archive and the swap.
-    pub(super) async fn run(
+    async fn run(
         &self,
-        trigger: Trigger,
+        run: &mut Run,
         held: LockHeld,
     ) -> Result<CompactionResult, CompactionError> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed). We hold the lease.
         self.settle_journal()?;
-        let (read, placed, input) = self.read_state()?;
-        let input = RuleInput {
-            compacting: false,
-            ..input
-        };
-        if let Some(reason) = refusal(&self.settings, &input, trigger) {
-            return Err(CompactionError::NotAllowed(reason));
-        }
-        self.emit(CompactionEvent::Start {
-            trigger,
-            iteration: input.current_iteration,
-            context_usage: input.usage,
+        let mut observed = self.observe()?;
+        allowed(&self.settings, &observed.input, run.trigger)?;
+        self.events.emit(CompactionEvent::Start {
+            trigger: run.trigger,
+            iteration: observed.input.current_iteration,
+            context_usage: observed.input.usage,
         });
         // Other tabs append while the model works; the swap picks their entries up.
         drop(held);
         let waits = self.logs.borrow().iteration_running();
         if waits {
-            self.set_phase(Phase::Waiting);
+            self.advance(run, Phase::Waiting, None);
             while self.logs.borrow().iteration_running() {
-                self.pause(WAIT_POLL_MS).await?;
-                self.renew_lease();
+                let poll = self.timer.sleep(WAIT_POLL_MS);
+                let polled = race_deadline(poll, run.cancel.cancelled()).await;
+                polled.ok_or(CompactionError::Aborted)?;
+                self.lease.renew(&self.logs.borrow());
             }
         }
-        self.set_phase(Phase::Freezing);
+        self.advance(run, Phase::Freezing, None);
         self.frozen.set(true);
-
-        self.set_phase(Phase::Gathering);
-        // Without a wait the logs read for the rules are the ones to compact (appends made
-        // meanwhile are picked up before the swap); after a wait they are read again.
-        let (before, placed, input) = if waits {
-            let (read, placed, input) = self.read_state()?;
-            if let Some(reason) = refusal(
-                &self.settings,
-                &RuleInput {
-                    compacting: false,
-                    ..input
-                },
-                trigger,
-            ) {
-                return Err(CompactionError::NotAllowed(reason));
-            }
-            (read, placed, input)
-        } else {
-            (read, placed, input)
-        };
-        let tokens_before = input.log_tokens;
-        let usage_before = input.usage;
-        let selection = Selection::placed(&before.parsed, &placed);
+        self.advance(run, Phase::Gathering, None);
+        // After a wait the logs are read again (the swap keeps any appends either way).
+        if waits {
+            observed = self.observe()?;
+            allowed(&self.settings, &observed.input, run.trigger)?;
+        }
+        let (before, input) = (&observed.read, &observed.input);
+        let selection = Selection::placed(&before.parsed, &observed.placed);
         if selection.is_empty() {
-            return Err(CompactionError::NotAllowed(
-                "Nothing to compact: only the current iteration has entries.".into(),
-            ));
+            return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
         }
         let compacted_tokens = input.summary_tokens + input.new_tokens;
 
-        self.set_phase(Phase::BuildingPrompt);
-        let ledger = self.ledger_of(&selection)?;
+        self.advance(run, Phase::BuildingPrompt, None);
+        let digest = Digest::of(&selection);
+        let ledger = self.ledger_of(&selection, &digest)?;
         let prompt = build_prompt(&selection, &self.settings, &ledger);
-        let summary = self
-            .summarise(&prompt, &selection, &ledger, compacted_tokens)
-            .await?;
+        let request = SummaryRequest {
+            prompt: &prompt,
+            selection: &selection,
+            digest: &digest,
+            ledger: &ledger,
+            settings: &GenerationSettings::of(&self.settings, self.provider.model()),
+        };
+        let summary = self.summarise(run, &request, compacted_tokens).await?;
 
         let held = self.lock.acquire().await?;
         // The last moment a cancellation is honoured: from here on the compaction completes.
-        if self.current.cancel.borrow().is_cancelled() {
+        if run.cancel.is_cancelled() {
             return Err(CompactionError::Aborted);
         }
-        self.set_phase(Phase::Archiving);
-        let archive_key =
-            self.write_archive(&selection, &ledger, trigger, tokens_before, usage_before)?;
-
-        self.set_phase(Phase::Replacing);
-        let mut result = self.swap_in(
-            &before,
-            &selection,
-            summary,
-            archive_key,
-            tokens_before,
-            compacted_tokens,
-        )?;
-        // A reported prompt size described the prompt before the compaction.
-        self.reported_tokens.set(None);
-        result.coverage = ledger.coverage(&result.summary);
-        result.context_usage_before = usage_before;
-        result.context_usage_after = self.usage_of(result.tokens_after);
-        let (tokens_after, tokens_saved) = (result.tokens_after, result.tokens_saved);
-
-        self.set_phase(Phase::RecordingMetrics);
-        let at = iso_timestamp(self.now());
-        let _ = self.update_metrics(|m| {
-            m.record_success(
-                result.reduction,
-                result.duration_ms,
-                tokens_saved,
-                result.attempts,
-                at,
-            );
-            m.record_usage(result.usage);
-        });
+        self.advance(run, Phase::Archiving, None);
+        let (tokens_before, usage_before) = (input.log_tokens, input.usage);
+        let commit = Commit {
+            selection: &selection,
+            ledger: &ledger,
+            summary: &summary,
+            trigger: run.trigger,
+            lifetime_ms: self.settings.archive_lifetime_ms(),
+            metadata: ArchiveMetadata {
+                context_usage_before: usage_before,
+                total_tokens_before: tokens_before,
+            },
+        };
         let logs = self.logs.borrow();
-        // Old archives beyond the limits go now that the new one is safely in place; a failure
-        // here leaves an extra archive, never a lost entry.
-        let _ = enforce_policy(
-            logs.store(),
-            &self.keys,
-            self.now(),
-            self.settings.max_archives,
-            Some(&result.archive_key),
-        );
+        let archives = Archives::new(&logs, &self.keys);
+        let (archive_key, timestamp) = Journal::of(&logs).archive(&archives, &commit)?;
         drop(logs);
-        let mut guard = self.guard.get();
-        if trigger == Trigger::Auto
-            && result.context_usage_after >= self.settings.auto_trigger_usage
-        {
-            guard.hold(&self.settings, tokens_after);
-        } else {
-            guard.release();
-        }
-        self.guard.set(guard);
+        self.events.emit(CompactionEvent::Archived {
+            archive_key: archive_key.clone(),
+            timestamp,
+        });
 
+        self.advance(run, Phase::Replacing, None);
+        let logs = self.logs.borrow();
+        let archives = Archives::new(&logs, &self.keys);
+        let kept_tokens = tokens_before - compacted_tokens;
+        let swap = Journal::of(&logs).swap_in(&archives, before, &commit, &archive_key, |added| {
+            let tokens_after = kept_tokens + added;
+            let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
+            CompactionResult {
+                iterations: [1, selection.last],
+                tokens_before,
+                tokens_after,
+                tokens_saved,
+                reduction,
+                context_usage_before: usage_before,
+                // A prompt size the app reported described the prompt before the compaction.
+                context_usage_after: self.view(&logs).usage_at(tokens_after, false),
+                attempts: run.attempts.count,
+                duration_ms: (self.now() - run.started_ms).max(0.0),
+                archive_key: archive_key.clone(),
+                coverage: ledger.coverage(&summary),
+                summary: summary.clone(),
+                usage: run.attempts.usage,
+                model: run.attempts.model.clone(),
+            }
+        });
+        let result = swap?;
+        self.usage.forget_report();
+        // Old archives beyond the limits go now (a failure leaves one too many, never a loss).
+        let _ = archives.enforce_limit(self.settings.max_archives, Some(&result.archive_key));
+        drop(logs);
+
+        self.advance(run, Phase::RecordingMetrics, None);
+        let at = iso_timestamp(self.now());
+        self.record(|m| m.record_result(&result, at));
+        let guard = self.guard.get();
+        self.guard
+            .set(guard.after_success(&self.settings, run.trigger, &result));
         drop(held);
-        self.set_phase(Phase::Unfreezing);
+        self.advance(run, Phase::Unfreezing, None);
         self.frozen.set(false);
-        self.set_phase(Phase::Complete);
-        self.emit(CompactionEvent::Complete {
+        self.advance(run, Phase::Complete, None);
+        self.events.emit(CompactionEvent::Complete {
             result: Box::new(result.clone()),
         });
         Ok(result)
     }
 
-    /// Asks the provider, validates, and retries once (per `maxRetries`) telling the model what
-    /// was wrong. Returns the canonical summary.
-    pub(super) async fn summarise(
+    /// Asks the provider until an answer passes the check, reporting each step as progress.
+    async fn summarise(
         &self,
-        prompt: &str,
-        selection: &Selection<'_>,
-        ledger: &Ledger,
+        run: &mut Run,
+        request: &SummaryRequest<'_>,
         compacted_tokens: usize,
     ) -> Result<String, CompactionError> {
-        let generation = GenerationSettings {
-            model: self.provider.model(),
-            temperature: self
-                .settings
-                .temperature
-                .unwrap_or(crate::core::settings::DEFAULT_TEMPERATURE),
-            temperature_set: self.settings.temperature.is_some(),
-            max_output_tokens: self.settings.max_output_tokens,
-            timeout_ms: self.settings.timeout_ms,
+        let asking = Asking {
+            provider: self.provider.as_ref(),
+            timer: self.timer.as_ref(),
+            settings: &self.settings,
+            cancel: run.cancel.clone(),
         };
-        let mut attempt_prompt = prompt.to_owned();
-        loop {
-            let attempt = self.current.attempt.get() + 1;
-            self.current.attempt.set(attempt);
-            self.set_phase(Phase::Compacting);
-            let call = self.provider.generate(&SummaryRequest {
-                prompt: &attempt_prompt,
-                selection,
-                ledger,
-                settings: &generation,
-            });
-            let cancel = self.current.cancel.borrow().clone();
-            let timed = race_deadline(call, self.timer.sleep(self.settings.timeout_ms));
-            // Dropping the call when cancelled or late lets the provider abort its request.
-            let answer = match race_deadline(timed, cancel.cancelled()).await {
-                None => return Err(CompactionError::Aborted),
-                Some(None) => Err(ProviderError::Timeout {
-                    after_ms: self.settings.timeout_ms,
-                }),
-                Some(Some(answer)) => answer,
-            };
-            let (error, wait_ms, rejected) = match answer {
-                Ok(generation) => {
-                    self.count_usage(generation.usage);
-                    if generation.model.is_some() {
-                        self.current.answered_by.replace(generation.model);
-                    }
-                    if ledger.is_empty() {
-                        self.set_phase(Phase::Validating);
-                    } else {
-                        let facts = ledger.facts.len();
-                        self.set_phase_saying(
-                            Phase::Validating,
-                            format!("Checking the sections and {facts} facts"),
-                        );
-                    }
-                    let summary = canonicalize(&generation.text);
-                    let validation = self.check(&summary, selection.last, ledger, compacted_tokens);
-                    if validation.valid {
-                        return Ok(summary);
-                    }
-                    let error = CompactionError::InvalidSummary(validation.errors.clone());
-                    (error, self.settings.retry_delay_ms, Some(validation))
-                }
-                Err(err) => {
-                    let (err, usage) = err.split_usage();
-                    self.count_usage(usage);
-                    if !err.is_retryable() {
-                        return Err(CompactionError::Provider(err));
-                    }
-                    let wait = err
-                        .retry_after_ms()
-                        .map_or(self.settings.retry_delay_ms, |ms| ms.min(MAX_RETRY_WAIT_MS));
-                    let error = match err {
-                        ProviderError::Incomplete(reason) => {
-                            CompactionError::InvalidSummary(vec![reason])
-                        }
-                        other => CompactionError::Provider(other),
-                    };
-                    (error, wait, None)
-                }
-            };
-            if attempt > self.settings.max_retries {
-                return Err(error);
+        let (last, ledger) = (request.selection.last, request.ledger);
+        let check = |summary: &str| {
+            // The archive key is not chosen yet; one of the same length counts the same.
+            let key = self.keys.archive(self.now().max(0.0) as u64);
+            check_summary(summary, last, ledger, compacted_tokens, &key)
+        };
+        let mut attempts = std::mem::take(&mut run.attempts);
+        let report = |event: AttemptEvent| {
+            if let AttemptEvent::Asking { attempt } = event {
+                run.attempts.count = attempt;
             }
-            self.announce_retry(&error, attempt + 1, wait_ms);
-            self.pause(wait_ms).await?;
-            attempt_prompt = match rejected {
-                Some(validation) => retry_prompt(prompt, &validation),
-                None => prompt.to_owned(),
-            };
-        }
-    }
-
-    /// Adds the tokens an answer reported to this compaction's usage.
-    pub(super) fn count_usage(&self, usage: Option<TokenUsage>) {
-        if let Some(usage) = usage {
-            let mut total = self.current.usage.get().unwrap_or_default();
-            total += usage;
-            self.current.usage.set(Some(total));
-        }
-    }
-
-    /// Tells the app that attempt `next` follows, why, and after how long.
-    pub(super) fn announce_retry(&self, error: &CompactionError, next: u32, wait_ms: u32) {
-        let reason = match error {
-            CompactionError::Provider(err) => err.retry_reason(),
-            _ => "invalid_summary".to_owned(),
+            let (phase, message, announced) = event.progress(self.settings.max_retries);
+            if let Some(announced) = announced {
+                self.events.emit(announced);
+            }
+            self.advance(run, phase, message);
         };
-        let why = match reason.as_str() {
-            "invalid_summary" => "The summary was incomplete".to_owned(),
-            "http_429" => "The model's API is rate-limited".to_owned(),
-            "timeout" => "The model did not answer in time".to_owned(),
-            "network" => "The model's API could not be reached".to_owned(),
-            other => match error.provider().and_then(ProviderError::status) {
-                Some(status) => format!("The model's API answered HTTP {status}"),
-                None => format!("The provider failed ({other})"),
-            },
-        };
-        let of = self.settings.max_retries.saturating_add(1);
-        let message = format!(
-            "{why}; attempt {next} of {of} in {:.1} s",
-            f64::from(wait_ms) / 1000.0
-        );
-        self.emit(CompactionEvent::Retry {
-            reason,
-            attempt: next,
-            wait_ms,
-            message: message.clone(),
-        });
-        self.set_phase_saying(Phase::Retrying, message);
-    }
-
-    /// `validateSummary`, every fact of the ledger, and the rule that a compaction must shrink
-    /// what it replaces.
-    pub(super) fn check(
-        &self,
-        summary: &str,
-        last: u32,
-        ledger: &Ledger,
-        compacted_tokens: usize,
-    ) -> Validation {
-        let mut validation = validate_summary(summary);
-        for fact in ledger.missing_in(summary) {
-            validation.valid = false;
-            validation
-                .errors
-                .push(format!("Missing required fact: {}", fact.text));
-        }
-        // The archive key is not chosen yet; one of the same length counts the same.
-        let key = self.keys.archive(self.now().max(0.0) as u64);
-        let summary_tokens = estimate_tokens(&summary_entry(last, &key, summary));
-        if summary_tokens as f64 > compacted_tokens as f64 * MAX_SUMMARY_SHARE {
-            validation.valid = false;
-            validation.errors.push(format!(
-                "The summary ({summary_tokens} tokens) is not clearly smaller than the \
-                 {compacted_tokens} tokens it replaces; at most {}% is allowed",
-                CompactorSettings::whole_percent(MAX_SUMMARY_SHARE)
-            ));
-        }
-        validation
+        let summary = asking
+            .summarise(request, &mut attempts, check, report)
+            .await;
+        run.attempts = attempts;
+        summary
     }
 }

@@ -1,8 +1,8 @@
 //! The options of a compactor, with the defaults of the API.
 
-use serde::Deserialize;
+use std::fmt;
 
-use crate::core::keys::StorageKeys;
+use serde::Deserialize;
 
 /// What triggered a compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
@@ -40,6 +40,33 @@ pub(crate) const MAX_TIMEOUT_MS: u32 = 1_800_000;
 pub(crate) const MAX_RETRY_DELAY_MS: u32 = 600_000;
 /// The most `maxRetries`.
 pub(crate) const MAX_RETRIES: u32 = 10;
+/// The longest wait a 429's RetryInfo can impose before the retry, in ms.
+pub const MAX_RETRY_WAIT_MS: u32 = 60_000;
+
+/// An option out of its range: the option's name, and the rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsError {
+    /// The first option out of range (`contextWindowTokens`, …).
+    pub field: &'static str,
+    /// The rule, naming the option.
+    pub message: String,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// A [`SettingsError`] for `field`.
+fn out_of_range(field: &'static str, message: impl Into<String>) -> Result<(), SettingsError> {
+    Err(SettingsError {
+        field,
+        message: message.into(),
+    })
+}
 
 /// Every tunable of a compaction (`CompactorOptions` in the README, less the provider).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -105,48 +132,86 @@ pub(crate) const DEFAULT_TEMPERATURE: f64 = 0.1;
 
 impl CompactorSettings {
     /// Checks the ranges; the message names the first option out of range.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), SettingsError> {
         let usage_ok = |v: f64| (0.0..=1.0).contains(&v);
         if self.context_window_tokens == 0 || self.context_window_tokens > MAX_TOKENS_OPTION {
-            return Err(format!(
-                "contextWindowTokens must be between 1 and {MAX_TOKENS_OPTION}"
-            ));
+            return out_of_range(
+                "contextWindowTokens",
+                format!("contextWindowTokens must be between 1 and {MAX_TOKENS_OPTION}"),
+            );
         }
         if self.base_tokens > MAX_TOKENS_OPTION {
-            return Err(format!("baseTokens must be at most {MAX_TOKENS_OPTION}"));
+            return out_of_range(
+                "baseTokens",
+                format!("baseTokens must be at most {MAX_TOKENS_OPTION}"),
+            );
         }
         if self.timeout_ms > MAX_TIMEOUT_MS
             || self.retry_delay_ms > MAX_RETRY_DELAY_MS
             || self.max_retries > MAX_RETRIES
         {
-            return Err(format!(
-                "timeoutMs must be at most {MAX_TIMEOUT_MS}, retryDelayMs at most \
+            let field = if self.timeout_ms > MAX_TIMEOUT_MS {
+                "timeoutMs"
+            } else if self.retry_delay_ms > MAX_RETRY_DELAY_MS {
+                "retryDelayMs"
+            } else {
+                "maxRetries"
+            };
+            return out_of_range(
+                field,
+                format!(
+                    "timeoutMs must be at most {MAX_TIMEOUT_MS}, retryDelayMs at most \
                  {MAX_RETRY_DELAY_MS} and maxRetries at most {MAX_RETRIES} (a compaction must \
                  end within hours, or its lease would hold other tabs back)"
-            ));
+                ),
+            );
         }
         if !usage_ok(self.recommended_usage) || !usage_ok(self.auto_trigger_usage) {
-            return Err("recommendedUsage and autoTriggerUsage must be between 0 and 1".into());
+            let field = if usage_ok(self.recommended_usage) {
+                "autoTriggerUsage"
+            } else {
+                "recommendedUsage"
+            };
+            return out_of_range(
+                field,
+                "recommendedUsage and autoTriggerUsage must be between 0 and 1",
+            );
         }
         if self.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
-            return Err("temperature must be between 0 and 2".into());
+            return out_of_range("temperature", "temperature must be between 0 and 2");
         }
         if self.max_output_tokens == 0 || self.timeout_ms == 0 {
-            return Err("maxOutputTokens and timeoutMs must be greater than 0".into());
+            let field = if self.max_output_tokens == 0 {
+                "maxOutputTokens"
+            } else {
+                "timeoutMs"
+            };
+            return out_of_range(
+                field,
+                "maxOutputTokens and timeoutMs must be greater than 0",
+            );
         }
         if self.max_archives == 0 {
-            return Err(
-                "maxArchives must be at least 1 (the archive is what makes rollback possible)"
-                    .into(),
+            return out_of_range(
+                "maxArchives",
+                "maxArchives must be at least 1 (the archive is what makes rollback possible)",
             );
         }
         if self.archive_expiry_days.is_nan() || self.archive_expiry_days <= 0.0 {
-            return Err("archiveExpiryDays must be greater than 0".into());
+            return out_of_range(
+                "archiveExpiryDays",
+                "archiveExpiryDays must be greater than 0",
+            );
         }
         if self.archive_prefix.as_deref().is_some_and(str::is_empty)
             || self.metrics_key.as_deref().is_some_and(str::is_empty)
         {
-            return Err("archivePrefix and metricsKey must not be empty".into());
+            let field = if self.metrics_key.as_deref().is_some_and(str::is_empty) {
+                "metricsKey"
+            } else {
+                "archivePrefix"
+            };
+            return out_of_range(field, "archivePrefix and metricsKey must not be empty");
         }
         Ok(())
     }
@@ -159,13 +224,6 @@ impl CompactorSettings {
     /// `share` (0..1) as a whole percentage, for messages.
     pub(crate) fn whole_percent(share: f64) -> u64 {
         (share * 100.0).round().max(0.0) as u64
-    }
-
-    /// `keys` with this compactor's archive prefix and metrics key.
-    pub(crate) fn keys_over(&self, keys: &StorageKeys) -> StorageKeys {
-        keys.clone()
-            .with_archive_prefix(self.archive_prefix.as_deref())
-            .with_metrics_key(self.metrics_key.as_deref())
     }
 
     /// Archive lifetime in milliseconds.
@@ -196,12 +254,16 @@ mod tests {
             recommended_usage: 1.5,
             ..Default::default()
         };
-        assert!(s.validate().unwrap_err().contains("recommendedUsage"));
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .message
+            .contains("recommendedUsage"));
         let s = CompactorSettings {
             max_archives: 0,
             ..Default::default()
         };
-        assert!(s.validate().unwrap_err().contains("maxArchives"));
+        assert!(s.validate().unwrap_err().message.contains("maxArchives"));
         for (s, named) in [
             (
                 CompactorSettings {
@@ -225,7 +287,7 @@ mod tests {
                 "timeoutMs",
             ),
         ] {
-            assert!(s.validate().unwrap_err().contains(named), "{named}");
+            assert!(s.validate().unwrap_err().message.contains(named), "{named}");
         }
     }
 

@@ -1,19 +1,18 @@
-//! The LLM port: a provider turns a compaction request into summary text. Also the timer port
-//! and the two small future combinators the engine needs (no async runtime in the core).
+//! The LLM port: a provider turns a compaction request into summary text. It lives with the
+//! providers, above the steps, because a request is made of the steps' values (the selection,
+//! its digest, the ledger).
 
 use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
 
 use serde::Serialize;
 
-pub use crate::core::error::ProviderError;
-use crate::core::ledger::Ledger;
-pub use crate::core::outcome::TokenUsage;
-use crate::core::selection::Selection;
-
-/// A boxed future that need not be `Send` (the browser is single-threaded).
-pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+use crate::core::error::{ProviderError, ProviderFailure};
+use crate::core::model::facts::Ledger;
+use crate::core::model::settings::{CompactorSettings, DEFAULT_TEMPERATURE};
+use crate::core::model::token_usage::TokenUsage;
+use crate::core::ports::timer::{race_deadline, LocalBoxFuture, Timer};
+use crate::core::steps::digest::Digest;
+use crate::core::steps::selection::Selection;
 
 /// The generation settings passed to a provider (`GenerationSettings` in TypeScript).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -32,6 +31,19 @@ pub struct GenerationSettings {
     pub timeout_ms: u32,
 }
 
+impl GenerationSettings {
+    /// The settings of a call to `model` under `settings`.
+    pub fn of(settings: &CompactorSettings, model: String) -> Self {
+        GenerationSettings {
+            model,
+            temperature: settings.temperature.unwrap_or(DEFAULT_TEMPERATURE),
+            temperature_set: settings.temperature.is_some(),
+            max_output_tokens: settings.max_output_tokens,
+            timeout_ms: settings.timeout_ms,
+        }
+    }
+}
+
 /// What a provider is asked for: the prompt, and the selection it was built from (a local
 /// provider summarises the entries directly).
 pub struct SummaryRequest<'a> {
@@ -39,6 +51,8 @@ pub struct SummaryRequest<'a> {
     pub prompt: &'a str,
     /// The entries being compacted.
     pub selection: &'a Selection<'a>,
+    /// What those entries say, read once per compaction.
+    pub digest: &'a Digest,
     /// The facts the summary must keep (the prompt lists them too).
     pub ledger: &'a Ledger,
     /// Generation settings.
@@ -66,67 +80,40 @@ impl From<String> for Generation {
     }
 }
 
+/// One attempt of `provider` at `request`, given up after `timeout_ms` (a time-out error) or
+/// when `cancelled` completes (`None`). Dropping the call lets the provider abort its request.
+pub async fn ask(
+    provider: &dyn SummaryProvider,
+    request: &SummaryRequest<'_>,
+    timer: &dyn Timer,
+    timeout_ms: u32,
+    cancelled: impl Future<Output = ()>,
+) -> Option<Result<Generation, ProviderFailure>> {
+    let timed = race_deadline(provider.generate(request), timer.sleep(timeout_ms));
+    let timeout = ProviderError::Timeout {
+        after_ms: timeout_ms,
+    };
+    Some(
+        race_deadline(timed, cancelled)
+            .await?
+            .unwrap_or(Err(timeout.into())),
+    )
+}
+
 /// Turns a compaction request into summary text.
 pub trait SummaryProvider {
     /// The model id reported in [`GenerationSettings`].
     fn model(&self) -> String;
-    /// One attempt at a summary.
+    /// One attempt at a summary; a failure carries the tokens its answer still reported.
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
-    ) -> LocalBoxFuture<'static, Result<Generation, ProviderError>>;
-}
-
-/// Waiting without blocking (`setTimeout` in the browser).
-pub trait Timer {
-    /// A future that completes after `ms` milliseconds.
-    fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()>;
-}
-
-/// Runs `work` until it completes or `deadline` does; `None` when the deadline came first.
-pub async fn race_deadline<T>(
-    work: impl Future<Output = T>,
-    deadline: impl Future<Output = ()>,
-) -> Option<T> {
-    let mut work = std::pin::pin!(work);
-    let mut deadline = std::pin::pin!(deadline);
-    std::future::poll_fn(|cx| {
-        if let Poll::Ready(value) = work.as_mut().poll(cx) {
-            return Poll::Ready(Some(value));
-        }
-        if deadline.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        Poll::Pending
-    })
-    .await
-}
-
-#[cfg(any(test, feature = "testing"))]
-/// Drives a future whose every step is ready at once (scripted providers, instant timers) to
-/// completion; `None` if it would wait for something. For native tests and tools.
-pub fn run_ready<T>(future: impl Future<Output = T>) -> Option<T> {
-    let mut future = std::pin::pin!(future);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    for _ in 0..10_000 {
-        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
-            return Some(value);
-        }
-    }
-    None
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderFailure>>;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_deadline_wins_over_a_future_that_never_completes() {
-        let result = run_ready(race_deadline(std::future::pending::<u8>(), async {}));
-        assert_eq!(result, Some(None));
-        let result = run_ready(race_deadline(async { 7 }, std::future::pending::<()>()));
-        assert_eq!(result, Some(Some(7)));
-    }
 
     #[test]
     fn retry_policy_follows_the_status() {

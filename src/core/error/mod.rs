@@ -1,8 +1,12 @@
-//! Typed errors of the core and the stable codes they carry to JavaScript.
+//! Typed errors of the core and the stable codes they carry to JavaScript, and the redaction
+//! of secrets from every message that leaves ([`redact`]).
+
+pub mod redact;
 
 use std::fmt;
 
-use crate::core::outcome::TokenUsage;
+use crate::core::model::reasons::{BusyReason, Refusal, RetryReason};
+use crate::core::model::token_usage::TokenUsage;
 
 /// The stable, machine-readable code of an error; the `code` property of the JS `Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,10 +160,10 @@ impl std::error::Error for StorageError {}
 /// Why a compaction or rollback stopped. Whatever the variant, the logs are as before.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompactionError {
-    /// The rules say no; the reason is for people.
-    NotAllowed(String),
+    /// The rules (or the archive asked for) do not allow it.
+    NotAllowed(Refusal),
     /// Another compaction or rollback is running, or the logs changed under this one.
-    Busy(String),
+    Busy(BusyReason),
     /// The provider failed on the last attempt.
     Provider(ProviderError),
     /// Every summary was invalid; the errors of the last one.
@@ -238,6 +242,29 @@ impl From<StorageError> for CompactionError {
     }
 }
 
+/// A failed provider call: why, and beside it the tokens its answer still reported (and was
+/// billed for), if it reported any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderFailure {
+    /// Why it failed.
+    pub error: ProviderError,
+    /// The tokens the answer reported.
+    pub usage: Option<TokenUsage>,
+}
+
+impl ProviderFailure {
+    /// The failure and the tokens its answer reported.
+    pub fn split_usage(self) -> (ProviderError, Option<TokenUsage>) {
+        (self.error, self.usage)
+    }
+}
+
+impl From<ProviderError> for ProviderFailure {
+    fn from(error: ProviderError) -> Self {
+        ProviderFailure { error, usage: None }
+    }
+}
+
 /// Why a provider call failed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProviderError {
@@ -265,13 +292,6 @@ pub enum ProviderError {
     Incomplete(String),
     /// A custom provider threw or returned something other than text.
     Failed(String),
-    /// A failed answer that still reported (and was billed for) tokens.
-    WithUsage {
-        /// The failure.
-        error: Box<ProviderError>,
-        /// The tokens the answer reported.
-        usage: TokenUsage,
-    },
     /// The caller cancelled the call.
     Aborted,
 }
@@ -285,35 +305,19 @@ impl ProviderError {
             ProviderError::Network(_) | ProviderError::Failed(_) => ErrorCode::LlmNetwork,
             ProviderError::Blocked(_) => ErrorCode::LlmBlocked,
             ProviderError::Incomplete(_) => ErrorCode::InvalidSummary,
-            ProviderError::WithUsage { error, .. } => error.code(),
             ProviderError::Aborted => ErrorCode::Aborted,
         }
     }
 
-    /// The failure and the tokens its answer reported, if any.
-    pub(crate) fn split_usage(self) -> (ProviderError, Option<TokenUsage>) {
-        match self {
-            ProviderError::WithUsage { error, usage } => (*error, Some(usage)),
-            other => (other, None),
-        }
-    }
-
     /// This failure, carrying the tokens its answer reported (when it reported any).
-    pub fn with_usage(self, usage: Option<TokenUsage>) -> Self {
-        match usage {
-            Some(usage) => ProviderError::WithUsage {
-                error: Box::new(self),
-                usage,
-            },
-            None => self,
-        }
+    pub fn with_usage(self, usage: Option<TokenUsage>) -> ProviderFailure {
+        ProviderFailure { error: self, usage }
     }
 
     /// The HTTP status, when the API answered with an error.
     pub fn status(&self) -> Option<u16> {
         match self {
             ProviderError::Http { status, .. } => Some(*status),
-            ProviderError::WithUsage { error, .. } => error.status(),
             _ => None,
         }
     }
@@ -322,22 +326,20 @@ impl ProviderError {
     pub fn retry_after_ms(&self) -> Option<u32> {
         match self {
             ProviderError::Http { retry_after_ms, .. } => *retry_after_ms,
-            ProviderError::WithUsage { error, .. } => error.retry_after_ms(),
             _ => None,
         }
     }
 
     /// Why a retry follows this failure, as the retry event names it: `http_<status>`,
     /// `timeout`, `network`, `invalid_summary` (an incomplete answer) or `provider`.
-    pub(crate) fn retry_reason(&self) -> String {
+    pub(crate) fn retry_reason(&self) -> RetryReason {
         match self {
-            ProviderError::Http { status, .. } => format!("http_{status}"),
-            ProviderError::Timeout { .. } => "timeout".into(),
-            ProviderError::Network(_) => "network".into(),
-            ProviderError::Incomplete(_) => "invalid_summary".into(),
-            ProviderError::WithUsage { error, .. } => error.retry_reason(),
+            ProviderError::Http { status, .. } => RetryReason::Http(*status),
+            ProviderError::Timeout { .. } => RetryReason::Timeout,
+            ProviderError::Network(_) => RetryReason::Network,
+            ProviderError::Incomplete(_) => RetryReason::InvalidSummary,
             ProviderError::Blocked(_) | ProviderError::Failed(_) | ProviderError::Aborted => {
-                "provider".into()
+                RetryReason::Provider
             }
         }
     }
@@ -350,7 +352,6 @@ impl ProviderError {
                 status, lasting, ..
             } => !lasting && matches!(status, 408 | 429 | 500 | 502 | 503 | 504),
             ProviderError::Blocked(_) | ProviderError::Aborted => false,
-            ProviderError::WithUsage { error, .. } => error.is_retryable(),
             _ => true,
         }
     }
@@ -373,7 +374,6 @@ impl fmt::Display for ProviderError {
                 write!(f, "the model's answer was incomplete: {reason}")
             }
             ProviderError::Failed(reason) => write!(f, "the summary provider failed: {reason}"),
-            ProviderError::WithUsage { error, .. } => error.fmt(f),
             ProviderError::Aborted => write!(f, "the compaction was cancelled"),
         }
     }

@@ -1,15 +1,17 @@
-//! The facts an offline summary is drawn from, read from the selected entries (GDRS-aware:
-//! its markers, executions, vault reads and failures).
+//! The digest of a selection: what the selected entries say, read once per compaction
+//! (GDRS-aware: its markers, executions, vault reads and failures) and handed to the ledger and
+//! the offline summary. Its text helpers are in [`text`].
 
 use std::collections::BTreeMap;
 
-use crate::core::entries::StoredToolActivity;
-use crate::core::iteration::{parse_iteration_header, parse_summary_header};
-use crate::core::selection::Selection;
-use crate::core::validation::heading_section;
+use crate::core::log::entries::StoredToolActivity;
+use crate::core::log::iteration::{parse_iteration_header, parse_summary_header};
+use crate::core::steps::selection::Selection;
+use crate::core::steps::validation::heading_section;
 
-use super::caps::Caps;
-use super::text::{clip, is_bookkeeping, task_of};
+use text::task_of;
+
+pub mod text;
 
 /// One code execution as the summary sees it, from the execution log or the reasoning log's
 /// `=== JAVASCRIPT EXECUTION ===` entry.
@@ -34,8 +36,9 @@ pub(crate) struct Failure {
     pub(crate) resolved_in: Option<u32>,
 }
 
-/// The facts the summary is drawn from.
-pub(crate) struct Source {
+/// What the selected entries say: the runs, their tasks and results, failures and what resolved
+/// them, tool operations, and the points of earlier summaries.
+pub struct Digest {
     pub(crate) first: u32,
     pub(crate) last: u32,
     pub(crate) current: u32,
@@ -104,9 +107,10 @@ fn compact_value(text: &str) -> String {
     }
 }
 
-impl Source {
-    pub(crate) fn of(selection: &Selection) -> Self {
-        let mut source = Source {
+impl Digest {
+    /// Reads `selection` once.
+    pub fn of(selection: &Selection) -> Self {
+        let mut source = Digest {
             first: 1,
             last: selection.last,
             current: selection.current,
@@ -323,38 +327,5 @@ impl Source {
             });
         }
         self.failures.sort_by_key(|f| f.iteration);
-    }
-
-    pub(crate) fn earlier_points(&self, section: usize, caps: Caps) -> Vec<String> {
-        self.earlier
-            .get(&section)
-            .map(|points| {
-                points
-                    .iter()
-                    .filter(|point| !is_bookkeeping(point))
-                    .take(caps.points)
-                    .map(|p| clip(p, caps.chars))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// The earlier summary's points of `section`: those starting with `whole` (results, open
-    /// failures) carried forward whole, then the others as [`Source::earlier_points`] gives them.
-    pub(crate) fn earlier_keeping(&self, section: usize, whole: &str, caps: Caps) -> Vec<String> {
-        let mut points: Vec<String> = self
-            .earlier
-            .get(&section)
-            .into_iter()
-            .flatten()
-            .filter(|p| p.starts_with(whole))
-            .cloned()
-            .collect();
-        points.extend(
-            self.earlier_points(section, caps)
-                .into_iter()
-                .filter(|p| !p.starts_with(whole)),
-        );
-        points
     }
 }

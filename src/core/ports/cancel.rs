@@ -61,7 +61,7 @@ impl Future for Cancelled {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::provider::{race_deadline, run_ready};
+    use crate::core::ports::timer::{race_deadline, run_ready};
 
     #[test]
     fn a_tripped_token_ends_the_race_and_an_untripped_one_never_does() {

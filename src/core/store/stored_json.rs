@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::core::error::StorageError;
-use crate::core::storage::KeyValueStore;
+use crate::core::ports::storage::KeyValueStore;
 
 /// The value stored under `key`, or `None` when the key is absent.
 pub(crate) fn read_value<T: DeserializeOwned>(
@@ -41,7 +41,7 @@ pub(crate) fn write_json<T: Serialize + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::storage::MemoryStore;
+    use crate::core::ports::storage::MemoryStore;
 
     #[test]
     fn an_absent_key_is_none_and_a_value_round_trips() {

@@ -1,14 +1,11 @@
 //! The three logs as read at one moment: their stored text (to write back only what changed
 //! and to tell whether another writer changed them) and their parsed entries.
 
-use crate::core::entries::{HasFacts, StoredExecution, StoredReasoning, StoredToolActivity};
-use crate::core::error::StorageError;
-use crate::core::iteration::parse_summary_header;
-use crate::core::journal::{text_hash, LogHashes};
-use crate::core::keys::StorageKeys;
-use crate::core::placement::{current_iteration, place, PlacedIterations};
-use crate::core::stored_entry::{join_entries, parse_entries, Stored};
-use crate::core::tokens::estimate_tokens;
+use crate::core::log::entries::{HasFacts, StoredExecution, StoredReasoning, StoredToolActivity};
+use crate::core::log::iteration::parse_summary_header;
+use crate::core::log::placement::{current_iteration, place, PlacedIterations};
+use crate::core::log::stored_entry::Stored;
+use crate::core::log::tokens::estimate_tokens;
 
 /// All three logs exactly as stored at one moment, each entry with its stored text.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -19,47 +16,6 @@ pub struct LogSnapshot {
     pub execution: Vec<StoredExecution>,
     /// Tool entries.
     pub tool_activity: Vec<StoredToolActivity>,
-}
-
-/// The three logs as the exact texts stored (`None` for an absent key).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RawLogs {
-    /// `<prefix>reasoning_log`.
-    pub reasoning: Option<String>,
-    /// `<prefix>execution_log`.
-    pub execution: Option<String>,
-    /// `<prefix>tool_activity_log`.
-    pub tool_activity: Option<String>,
-}
-
-impl RawLogs {
-    /// The texts `logs` is stored as: every entry as its stored text.
-    pub fn encode(logs: &LogSnapshot) -> RawLogs {
-        RawLogs {
-            reasoning: Some(join_entries(&logs.reasoning)),
-            execution: Some(join_entries(&logs.execution)),
-            tool_activity: Some(join_entries(&logs.tool_activity)),
-        }
-    }
-
-    /// The three logs these texts hold; text that is not a JSON array is an error naming its
-    /// key.
-    pub fn parse(&self, keys: &StorageKeys) -> Result<LogSnapshot, StorageError> {
-        Ok(LogSnapshot {
-            reasoning: parse_entries(&keys.reasoning(), self.reasoning.as_deref())?,
-            execution: parse_entries(&keys.execution(), self.execution.as_deref())?,
-            tool_activity: parse_entries(&keys.tool_activity(), self.tool_activity.as_deref())?,
-        })
-    }
-
-    /// FNV-1a hashes of the three texts.
-    pub(crate) fn hashes(&self) -> LogHashes {
-        LogHashes {
-            reasoning: text_hash(self.reasoning.as_deref()),
-            execution: text_hash(self.execution.as_deref()),
-            tool_activity: text_hash(self.tool_activity.as_deref()),
-        }
-    }
 }
 
 /// What the logs hold at one moment, counted.
@@ -76,17 +32,8 @@ pub struct Census {
     pub summary_tokens: usize,
 }
 
-/// The logs as read at one moment: the stored texts and what they hold.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ReadLogs {
-    /// The texts as stored.
-    pub raw: RawLogs,
-    /// The entries those texts hold.
-    pub parsed: LogSnapshot,
-}
-
 impl LogSnapshot {
-    /// Where every entry belongs (see [`crate::core::placement`]).
+    /// Where every entry belongs (see [`crate::core::log::placement`]).
     pub fn placed_iterations(&self) -> PlacedIterations {
         place(&self.reasoning, &self.execution, &self.tool_activity)
     }

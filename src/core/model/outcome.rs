@@ -2,6 +2,9 @@
 
 use serde::Serialize;
 
+use crate::core::model::facts::Coverage;
+use crate::core::model::token_usage::TokenUsage;
+
 /// Entries per log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -34,6 +37,17 @@ pub struct CompactionPlan {
     pub refused: Option<String>,
     /// The facts the summary will have to keep (the ledger, as its texts).
     pub ledger: Vec<String>,
+}
+
+/// `tokens_before - tokens_after`, and its share of `tokens_before` (0 when there were none).
+pub fn saving(tokens_before: usize, tokens_after: usize) -> (usize, f64) {
+    let saved = tokens_before.saturating_sub(tokens_after);
+    let share = if tokens_before == 0 {
+        0.0
+    } else {
+        saved as f64 / tokens_before as f64
+    };
+    (saved, share)
 }
 
 /// What one successful compaction did.
@@ -70,29 +84,5 @@ pub struct CompactionResult {
     pub model: Option<String>,
     /// The facts the summary had to keep, and which it kept (all of them, or it failed).
     #[serde(default)]
-    pub coverage: crate::core::ledger::Coverage,
-}
-
-/// Token counts a provider reports (Gemini's `usageMetadata`), summed over attempts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenUsage {
-    /// Prompt tokens.
-    pub prompt_tokens: u64,
-    /// Answer tokens.
-    pub output_tokens: u64,
-    /// Thinking tokens (they count against `maxOutputTokens`).
-    pub thinking_tokens: u64,
-    /// Prompt tokens served from Gemini's context cache (part of `prompt_tokens`).
-    #[serde(default)]
-    pub cached_tokens: u64,
-}
-
-impl std::ops::AddAssign for TokenUsage {
-    fn add_assign(&mut self, other: Self) {
-        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
-        self.thinking_tokens = self.thinking_tokens.saturating_add(other.thinking_tokens);
-        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
-    }
+    pub coverage: Coverage,
 }

@@ -1,0 +1,64 @@
+//! The facts a summary must keep, as values: each fact, the app's pins, the ledger of one
+//! compaction and the coverage a summary achieved. `steps::ledger` draws and checks them.
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of fact a ledger line is, which decides how it is drawn and carried forward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FactKind {
+    /// The session's query, or the goal its first iteration states.
+    Goal,
+    /// The final value of a successful computation (the last success of its task).
+    Result,
+    /// A failure no later iteration resolved.
+    Failure,
+    /// An id, file name, URL or number that iteration N refers to and 1..N-1 defined.
+    Identifier,
+    /// A fact the app pinned (`LogStore.pin`).
+    Pin,
+}
+
+/// One fact a summary must keep: its text, and the terms that show it was kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fact {
+    /// Stable across compactions: `goal`, `result:<task>`, `failure:<subject>`,
+    /// `identifier:<token>`, `pin:<id>`.
+    pub id: String,
+    /// What kind of fact it is.
+    pub kind: FactKind,
+    /// The fact as the prompt lists it and a person reads it.
+    pub text: String,
+    /// Numbers and identifiers that must appear exactly (digit-group commas ignored).
+    pub exact: Vec<String>,
+    /// Key words of a text fact; at least half must appear (any case).
+    pub words: Vec<String>,
+}
+
+/// A fact the app pinned: every later summary must keep it until it is unpinned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pin {
+    /// The id `pin()` returned.
+    pub id: String,
+    /// The fact, as the app wrote it.
+    pub text: String,
+}
+
+/// The facts one compaction's summary must keep, in the order the prompt lists them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    /// The facts.
+    pub facts: Vec<Fact>,
+}
+
+/// Which of the ledger's facts a summary kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Every fact the summary had to keep (their texts).
+    pub required: Vec<String>,
+    /// Those it kept.
+    pub kept: Vec<String>,
+    /// Those it lost.
+    pub missing: Vec<String>,
+}

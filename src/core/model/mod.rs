@@ -1,0 +1,10 @@
+//! The values a compaction is made of and reports, shared by every wing above: the settings and
+//! trigger, the outcome, token usage, phases, the facts a summary must keep, and the reasons a
+//! compaction stops. Plain data with no I/O; it imports nothing else of the core.
+
+pub mod facts;
+pub mod outcome;
+pub mod phase;
+pub mod reasons;
+pub mod settings;
+pub mod token_usage;

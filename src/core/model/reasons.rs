@@ -1,0 +1,228 @@
+//! Why a compaction, a rollback or an archive operation stops, and why an attempt is retried:
+//! typed, so that code branches on the variant and people read its `Display`.
+
+use std::fmt;
+
+use crate::core::model::settings::CompactorSettings;
+
+/// Why the logs no longer fit what a compaction or rollback read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conflict {
+    /// Other code rewrote a log (not only appended to it) while a compaction ran.
+    Rewritten {
+        /// `reasoning`, `execution` or `tool activity`.
+        log: &'static str,
+    },
+    /// The summary an archive replaced is no longer in the reasoning log.
+    SummaryGone {
+        /// The last iteration that summary covered.
+        last: u32,
+    },
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Conflict::Rewritten { log } => write!(
+                f,
+                "the {log} log was changed by other code while the compaction ran (not just \
+                 appended to)"
+            ),
+            Conflict::SummaryGone { last } => write!(
+                f,
+                "the summary of iterations 1-{last} is no longer in the reasoning log; a later \
+                 compaction replaced it, so roll that one back first"
+            ),
+        }
+    }
+}
+
+/// Why a compaction or an archive operation is not allowed (code `not_allowed`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// This compactor is already compacting.
+    Compacting,
+    /// Another tab holds the compaction lease.
+    CompactingElsewhere,
+    /// The logs hold no iteration yet.
+    NoSession,
+    /// Fewer completed iterations than `minIterations`.
+    TooFewIterations {
+        /// Completed iterations needed.
+        needed: u32,
+        /// Completed iterations so far.
+        completed: u32,
+    },
+    /// An earlier summary would be folded in with too little new material beside it.
+    TooLittleNew {
+        /// Tokens new since the summary.
+        new_tokens: usize,
+        /// Tokens of the summary.
+        summary_tokens: usize,
+        /// Tokens of new material needed.
+        needed: usize,
+    },
+    /// Usage is under `recommendedUsage`.
+    UsageTooLow {
+        /// Usage now (0..1).
+        usage: f64,
+        /// `recommendedUsage`.
+        recommended: f64,
+    },
+    /// Only the current iteration has entries.
+    NothingToCompact,
+    /// The key is not an archive key of these logs.
+    NotAnArchiveKey(String),
+    /// No archive is stored under the key.
+    NoSuchArchive(String),
+    /// The archive cannot be put back in the logs as they are.
+    Conflict(Conflict),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Compacting => write!(f, "A compaction is already running."),
+            Refusal::CompactingElsewhere => write!(f, "A compaction is running in another tab."),
+            Refusal::NoSession => write!(f, "There is no reasoning session to compact yet."),
+            Refusal::TooFewIterations { needed, completed } => write!(
+                f,
+                "Compaction needs at least {needed} completed iterations; {completed} so far."
+            ),
+            Refusal::TooLittleNew {
+                new_tokens,
+                summary_tokens,
+                needed,
+            } => write!(
+                f,
+                "Too little is new since the last compaction: {new_tokens} tokens beside the \
+                 {summary_tokens}-token summary; a compaction needs at least {needed} to come \
+                 out clearly smaller."
+            ),
+            Refusal::UsageTooLow { usage, recommended } => write!(
+                f,
+                "Context usage is {}%; compaction is worth it from {}%.",
+                CompactorSettings::whole_percent(*usage),
+                CompactorSettings::whole_percent(*recommended)
+            ),
+            Refusal::NothingToCompact => write!(
+                f,
+                "Nothing to compact: only the current iteration has entries."
+            ),
+            Refusal::NotAnArchiveKey(key) => {
+                write!(f, "\"{key}\" is not an archive key of these logs")
+            }
+            Refusal::NoSuchArchive(key) => write!(f, "There is no archive \"{key}\"."),
+            Refusal::Conflict(conflict) => conflict.fmt(f),
+        }
+    }
+}
+
+/// Why a call must wait for another to finish (code `busy`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BusyReason {
+    /// This compactor is already compacting.
+    Compacting,
+    /// Another tab holds the compaction lease.
+    CompactingElsewhere,
+    /// A rollback was asked for while a compaction runs.
+    RollbackWhileCompacting,
+    /// An archive deletion was asked for while a compaction runs.
+    DeleteWhileCompacting,
+    /// The logs changed while an archive was put back; the archive is kept.
+    LogsChangedDuringRollback,
+    /// Other code rewrote the logs while this compaction ran.
+    Conflict(Conflict),
+}
+
+impl fmt::Display for BusyReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BusyReason::Compacting => {
+                write!(f, "A compaction is already running; wait for it to finish.")
+            }
+            BusyReason::CompactingElsewhere => write!(
+                f,
+                "A compaction is running in another tab; try again when it has finished."
+            ),
+            BusyReason::RollbackWhileCompacting => write!(
+                f,
+                "A compaction is running; roll back when it has finished."
+            ),
+            BusyReason::DeleteWhileCompacting => write!(
+                f,
+                "A compaction is running; delete archives when it has finished."
+            ),
+            BusyReason::LogsChangedDuringRollback => write!(
+                f,
+                "The logs changed while the archive was put back; the archive is kept, roll \
+                 back again."
+            ),
+            BusyReason::Conflict(conflict) => conflict.fmt(f),
+        }
+    }
+}
+
+/// Why another attempt follows a failed one (the `reason` of a `compaction_retry` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryReason {
+    /// The answer was rejected, cut off or empty.
+    InvalidSummary,
+    /// The API answered one of the retryable statuses (408, 429, 500, 502, 503, 504).
+    Http(u16),
+    /// No answer within `timeoutMs`.
+    Timeout,
+    /// The API could not be reached.
+    Network,
+    /// A custom provider failed.
+    Provider,
+}
+
+impl RetryReason {
+    /// Every reason a retry can have.
+    pub const ALL: [RetryReason; 10] = [
+        RetryReason::InvalidSummary,
+        RetryReason::Http(408),
+        RetryReason::Http(429),
+        RetryReason::Http(500),
+        RetryReason::Http(502),
+        RetryReason::Http(503),
+        RetryReason::Http(504),
+        RetryReason::Timeout,
+        RetryReason::Network,
+        RetryReason::Provider,
+    ];
+
+    /// The snake_case name used in events: `invalid_summary`, `http_429`, `timeout`, …
+    pub fn name(self) -> String {
+        match self {
+            RetryReason::InvalidSummary => "invalid_summary".into(),
+            RetryReason::Http(status) => format!("http_{status}"),
+            RetryReason::Timeout => "timeout".into(),
+            RetryReason::Network => "network".into(),
+            RetryReason::Provider => "provider".into(),
+        }
+    }
+
+    /// What the app hears: what happened, and that attempt `next` of `of` follows after
+    /// `wait_ms`.
+    pub fn announcement(self, next: u32, of: u32, wait_ms: u32) -> String {
+        let seconds = f64::from(wait_ms) / 1000.0;
+        format!(
+            "{}; attempt {next} of {of} in {seconds:.1} s",
+            self.describe()
+        )
+    }
+
+    /// What happened, for people.
+    pub fn describe(self) -> String {
+        match self {
+            RetryReason::InvalidSummary => "The summary was incomplete".into(),
+            RetryReason::Http(429) => "The model's API is rate-limited".into(),
+            RetryReason::Http(status) => format!("The model's API answered HTTP {status}"),
+            RetryReason::Timeout => "The model did not answer in time".into(),
+            RetryReason::Network => "The model's API could not be reached".into(),
+            RetryReason::Provider => "The provider failed (provider)".into(),
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Asking a provider until an answer passes: one call at a time within `timeoutMs`, each answer
+//! judged (`steps::answer`), another attempt after the wait the failure calls for while
+//! `maxRetries` allows, cancellation at every wait, and the tokens every answer reported.
+
+use crate::core::error::CompactionError;
+use crate::core::model::phase::Phase;
+use crate::core::model::reasons::RetryReason;
+use crate::core::model::settings::CompactorSettings;
+use crate::core::model::token_usage::TokenUsage;
+use crate::core::ports::cancel::Cancel;
+use crate::core::ports::events::CompactionEvent;
+use crate::core::ports::timer::{race_deadline, Timer};
+use crate::core::providers::port::{ask, SummaryProvider, SummaryRequest};
+use crate::core::steps::answer::judge;
+use crate::core::steps::validation::Validation;
+
+/// What the attempts are doing, for the app's progress.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttemptEvent {
+    /// Attempt `attempt` (from 1) asks the provider.
+    Asking {
+        /// Its number.
+        attempt: u32,
+    },
+    /// Its answer is checked against the sections and `facts` facts.
+    Checking {
+        /// Its number.
+        attempt: u32,
+        /// Facts of the ledger.
+        facts: usize,
+    },
+    /// It was rejected and attempt `next` follows after `wait_ms`.
+    Retrying {
+        /// The attempt about to start.
+        next: u32,
+        /// Why.
+        reason: RetryReason,
+        /// The wait before it, in ms.
+        wait_ms: u32,
+    },
+}
+
+impl AttemptEvent {
+    /// The phase it enters, its progress message (the phase's own when `None`), and for a
+    /// retry the event that announces it (`max_retries` says how many attempts there are).
+    pub fn progress(&self, max_retries: u32) -> (Phase, Option<String>, Option<CompactionEvent>) {
+        match *self {
+            AttemptEvent::Asking { .. } => (Phase::Compacting, None, None),
+            AttemptEvent::Checking { facts, .. } => {
+                let message =
+                    (facts > 0).then(|| format!("Checking the sections and {facts} facts"));
+                (Phase::Validating, message, None)
+            }
+            AttemptEvent::Retrying {
+                next,
+                reason,
+                wait_ms,
+            } => {
+                let message = reason.announcement(next, max_retries.saturating_add(1), wait_ms);
+                let announced = CompactionEvent::Retry {
+                    reason: reason.name(),
+                    attempt: next,
+                    wait_ms,
+                    message: message.clone(),
+                };
+                (Phase::Retrying, Some(message), Some(announced))
+            }
+        }
+    }
+}
+
+/// What the attempts cost and who answered, whatever their outcome.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Attempts {
+    /// Provider calls made.
+    pub count: u32,
+    /// Tokens the answers reported, failed ones included (`None` when none reported any).
+    pub usage: Option<TokenUsage>,
+    /// The model that answered last, when the provider says.
+    pub model: Option<String>,
+}
+
+/// Who is asked, with what limits, and what stops the asking.
+pub struct Asking<'a> {
+    /// The provider.
+    pub provider: &'a dyn SummaryProvider,
+    /// The timer of the time limit and the waits.
+    pub timer: &'a dyn Timer,
+    /// `timeoutMs`, `maxRetries`, `retryDelayMs`.
+    pub settings: &'a CompactorSettings,
+    /// Stops the asking at the next wait.
+    pub cancel: Cancel,
+}
+
+impl Asking<'_> {
+    /// Asks until an answer passes `check` (returning the canonical summary), no attempt is
+    /// left, or the asking is cancelled; `report` hears each step. `attempts` holds the cost
+    /// whatever the outcome.
+    pub async fn summarise(
+        &self,
+        request: &SummaryRequest<'_>,
+        attempts: &mut Attempts,
+        check: impl Fn(&str) -> Validation,
+        mut report: impl FnMut(AttemptEvent),
+    ) -> Result<String, CompactionError> {
+        let settings = self.settings;
+        let mut prompt = request.prompt.to_owned();
+        loop {
+            attempts.count += 1;
+            let attempt = attempts.count;
+            report(AttemptEvent::Asking { attempt });
+            let asked = SummaryRequest {
+                prompt: &prompt,
+                ..*request
+            };
+            let cancelled = self.cancel.cancelled();
+            let answer = ask(
+                self.provider,
+                &asked,
+                self.timer,
+                settings.timeout_ms,
+                cancelled,
+            );
+            let text = match answer.await.ok_or(CompactionError::Aborted)? {
+                Ok(generation) => {
+                    TokenUsage::add_to(&mut attempts.usage, generation.usage);
+                    attempts.model = generation.model.or(attempts.model.take());
+                    let facts = request.ledger.facts.len();
+                    report(AttemptEvent::Checking { attempt, facts });
+                    Ok(generation.text)
+                }
+                Err(failure) => {
+                    TokenUsage::add_to(&mut attempts.usage, failure.usage);
+                    Err(failure.error)
+                }
+            };
+            let rejected = match judge(text, request.prompt, settings.retry_delay_ms, &check) {
+                Ok(summary) => return Ok(summary),
+                Err(rejected) => rejected,
+            };
+            let Some(retry) = rejected.retry.filter(|_| attempt <= settings.max_retries) else {
+                return Err(rejected.error);
+            };
+            let (reason, wait_ms) = (retry.reason, retry.wait_ms);
+            report(AttemptEvent::Retrying {
+                next: attempt + 1,
+                reason,
+                wait_ms,
+            });
+            race_deadline(self.timer.sleep(wait_ms), self.cancel.cancelled())
+                .await
+                .ok_or(CompactionError::Aborted)?;
+            prompt = retry.prompt;
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The archives of one compactor's logs, behind one type that owns their keys and their I/O:
+//! the seam a second archive backend plugs into. Its operations are the whole archive
+//! protocol: `next_key`, `write` (with eviction of expired archives when the store is full),
+//! `list`, `read`, `delete`, `purge`, `enforce_limit`, `recall`, `carried_facts` and
+//! `put_back` (a rollback's reads and writes).
+
+use serde::Serialize;
+
+use crate::core::error::{CompactionError, StorageError};
+use crate::core::log::iteration::parse_summary_source;
+use crate::core::model::facts::Fact;
+use crate::core::model::outcome::EntryCounts;
+use crate::core::model::reasons::{BusyReason, Refusal};
+use crate::core::ports::clock::Clock;
+use crate::core::ports::storage::{utf16_units, with_free_space, KeyValueStore};
+use crate::core::steps::selection::{EntryIterations, Selection};
+use crate::core::steps::swap::{restore, summary_is_live};
+use crate::core::store::archive::{
+    read_archive, Archive, ArchiveData, ArchiveEntryCounts, ArchiveInfo,
+};
+use crate::core::store::keys::StorageKeys;
+use crate::core::store::log_store::LogStore;
+use crate::core::store::raw_logs::RawLogs;
+use crate::core::store::stored_json::{parse, write_json};
+
+/// The archives of `logs` under `keys` (a compactor's archive prefix).
+pub struct Archives<'a, S, C> {
+    logs: &'a LogStore<S, C>,
+    keys: &'a StorageKeys,
+}
+
+impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
+    /// The archives of `logs` whose keys `keys` names.
+    pub fn new(logs: &'a LogStore<S, C>, keys: &'a StorageKeys) -> Self {
+        Self { logs, keys }
+    }
+
+    fn now(&self) -> f64 {
+        self.logs.clock().now_ms()
+    }
+
+    /// A free archive key and its timestamp: now, or the first free millisecond after.
+    pub fn next_key(&self) -> Result<(String, u64), StorageError> {
+        let mut timestamp = self.now().max(0.0) as u64;
+        while self
+            .logs
+            .store()
+            .get(&self.keys.archive(timestamp))?
+            .is_some()
+        {
+            timestamp += 1;
+        }
+        Ok((self.keys.archive(timestamp), timestamp))
+    }
+
+    /// Writes `archive` under `key`. A full store first loses expired archives (never `key`)
+    /// before the write fails with the sizes; an unexpired archive is never removed to make
+    /// room: it may be the only copy of entries the user wants back.
+    pub fn write<T: Serialize>(&self, key: &str, archive: &T) -> Result<(), StorageError> {
+        let store = self.logs.store();
+        loop {
+            match write_json(store, key, archive) {
+                Ok(()) => return Ok(()),
+                Err(StorageError::Quota { .. }) if self.free_expired(key)? => continue,
+                Err(err) => return Err(with_free_space(store, err)),
+            }
+        }
+    }
+
+    /// Removes one expired archive other than `keep`; whether one went.
+    fn free_expired(&self, keep: &str) -> Result<bool, StorageError> {
+        let now = self.now();
+        let (infos, _) = self.stored(None)?;
+        match infos
+            .iter()
+            .find(|info| info.key != keep && info.expires_at as f64 <= now)
+        {
+            Some(expired) => self.logs.store().remove(&expired.key).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    /// The archives, newest first, expired ones excluded, each saying whether `rollback` can
+    /// put it back now.
+    pub fn list(&self) -> Result<Vec<ArchiveInfo>, StorageError> {
+        let now = self.now();
+        let (infos, _) = self.stored(None)?;
+        // Only the reasoning log says which summaries are live, and only when there are archives.
+        let reasoning = if infos.is_empty() {
+            Vec::new()
+        } else {
+            self.logs.reasoning_entries()?
+        };
+        Ok(infos
+            .into_iter()
+            .filter(|a| a.expires_at as f64 > now)
+            .map(|mut info| {
+                let last = info.iterations.iter().copied().max().unwrap_or(0);
+                info.restorable = summary_is_live(&reasoning, last);
+                info
+            })
+            .collect())
+    }
+
+    /// Every readable archive, newest first, without reading `skip`, and whether `skip` exists.
+    fn stored(&self, skip: Option<&str>) -> Result<(Vec<ArchiveInfo>, bool), StorageError> {
+        let store = self.logs.store();
+        let mut infos = Vec::new();
+        let mut skipped = false;
+        for key in store.keys()? {
+            if self.keys.archive_timestamp(&key).is_none() {
+                continue;
+            }
+            if skip == Some(key.as_str()) {
+                skipped = true;
+                continue;
+            }
+            let Some(text) = store.get(&key)? else {
+                continue;
+            };
+            // An unreadable archive is left alone: reported by `read`, never destroyed.
+            if let Ok(archive) = parse::<Archive<ArchiveEntryCounts>>(&key, &text) {
+                infos.push(ArchiveInfo {
+                    bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
+                    entries: EntryCounts {
+                        reasoning: archive.data.reasoning_log.len(),
+                        execution: archive.data.execution_log.len(),
+                        tool_activity: archive.data.tool_activity_log.len(),
+                    },
+                    key,
+                    timestamp: archive.timestamp,
+                    expires_at: archive.expires_at,
+                    iterations: archive.iterations,
+                    trigger: archive.trigger,
+                    metadata: archive.metadata,
+                    restorable: false,
+                });
+            }
+        }
+        infos.sort_by(|a, b| b.timestamp.cmp(&a.timestamp).then(b.key.cmp(&a.key)));
+        Ok((infos, skipped))
+    }
+
+    /// The archive under `key` as stored; `None` when it is gone.
+    pub fn read_stored(&self, key: &str) -> Result<Option<Archive>, StorageError> {
+        read_archive(self.logs.store(), key)
+    }
+
+    /// One archive, whole; refused for a key that is not one of these archives.
+    pub fn read(&self, key: &str) -> Result<Archive, CompactionError> {
+        if self.keys.archive_timestamp(key).is_none() {
+            return Err(CompactionError::NotAllowed(Refusal::NotAnArchiveKey(
+                key.to_owned(),
+            )));
+        }
+        self.read_stored(key)?
+            .ok_or_else(|| CompactionError::NotAllowed(Refusal::NoSuchArchive(key.to_owned())))
+    }
+
+    /// Whether `key` names one of these archives.
+    pub fn owns(&self, key: &str) -> bool {
+        self.keys.archive_timestamp(key).is_some()
+    }
+
+    /// Removes the archive under `key` (refused for a key that is not one of these archives).
+    pub fn delete(&self, key: &str) -> Result<(), CompactionError> {
+        self.read(key)?;
+        Ok(self.remove(key)?)
+    }
+
+    /// Removes the archive under `key`, which the caller has checked is one of these.
+    pub(crate) fn remove(&self, key: &str) -> Result<(), StorageError> {
+        self.logs.store().remove(key)
+    }
+
+    /// Removes expired archives; how many went.
+    pub fn purge(&self) -> Result<usize, StorageError> {
+        Ok(self.enforce_limit(usize::MAX, None)?.len())
+    }
+
+    /// Removes expired archives, then the oldest beyond `max_archives`, never `keep` (which
+    /// takes one of the places and is not read). Returns the keys removed.
+    pub fn enforce_limit(
+        &self,
+        max_archives: usize,
+        keep: Option<&str>,
+    ) -> Result<Vec<String>, StorageError> {
+        let now = self.now();
+        let (infos, keeping) = self.stored(keep)?;
+        let mut removed = Vec::new();
+        let mut kept = usize::from(keeping);
+        // Newest first: the expired go, then everything past max_archives.
+        for info in infos {
+            if (info.expires_at as f64) <= now || kept >= max_archives {
+                self.remove(&info.key)?;
+                removed.push(info.key);
+            } else {
+                kept += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// The archived originals of `iteration`, from the archive that compacted it; `None` when
+    /// no archive holds it (it is live, or its archive expired or was deleted).
+    pub fn recall(&self, iteration: u32) -> Result<Option<ArchiveData>, StorageError> {
+        let (infos, _) = self.stored(None)?;
+        for info in infos
+            .iter()
+            .filter(|info| info.iterations.contains(&iteration))
+        {
+            let Some(archive) = self.read_stored(&info.key)? else {
+                continue;
+            };
+            let placed;
+            let numbers = match &archive.entry_iterations {
+                Some(numbers) => numbers,
+                None => {
+                    placed = EntryIterations::placed(&archive.data);
+                    &placed
+                }
+            };
+            let recalled = archive.data.of_iteration(iteration, numbers);
+            if !recalled.is_empty() {
+                return Ok(Some(recalled));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The facts the earlier summaries in `selection` had to keep, read from their archives;
+    /// an archive that is gone or unreadable carries none.
+    pub fn carried_facts(&self, selection: &Selection<'_>) -> Vec<Fact> {
+        let mut carried = Vec::new();
+        for (_, entry) in &selection.reasoning {
+            let Some(key) = parse_summary_source(entry) else {
+                continue;
+            };
+            if !self.owns(key) {
+                continue;
+            }
+            if let Ok(Some(archive)) = self.read_stored(key) {
+                carried.extend(archive.ledger.unwrap_or_default());
+            }
+        }
+        carried
+    }
+
+    /// Puts the originals of the archive under `key` back in place of the summary that
+    /// replaced them (entries appended since stay), then removes the archive once the logs read
+    /// back as written: it is the only other copy. The caller holds the store lock.
+    pub fn put_back(&self, key: &str) -> Result<(), CompactionError> {
+        let archive = self.read(key)?;
+        let last = archive.iterations.iter().copied().max().unwrap_or(0);
+        let now = self.logs.read()?;
+        let positions = archive.positions.as_ref();
+        let restored = restore(&now.parsed, &archive.data.into(), positions, last)
+            .map_err(|conflict| CompactionError::NotAllowed(Refusal::Conflict(conflict)))?;
+        let restored = RawLogs::encode(&restored);
+        if let Err(err) = self.logs.write_changed(&restored, &now.raw) {
+            let _ = self.logs.write_changed(&now.raw, &restored);
+            return Err(err.into());
+        }
+        if self.logs.raw_logs()? != restored {
+            return Err(CompactionError::Busy(BusyReason::LogsChangedDuringRollback));
+        }
+        Ok(self.remove(key)?)
+    }
+}
