@@ -181,3 +181,80 @@ fn a_cancel_during_the_retry_wait_ends_it() {
     ));
     assert_eq!(rig.dump(), before);
 }
+
+/// The canonical `summary` with its six headings written by `heading(index, emoji, title)`.
+fn reshaped(summary: &str, heading: impl Fn(usize, &str, &str) -> String) -> String {
+    const TITLES: [(&str, &str); 6] = [
+        ("🎯", "OBJECTIVE ACHIEVED"),
+        ("📊", "KEY DISCOVERIES"),
+        ("✅", "SUCCESSFUL SOLUTIONS"),
+        ("🔧", "TOOLS USED SUCCESSFULLY"),
+        ("💡", "CRITICAL INSIGHTS"),
+        ("📝", "IMPORTANT CONTEXT FOR FUTURE REASONING"),
+    ];
+    let mut text = summary.to_owned();
+    for (i, (emoji, title)) in TITLES.iter().enumerate() {
+        text = text.replace(&format!("### {emoji} {title}"), &heading(i, emoji, title));
+    }
+    text
+}
+
+/// `ALL CAPS` as a model writes a title: `All Caps`.
+fn title_case(title: &str) -> String {
+    title
+        .split(' ')
+        .map(|word| word[..1].to_owned() + &word[1..].to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Answers in the shapes models write — other heading levels, bold or numbered headings, no
+/// emoji, a fence around the answer, a preamble, a closing remark — keep every fact and are
+/// taken at the first attempt, stored with canonical headings and without the wrapping.
+#[test]
+fn answers_in_the_shapes_models_write_are_taken_at_once_and_stored_canonical() {
+    type Shape = Box<dyn Fn(&str) -> String>;
+    let shapes: Vec<(&str, Shape)> = vec![
+        (
+            "## with emoji",
+            Box::new(|s| reshaped(s, |_, e, t| format!("## {e} {}", title_case(t)))),
+        ),
+        (
+            "bold lines",
+            Box::new(|s| reshaped(s, |_, _, t| format!("**{t}**"))),
+        ),
+        (
+            "numbered",
+            Box::new(|s| reshaped(s, |i, _, t| format!("### {}. {}", i + 1, title_case(t)))),
+        ),
+        (
+            "numbered, no heading mark, trailing colon",
+            Box::new(|s| reshaped(s, |i, _, t| format!("{}. {}:", i + 1, title_case(t)))),
+        ),
+        ("fenced", Box::new(|s| format!("```markdown\n{s}\n```"))),
+        (
+            "preamble and closing remark",
+            Box::new(|s| {
+                format!("Here is the structured summary you asked for:\n\n{s}\n\nLet me know if you need more detail.")
+            }),
+        ),
+    ];
+    for (name, shape) in shapes {
+        let memory = MemoryStore::new();
+        let probe = Rig::with(memory.clone(), Vec::new(), small_window());
+        grow_session(&probe.logs, &probe.clock, 5, 7);
+        let facts = probe.compactor.plan().unwrap().ledger;
+        let canonical = valid_summary(&facts.join("\n- "));
+        let rig = Rig::with(
+            memory,
+            vec![Answer::Verbatim(shape(&canonical))],
+            small_window(),
+        );
+        let result = run_ready(rig.compactor.compact(Trigger::User))
+            .unwrap()
+            .unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert_eq!(result.attempts, 1, "{name}");
+        assert_eq!(result.summary, canonical, "{name}");
+        assert_eq!(result.coverage.missing, Vec::<String>::new(), "{name}");
+    }
+}

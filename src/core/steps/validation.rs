@@ -1,5 +1,6 @@
-//! Checking a summary: required sections as `###` headings, length, no refusal; and rewriting
-//! its headings to their canonical form.
+//! Checking a summary: required sections under any heading shape models write, length, no
+//! refusal; and rewriting an answer to its canonical form (no fence, preamble or closing remark
+//! around it; `### emoji TITLE` headings).
 
 use serde::Serialize;
 
@@ -58,14 +59,33 @@ pub(crate) fn heading_of(title: &str) -> String {
     canonical_heading(emoji, title)
 }
 
-/// The section a line heads, if it is a `###` heading of one of the six (emoji optional,
-/// case and trailing punctuation ignored).
+/// The section a line heads, if it names one of the six the way models write a heading: a
+/// heading of any level (`#` to `######`), a line in bold (`**Objective Achieved:**`) or a
+/// numbered line (`1. Objective Achieved`, `### 1. …`), emoji, case and a trailing colon
+/// ignored. A line of text that only mentions a title (`- Key discoveries: …`) heads nothing.
 pub(crate) fn heading_section(line: &str) -> Option<usize> {
-    let rest = line.trim().strip_prefix("###")?;
-    if rest.starts_with('#') {
+    let line = line.trim();
+    let hashes = line.len() - line.trim_start_matches('#').len();
+    if hashes > 6 {
         return None;
     }
-    let title: String = rest
+    let rest = line[hashes..].trim();
+    let bold = ["**", "__"].into_iter().find_map(|mark| {
+        rest.strip_prefix(mark)?
+            .trim_end_matches(':')
+            .strip_suffix(mark)
+    });
+    let rest = bold.unwrap_or(rest).trim();
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let numbered = (digits > 0)
+        .then(|| rest[digits..].strip_prefix(['.', ')']))
+        .flatten()
+        .filter(|after| after.starts_with(' '));
+    if hashes == 0 && bold.is_none() && numbered.is_none() {
+        return None;
+    }
+    let title: String = numbered
+        .unwrap_or(rest)
         .trim_start_matches(|c: char| !c.is_ascii_alphanumeric())
         .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
         .replace("**", "")
@@ -127,16 +147,70 @@ fn refusal(text: &str) -> Option<&'static str> {
     REFUSALS.into_iter().find(|phrase| opening.contains(phrase))
 }
 
-/// `text` with every section heading in canonical form and surrounding blank space trimmed.
+/// The longest text before the first section that is dropped as a preamble ("Here is the
+/// summary:"), in characters; a longer one stays (it may be content).
+const MAX_PREAMBLE_CHARS: usize = 300;
+
+/// How a closing remark after the last point begins ("Let me know if …").
+const CLOSING_REMARKS: [&str; 7] = [
+    "let me know",
+    "hope this",
+    "i hope",
+    "feel free",
+    "if you need",
+    "if you'd like",
+    "happy to help",
+];
+
+/// Whether `line` is blank or a closing remark.
+fn is_closing(line: &str) -> bool {
+    let lower = line.trim().to_ascii_lowercase();
+    lower.is_empty()
+        || CLOSING_REMARKS
+            .iter()
+            .any(|remark| lower.starts_with(remark))
+}
+
+/// Whether `line` opens or closes a fenced block.
+fn is_fence(line: &str) -> bool {
+    line.trim_start().starts_with("```")
+}
+
+/// `text` as a summary to store: a fence around the whole answer, a short preamble before its
+/// first section (unless it refuses) and a closing remark after its last point removed; every
+/// section heading in canonical form; surrounding blank space trimmed.
 pub(crate) fn canonicalize(text: &str) -> String {
-    text.trim()
-        .lines()
+    let mut lines: Vec<&str> = text.trim().lines().collect();
+    if let Some(first) = lines
+        .iter()
+        .position(|line| heading_section(line).is_some())
+    {
+        let preamble = lines[..first].join("\n");
+        let fenced = lines[..first].last().is_some_and(|line| is_fence(line));
+        if preamble.chars().count() <= MAX_PREAMBLE_CHARS && refusal(&preamble).is_none() {
+            lines.drain(..first);
+            // The fence around the answer closes on its last bare ``` line, the one left
+            // unpaired once the opening is gone.
+            let fences = lines.iter().filter(|line| is_fence(line)).count();
+            let closing = lines.iter().rposition(|line| line.trim() == "```");
+            if let Some(at) = closing.filter(|_| fenced && fences % 2 == 1) {
+                lines.remove(at);
+            }
+        }
+    }
+    while lines.last().is_some_and(|line| is_closing(line)) {
+        lines.pop();
+    }
+    lines
+        .iter()
         .map(|line| match heading_section(line) {
             Some(i) => canonical_heading(SECTIONS[i].0, SECTIONS[i].1),
             None => line.trim_end().to_owned(),
         })
         .collect::<Vec<_>>()
         .join("\n")
+        .trim()
+        .to_owned()
 }
 
 #[cfg(test)]
@@ -168,18 +242,107 @@ mod tests {
 
     #[test]
     fn missing_sections_are_named() {
-        let v = validate_summary(&summary(&[
-            "### 🎯 OBJECTIVE ACHIEVED",
-            "## KEY DISCOVERIES",
-        ]));
+        let v = validate_summary(&summary(&["### 🎯 OBJECTIVE ACHIEVED", "Key discoveries"]));
         assert!(!v.valid);
         assert_eq!(
             v.missing_sections,
             vec!["KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"]
         );
         assert!(v.errors[0].contains("### 📊 KEY DISCOVERIES"));
-        let v = validate_summary(&summary(&["#### OBJECTIVE ACHIEVED"]));
+        let v = validate_summary(&summary(&[
+            "####### OBJECTIVE ACHIEVED",
+            "- Key discoveries: none yet",
+            "12 successful solutions",
+        ]));
         assert_eq!(v.missing_sections.len(), 3);
+    }
+
+    #[test]
+    fn sections_count_in_every_shape_models_write_them() {
+        for headings in [
+            [
+                "## 🎯 Objective Achieved",
+                "## 📊 Key Discoveries",
+                "## ✅ Successful Solutions",
+            ],
+            [
+                "# OBJECTIVE ACHIEVED",
+                "#### Key discoveries",
+                "###### successful solutions",
+            ],
+            [
+                "**OBJECTIVE ACHIEVED**",
+                "**Key Discoveries:**",
+                "__Successful Solutions__:",
+            ],
+            [
+                "### 1. Objective Achieved",
+                "### 2. KEY DISCOVERIES",
+                "### 3) ✅ Successful Solutions",
+            ],
+            [
+                "1. Objective Achieved",
+                "2. Key Discoveries:",
+                "3) **SUCCESSFUL SOLUTIONS**",
+            ],
+            [
+                "**🎯 Objective Achieved**",
+                "## **📊 KEY DISCOVERIES**",
+                "### ✅ Successful solutions:",
+            ],
+        ] {
+            let v = validate_summary(&summary(&headings));
+            assert_eq!(v.errors, Vec::<String>::new(), "{headings:?}");
+            assert_eq!(
+                canonicalize(&summary(&headings))
+                    .lines()
+                    .filter(|line| line.starts_with("###"))
+                    .collect::<Vec<_>>(),
+                [
+                    "### 🎯 OBJECTIVE ACHIEVED",
+                    "### 📊 KEY DISCOVERIES",
+                    "### ✅ SUCCESSFUL SOLUTIONS"
+                ],
+                "{headings:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_fence_a_preamble_and_a_closing_remark_are_unwrapped() {
+        let body = summary(&[
+            "### OBJECTIVE ACHIEVED",
+            "### KEY DISCOVERIES",
+            "### SUCCESSFUL SOLUTIONS",
+        ]);
+        let canonical = canonicalize(&body);
+        for wrapped in [
+            format!("```markdown\n{body}```"),
+            format!("```\n{body}\n```\n"),
+            format!("Here is the structured summary of iterations 1-4:\n\n{body}"),
+            format!("Sure! Here is the summary.\n```md\n{body}```\nLet me know if you need more."),
+            format!("{body}\nI hope this helps!\n"),
+        ] {
+            assert_eq!(canonicalize(&wrapped), canonical, "{wrapped}");
+        }
+    }
+
+    #[test]
+    fn unwrapping_keeps_content_refusals_and_code() {
+        let with_code = format!(
+            "{}### SUCCESSFUL SOLUTIONS\n```js\nrows.filter(Boolean)\n```",
+            summary(&["### OBJECTIVE ACHIEVED", "### KEY DISCOVERIES"])
+        );
+        assert!(canonicalize(&with_code).ends_with("rows.filter(Boolean)\n```"));
+        let fenced = format!("```markdown\n{with_code}\n```");
+        assert_eq!(canonicalize(&fenced), canonicalize(&with_code));
+        let refusing = format!("I cannot summarise all of it.\n{with_code}");
+        assert!(!validate_summary(&canonicalize(&refusing)).valid);
+        let long = format!(
+            "{}\n{with_code}",
+            "Context that is part of the answer. ".repeat(12)
+        );
+        assert!(canonicalize(&long).starts_with("Context that is part"));
     }
 
     #[test]
