@@ -1,5 +1,6 @@
-//! The coverage ledger: facts a summary must keep are checked, retried by name, never lost in
-//! silence; pins survive chained compactions; `recall` gives back the originals byte for byte.
+//! The coverage ledger: facts a summary must keep are checked, repaired or retried by name,
+//! never lost in silence; what the model made up is marked, asked about or refused; pins survive
+//! chained compactions; `recall` gives back the originals byte for byte.
 
 mod common;
 
@@ -7,7 +8,9 @@ use common::*;
 use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::model::facts::{Fact, FactKind};
 use context_compactor::core::model::outcome::CompactionResult;
-use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::model::settings::{
+    CompactorSettings, MissingFacts, Trigger, UnverifiedLines,
+};
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::CompactionEvent;
 use context_compactor::core::ports::storage::MemoryStore;
@@ -21,9 +24,22 @@ fn compact(rig: &Rig) -> Result<CompactionResult, CompactionError> {
 }
 
 fn session(iterations: u32, answers: Vec<Answer>) -> Rig {
-    let rig = Rig::with(MemoryStore::new(), answers, small_window());
+    session_with(iterations, answers, small_window())
+}
+
+fn session_with(iterations: u32, answers: Vec<Answer>, settings: CompactorSettings) -> Rig {
+    let rig = Rig::with(MemoryStore::new(), answers, settings);
     grow_session(&rig.logs, &rig.clock, iterations, 42);
     rig
+}
+
+/// `missingFacts: "fail"`: a lost fact is asked for again while retries allow, then the
+/// compaction fails naming it.
+fn failing_on_missing_facts() -> CompactorSettings {
+    CompactorSettings {
+        missing_facts: MissingFacts::Fail,
+        ..small_window()
+    }
 }
 
 /// The ledger the archive of `result` recorded.
@@ -37,12 +53,13 @@ fn ledger_of(rig: &Rig, result: &CompactionResult) -> Vec<Fact> {
 
 #[test]
 fn a_summary_that_omits_a_required_fact_is_retried_naming_exactly_that_fact() {
-    let rig = session(
+    let rig = session_with(
         6,
         vec![
             Answer::Verbatim(valid_summary("north region leads.")),
             Answer::Text(valid_summary("north region leads.")),
         ],
+        failing_on_missing_facts(),
     );
     let plan = rig.compactor.plan().unwrap();
     assert!(
@@ -94,9 +111,10 @@ fn a_retry_names_only_the_facts_still_missing() {
     for fact in ledger.iter().filter(|fact| **fact != dropped) {
         partial.push_str(&format!("\n- {fact}"));
     }
-    let rig = session(
+    let rig = session_with(
         6,
         vec![Answer::Verbatim(partial), Answer::Text(valid_summary("x"))],
+        failing_on_missing_facts(),
     );
     compact(&rig).unwrap();
     let retry = rig.provider.prompts.borrow()[1].clone();
@@ -109,12 +127,13 @@ fn a_retry_names_only_the_facts_still_missing() {
 
 #[test]
 fn a_summary_that_omits_a_fact_twice_fails_naming_it_and_the_logs_stay() {
-    let rig = session(
+    let rig = session_with(
         6,
         vec![
             Answer::Verbatim(valid_summary("north region leads.")),
             Answer::Verbatim(valid_summary("north region leads, again.")),
         ],
+        failing_on_missing_facts(),
     );
     let ledger = rig.compactor.plan().unwrap().ledger;
     let before = rig.dump();
@@ -172,7 +191,7 @@ fn pinned_facts_survive_three_chained_compactions_until_unpinned() {
 
 #[test]
 fn a_fact_kept_by_one_summary_is_required_of_the_next() {
-    let rig = session(
+    let rig = session_with(
         6,
         vec![
             Answer::Text(valid_summary("first")),
@@ -180,6 +199,7 @@ fn a_fact_kept_by_one_summary_is_required_of_the_next() {
             Answer::Verbatim(String::new()),
             Answer::Text(valid_summary("second, with everything")),
         ],
+        failing_on_missing_facts(),
     );
     let first = compact(&rig).unwrap();
     let first_ledger = ledger_of(&rig, &first);
@@ -435,4 +455,228 @@ fn recall_places_the_entries_of_an_archive_written_before_iterations_were_record
     assert!(!older.contains("entryIterations"));
     rig.memory.set(&result.archive_key, &older).unwrap();
     assert_eq!(recalled(&rig, 2), iteration_2);
+}
+
+/// The progress messages of a compaction.
+fn progress_messages(rig: &Rig) -> Vec<String> {
+    rig.events
+        .events()
+        .into_iter()
+        .filter_map(|event| match event {
+            CompactionEvent::Progress { message, .. } => Some(message),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn lost_facts_are_repaired_in_the_ledgers_words_with_no_further_call() {
+    let rig = session(
+        6,
+        vec![Answer::Verbatim(valid_summary("north region leads."))],
+    );
+    let ledger = rig.compactor.plan().unwrap().ledger;
+    let result = compact(&rig).unwrap();
+    assert_eq!(result.attempts, 1, "no call beyond the first");
+    assert_eq!(rig.provider.prompts.borrow().len(), 1);
+    assert_eq!(result.coverage.required, ledger);
+    assert!(result.coverage.missing.is_empty());
+    let mut every: Vec<String> = result.coverage.kept.clone();
+    every.extend(result.coverage.repaired.iter().cloned());
+    every.sort();
+    let mut expected = ledger.clone();
+    expected.sort();
+    assert_eq!(every, expected, "each fact kept by the model or repaired");
+    assert!(!result.coverage.repaired.is_empty());
+    for fact in &result.coverage.repaired {
+        let line = format!(
+            "- {}",
+            fact.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        assert!(result.summary.contains(&line), "{line} added");
+    }
+    // The goal under the objective, results under the discoveries.
+    let discoveries = result
+        .summary
+        .split("### 📊 KEY DISCOVERIES")
+        .nth(1)
+        .unwrap();
+    let discoveries = discoveries.split("\n### ").next().unwrap();
+    for fact in result
+        .coverage
+        .repaired
+        .iter()
+        .filter(|f| f.starts_with("Result of "))
+    {
+        assert!(
+            discoveries.contains(fact.as_str()),
+            "{fact} under KEY DISCOVERIES"
+        );
+    }
+    let live = rig.logs.borrow().reasoning_log().unwrap();
+    assert!(live[0].contains(&result.summary));
+    let said = format!(
+        "The model kept {} of {} facts; {} added in the ledger's words",
+        result.coverage.kept.len(),
+        ledger.len(),
+        result.coverage.repaired.len()
+    );
+    assert!(progress_messages(&rig).contains(&said), "{said}");
+    let metrics = rig.compactor.metrics().unwrap();
+    let repaired = result.coverage.repaired.len() as u32;
+    assert_eq!(metrics.total_repaired_facts, repaired);
+    let last = metrics.last_compaction.expect("the last compaction's cost");
+    assert_eq!((last.calls, last.repaired_facts), (1, repaired));
+}
+
+#[test]
+fn missing_facts_retry_asks_once_naming_them_then_repairs() {
+    let settings = CompactorSettings {
+        missing_facts: MissingFacts::Retry,
+        max_retries: 3,
+        ..small_window()
+    };
+    let rig = session_with(
+        6,
+        vec![
+            Answer::Verbatim(valid_summary("north region leads.")),
+            Answer::Verbatim(valid_summary("north region leads, again.")),
+            Answer::Text(valid_summary("never asked")),
+        ],
+        settings,
+    );
+    let ledger = rig.compactor.plan().unwrap().ledger;
+    let result = compact(&rig).unwrap();
+    assert_eq!(result.attempts, 2, "asked once more, then repaired");
+    let prompts = rig.provider.prompts.borrow();
+    for fact in &result.coverage.repaired {
+        assert!(prompts[1].contains(&format!("- Missing required fact: {fact}")));
+    }
+    assert_eq!(
+        result.coverage.repaired.len() + result.coverage.kept.len(),
+        ledger.len()
+    );
+    assert!(result.summary.contains("north region leads, again."));
+    let retries: Vec<String> = rig
+        .events
+        .events()
+        .into_iter()
+        .filter_map(|event| match event {
+            CompactionEvent::Retry { reason, .. } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retries, ["missing_facts"]);
+}
+
+/// A summary that keeps every fact of `rig`'s ledger and adds `line` to its discoveries.
+fn keeping_every_fact(rig: &Rig, line: &str) -> String {
+    let mut summary = valid_summary(line);
+    for fact in rig.compactor.plan().unwrap().ledger {
+        summary.push_str(&format!("\n- {fact}"));
+    }
+    summary
+}
+
+/// A value the session's logs hold: the row count of iteration 2 (digits only).
+fn real_rows(rig: &Rig) -> String {
+    let log = rig.logs.borrow().reasoning_log().unwrap();
+    let text = log.iter().find(|e| e.contains("Iteration 2:")).unwrap();
+    let after = text.split(" and found ").nth(1).unwrap();
+    after.split(' ').next().unwrap().to_owned()
+}
+
+#[test]
+fn invented_figures_ids_files_and_urls_are_marked_real_ones_are_not() {
+    let probe = session(6, vec![]);
+    let rows = real_rows(&probe);
+    let grouped = format!("{},{}", &rows[..rows.len() - 3], &rows[rows.len() - 3..]);
+    let rounded = format!("{}00", &rows[..rows.len() - 2]);
+    let invented = "The user asked to delete sales_2024.csv; 98,765 rows were removed.";
+    let others = "Run exec_zz99invented wrote https://files.example/report.pdf at 12.75 s.";
+    let real = format!("Iteration 2 found {grouped} rows (about {rounded}).");
+    let body = format!("{real}\n- {invented}\n- {others}");
+    let rig = session(6, vec![]);
+    let answer = keeping_every_fact(&rig, &body);
+    let rig = session(6, vec![Answer::Verbatim(answer)]);
+    let result = compact(&rig).unwrap();
+    assert_eq!(result.attempts, 1);
+    let items: Vec<Vec<String>> = result.unverified.iter().map(|u| u.items.clone()).collect();
+    assert_eq!(
+        items,
+        vec![
+            vec!["sales_2024.csv".to_owned(), "98765".to_owned()],
+            vec![
+                "exec_zz99invented".to_owned(),
+                "https://files.example/report.pdf".to_owned(),
+                "12.75".to_owned()
+            ],
+        ],
+        "{:?}",
+        result.unverified
+    );
+    assert!(result
+        .summary
+        .contains(&format!("- {invented} [unverified]")));
+    assert!(result.summary.contains(&format!("- {others} [unverified]")));
+    assert!(
+        result.summary.contains(&format!("- {real}\n")),
+        "a real value is not marked"
+    );
+    assert_eq!(result.unverified[0].line, format!("- {invented}"));
+    assert!(progress_messages(&rig)
+        .iter()
+        .any(|m| m.ends_with("2 lines marked [unverified]")));
+    let metrics = rig.compactor.metrics().unwrap();
+    assert_eq!(metrics.total_unverified_lines, 2);
+}
+
+#[test]
+fn unverified_retry_asks_once_then_marks_and_fail_refuses_with_the_logs_unchanged() {
+    let invented = "The user asked to delete sales_2024.csv; 98,765 rows were removed.";
+    let answer = keeping_every_fact(&session(6, vec![]), invented);
+    let retry = CompactorSettings {
+        unverified: UnverifiedLines::Retry,
+        max_retries: 2,
+        ..small_window()
+    };
+    let rig = session_with(6, vec![Answer::Verbatim(answer.clone()); 3], retry);
+    let result = compact(&rig).unwrap();
+    assert_eq!(result.attempts, 2, "asked once more, then marked");
+    assert!(rig.provider.prompts.borrow()[1]
+        .contains("- Found nowhere in the logs: sales_2024.csv, 98765"));
+    assert_eq!(result.unverified.len(), 1);
+
+    let fail = CompactorSettings {
+        unverified: UnverifiedLines::Fail,
+        ..small_window()
+    };
+    let rig = session_with(6, vec![Answer::Verbatim(answer); 2], fail);
+    let before = rig.dump();
+    let err = compact(&rig).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidSummary);
+    assert!(err.to_string().contains("sales_2024.csv, 98765"), "{err}");
+    assert_eq!(rig.dump(), before, "the logs and every other key unchanged");
+}
+
+#[test]
+fn a_refused_compaction_leaves_the_logs_byte_identical_in_every_mode() {
+    for (missing_facts, unverified) in [
+        (MissingFacts::Repair, UnverifiedLines::Mark),
+        (MissingFacts::Retry, UnverifiedLines::Retry),
+        (MissingFacts::Fail, UnverifiedLines::Fail),
+    ] {
+        let settings = CompactorSettings {
+            missing_facts,
+            unverified,
+            ..small_window()
+        };
+        let refusal =
+            "I cannot summarise these logs, sorry; the request is not something I can do.";
+        let rig = session_with(6, vec![Answer::Verbatim(refusal.into()); 2], settings);
+        let before = rig.dump();
+        let err = compact(&rig).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidSummary);
+        assert_eq!(rig.dump(), before, "{missing_facts:?}/{unverified:?}");
+    }
 }

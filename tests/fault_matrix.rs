@@ -14,7 +14,9 @@ use common::census::{assert_nothing_lost, census, identities};
 use common::*;
 use context_compactor::core::error::ProviderError;
 use context_compactor::core::log::iteration::parse_summary_header;
-use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::model::settings::{
+    CompactorSettings, MissingFacts, Trigger, UnverifiedLines,
+};
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::RecordingSink;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
@@ -50,6 +52,16 @@ fn tab(
     provider: Box<dyn SummaryProvider>,
     owner: &str,
 ) -> Tab {
+    tab_with(store, clock, provider, owner, small_window())
+}
+
+fn tab_with(
+    store: &FaultyStore,
+    clock: &ManualClock,
+    provider: Box<dyn SummaryProvider>,
+    owner: &str,
+    settings: CompactorSettings,
+) -> Tab {
     let logs = Rc::new(RefCell::new(LogStore::new(
         store.clone(),
         clock.clone(),
@@ -62,7 +74,7 @@ fn tab(
         provider,
         Box::new(InstantTimer::new(clock)),
         Box::new(events.clone()),
-        small_window(),
+        settings,
     )
     .unwrap()
     .with_owner(owner);
@@ -102,10 +114,29 @@ fn outcome_of(
     >,
 ) -> String {
     match result {
-        Ok(r) => format!(
-            "compacted (iterations 1-{}, {} attempt(s))",
-            r.iterations[1], r.attempts
-        ),
+        Ok(r) => {
+            let mut outcome = format!(
+                "compacted (iterations 1-{}, {} attempt(s))",
+                r.iterations[1], r.attempts
+            );
+            let (repaired, marked) = (r.coverage.repaired.len(), r.unverified.len());
+            if repaired > 0 {
+                outcome.push_str(&format!("; {repaired} fact(s) added in the ledger's words"));
+            }
+            if marked > 0 {
+                let items: Vec<&str> = r
+                    .unverified
+                    .iter()
+                    .flat_map(|u| &u.items)
+                    .map(String::as_str)
+                    .collect();
+                outcome.push_str(&format!(
+                    "; {marked} line(s) marked `[unverified]`: {}",
+                    items.join(", ")
+                ));
+            }
+            outcome
+        }
         Err(err) => format!("`{}`, logs unchanged", err.code().as_str()),
     }
 }
@@ -117,14 +148,17 @@ fn provider_cases(matrix: &Matrix) {
         retry_after_ms,
         lasting: false,
     };
-    let valid = valid_summary("12 regions, 40213 rows");
+    let valid = valid_summary("12 regions, grouped by month");
+    let invented = valid_summary(
+        "The user asked to delete sales_2024.csv (https://files.example/s.csv); 98,765 rows were removed",
+    );
     let partial = "### 🎯 OBJECTIVE ACHIEVED\n- only one section, long enough to pass the length rule on its own merits".to_string();
     let cases: Vec<(&str, Vec<Answer>)> = vec![
         ("ok", vec![Answer::Text(valid.clone())]),
         ("missing_sections_once", vec![Answer::Text(partial.clone()), Answer::Text(valid.clone())]),
         ("missing_sections_always", vec![Answer::Text(partial.clone()), Answer::Text(partial.clone())]),
-        ("drops_facts_once (a fact of the ledger missing, then kept)", vec![Answer::Verbatim(valid.clone()), Answer::Text(valid.clone())]),
-        ("drops_facts_always (the retry names it; the error too)", vec![Answer::Verbatim(valid.clone()), Answer::Verbatim(valid.clone())]),
+        ("drops_facts_always (default `missingFacts: \"repair\"`: added in the ledger's words)", vec![Answer::Verbatim(valid.clone())]),
+        ("invents a figure, a file name and a URL (default `unverified: \"mark\"`)", vec![Answer::Verbatim(invented.clone())]),
         ("refusal", vec![Answer::Text("I cannot help with that request, sorry about that; it is simply not possible for me to do it.".into()); 2]),
         ("empty_candidates / max_tokens (incomplete twice)", vec![Answer::fail(ProviderError::Incomplete("no text".into())); 2]),
         ("prompt_blocked / safety_finish", vec![Answer::fail(ProviderError::Blocked("SAFETY".into()))]),
@@ -137,15 +171,49 @@ fn provider_cases(matrix: &Matrix) {
         ("malformed_json / non_json_502", vec![Answer::fail(http(502, None)); 2]),
         ("network failure twice", vec![Answer::fail(ProviderError::Network("offline".into())); 2]),
     ];
-    for (case, answers) in cases {
+    let strict = CompactorSettings {
+        missing_facts: MissingFacts::Fail,
+        unverified: UnverifiedLines::Fail,
+        ..small_window()
+    };
+    let strict_cases: Vec<(&str, Vec<Answer>)> = vec![
+        (
+            "drops_facts_once (`missingFacts: \"fail\"`: a fact of the ledger missing, then kept)",
+            vec![Answer::Verbatim(valid.clone()), Answer::Text(valid.clone())],
+        ),
+        (
+            "drops_facts_always (`missingFacts: \"fail\"`: the retry names it; the error too)",
+            vec![
+                Answer::Verbatim(valid.clone()),
+                Answer::Verbatim(valid.clone()),
+            ],
+        ),
+        (
+            "invents a figure twice (`unverified: \"fail\"`)",
+            vec![
+                Answer::Text(invented.clone()),
+                Answer::Text(invented.clone()),
+            ],
+        ),
+    ];
+    let cases = cases
+        .into_iter()
+        .map(|(case, answers)| (case, answers, small_window()))
+        .chain(
+            strict_cases
+                .into_iter()
+                .map(|(case, answers)| (case, answers, strict.clone())),
+        );
+    for (case, answers, settings) in cases {
         let (memory, clock) = seeded_store();
         let before = census(&memory);
         let store = FaultyStore::over(memory.clone());
-        let tab = tab(
+        let tab = tab_with(
             &store,
             &clock,
             Box::new(ScriptedProvider::new(answers)),
             "a",
+            settings,
         );
         let result = run_ready(tab.compactor.compact(Trigger::User)).unwrap();
         assert_nothing_lost(case, &before, &memory);

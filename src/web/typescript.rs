@@ -86,7 +86,7 @@ export type Phase =
 /** What started a compaction. */
 export type Trigger = "user" | "auto" | "context_limit_error";
 /** Why another attempt follows a failed one: a rejected or cut-off answer, a retryable HTTP status, a time-out, the network, or a custom provider that threw. */
-export type RetryReason = "invalid_summary" | "http_408" | "http_429" | "http_500" | "http_502" | "http_503" | "http_504" | "timeout" | "network" | "provider";
+export type RetryReason = "invalid_summary" | "missing_facts" | "unverified" | "http_408" | "http_429" | "http_500" | "http_502" | "http_503" | "http_504" | "timeout" | "network" | "provider";
 
 /** What a provider is told besides the prompt. */
 export interface GenerationSettings {
@@ -126,6 +126,8 @@ export interface CompactorOptions {
   /** The app's own measure: tokens of the prompt it would send now (an app whose prompt holds only part of the logs). Usage is then this over `contextWindowTokens`; return undefined to fall back to the package's count. */ promptTokens?: () => number | undefined;
   /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
   /** Key of the metrics; default `${prefix}compaction_metrics`. Fields other code keeps there survive. */ metricsKey?: string;
+  /** Ledger facts the model's answer lacks: "repair" adds each in the ledger's words under its section (no further call); "retry" asks once more naming them, then repairs; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "repair" */ missingFacts?: "repair" | "retry" | "fail";
+  /** Lines naming a number (three digits or more, or with a decimal point), id, file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger (digit grouping and a rounding of a real number are not new): "mark" ends each with " [unverified]"; "retry" asks once more naming them, then marks; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "mark" */ unverified?: "mark" | "retry" | "fail";
 }
 
 /** Options of `compact()`. */
@@ -152,11 +154,22 @@ export interface CompactionPlan {
   ledger: string[];
 }
 
-/** Which of the ledger's facts a summary kept. After a successful compaction `missing` is empty: a summary that loses a fact is retried, then fails `invalid_summary` naming it. */
+/** Which of the ledger's facts a summary kept. After a successful compaction `missing` is empty: a fact the answer lacks is added in the ledger's words (`repaired`), or, with `missingFacts: "fail"`, the compaction fails `invalid_summary` naming it. */
 export interface Coverage {
   required: string[];
+  /** Kept by the model's own answer. */
   kept: string[];
+  /** Added by the package, in the ledger's words, under the section each belongs to. */
+  repaired: string[];
   missing: string[];
+}
+
+/** A line of the summary that names what no source holds; it ends with " [unverified]" in the summary. */
+export interface UnverifiedLine {
+  /** The line as the model wrote it. */
+  line: string;
+  /** The numbers, ids, file names and URLs it names that the compacted originals, earlier summaries, pins and ledger do not hold. */
+  items: string[];
 }
 
 /** A fact the app pinned with `LogStore.pin()`. */
@@ -196,8 +209,10 @@ export interface CompactionResult {
   usage: TokenUsage | null;
   /** The model that answered (Gemini's modelVersion), when the provider says. */
   model?: string;
-  /** The facts the summary had to keep, and which it kept. */
+  /** The facts the summary had to keep, which the model kept and which the package added. */
   coverage: Coverage;
+  /** The lines marked " [unverified]". */
+  unverified: UnverifiedLine[];
 }
 
 /** Token counts a provider reports (Gemini's usageMetadata). */
@@ -253,6 +268,12 @@ export interface CompactionMetrics {
   totalThinkingTokens: number;
   lastCompactionAt: string | null;
   lastErrorCode: string | null;
+  /** Ledger facts the package added to summaries (the models' answers lacked them). */
+  totalRepairedFacts: number;
+  /** Summary lines marked " [unverified]". */
+  totalUnverifiedLines: number;
+  /** What the last compaction cost and mended, successful or not; null before the first. */
+  lastCompaction: { calls: number; repairedFacts: number; unverifiedLines: number } | null;
 }
 
 /** `canCompact()` */

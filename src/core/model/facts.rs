@@ -1,5 +1,5 @@
 //! The facts a summary must keep, as values: each fact, the app's pins, the ledger of one
-//! compaction and the coverage a summary achieved. `steps::ledger` draws and checks them.
+//! compaction, the coverage a summary achieved and the lines it could not back. `steps::ledger` draws and checks them.
 
 use serde::{Deserialize, Serialize};
 
@@ -57,8 +57,21 @@ pub struct Ledger {
 pub struct Coverage {
     /// Every fact the summary had to keep (their texts).
     pub required: Vec<String>,
-    /// Those it kept.
+    /// Those the model's own answer kept.
     pub kept: Vec<String>,
-    /// Those it lost.
+    /// Those the answer lacked and the package added, in the ledger's words.
+    #[serde(default)]
+    pub repaired: Vec<String>,
+    /// Those the summary lost (none in a summary that was swapped in).
     pub missing: Vec<String>,
+}
+
+/// A line of a summary that names what none of the compaction's sources holds: a number, id,
+/// file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnverifiedLine {
+    /// The line as the model wrote it.
+    pub line: String,
+    /// What it names that no source holds, in the order it names them.
+    pub items: Vec<String>,
 }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::core::model::facts::Coverage;
+use crate::core::model::facts::{Coverage, UnverifiedLine};
 use crate::core::model::token_usage::TokenUsage;
 
 /// Entries per log.
@@ -85,4 +85,7 @@ pub struct CompactionResult {
     /// The facts the summary had to keep, and which it kept (all of them, or it failed).
     #[serde(default)]
     pub coverage: Coverage,
+    /// The lines that name what no source holds, each marked ` [unverified]` in the summary.
+    #[serde(default)]
+    pub unverified: Vec<UnverifiedLine>,
 }

@@ -168,6 +168,10 @@ impl fmt::Display for BusyReason {
 pub enum RetryReason {
     /// The answer was rejected, cut off or empty.
     InvalidSummary,
+    /// The answer lacked ledger facts (`missingFacts: "retry"` or `"fail"`).
+    MissingFacts,
+    /// The answer named what no source holds (`unverified: "retry"` or `"fail"`).
+    Unverified,
     /// The API answered one of the retryable statuses (408, 429, 500, 502, 503, 504).
     Http(u16),
     /// No answer within `timeoutMs`.
@@ -180,8 +184,10 @@ pub enum RetryReason {
 
 impl RetryReason {
     /// Every reason a retry can have.
-    pub const ALL: [RetryReason; 10] = [
+    pub const ALL: [RetryReason; 12] = [
         RetryReason::InvalidSummary,
+        RetryReason::MissingFacts,
+        RetryReason::Unverified,
         RetryReason::Http(408),
         RetryReason::Http(429),
         RetryReason::Http(500),
@@ -197,6 +203,8 @@ impl RetryReason {
     pub fn name(self) -> String {
         match self {
             RetryReason::InvalidSummary => "invalid_summary".into(),
+            RetryReason::MissingFacts => "missing_facts".into(),
+            RetryReason::Unverified => "unverified".into(),
             RetryReason::Http(status) => format!("http_{status}"),
             RetryReason::Timeout => "timeout".into(),
             RetryReason::Network => "network".into(),
@@ -218,6 +226,8 @@ impl RetryReason {
     pub fn describe(self) -> String {
         match self {
             RetryReason::InvalidSummary => "The summary was incomplete".into(),
+            RetryReason::MissingFacts => "The summary left out facts it must keep".into(),
+            RetryReason::Unverified => "The summary named things the logs do not hold".into(),
             RetryReason::Http(429) => "The model's API is rate-limited".into(),
             RetryReason::Http(status) => format!("The model's API answered HTTP {status}"),
             RetryReason::Timeout => "The model did not answer in time".into(),

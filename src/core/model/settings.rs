@@ -68,6 +68,32 @@ fn out_of_range(field: &'static str, message: impl Into<String>) -> Result<(), S
     })
 }
 
+/// What a compaction does with ledger facts the model's answer lacks (`missingFacts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MissingFacts {
+    /// Add each in the ledger's words under its section; no further call.
+    #[default]
+    Repair,
+    /// Ask once more naming them, then repair.
+    Retry,
+    /// Ask again naming them while retries allow, then fail `invalid_summary`.
+    Fail,
+}
+
+/// What a compaction does with lines that name what no source holds (`unverified`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnverifiedLines {
+    /// End each such line with ` [unverified]`.
+    #[default]
+    Mark,
+    /// Ask once more naming them, then mark.
+    Retry,
+    /// Ask again naming them while retries allow, then fail `invalid_summary`.
+    Fail,
+}
+
 /// Every tunable of a compaction (`CompactorOptions` in the README, less the provider).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
@@ -103,6 +129,10 @@ pub struct CompactorSettings {
     pub archive_prefix: Option<String>,
     /// Key of the metrics, `<prefix>compaction_metrics` when absent.
     pub metrics_key: Option<String>,
+    /// What to do with ledger facts the answer lacks.
+    pub missing_facts: MissingFacts,
+    /// What to do with lines naming what no source holds.
+    pub unverified: UnverifiedLines,
 }
 
 impl Default for CompactorSettings {
@@ -123,6 +153,8 @@ impl Default for CompactorSettings {
             instructions: None,
             archive_prefix: None,
             metrics_key: None,
+            missing_facts: MissingFacts::Repair,
+            unverified: UnverifiedLines::Mark,
         }
     }
 }

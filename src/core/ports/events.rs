@@ -161,9 +161,12 @@ impl Reporter {
         self.emit(CompactionEvent::PhaseChange { phase, previous });
     }
 
-    /// Enters `phase` of a compaction that has reached `percent` after `elapsed_ms`.
+    /// Enters `phase` of a compaction (unless it is in it) that has reached `percent` after
+    /// `elapsed_ms`.
     pub fn progress(&self, phase: Phase, percent: u8, message: String, elapsed_ms: f64) {
-        self.enter(phase);
+        if self.phase.get() != phase {
+            self.enter(phase);
+        }
         self.emit(CompactionEvent::Progress {
             phase,
             percent,

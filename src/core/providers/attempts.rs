@@ -12,7 +12,7 @@ use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::timer::{race_deadline, Timer};
 use crate::core::providers::port::{ask, SummaryProvider, SummaryRequest};
 use crate::core::steps::answer::judge;
-use crate::core::steps::validation::Validation;
+use crate::core::steps::check::{Accepted, Verdict};
 
 /// What the attempts are doing, for the app's progress.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +28,16 @@ pub enum AttemptEvent {
         attempt: u32,
         /// Facts of the ledger.
         facts: usize,
+    },
+    /// An answer is taken: of `required` facts the model kept `kept`, the package added the
+    /// rest; `unverified` lines were marked.
+    Accepted {
+        /// Facts of the ledger.
+        required: usize,
+        /// Facts the model's answer kept.
+        kept: usize,
+        /// Lines marked ` [unverified]`.
+        unverified: usize,
     },
     /// It was rejected and attempt `next` follows after `wait_ms`.
     Retrying {
@@ -50,6 +60,21 @@ impl AttemptEvent {
                 let message =
                     (facts > 0).then(|| format!("Checking the sections and {facts} facts"));
                 (Phase::Validating, message, None)
+            }
+            AttemptEvent::Accepted {
+                required,
+                kept,
+                unverified,
+            } => {
+                let mut message = format!("The model kept {kept} of {required} facts");
+                if kept < required {
+                    let added = required - kept;
+                    message.push_str(&format!("; {added} added in the ledger's words"));
+                }
+                if unverified > 0 {
+                    message.push_str(&format!("; {unverified} lines marked [unverified]"));
+                }
+                (Phase::Validating, Some(message), None)
             }
             AttemptEvent::Retrying {
                 next,
@@ -93,18 +118,21 @@ pub struct Asking<'a> {
 }
 
 impl Asking<'_> {
-    /// Asks until an answer passes `check` (returning the canonical summary), no attempt is
-    /// left, or the asking is cancelled; `report` hears each step. `attempts` holds the cost
-    /// whatever the outcome.
+    /// Asks until an answer passes `check` (given the reasons of the retries so far), no
+    /// attempt is left, or the asking is cancelled; `report` hears each step. When no attempt
+    /// is left, the last mended answer a retry was asked instead of is taken, if there is one.
+    /// `attempts` holds the cost whatever the outcome.
     pub async fn summarise(
         &self,
         request: &SummaryRequest<'_>,
         attempts: &mut Attempts,
-        check: impl Fn(&str) -> Validation,
+        check: impl Fn(&str, &[RetryReason]) -> Verdict,
         mut report: impl FnMut(AttemptEvent),
-    ) -> Result<String, CompactionError> {
+    ) -> Result<Accepted, CompactionError> {
         let settings = self.settings;
         let mut prompt = request.prompt.to_owned();
+        let mut retried: Vec<RetryReason> = Vec::new();
+        let mut fallback: Option<Box<Accepted>> = None;
         loop {
             attempts.count += 1;
             let attempt = attempts.count;
@@ -134,13 +162,21 @@ impl Asking<'_> {
                     Err(failure.error)
                 }
             };
-            let rejected = match judge(text, request.prompt, settings.retry_delay_ms, &check) {
-                Ok(summary) => return Ok(summary),
+            let judged = judge(text, request.prompt, settings.retry_delay_ms, |summary| {
+                check(summary, &retried)
+            });
+            let rejected = match judged {
+                Ok(accepted) => return Ok(announced(accepted, &mut report)),
                 Err(rejected) => rejected,
             };
+            fallback = rejected.fallback.or(fallback);
             let Some(retry) = rejected.retry.filter(|_| attempt <= settings.max_retries) else {
-                return Err(rejected.error);
+                return match fallback {
+                    Some(accepted) => Ok(announced(*accepted, &mut report)),
+                    None => Err(rejected.error),
+                };
             };
+            retried.push(retry.reason);
             let (reason, wait_ms) = (retry.reason, retry.wait_ms);
             report(AttemptEvent::Retrying {
                 next: attempt + 1,
@@ -153,4 +189,14 @@ impl Asking<'_> {
             prompt = retry.prompt;
         }
     }
+}
+
+/// Tells `report` what the package did to the answer taken; `accepted` itself.
+fn announced(accepted: Accepted, report: &mut impl FnMut(AttemptEvent)) -> Accepted {
+    report(AttemptEvent::Accepted {
+        required: accepted.coverage.required.len(),
+        kept: accepted.coverage.kept.len(),
+        unverified: accepted.unverified.len(),
+    });
+    accepted
 }

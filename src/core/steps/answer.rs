@@ -4,8 +4,9 @@
 use crate::core::error::{CompactionError, ProviderError};
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::MAX_RETRY_WAIT_MS;
+use crate::core::steps::check::{Accepted, Verdict};
 use crate::core::steps::prompt::retry_prompt;
-use crate::core::steps::validation::{canonicalize, Validation};
+use crate::core::steps::validation::canonicalize;
 
 /// Why an answer was not taken, and whether another attempt can help.
 #[derive(Debug)]
@@ -14,6 +15,8 @@ pub struct Rejected {
     pub error: CompactionError,
     /// The attempt that can follow, if one can help.
     pub retry: Option<Retry>,
+    /// The summary to take instead of failing when no attempt follows (a mended answer).
+    pub fallback: Option<Box<Accepted>>,
 }
 
 /// Another attempt: why, after how long, with which prompt.
@@ -29,27 +32,31 @@ pub struct Retry {
 
 /// Judges `answer` (the text, or why there is none) to `prompt`: a text is made canonical and
 /// `check`ed; a failure is retried when another attempt can pass (after the wait the API asked
-/// for, at most a minute, else `retry_delay_ms`). `Ok` holds the canonical summary.
+/// for, at most a minute, else `retry_delay_ms`). `Ok` holds the summary to swap in.
 pub fn judge(
     answer: Result<String, ProviderError>,
     prompt: &str,
     retry_delay_ms: u32,
-    check: impl FnOnce(&str) -> Validation,
-) -> Result<String, Rejected> {
+    check: impl FnOnce(&str) -> Verdict,
+) -> Result<Accepted, Rejected> {
     let err = match answer {
         Ok(text) => {
-            let summary = canonicalize(&text);
-            let validation = check(&summary);
-            if validation.valid {
-                return Ok(summary);
-            }
+            let (reason, rejected, fallback) = match check(&canonicalize(&text)) {
+                Verdict::Accept(accepted) => return Ok(accepted),
+                Verdict::AskAgain {
+                    reason,
+                    rejected,
+                    fallback,
+                } => (reason, rejected, fallback),
+            };
             return Err(Rejected {
-                error: CompactionError::InvalidSummary(validation.errors.clone()),
+                error: CompactionError::InvalidSummary(rejected.errors.clone()),
                 retry: Some(Retry {
-                    reason: RetryReason::InvalidSummary,
+                    reason,
                     wait_ms: retry_delay_ms,
-                    prompt: retry_prompt(prompt, &validation),
+                    prompt: retry_prompt(prompt, &rejected),
                 }),
+                fallback: fallback.map(Box::new),
             });
         }
         Err(err) => err,
@@ -65,5 +72,9 @@ pub fn judge(
         ProviderError::Incomplete(reason) => CompactionError::InvalidSummary(vec![reason]),
         other => CompactionError::Provider(other),
     };
-    Err(Rejected { error, retry })
+    Err(Rejected {
+        error,
+        retry,
+        fallback: None,
+    })
 }

@@ -1,40 +1,225 @@
-//! The check of one answer: the required sections (`validation`), every fact of the ledger,
-//! and the rule that a summary must be clearly smaller than what it replaces.
+//! The check of one answer: the required sections (`validation`), every fact of the ledger
+//! (`repair`ed, asked for again, or refused as `missingFacts` says), what the answer names that
+//! no source holds (`verify`: marked, asked about again, or refused as `unverified` says), and
+//! the rule that a summary must be clearly smaller than what it replaces.
 
 use crate::core::log::tokens::estimate_tokens;
-use crate::core::model::facts::Ledger;
-use crate::core::model::settings::CompactorSettings;
+use crate::core::model::facts::{Coverage, Fact, Ledger, UnverifiedLine};
+use crate::core::model::reasons::RetryReason;
+use crate::core::model::settings::{CompactorSettings, MissingFacts, UnverifiedLines};
+use crate::core::steps::repair::repair;
+use crate::core::steps::selection::Selection;
 use crate::core::steps::swap::summary_entry;
 use crate::core::steps::validation::{validate_summary, Validation};
+use crate::core::steps::verify::{mark_unbacked, unbacked_lines, Unbacked};
 
 /// A summary must stay under this share of the tokens it replaces to count as a compaction.
 pub const MAX_SUMMARY_SHARE: f64 = 0.8;
 
-/// Checks `summary` of iterations 1..=`last`, which replaces `compacted_tokens`: its sections,
-/// every fact of `ledger`, and its size as the entry it becomes under `archive_key` (a key of
-/// the same length counts the same, before the archive's own is chosen).
-pub fn check_summary(
-    summary: &str,
-    last: u32,
-    ledger: &Ledger,
-    compacted_tokens: usize,
-    archive_key: &str,
-) -> Validation {
-    let mut validation = validate_summary(summary);
-    for fact in ledger.missing_in(summary) {
-        validation.valid = false;
-        validation
-            .errors
-            .push(format!("Missing required fact: {}", fact.text));
+/// What an answer is checked against.
+pub struct SummaryCheck<'a> {
+    /// The compacted entries: the sources a summary's numbers and names must come from.
+    pub selection: &'a Selection<'a>,
+    /// The facts the summary must keep.
+    pub ledger: &'a Ledger,
+    /// Tokens of what the summary replaces.
+    pub compacted_tokens: usize,
+    /// An archive key as long as the one the summary entry will name (it is chosen later).
+    pub archive_key: String,
+    /// What to do with facts the answer lacks.
+    pub missing_facts: MissingFacts,
+    /// What to do with lines naming what no source holds.
+    pub unverified: UnverifiedLines,
+}
+
+/// A summary to swap in, and what the package did to the model's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    /// The summary, canonical, repaired and marked.
+    pub summary: String,
+    /// The facts the answer kept and those the package added.
+    pub coverage: Coverage,
+    /// The lines marked ` [unverified]`.
+    pub unverified: Vec<UnverifiedLine>,
+}
+
+/// The check's verdict on one answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Swap it in.
+    Accept(Accepted),
+    /// Ask again, naming what was wrong.
+    AskAgain {
+        /// Why.
+        reason: RetryReason,
+        /// What was wrong (the errors name it; the compaction fails with them when no attempt
+        /// is left and there is no fallback).
+        rejected: Validation,
+        /// The summary to take when no attempt is left (a repaired or marked answer).
+        fallback: Option<Accepted>,
+    },
+}
+
+impl SummaryCheck<'_> {
+    /// Judges `summary` (canonical); `retried` holds the reasons of the retries already made,
+    /// so that `"retry"` asks only once.
+    pub fn judge(&self, summary: &str, retried: &[RetryReason]) -> Verdict {
+        let mut validation = validate_summary(summary);
+        let missing = self.ledger.missing_in(summary);
+        if !validation.valid {
+            // The retry is asked for anyway: it names the lost facts too.
+            let lost = missing.iter().map(|fact| missing_fact_error(fact));
+            validation.errors.extend(lost);
+            return Verdict::AskAgain {
+                reason: RetryReason::InvalidSummary,
+                rejected: validation,
+                fallback: None,
+            };
+        }
+        let unbacked = unbacked_lines(summary, self.selection, self.ledger);
+        let amended = repair(&mark_unbacked(summary, &unbacked), &missing);
+        let mut errors: Vec<String> = Vec::new();
+        if let Some(error) = self.size_error(&amended) {
+            errors.push(error);
+        }
+        let too_big = !errors.is_empty();
+        let mut reason = RetryReason::InvalidSummary;
+        let mut fallback_allowed = !too_big;
+        let facts_asked = ask(
+            self.missing_facts_policy(),
+            !missing.is_empty(),
+            retried,
+            RetryReason::MissingFacts,
+        );
+        if facts_asked != Ask::No {
+            errors.extend(missing.iter().map(|fact| missing_fact_error(fact)));
+            reason = RetryReason::MissingFacts;
+            fallback_allowed &= facts_asked == Ask::WithFallback;
+        }
+        let lines_asked = ask(
+            self.unverified_policy(),
+            !unbacked.is_empty(),
+            retried,
+            RetryReason::Unverified,
+        );
+        if lines_asked != Ask::No {
+            errors.extend(unbacked.iter().map(unbacked_error));
+            if facts_asked == Ask::No {
+                reason = RetryReason::Unverified;
+            }
+            fallback_allowed &= lines_asked == Ask::WithFallback;
+        }
+        let accepted = Accepted {
+            coverage: self.coverage(&missing),
+            unverified: unbacked.into_iter().map(|u| u.line).collect(),
+            summary: amended,
+        };
+        if errors.is_empty() {
+            return Verdict::Accept(accepted);
+        }
+        Verdict::AskAgain {
+            reason: if too_big {
+                RetryReason::InvalidSummary
+            } else {
+                reason
+            },
+            rejected: Validation {
+                valid: false,
+                errors,
+                missing_sections: Vec::new(),
+            },
+            fallback: fallback_allowed.then_some(accepted),
+        }
     }
-    let summary_tokens = estimate_tokens(&summary_entry(last, archive_key, summary));
-    if summary_tokens as f64 > compacted_tokens as f64 * MAX_SUMMARY_SHARE {
-        validation.valid = false;
-        validation.errors.push(format!(
-            "The summary ({summary_tokens} tokens) is not clearly smaller than the \
-             {compacted_tokens} tokens it replaces; at most {}% is allowed",
-            CompactorSettings::whole_percent(MAX_SUMMARY_SHARE)
-        ));
+
+    fn missing_facts_policy(&self) -> Policy {
+        match self.missing_facts {
+            MissingFacts::Repair => Policy::Amend,
+            MissingFacts::Retry => Policy::AskOnce,
+            MissingFacts::Fail => Policy::Refuse,
+        }
     }
-    validation
+
+    fn unverified_policy(&self) -> Policy {
+        match self.unverified {
+            UnverifiedLines::Mark => Policy::Amend,
+            UnverifiedLines::Retry => Policy::AskOnce,
+            UnverifiedLines::Fail => Policy::Refuse,
+        }
+    }
+
+    /// Which facts the model's answer kept, and which the package added (those it lacked).
+    fn coverage(&self, missing: &[&Fact]) -> Coverage {
+        let lacked = |fact: &Fact| missing.iter().any(|m| m.id == fact.id);
+        let texts = |keep: bool| {
+            self.ledger
+                .facts
+                .iter()
+                .filter(|fact| lacked(fact) != keep)
+                .map(|fact| fact.text.clone())
+                .collect()
+        };
+        Coverage {
+            required: self.ledger.texts(),
+            kept: texts(true),
+            repaired: texts(false),
+            missing: Vec::new(),
+        }
+    }
+
+    /// Why `summary` is not clearly smaller than what it replaces, if it is not.
+    fn size_error(&self, summary: &str) -> Option<String> {
+        let entry = summary_entry(self.selection.last, &self.archive_key, summary);
+        let summary_tokens = estimate_tokens(&entry);
+        let compacted = self.compacted_tokens;
+        (summary_tokens as f64 > compacted as f64 * MAX_SUMMARY_SHARE).then(|| {
+            format!(
+                "The summary ({summary_tokens} tokens) is not clearly smaller than the \
+                 {compacted} tokens it replaces; at most {}% is allowed",
+                CompactorSettings::whole_percent(MAX_SUMMARY_SHARE)
+            )
+        })
+    }
+}
+
+/// What a setting says to do with a problem the package can mend.
+#[derive(Clone, Copy)]
+enum Policy {
+    /// Mend it.
+    Amend,
+    /// Ask once more, then mend it.
+    AskOnce,
+    /// Ask again while retries allow, then fail.
+    Refuse,
+}
+
+/// Whether to ask again about a problem, and whether its mended answer may be taken instead.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ask {
+    No,
+    WithFallback,
+    WithoutFallback,
+}
+
+fn ask(policy: Policy, found: bool, retried: &[RetryReason], reason: RetryReason) -> Ask {
+    match policy {
+        _ if !found => Ask::No,
+        Policy::Amend => Ask::No,
+        Policy::AskOnce if retried.contains(&reason) => Ask::No,
+        Policy::AskOnce => Ask::WithFallback,
+        Policy::Refuse => Ask::WithoutFallback,
+    }
+}
+
+/// How a lost fact is named to the model and in the error.
+pub fn missing_fact_error(fact: &Fact) -> String {
+    format!("Missing required fact: {}", fact.text)
+}
+
+fn unbacked_error(unbacked: &Unbacked) -> String {
+    format!(
+        "Found nowhere in the logs: {} (in the line \"{}\")",
+        unbacked.line.items.join(", "),
+        unbacked.line.line
+    )
 }

@@ -3,14 +3,14 @@
 //! result of a computation, a failure no later iteration resolved, an identifier iteration N
 //! still refers to, a fact the app pinned, or a fact an earlier summary was required to keep.
 
-use std::borrow::Cow;
-
-use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
-use crate::core::log::iteration::parse_summary_header;
 use crate::core::model::facts::{Coverage, Fact, FactKind, Ledger, Pin};
 use crate::core::steps::digest::text::{clip, cut_whole, first_sentence};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::selection::Selection;
+use crate::core::steps::terms::{
+    each_candidate, execution_text, identifiers_in, numbers_in, reasoning_text, tool_text,
+    without_digit_commas, MAX_TOKEN_LEN,
+};
 
 impl Fact {
     /// Whether `summary` keeps this fact.
@@ -53,8 +53,6 @@ pub const MAX_IDENTIFIERS: usize = 12;
 const MAX_EXACT: usize = 6;
 /// At most this many key words per text fact.
 const MAX_WORDS: usize = 6;
-/// The longest identifier (in bytes) the ledger takes.
-const MAX_TOKEN_LEN: usize = 120;
 /// Characters of a value or message a fact's text shows.
 const SHOWN_CHARS: usize = 160;
 
@@ -168,28 +166,6 @@ impl Normalised {
     fn has_word(&self, word: &str) -> bool {
         self.lower.contains(&word.to_ascii_lowercase())
     }
-}
-
-/// `3,125,206` → `3125206`: a summary may group digits differently from the logs.
-fn without_digit_commas(text: &str) -> Cow<'_, str> {
-    let bytes = text.as_bytes();
-    let grouped = |i: usize| {
-        bytes[i] == b','
-            && i > 0
-            && bytes[i - 1].is_ascii_digit()
-            && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
-    };
-    if !(0..bytes.len()).any(grouped) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = Vec::with_capacity(bytes.len());
-    for (i, &b) in bytes.iter().enumerate() {
-        if !grouped(i) {
-            out.push(b);
-        }
-    }
-    // Only ASCII commas between ASCII digits were removed: the rest is the same UTF-8.
-    Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_owned()))
 }
 
 fn goal(digest: &Digest) -> Option<Fact> {
@@ -367,152 +343,6 @@ fn referenced_identifiers(selection: &Selection) -> Vec<String> {
         .take(MAX_IDENTIFIERS)
         .cloned()
         .collect()
-}
-
-/// The text of a reasoning entry without its header line when it is a marker.
-fn reasoning_text(entry: &StoredReasoning) -> &str {
-    let text: &str = entry;
-    if parse_summary_header(text).is_some() || text.trim_start().starts_with("===") {
-        return text.split_once('\n').map_or("", |(_, rest)| rest);
-    }
-    text
-}
-
-fn execution_text(entry: &StoredExecution) -> String {
-    let fields = entry.fields();
-    let mut text = fields.code().into_owned();
-    for part in [
-        fields.result_json().map(str::to_owned),
-        fields.error_message(),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        text.push('\n');
-        text.push_str(&part);
-    }
-    text
-}
-
-fn tool_text(entry: &StoredToolActivity) -> String {
-    let fields = entry.fields();
-    [
-        fields.details().map(|d| d.into_owned()),
-        fields.error_message(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
-    .join("\n")
-}
-
-/// Bytes that end a token: ASCII whitespace and the punctuation around identifiers in text,
-/// code and JSON. Splitting at ASCII bytes never cuts a UTF-8 character.
-const SEPARATORS: [bool; 256] = {
-    let mut table = [false; 256];
-    let bytes = b" \n\t\r\"'`<>()[]{},;|=*";
-    let mut i = 0;
-    while i < bytes.len() {
-        table[bytes[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
-
-/// Calls `each` with every token of `text` that may be an identifier: a whole URL, else each
-/// `:`-separated part, trimmed of punctuation. `text` has its digit-group commas removed. One
-/// pass over the bytes: the text of 1..N-1 can be megabytes.
-fn each_candidate<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
-    let trim = |token: &'t str| {
-        token.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?' | '/' | '-'))
-    };
-    let mut start = 0;
-    for (i, byte) in text.bytes().chain(std::iter::once(b' ')).enumerate() {
-        if !SEPARATORS[usize::from(byte)] {
-            continue;
-        }
-        let token = trim(&text[start..i]);
-        start = i + 1;
-        if token.is_empty() {
-            continue;
-        }
-        if is_url(token) {
-            each(token);
-        } else if !token.contains("://") {
-            for part in token.split(':') {
-                let part = trim(part);
-                if !part.is_empty() {
-                    each(part);
-                }
-            }
-        }
-    }
-}
-
-fn is_url(token: &str) -> bool {
-    token.starts_with("http://") || token.starts_with("https://")
-}
-
-/// URLs, file names, ids (words joined by `_`, or letters and digits joined by `-`) and
-/// numbers of four or more digits in `text`, in order, each once.
-pub fn identifiers_in(text: &str) -> Vec<String> {
-    let text = without_digit_commas(text);
-    let mut found: Vec<String> = Vec::new();
-    each_candidate(&text, |token| {
-        if (is_url(token) || is_identifier(token)) && !found.iter().any(|f| f == token) {
-            found.push(token.to_owned());
-        }
-    });
-    found
-}
-
-fn is_identifier(token: &str) -> bool {
-    let letters = token.chars().filter(char::is_ascii_alphabetic).count();
-    let digits = token.chars().filter(char::is_ascii_digit).count();
-    let allowed = token
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
-    if !allowed || token.len() > MAX_TOKEN_LEN {
-        return false;
-    }
-    let is_number = letters == 0
-        && token.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && token.matches('.').count() <= 1;
-    if is_number {
-        return digits >= 4;
-    }
-    // `data.rows` is code, `data.csv` a file: only the extensions files commonly have count.
-    let file_name = token.rsplit_once('.').is_some_and(|(stem, ext)| {
-        FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
-            && stem.chars().any(|c| c.is_ascii_alphanumeric())
-    });
-    // `exec_mi9x2k1c`, `supplier_notes` (a vault key), `report-7a2f`; not `follow-up`.
-    let joined_id = token.len() >= 6
-        && letters > 0
-        && (token.contains('_') || (token.contains('-') && digits > 0));
-    file_name || joined_id
-}
-
-const FILE_EXTENSIONS: [&str; 32] = [
-    "csv", "tsv", "json", "jsonl", "ndjson", "xml", "yaml", "yml", "toml", "md", "txt", "log",
-    "xls", "xlsx", "parquet", "pdf", "doc", "docx", "html", "htm", "js", "mjs", "ts", "py", "rs",
-    "sql", "db", "sqlite", "png", "jpg", "zip", "gz",
-];
-
-/// Numbers of two or more digits in a value, in order, each once.
-fn numbers_in(value: &str) -> Vec<String> {
-    let value = without_digit_commas(value);
-    let mut numbers: Vec<String> = Vec::new();
-    for token in value.split(|c: char| !(c.is_ascii_digit() || c == '.')) {
-        let token = token.trim_matches('.');
-        if token.chars().filter(char::is_ascii_digit).count() >= 2
-            && token.matches('.').count() <= 1
-            && !numbers.iter().any(|n| n == token)
-        {
-            numbers.push(token.to_owned());
-        }
-    }
-    numbers
 }
 
 const STOP_WORDS: [&str; 24] = [

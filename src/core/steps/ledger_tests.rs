@@ -1,4 +1,5 @@
 use super::*;
+use crate::core::steps::terms::identifiers_in;
 
 #[test]
 fn identifiers_are_ids_files_urls_and_long_numbers() {

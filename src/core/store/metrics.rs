@@ -40,9 +40,27 @@ pub struct CompactionMetrics {
     pub last_compaction_at: Option<String>,
     /// Code of the last error, if the last compaction failed.
     pub last_error_code: Option<String>,
+    /// Ledger facts the package added to summaries (the models' answers lacked them).
+    pub total_repaired_facts: u32,
+    /// Summary lines marked ` [unverified]`.
+    pub total_unverified_lines: u32,
+    /// What the last compaction cost and mended, successful or not.
+    pub last_compaction: Option<CompactionCost>,
     /// Fields other code keeps here (GDRS's own `totalCostSaved`, …), written back as read.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// What one compaction cost and mended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CompactionCost {
+    /// Provider calls.
+    pub calls: u32,
+    /// Ledger facts added in the ledger's words.
+    pub repaired_facts: u32,
+    /// Lines marked ` [unverified]`.
+    pub unverified_lines: u32,
 }
 
 impl CompactionMetrics {
@@ -86,6 +104,18 @@ impl CompactionMetrics {
             at,
         );
         self.record_usage(result.usage);
+        let cost = CompactionCost {
+            calls: result.attempts,
+            repaired_facts: u32::try_from(result.coverage.repaired.len()).unwrap_or(u32::MAX),
+            unverified_lines: u32::try_from(result.unverified.len()).unwrap_or(u32::MAX),
+        };
+        self.total_repaired_facts = self
+            .total_repaired_facts
+            .saturating_add(cost.repaired_facts);
+        self.total_unverified_lines = self
+            .total_unverified_lines
+            .saturating_add(cost.unverified_lines);
+        self.last_compaction = Some(cost);
     }
 
     /// Adds one failed compaction.
@@ -102,6 +132,10 @@ impl CompactionMetrics {
         self.total_attempts += attempts;
         self.last_compaction_at = Some(at);
         self.last_error_code = Some(code.to_owned());
+        self.last_compaction = Some(CompactionCost {
+            calls: attempts,
+            ..CompactionCost::default()
+        });
     }
 }
 

@@ -15,7 +15,7 @@ use crate::core::ports::store_lock::LockHeld;
 use crate::core::ports::timer::race_deadline;
 use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
-use crate::core::steps::check::check_summary;
+use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::allowed;
@@ -159,7 +159,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             ledger: &ledger,
             settings: &GenerationSettings::of(&self.settings, self.provider.model()),
         };
-        let summary = self.summarise(run, &request, compacted_tokens).await?;
+        let accepted = self.summarise(run, &request, compacted_tokens).await?;
+        let summary = accepted.summary;
 
         let held = self.lock.acquire().await?;
         // The last moment a cancellation is honoured: from here on the compaction completes.
@@ -207,7 +208,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 attempts: run.attempts.count,
                 duration_ms: (self.now() - run.started_ms).max(0.0),
                 archive_key: archive_key.clone(),
-                coverage: ledger.coverage(&summary),
+                coverage: accepted.coverage.clone(),
+                unverified: accepted.unverified.clone(),
                 summary: summary.clone(),
                 usage: run.attempts.usage,
                 model: run.attempts.model.clone(),
@@ -241,18 +243,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         run: &mut Run,
         request: &SummaryRequest<'_>,
         compacted_tokens: usize,
-    ) -> Result<String, CompactionError> {
+    ) -> Result<Accepted, CompactionError> {
         let asking = Asking {
             provider: self.provider.as_ref(),
             timer: self.timer.as_ref(),
             settings: &self.settings,
             cancel: run.cancel.clone(),
         };
-        let (last, ledger) = (request.selection.last, request.ledger);
-        let check = |summary: &str| {
+        let check = SummaryCheck {
+            selection: request.selection,
+            ledger: request.ledger,
+            compacted_tokens,
             // The archive key is not chosen yet; one of the same length counts the same.
-            let key = self.keys.archive(self.now().max(0.0) as u64);
-            check_summary(summary, last, ledger, compacted_tokens, &key)
+            archive_key: self.keys.archive(self.now().max(0.0) as u64),
+            missing_facts: self.settings.missing_facts,
+            unverified: self.settings.unverified,
         };
         let mut attempts = std::mem::take(&mut run.attempts);
         let report = |event: AttemptEvent| {
@@ -266,7 +271,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             self.advance(run, phase, message);
         };
         let summary = asking
-            .summarise(request, &mut attempts, check, report)
+            .summarise(request, &mut attempts, |s, r| check.judge(s, r), report)
             .await;
         run.attempts = attempts;
         summary
