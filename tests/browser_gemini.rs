@@ -231,13 +231,70 @@ async fn missing_sections_once_is_retried() {
 }
 
 #[wasm_bindgen_test]
-async fn a_dropped_fact_is_retried_and_the_summary_keeps_every_fact() {
-    let outcome = expect_success("drops_facts_once", 2).await;
-    let result = outcome.result.as_ref().unwrap();
-    let coverage = &result["coverage"];
-    assert!(!coverage["required"].as_array().unwrap().is_empty());
-    assert_eq!(coverage["kept"], coverage["required"]);
+async fn a_dropped_fact_is_repaired_without_another_call() {
+    let outcome = expect_success("drops_facts_always", 1).await;
+    let coverage = &outcome.result.as_ref().unwrap()["coverage"];
+    let required = coverage["required"].as_array().unwrap();
+    let repaired = coverage["repaired"].as_array().unwrap();
+    assert!(!repaired.is_empty());
+    assert_eq!(
+        coverage["kept"].as_array().unwrap().len() + repaired.len(),
+        required.len()
+    );
     assert_eq!(coverage["missing"], serde_json::json!([]));
+    let summary = outcome.result.as_ref().unwrap()["summary"].as_str().unwrap();
+    for fact in repaired {
+        assert!(summary.contains(fact.as_str().unwrap().split_whitespace().next().unwrap()));
+    }
+    assert_eq!(outcome.metrics["totalRepairedFacts"], repaired.len());
+}
+
+#[wasm_bindgen_test]
+async fn with_missing_facts_retry_a_dropped_fact_is_asked_for_once() {
+    let key = fresh_key();
+    let outcome = run_with("mock-drops_facts_once", &key, r#","missingFacts":"retry""#).await;
+    assert_eq!(outcome.requests.len(), 2);
+    let coverage = &outcome.result.as_ref().unwrap()["coverage"];
+    assert_eq!(coverage["kept"], coverage["required"]);
+    assert_eq!(coverage["repaired"], serde_json::json!([]));
+}
+
+#[wasm_bindgen_test]
+async fn a_fenced_answer_with_level_two_headings_is_taken_at_once_and_stored_canonical() {
+    let outcome = expect_success("fenced_hashes", 1).await;
+    let summary = outcome.result.as_ref().unwrap()["summary"].as_str().unwrap();
+    assert!(summary.starts_with("### 🎯 OBJECTIVE ACHIEVED"), "{summary}");
+    assert!(!summary.contains("```") && !summary.contains("Here is"), "{summary}");
+    assert!(!summary.contains("Let me know"), "{summary}");
+    assert!(summary.contains("\n### 📊 KEY DISCOVERIES\n"), "{summary}");
+}
+
+#[wasm_bindgen_test]
+async fn a_rounded_figure_is_repaired_and_not_marked() {
+    let outcome = expect_success("rounded_figure", 1).await;
+    let result = outcome.result.as_ref().unwrap();
+    assert_eq!(result["coverage"]["repaired"].as_array().unwrap().len(), 1);
+    assert_eq!(result["unverified"], serde_json::json!([]), "a rounding is not new");
+    let repaired = result["coverage"]["repaired"][0].as_str().unwrap();
+    assert!(result["summary"].as_str().unwrap().contains(repaired));
+}
+
+#[wasm_bindgen_test]
+async fn an_invented_figure_and_file_are_marked_unverified() {
+    let outcome = expect_success("invented_figure", 1).await;
+    let result = outcome.result.as_ref().unwrap();
+    assert_eq!(
+        result["unverified"],
+        serde_json::json!([{
+            "line": "- The user asked to delete sales_2024.csv; 98,765 rows were removed.",
+            "items": ["sales_2024.csv", "98765"]
+        }])
+    );
+    assert!(result["summary"]
+        .as_str()
+        .unwrap()
+        .contains("98,765 rows were removed. [unverified]"));
+    assert_eq!(outcome.metrics["totalUnverifiedLines"], 1);
 }
 
 #[wasm_bindgen_test]

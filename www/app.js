@@ -621,10 +621,27 @@ function showSuccess(result) {
   $("fact-iterations").textContent = `${result.iterations[0]}–${result.iterations[1]}`;
   $("fact-attempts").textContent = String(result.attempts);
   $("fact-archive").textContent = result.archiveKey;
-  // The ledger: what this summary had to keep, all kept (a summary that lost one was refused).
-  const { required, kept } = result.coverage;
-  $("kept-facts-summary").textContent = `${kept.length} of ${required.length} facts kept`;
-  $("kept-facts-list").replaceChildren(...kept.map((fact) => el("li", "", fact)));
+  // The ledger: what this summary had to keep — kept by the model, or added by the package.
+  const { required, kept, repaired = [] } = result.coverage;
+  $("kept-facts-summary").textContent = repaired.length
+    ? `${kept.length} of ${required.length} facts kept by the model, ${repaired.length} added from the ledger`
+    : `${kept.length} of ${required.length} facts kept`;
+  const added = (fact) => {
+    const item = el("li", "repaired");
+    item.append(el("span", "badge", "added"), " ", fact);
+    return item;
+  };
+  $("kept-facts-list").replaceChildren(...kept.map((fact) => el("li", "", fact)), ...repaired.map(added));
+  const unverified = result.unverified ?? [];
+  $("unverified-lines").hidden = unverified.length === 0;
+  $("unverified-summary").textContent = `${unverified.length} ${unverified.length === 1 ? "line" : "lines"} marked unverified`;
+  $("unverified-list").replaceChildren(
+    ...unverified.map(({ line, items }) => {
+      const item = el("li");
+      item.append(el("span", "", line.replace(/^[-*]\s+/, "")), el("span", "unverified-items", ` — not in the logs: ${items.join(", ")}`));
+      return item;
+    }),
+  );
 }
 
 function showFailure(err) {

@@ -17,7 +17,8 @@ export const SCENARIOS = [
   "http_400_bad_key", "hang", "malformed_json", "non_json_502", "thought_parts",
   "http_403_key", "http_400_debug_key", "http_429_daily", "http_429_no_retryinfo_once",
   "prompt_blocked_prohibited", "feedback_without_reason", "recitation_finish", "other_finish_once",
-  "split_parts", "no_usage", "usage_cached",
+  "split_parts", "no_usage", "usage_cached", "drops_facts_always", "fenced_hashes", "rounded_figure",
+  "invented_figure",
 ];
 
 const SECTIONS = [
@@ -44,6 +45,19 @@ export function summaryFromPrompt(prompt) {
   // A model that does what the prompt asks keeps the facts it lists.
   bodies[5].push(...factsOf(prompt));
   return SECTIONS.map((heading, i) => [heading, ...bodies[i]].join("\n")).join("\n\n");
+}
+
+/** `summary` with the first long figure of its `facts` lines rounded the way models do,
+ * wherever it appears: a decimal to one place (`991.402745709` → `991.4`), else an integer of
+ * four digits or more to hundreds, grouped (`12140` → `12,100`). */
+export function roundFirstFigure(summary, facts) {
+  for (const line of facts) {
+    const decimal = /\b\d+\.\d{2,}\b/.exec(line)?.[0];
+    if (decimal) return summary.replaceAll(decimal, Number(decimal).toFixed(1));
+    const integer = /\b\d{4,}\b/.exec(line)?.[0];
+    if (integer) return summary.replaceAll(integer, (Math.round(Number(integer) / 100) * 100).toLocaleString("en-US"));
+  }
+  return summary;
 }
 
 /** The lines of the prompt's "FACTS THE SUMMARY MUST KEEP" list. */
@@ -92,6 +106,11 @@ function reply(scenario, attempt, prompt, model, key) {
     case "missing_sections_always": return [200, candidateReply(partial)];
     // Real models drop a listed fact now and then; the retry names it.
     case "drops_facts_once": return [200, candidateReply(attempt === 1 ? summary.split("\n").filter((line) => !factsOf(prompt).includes(line)).join("\n") : summary)];
+    case "drops_facts_always": return [200, candidateReply(summary.split("\n").filter((line) => !factsOf(prompt).includes(line)).join("\n"))];
+    // Shapes real answers come in: a preamble, a fence, `##` headings, a closing remark.
+    case "fenced_hashes": return [200, candidateReply(`Here is the structured summary:\n\n\`\`\`markdown\n${summary.replaceAll("### ", "## ")}\n\`\`\`\n\nLet me know if you need anything else.`)];
+    case "rounded_figure": return [200, candidateReply(roundFirstFigure(summary, factsOf(prompt)))];
+    case "invented_figure": return [200, candidateReply(summary.replace("### 📊 KEY DISCOVERIES", "### 📊 KEY DISCOVERIES\n- The user asked to delete sales_2024.csv; 98,765 rows were removed."))];
     case "refusal": return [200, candidateReply("I cannot help with summarising this conversation, as it may contain sensitive material that I am unable to process.")];
     case "empty_candidates": return [200, { candidates: [], usageMetadata: { promptTokenCount: 1200, totalTokenCount: 1200 } }];
     case "max_tokens_partial": return [200, { candidates: [{ content: { role: "model", parts: [{ text: summary.slice(0, 60) }] }, finishReason: "MAX_TOKENS", index: 0 }] }];

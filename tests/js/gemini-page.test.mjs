@@ -39,6 +39,42 @@ test("Gemini ok: compacted, the key only in the header, never in storage", async
   await page.close();
 });
 
+test("Gemini drops facts and invents a figure: the dialog shows the facts added and the line marked unverified", async () => {
+  for (const scenario of ["drops_facts_always", "invented_figure"]) {
+    const key = `page-key-${scenario}-${Date.now()}`;
+    const { page, errors } = await geminiPage(scenario, key);
+    await page.click("#btn-compact");
+    await page.waitForSelector("#success-view:not([hidden])");
+    assert.equal(await page.textContent("#fact-attempts"), "1", scenario);
+    const result = await page.evaluate(() => window.lastCompactionResult);
+    const { required, kept, repaired } = result.coverage;
+    await page.click("#kept-facts summary");
+    const listed = await page.locator("#kept-facts-list li").allTextContents();
+    assert.equal(listed.length, required.length, scenario);
+    if (scenario === "drops_facts_always") {
+      assert.ok(repaired.length > 0);
+      assert.equal(
+        await page.textContent("#kept-facts-summary"),
+        `${kept.length} of ${required.length} facts kept by the model, ${repaired.length} added from the ledger`,
+      );
+      assert.deepEqual(await page.locator("#kept-facts-list li.repaired").allTextContents(), repaired.map((f) => `added ${f}`));
+      assert.ok(await page.locator("#unverified-lines").isHidden());
+    } else {
+      assert.equal(await page.textContent("#unverified-summary"), "1 line marked unverified");
+      await page.click("#unverified-lines summary");
+      assert.equal(
+        await page.textContent("#unverified-list li"),
+        "The user asked to delete sales_2024.csv; 98,765 rows were removed. — not in the logs: sales_2024.csv, 98765",
+      );
+      await page.screenshot({ path: join(outputDir, "gemini-unverified.png") });
+      await page.click("#btn-close-success");
+      assert.match(await page.textContent("#log-reasoning .entry.summary"), /98,765 rows were removed\. \[unverified\]/);
+    }
+    assert.deepEqual(errors, [], scenario);
+    await page.close();
+  }
+});
+
 test("Gemini missing_sections_once: the retry is shown and the compaction succeeds", async () => {
   const key = `page-key-retry-${Date.now()}`;
   const { page, errors } = await geminiPage("missing_sections_once", key);

@@ -267,8 +267,8 @@ fn push_ledger(out: &mut String, ledger: &Ledger) {
     out.push_str(
         "## FACTS THE SUMMARY MUST KEEP\n\
          The next iteration needs each of these. Put every one in the summary, in the section \
-         it belongs to; numbers, ids, file names and URLs exactly as written here. A summary \
-         that leaves one out is rejected.\n",
+         it belongs to; numbers, ids, file names and URLs exactly as written here. Name no \
+         number, id, file name or URL that the logs above do not contain.\n",
     );
     for fact in &ledger.facts {
         let _ = writeln!(out, "- {}", neutralise(&fact.text.replace('\n', " ")));
