@@ -1,52 +1,99 @@
 // The fidelity benchmark (not a test): how many of the facts the next iteration needs survive
 // three chained compactions, in Chromium with the built package, on seeded sessions of the
-// demo's simulator and of its GDRS mode. Two providers: the built-in offline summary, and a
-// custom provider that drops a random fifth of what it is given. `node bench/fidelity.mjs`
-// prints the table; bench/run.mjs includes it.
+// demo's simulator and of its GDRS mode, for each class of answer real models give: the
+// built-in offline summary; a custom provider that copies what it is given (the facts the prompt
+// lists, each iteration's first line) under the six headings; and the same answer the way models
+// reshape it — other heading styles, a fence with a preamble and a closing remark, long figures
+// rounded, a random fifth of its lines left out, an invented instruction with a figure and a file
+// name, all of these at once, and a refusal. `node bench/fidelity.mjs` prints the table;
+// bench/run.mjs includes it.
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startServer } from "../scripts/serve.mjs";
 
 const SEEDS = [1, 2, 3, 4, 5];
 
-/** Runs in the page: every session, both providers, three compactions each. */
-async function inPage(seeds) {
+/** The line the "invents" classes add: an instruction and figures found in no log. */
+const INVENTED = "- The user asked to delete quarterly_purge_7731.csv; 98,765,431 rows were removed.";
+
+/** Runs in the page: every session, every answer class, three compactions each. */
+async function inPage([seeds, invented]) {
   const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
   // The demo page initialises the module too, but may not have finished yet.
   await init();
   const { simulateIteration, simulateGdrsSession, memoryStorage, GDRS_KEYS, seeded } = await import("/simulate.js");
 
-  // A provider that copies what it is given (the facts the prompt lists, the first line of each
-  // iteration's reasoning) under the six headings, dropping each line with probability 1/5.
-  const lossy = (seed) => {
+  const HEADINGS = [
+    ["🎯", "OBJECTIVE ACHIEVED"], ["📊", "KEY DISCOVERIES"], ["✅", "SUCCESSFUL SOLUTIONS"],
+  ];
+  const titleCase = (title) => title.toLowerCase().replace(/\b\w/g, (c) => c.toUpperCase());
+  const headingStyles = {
+    canonical: (emoji, title) => `### ${emoji} ${title}`,
+    hashes: (emoji, title) => `## ${emoji} ${titleCase(title)}`,
+    bold: (_, title) => `**${title}**`,
+    numbered: (_, title, i) => `### ${i + 1}. ${titleCase(title)}`,
+  };
+  /** Long figures rounded the way models do: decimals to one place, integers to hundreds, grouped. */
+  const round = (line) =>
+    line
+      .replace(/\b\d+\.\d{2,}\b/g, (d) => Number(d).toFixed(1))
+      .replace(/(?<![\w.])\d{5,}(?![\w.])/g, (n) => (Math.round(Number(n) / 100) * 100).toLocaleString("en-US"));
+
+  /** A custom provider answering in `shape`: the lines it is given, reshaped. */
+  const answering = (shape, seed) => {
     const rand = seeded(seed);
     return async (prompt) => {
+      if (shape.refuses) return "I cannot help with summarising this conversation, as it may contain material I am unable to process.";
       const block = prompt.split("## FACTS THE SUMMARY MUST KEEP\n")[1];
       const facts = block ? block.split("\n## ")[0].split("\n").filter((l) => l.startsWith("- ")) : [];
       const history = [...prompt.matchAll(/^--- Iteration (\d+) ---\n(.{1,160})/gm)].map((m) => `- Iteration ${m[1]}: ${m[2]}`);
-      const kept = [...facts, ...history].filter(() => rand() >= 0.2);
-      return [
-        "### 🎯 OBJECTIVE ACHIEVED\n- The session's work so far, as given.",
-        `### 📊 KEY DISCOVERIES\n${kept.join("\n")}`,
-        "### ✅ SUCCESSFUL SOLUTIONS\n- The last working code of each task is in the archive.",
-      ].join("\n");
+      let lines = [...facts, ...history];
+      if (shape.omits) lines = lines.filter(() => rand() >= 0.2);
+      if (shape.rounds) lines = lines.map(round);
+      if (shape.invents) lines.push(invented);
+      const heading = headingStyles[shape.headings ?? "canonical"];
+      const body = [
+        `${heading(...HEADINGS[0], 0)}\n- The session's work so far, as given.`,
+        `${heading(...HEADINGS[1], 1)}\n${lines.join("\n")}`,
+        `${heading(...HEADINGS[2], 2)}\n- The last working code of each task is in the archive.`,
+      ].join("\n\n");
+      return shape.fenced ? `Here is the structured summary you asked for:\n\n\`\`\`markdown\n${body}\n\`\`\`\n\nLet me know if you need anything else.` : body;
     };
+  };
+  const CLASSES = {
+    "offline (built-in)": null,
+    "copies what it is given": {},
+    "`## Title Case` headings": { headings: "hashes" },
+    "`**BOLD**` headings": { headings: "bold" },
+    "`### 1. Numbered` headings": { headings: "numbered" },
+    "fenced, preamble, closing remark": { fenced: true },
+    "rounds long figures": { rounds: true },
+    "leaves out a fifth of its lines": { omits: true },
+    "invents an instruction and figures": { invents: true },
+    "all of these at once": { headings: "hashes", fenced: true, rounds: true, omits: true, invents: true },
+    "refuses": { refuses: true },
   };
 
   /** Numbers of four digits or more and ids in a fact, which must be in the summary verbatim. */
   const anchors = (fact) => [...fact.replace(/(\d),(?=\d)/g, "$1").matchAll(/[A-Za-z0-9_.\/:-]*\d{4,}[A-Za-z0-9_.\/-]*|[a-z]+_[a-z0-9_]*\d[a-z0-9_]*/g)].map((m) => m[0].replace(/[.:]+$/, ""));
   const silentLosses = (result) =>
-    result.coverage.kept.filter((fact) => anchors(fact).some((a) => !result.summary.replace(/(\d),(?=\d)/g, "$1").includes(a))).length;
+    [...result.coverage.kept, ...result.coverage.repaired].filter((fact) => anchors(fact).some((a) => !result.summary.replace(/(\d),(?=\d)/g, "$1").includes(a))).length;
 
-  const tally = () => ({ sessions: 0, compactions: 0, succeeded: 0, namedFailures: 0, required: 0, kept: 0, silent: 0, retried: 0, failureNamesAll: true });
-  const add = (t, outcome) => {
+  const tally = () => ({ sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0, failureNamesAll: true });
+  const add = (t, outcome, shape) => {
     t.compactions += 1;
+    t.calls += outcome.calls;
     if (outcome.result) {
       t.succeeded += 1;
       t.required += outcome.result.coverage.required.length;
       t.kept += outcome.result.coverage.kept.length;
+      t.repaired += outcome.result.coverage.repaired.length;
       t.silent += silentLosses(outcome.result);
-      if (outcome.result.attempts > 1) t.retried += 1;
+      if (shape?.invents) {
+        t.invented += 1;
+        const caught = outcome.result.unverified.some(({ items }) => items.includes("quarterly_purge_7731.csv") && items.includes("98765431"));
+        if (caught && outcome.result.summary.includes("98,765,431 rows were removed. [unverified]")) t.caught += 1;
+      }
     } else if (outcome.error.code === "invalid_summary") {
       t.namedFailures += 1;
       t.failureNamesAll &&= outcome.missing.every((fact) => outcome.error.message.includes(fact));
@@ -56,23 +103,25 @@ async function inPage(seeds) {
   };
   const compactOnce = async (compactor) => {
     const ledger = compactor.plan().ledger;
+    const calls = () => compactor.metrics().lastCompaction?.calls ?? 0;
     try {
       // The usage rule is not what this measures: compact as an app does after a context-limit error.
-      return { result: await compactor.compact({ trigger: "context_limit_error" }) };
+      const result = await compactor.compact({ trigger: "context_limit_error" });
+      return { result, calls: calls() };
     } catch (err) {
-      return { error: { code: err.code, message: err.message }, missing: ledger.filter((f) => err.message.includes(f)) };
+      return { error: { code: err.code, message: err.message }, missing: ledger.filter((f) => err.message.includes(f)), calls: calls() };
     }
   };
 
-  const provider = (kind, seed) => (kind === "offline" ? { type: "offline" } : { type: "custom", generate: lossy(seed) });
+  const provider = (shape, seed) => (shape === null ? { type: "offline" } : { type: "custom", generate: answering(shape, seed) });
   const rows = {};
-  for (const kind of ["offline", "lossy"]) {
+  for (const [kind, shape] of Object.entries(CLASSES)) {
     // The demo's loop: 6 iterations, then 5 more before each of the next two compactions.
     const demo = (rows[`demo · ${kind}`] = tally());
     for (const seed of seeds) {
       localStorage.clear();
       const logs = new LogStore({ prefix: `fid_` });
-      const compactor = new Compactor(logs, { provider: provider(kind, seed), contextWindowTokens: 3000, retryDelayMs: 0 });
+      const compactor = new Compactor(logs, { provider: provider(shape, seed), contextWindowTokens: 3000, retryDelayMs: 0 });
       demo.sessions += 1;
       for (const grow of [6, 5, 5]) {
         for (let i = 0; i < grow; i++) {
@@ -80,7 +129,7 @@ async function inPage(seeds) {
           simulateIteration(logs, n, seed);
           logs.finishIteration();
         }
-        add(demo, await compactOnce(compactor));
+        add(demo, await compactOnce(compactor), shape);
       }
     }
     // GDRS mode: an 18-iteration session written the way GDRS writes it, fed in three stages.
@@ -90,7 +139,7 @@ async function inPage(seeds) {
       const scratch = memoryStorage();
       const truth = simulateGdrsSession(scratch, { seed, iterations: 18 });
       const logs = new LogStore();
-      const compactor = new Compactor(logs, { provider: provider(kind, seed), contextWindowTokens: 6000, retryDelayMs: 0 });
+      const compactor = new Compactor(logs, { provider: provider(shape, seed), contextWindowTokens: 6000, retryDelayMs: 0 });
       gdrs.sessions += 1;
       const stage = (from, to) => {
         for (const [key, iterations] of [[GDRS_KEYS.reasoning, truth.reasoning], [GDRS_KEYS.execution, truth.execution], [GDRS_KEYS.tools, truth.tools]]) {
@@ -104,7 +153,7 @@ async function inPage(seeds) {
       for (const to of [6, 12, 18]) {
         stage(from, to);
         from = to;
-        add(gdrs, await compactOnce(compactor));
+        add(gdrs, await compactOnce(compactor), shape);
       }
     }
   }
@@ -116,21 +165,29 @@ export async function measureFidelity(browser, baseUrl) {
   const page = await browser.newPage();
   try {
     await page.goto(baseUrl);
-    return await page.evaluate(inPage, SEEDS);
+    return await page.evaluate(inPage, [SEEDS, INVENTED]);
   } finally {
     await page.close();
   }
 }
 
-/** The table in markdown. */
+/** The table in markdown: one row per answer class, demo and GDRS sessions together. */
 export function fidelityTable(rows) {
   const lines = [
-    "| sessions · provider | compactions | succeeded | of them retried | facts required | facts kept | retention | silent losses | named failures (`invalid_summary`) |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| answer class | compactions | succeeded | calls per compaction | facts required | kept by the model | added by the package | silent losses | invented lines caught | named failures (`invalid_summary`) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
+  const classes = {};
   for (const [name, t] of Object.entries(rows)) {
-    const retention = t.required === 0 ? "–" : `${((t.kept / t.required) * 100).toFixed(1)}%`;
-    lines.push(`| ${name} (${t.sessions} seeds) | ${t.compactions} | ${t.succeeded} | ${t.retried} | ${t.required} | ${t.kept} | ${retention} | ${t.silent} | ${t.namedFailures}${t.failureNamesAll ? "" : " (some unnamed!)"} |`);
+    const kind = name.split(" · ").slice(1).join(" · ");
+    const sum = (classes[kind] ??= { ...t, sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0 });
+    for (const field of ["sessions", "compactions", "succeeded", "calls", "namedFailures", "required", "kept", "repaired", "silent", "invented", "caught"]) sum[field] += t[field];
+    sum.failureNamesAll &&= t.failureNamesAll;
+  }
+  for (const [kind, t] of Object.entries(classes)) {
+    const share = (n, of) => (of === 0 ? "–" : `${n} (${((n / of) * 100).toFixed(1)}%)`);
+    const caught = t.invented === 0 ? "–" : `${t.caught} of ${t.invented}`;
+    lines.push(`| ${kind} | ${t.compactions} | ${share(t.succeeded, t.compactions)} | ${(t.calls / Math.max(1, t.compactions)).toFixed(2)} | ${t.required} | ${share(t.kept, t.required)} | ${t.repaired} | ${t.silent} | ${caught} | ${t.namedFailures}${t.failureNamesAll ? "" : " (some unnamed!)"} |`);
   }
   return lines.join("\n");
 }

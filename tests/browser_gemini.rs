@@ -242,7 +242,9 @@ async fn a_dropped_fact_is_repaired_without_another_call() {
         required.len()
     );
     assert_eq!(coverage["missing"], serde_json::json!([]));
-    let summary = outcome.result.as_ref().unwrap()["summary"].as_str().unwrap();
+    let summary = outcome.result.as_ref().unwrap()["summary"]
+        .as_str()
+        .unwrap();
     for fact in repaired {
         assert!(summary.contains(fact.as_str().unwrap().split_whitespace().next().unwrap()));
     }
@@ -262,9 +264,17 @@ async fn with_missing_facts_retry_a_dropped_fact_is_asked_for_once() {
 #[wasm_bindgen_test]
 async fn a_fenced_answer_with_level_two_headings_is_taken_at_once_and_stored_canonical() {
     let outcome = expect_success("fenced_hashes", 1).await;
-    let summary = outcome.result.as_ref().unwrap()["summary"].as_str().unwrap();
-    assert!(summary.starts_with("### 🎯 OBJECTIVE ACHIEVED"), "{summary}");
-    assert!(!summary.contains("```") && !summary.contains("Here is"), "{summary}");
+    let summary = outcome.result.as_ref().unwrap()["summary"]
+        .as_str()
+        .unwrap();
+    assert!(
+        summary.starts_with("### 🎯 OBJECTIVE ACHIEVED"),
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("```") && !summary.contains("Here is"),
+        "{summary}"
+    );
     assert!(!summary.contains("Let me know"), "{summary}");
     assert!(summary.contains("\n### 📊 KEY DISCOVERIES\n"), "{summary}");
 }
@@ -274,7 +284,11 @@ async fn a_rounded_figure_is_repaired_and_not_marked() {
     let outcome = expect_success("rounded_figure", 1).await;
     let result = outcome.result.as_ref().unwrap();
     assert_eq!(result["coverage"]["repaired"].as_array().unwrap().len(), 1);
-    assert_eq!(result["unverified"], serde_json::json!([]), "a rounding is not new");
+    assert_eq!(
+        result["unverified"],
+        serde_json::json!([]),
+        "a rounding is not new"
+    );
     let repaired = result["coverage"]["repaired"][0].as_str().unwrap();
     assert!(result["summary"].as_str().unwrap().contains(repaired));
 }

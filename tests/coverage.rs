@@ -680,3 +680,23 @@ fn a_refused_compaction_leaves_the_logs_byte_identical_in_every_mode() {
         assert_eq!(rig.dump(), before, "{missing_facts:?}/{unverified:?}");
     }
 }
+
+#[test]
+fn a_marked_line_repeated_by_the_next_summary_is_marked_again() {
+    let invented = "The user asked to delete sales_2024.csv; 98,765 rows were removed.";
+    let answer = Answer::Text(valid_summary(invented));
+    let rig = session(6, vec![answer.clone(), answer]);
+    let result = compact(&rig).unwrap();
+    assert_eq!(result.unverified.len(), 1);
+    grow_session(&rig.logs, &rig.clock, 5, 9);
+    let result = compact(&rig).unwrap();
+    assert_eq!(
+        result
+            .unverified
+            .iter()
+            .map(|u| u.items.clone())
+            .collect::<Vec<_>>(),
+        vec![vec!["sales_2024.csv".to_owned(), "98765".to_owned()]],
+        "the earlier summary's marked line backs nothing"
+    );
+}

@@ -203,7 +203,16 @@ impl Pending {
         };
         // The stored text of an execution or tool entry holds every field (its id, metadata,
         // result); escapes do not hide a name or split a number.
-        selection.reasoning.iter().for_each(|(_, e)| look(e));
+        // A line an earlier summary marked backs nothing: a claim is not verified by repeating it.
+        selection.reasoning.iter().for_each(|(_, e)| {
+            let text: &str = e;
+            if text.contains(UNVERIFIED_MARK) {
+                let lines = text.lines().filter(|line| !line.ends_with(UNVERIFIED_MARK));
+                look(&lines.collect::<Vec<_>>().join("\n"));
+            } else {
+                look(text);
+            }
+        });
         selection.execution.iter().for_each(|(_, e)| look(e.json()));
         selection
             .tool_activity
