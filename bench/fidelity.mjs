@@ -79,7 +79,7 @@ async function inPage([seeds, invented]) {
   const silentLosses = (result) =>
     [...result.coverage.kept, ...result.coverage.repaired].filter((fact) => anchors(fact).some((a) => !result.summary.replace(/(\d),(?=\d)/g, "$1").includes(a))).length;
 
-  const tally = () => ({ sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0, failureNamesAll: true });
+  const tally = () => ({ sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0, marked: 0, failureNamesAll: true });
   const add = (t, outcome, shape) => {
     t.compactions += 1;
     t.calls += outcome.calls;
@@ -89,6 +89,7 @@ async function inPage([seeds, invented]) {
       t.kept += outcome.result.coverage.kept.length;
       t.repaired += outcome.result.coverage.repaired.length;
       t.silent += silentLosses(outcome.result);
+      t.marked += outcome.result.unverified.length;
       if (shape?.invents) {
         t.invented += 1;
         const caught = outcome.result.unverified.some(({ items }) => items.includes("quarterly_purge_7731.csv") && items.includes("98765431"));
@@ -174,20 +175,20 @@ export async function measureFidelity(browser, baseUrl) {
 /** The table in markdown: one row per answer class, demo and GDRS sessions together. */
 export function fidelityTable(rows) {
   const lines = [
-    "| answer class | compactions | succeeded | calls per compaction | facts required | kept by the model | added by the package | silent losses | invented lines caught | named failures (`invalid_summary`) |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| answer class | compactions | succeeded | calls per compaction | facts required | kept by the model | added by the package | silent losses | lines marked `[unverified]` | invented lines caught | named failures (`invalid_summary`) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const classes = {};
   for (const [name, t] of Object.entries(rows)) {
     const kind = name.split(" · ").slice(1).join(" · ");
-    const sum = (classes[kind] ??= { ...t, sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0 });
-    for (const field of ["sessions", "compactions", "succeeded", "calls", "namedFailures", "required", "kept", "repaired", "silent", "invented", "caught"]) sum[field] += t[field];
+    const sum = (classes[kind] ??= { ...t, sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0, marked: 0 });
+    for (const field of ["sessions", "compactions", "succeeded", "calls", "namedFailures", "required", "kept", "repaired", "silent", "invented", "caught", "marked"]) sum[field] += t[field];
     sum.failureNamesAll &&= t.failureNamesAll;
   }
   for (const [kind, t] of Object.entries(classes)) {
     const share = (n, of) => (of === 0 ? "–" : `${n} (${((n / of) * 100).toFixed(1)}%)`);
     const caught = t.invented === 0 ? "–" : `${t.caught} of ${t.invented}`;
-    lines.push(`| ${kind} | ${t.compactions} | ${share(t.succeeded, t.compactions)} | ${(t.calls / Math.max(1, t.compactions)).toFixed(2)} | ${t.required} | ${share(t.kept, t.required)} | ${t.repaired} | ${t.silent} | ${caught} | ${t.namedFailures}${t.failureNamesAll ? "" : " (some unnamed!)"} |`);
+    lines.push(`| ${kind} | ${t.compactions} | ${share(t.succeeded, t.compactions)} | ${(t.calls / Math.max(1, t.compactions)).toFixed(2)} | ${t.required} | ${share(t.kept, t.required)} | ${t.repaired} | ${t.silent} | ${t.marked} | ${caught} | ${t.namedFailures}${t.failureNamesAll ? "" : " (some unnamed!)"} |`);
   }
   return lines.join("\n");
 }

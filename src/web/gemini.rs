@@ -10,7 +10,7 @@ use super::js_error::ContextCompactorError;
 use crate::core::error::{ProviderError, ProviderFailure};
 use crate::core::ports::timer::LocalBoxFuture;
 use crate::core::providers::gemini::{
-    endpoint, read_reply, request_body, scrub, DEFAULT_BASE_URL, DEFAULT_MODEL,
+    endpoint, read_reply, request_body, scrub, Family, DEFAULT_BASE_URL, DEFAULT_MODEL,
 };
 use crate::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 
@@ -94,6 +94,10 @@ impl GeminiProvider {
 impl SummaryProvider for GeminiProvider {
     fn model(&self) -> String {
         self.model.clone()
+    }
+
+    fn input_limit(&self) -> Option<usize> {
+        Family::of(&self.model).input_limit()
     }
 
     fn generate(

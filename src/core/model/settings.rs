@@ -133,6 +133,9 @@ pub struct CompactorSettings {
     pub missing_facts: MissingFacts,
     /// What to do with lines naming what no source holds.
     pub unverified: UnverifiedLines,
+    /// Input budget of one summary call, in tokens; a larger prompt is summarised in parts,
+    /// then merged. When absent, the provider's model family says (none for custom providers).
+    pub max_prompt_tokens: Option<usize>,
 }
 
 impl Default for CompactorSettings {
@@ -155,9 +158,13 @@ impl Default for CompactorSettings {
             metrics_key: None,
             missing_facts: MissingFacts::Repair,
             unverified: UnverifiedLines::Mark,
+            max_prompt_tokens: None,
         }
     }
 }
+
+/// Tokens a summary prompt needs besides the history it carries (instructions, the facts).
+pub const PROMPT_ROOM_TOKENS: usize = 2_000;
 
 /// The temperature of the summary call when the app sets none.
 pub(crate) const DEFAULT_TEMPERATURE: f64 = 0.1;
@@ -223,6 +230,20 @@ impl CompactorSettings {
                 "maxOutputTokens and timeoutMs must be greater than 0",
             );
         }
+        let least_budget = self.least_prompt_budget();
+        if self
+            .max_prompt_tokens
+            .is_some_and(|b| b < least_budget || b > MAX_TOKENS_OPTION)
+        {
+            return out_of_range(
+                "maxPromptTokens",
+                format!(
+                    "maxPromptTokens must be between {least_budget} (two answers of \
+                     maxOutputTokens and the prompt's own text, so that parts can be merged) \
+                     and {MAX_TOKENS_OPTION}"
+                ),
+            );
+        }
         if self.max_archives == 0 {
             return out_of_range(
                 "maxArchives",
@@ -246,6 +267,14 @@ impl CompactorSettings {
             return out_of_range(field, "archivePrefix and metricsKey must not be empty");
         }
         Ok(())
+    }
+
+    /// The smallest input budget that can merge two parts: two answers of `maxOutputTokens`
+    /// and room for the prompt's own text and facts.
+    pub fn least_prompt_budget(&self) -> usize {
+        (self.max_output_tokens as usize)
+            .saturating_mul(2)
+            .saturating_add(PROMPT_ROOM_TOKENS)
     }
 
     /// Share of the context window that `log_tokens` plus the base tokens take.

@@ -17,7 +17,7 @@ use crate::core::steps::check::{Accepted, Verdict};
 /// What the attempts are doing, for the app's progress.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AttemptEvent {
-    /// Attempt `attempt` (from 1) asks the provider.
+    /// Call `attempt` (from 1, counting every call of the compaction) asks the provider.
     Asking {
         /// Its number.
         attempt: u32,
@@ -38,6 +38,16 @@ pub enum AttemptEvent {
         kept: usize,
         /// Lines marked ` [unverified]`.
         unverified: usize,
+    },
+    /// A selection too large for one call: step `step` of `of` summarises one part (the last
+    /// step merges them), covering `iterations`.
+    Part {
+        /// The step, from 1.
+        step: usize,
+        /// Steps in all: the parts, then the merge.
+        of: usize,
+        /// The first and last iteration it covers.
+        iterations: [u32; 2],
     },
     /// It was rejected and attempt `next` follows after `wait_ms`.
     Retrying {
@@ -75,6 +85,21 @@ impl AttemptEvent {
                     message.push_str(&format!("; {unverified} lines marked [unverified]"));
                 }
                 (Phase::Validating, Some(message), None)
+            }
+            AttemptEvent::Part {
+                step,
+                of,
+                iterations: [first, last],
+            } => {
+                let message = if step < of {
+                    format!(
+                        "Summarising part {step} of {} (iterations {first}–{last})",
+                        of - 1
+                    )
+                } else {
+                    format!("Merging the parts (iterations {first}–{last})")
+                };
+                (Phase::Compacting, Some(message), None)
             }
             AttemptEvent::Retrying {
                 next,
@@ -133,10 +158,13 @@ impl Asking<'_> {
         let mut prompt = request.prompt.to_owned();
         let mut retried: Vec<RetryReason> = Vec::new();
         let mut fallback: Option<Box<Accepted>> = None;
+        let mut attempt = 0;
         loop {
             attempts.count += 1;
-            let attempt = attempts.count;
-            report(AttemptEvent::Asking { attempt });
+            attempt += 1;
+            report(AttemptEvent::Asking {
+                attempt: attempts.count,
+            });
             let asked = SummaryRequest {
                 prompt: &prompt,
                 ..*request

@@ -19,6 +19,9 @@ pub(crate) const MAX_RETRY_DELAY_MS: u32 = 60_000;
 /// The smallest thinking budget Gemini 2.5 Pro accepts (it cannot switch thinking off).
 pub(crate) const PRO_25_MIN_THINKING_BUDGET: u32 = 128;
 
+/// Input tokens a Gemini model takes in one call (Google's model pages: 1,048,576).
+pub const GEMINI_INPUT_LIMIT: usize = 1_048_576;
+
 /// The model families the Gemini API serves, as far as a request must differ between them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
@@ -67,6 +70,17 @@ impl Family {
         match major {
             Some(major) if major >= 3 => Family::Gemini3,
             _ => Family::Other,
+        }
+    }
+
+    /// The input token limit Google publishes for the family (1,048,576 for every current
+    /// Gemini model); none for Gemma and unknown names.
+    pub fn input_limit(self) -> Option<usize> {
+        match self {
+            Family::Flash25 | Family::Pro25 | Family::Gemini3 | Family::Alias => {
+                Some(GEMINI_INPUT_LIMIT)
+            }
+            Family::Gemma | Family::Other => None,
         }
     }
 

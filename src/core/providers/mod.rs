@@ -5,4 +5,5 @@
 pub mod attempts;
 pub mod gemini;
 pub mod offline;
+pub mod parts;
 pub mod port;

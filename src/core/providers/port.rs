@@ -104,6 +104,11 @@ pub async fn ask(
 pub trait SummaryProvider {
     /// The model id reported in [`GenerationSettings`].
     fn model(&self) -> String;
+    /// The most input tokens the model takes in one call, when known (a larger prompt is
+    /// summarised in parts unless the app sets `maxPromptTokens`).
+    fn input_limit(&self) -> Option<usize> {
+        None
+    }
     /// One attempt at a summary; a failure carries the tokens its answer still reported.
     fn generate(
         &self,

@@ -61,6 +61,24 @@ pub enum Verdict {
 }
 
 impl SummaryCheck<'_> {
+    /// The same check of a summary of `selection` alone (a part of the whole), which must keep
+    /// the facts of `ledger` and replaces `compacted_tokens`.
+    pub fn for_part<'b>(
+        &self,
+        selection: &'b Selection<'b>,
+        ledger: &'b Ledger,
+        compacted_tokens: usize,
+    ) -> SummaryCheck<'b> {
+        SummaryCheck {
+            selection,
+            ledger,
+            compacted_tokens,
+            archive_key: self.archive_key.clone(),
+            missing_facts: self.missing_facts,
+            unverified: self.unverified,
+        }
+    }
+
     /// Judges `summary` (canonical); `retried` holds the reasons of the retries already made,
     /// so that `"retry"` asks only once.
     pub fn judge(&self, summary: &str, retried: &[RetryReason]) -> Verdict {

@@ -6,6 +6,7 @@ pub mod answer;
 pub mod check;
 pub mod digest;
 pub mod ledger;
+pub mod parts;
 pub mod prompt;
 pub mod repair;
 pub mod rules;

@@ -192,37 +192,101 @@ fn push_tools(out: &mut String, entries: &[(u32, &StoredToolActivity)], budget: 
     out.push('\n');
 }
 
-/// The prompt for `selection`, exactly as it is sent.
+/// The prompt that asks for a summary of `selection`, listing the facts of `ledger`.
 pub fn build_prompt(
     selection: &Selection,
     settings: &CompactorSettings,
     ledger: &Ledger,
 ) -> String {
-    let budget = entry_char_budget(settings);
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "# CONTEXT COMPACTION\n\n\
-         Compact iterations 1-{last} of this reasoning session into one structured summary. \
-         Iteration {current} is in progress and stays verbatim after your summary: do not \
-         summarise it. The summary replaces everything below, so anything you leave out is \
-         gone from the session's memory.\n\n",
+    let intro = format!(
+        "Compact iterations {first}-{last} of this reasoning session into one structured \
+         summary. Iteration {current} is in progress and stays verbatim after your summary: do \
+         not summarise it. The summary replaces everything below, so anything you leave out is \
+         gone from the session's memory.",
+        first = selection.first,
         last = selection.last,
         current = selection.current,
     );
+    compose(&intro, settings, ledger, |out| {
+        push_history(out, selection, settings)
+    })
+}
+
+/// The prompt for part `part` of `of` of a history too long for one call: `selection` is the
+/// part, `ledger` the facts it holds.
+pub fn build_part_prompt(
+    selection: &Selection,
+    settings: &CompactorSettings,
+    ledger: &Ledger,
+    (part, of): (usize, usize),
+) -> String {
+    let intro = format!(
+        "Compact iterations {first}-{last} of this reasoning session into one structured \
+         summary. They are part {part} of {of} of a history too long for one request: each part \
+         is summarised on its own, then the summaries are merged. Keep everything the later \
+         iterations may need; anything you leave out is gone from the session's memory.",
+        first = selection.first,
+        last = selection.last,
+    );
+    compose(&intro, settings, ledger, |out| {
+        push_history(out, selection, settings)
+    })
+}
+
+/// One part's summary, to be merged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartSummary {
+    /// The first iteration it covers.
+    pub first: u32,
+    /// The last iteration it covers.
+    pub last: u32,
+    /// The summary (canonical).
+    pub summary: String,
+    /// Tokens of the originals it replaces.
+    pub tokens: usize,
+}
+
+/// The prompt that merges `parts` (consecutive) into one summary of iterations up to
+/// `last`, iteration `current` being in progress, listing the facts of `ledger`.
+pub fn build_merge_prompt(
+    parts: &[PartSummary],
+    (last, current): (u32, u32),
+    settings: &CompactorSettings,
+    ledger: &Ledger,
+) -> String {
+    let first = parts.first().map_or(1, |part| part.first);
+    let intro = format!(
+        "Merge the {count} summaries below, of consecutive parts of iterations {first}-{last} of \
+         this reasoning session, into one structured summary. Iteration {current} is in \
+         progress and stays verbatim after your summary: do not summarise it. The summary \
+         replaces everything below, so anything you leave out is gone from the session's memory.",
+        count = parts.len(),
+    );
+    let budget = entry_char_budget(settings);
+    compose(&intro, settings, ledger, |out| {
+        for part in parts {
+            let _ = write!(
+                out,
+                "## SUMMARY OF ITERATIONS {}-{}\n{}\n\n",
+                part.first,
+                part.last,
+                neutralise(&cut_to(&part.summary, budget * 2))
+            );
+        }
+    })
+}
+
+/// What every summary prompt says around its history: the task, what to include, the facts,
+/// the format, the rules and the app's instructions.
+fn compose(
+    intro: &str,
+    settings: &CompactorSettings,
+    ledger: &Ledger,
+    history: impl FnOnce(&mut String),
+) -> String {
+    let mut out = format!("# CONTEXT COMPACTION\n\n{intro}\n\n");
     push_rules(&mut out);
-    for ((first, last), body) in selection.earlier_summaries() {
-        let _ = write!(
-            out,
-            "## EARLIER COMPACTED SUMMARY (iterations {first}-{last})\n\
-             Integrate it: keep what is still true, update what later iterations changed.\n\n\
-             {}\n\n",
-            neutralise(&cut_to(&body, budget * 2))
-        );
-    }
-    push_reasoning(&mut out, selection, budget);
-    push_execution(&mut out, &selection.execution, budget);
-    push_tools(&mut out, &selection.tool_activity, budget);
+    history(&mut out);
     push_ledger(&mut out, ledger);
     out.push_str(
         "## OUTPUT FORMAT\nWrite exactly these six sections, in this order, as level-3 markdown \
@@ -257,6 +321,23 @@ pub fn build_prompt(
         canonical_heading(SECTIONS[0].0, SECTIONS[0].1)
     );
     out
+}
+
+/// The earlier summaries and the entries of `selection`, each cut to the entry budget.
+fn push_history(out: &mut String, selection: &Selection, settings: &CompactorSettings) {
+    let budget = entry_char_budget(settings);
+    for ((first, last), body) in selection.earlier_summaries() {
+        let _ = write!(
+            out,
+            "## EARLIER COMPACTED SUMMARY (iterations {first}-{last})\n\
+             Integrate it: keep what is still true, update what later iterations changed.\n\n\
+             {}\n\n",
+            neutralise(&cut_to(&body, budget * 2))
+        );
+    }
+    push_reasoning(out, selection, budget);
+    push_execution(out, &selection.execution, budget);
+    push_tools(out, &selection.tool_activity, budget);
 }
 
 /// The ledger as the prompt lists it: each fact on its own line, to be kept.

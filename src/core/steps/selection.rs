@@ -31,6 +31,8 @@ pub type EntryIterations = PerEntry<u32>;
 /// selected from, and a copy of what stays.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Selection<'a> {
+    /// The first iteration compacted: 1, or the first of a part (see [`Selection::part`]).
+    pub first: u32,
     /// The current iteration N, kept verbatim.
     pub current: u32,
     /// The last iteration compacted, N-1.
@@ -61,6 +63,7 @@ impl<'a> Selection<'a> {
         let execution = split_at(current, &placed.execution, &logs.execution);
         let tool_activity = split_at(current, &placed.tool_activity, &logs.tool_activity);
         Selection {
+            first: 1,
             current,
             last: current.saturating_sub(1),
             positions: Positions {
@@ -76,6 +79,49 @@ impl<'a> Selection<'a> {
                 execution: execution.kept,
                 tool_activity: tool_activity.kept,
             },
+        }
+    }
+
+    /// The entries of iterations `first..=last` alone (the preamble counts as iteration 1),
+    /// with nothing kept: one part of a selection too large for one summary call.
+    pub fn part(&self, first: u32, last: u32) -> Selection<'a> {
+        fn within<T: Copy, P: Copy>(
+            entries: &[(u32, T)],
+            positions: &[P],
+            first: u32,
+            last: u32,
+        ) -> (Vec<(u32, T)>, Vec<P>) {
+            entries
+                .iter()
+                .zip(positions)
+                .filter(|((n, _), _)| (first..=last).contains(&(*n).max(1)))
+                .map(|(entry, position)| (*entry, *position))
+                .unzip()
+        }
+        let positions = &self.positions;
+        let (reasoning, reasoning_log) =
+            within(&self.reasoning, &positions.reasoning_log, first, last);
+        let (execution, execution_log) =
+            within(&self.execution, &positions.execution_log, first, last);
+        let (tool_activity, tool_activity_log) = within(
+            &self.tool_activity,
+            &positions.tool_activity_log,
+            first,
+            last,
+        );
+        Selection {
+            first,
+            current: last.saturating_add(1),
+            last,
+            reasoning,
+            execution,
+            tool_activity,
+            positions: Positions {
+                reasoning_log,
+                execution_log,
+                tool_activity_log,
+            },
+            kept: LogSnapshot::default(),
         }
     }
 
