@@ -128,6 +128,7 @@ export interface CompactorOptions {
   /** Key of the metrics; default `${prefix}compaction_metrics`. Fields other code keeps there survive. */ metricsKey?: string;
   /** Ledger facts the model's answer lacks: "repair" adds each in the ledger's words under its section (no further call); "retry" asks once more naming them, then repairs; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "repair" */ missingFacts?: "repair" | "retry" | "fail";
   /** Lines naming a number (three digits or more, or with a decimal point), id, file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger (digit grouping and a rounding of a real number are not new): "mark" ends each with " [unverified]"; "retry" asks once more naming them, then marks; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "mark" */ unverified?: "mark" | "retry" | "fail";
+  /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. At least 2 × maxOutputTokens + 2000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
 }
 
 /** Options of `compact()`. */
@@ -213,6 +214,8 @@ export interface CompactionResult {
   coverage: Coverage;
   /** The lines marked " [unverified]". */
   unverified: UnverifiedLine[];
+  /** Parts the selection was summarised in before they were merged: 1 unless its prompt exceeded `maxPromptTokens`. */
+  chunks: number;
 }
 
 /** Token counts a provider reports (Gemini's usageMetadata). */

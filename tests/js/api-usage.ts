@@ -9,6 +9,7 @@ import init, {
   ContextCompactorError,
 } from "../../pkg/context_compactor.js";
 import type {
+  UnverifiedLine,
   Archive,
   ArchiveInfo,
   CanCompactResult,
@@ -71,7 +72,7 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
     instructions: "Keep ids.",
   };
   const compactor = new Compactor(logs, custom);
-  new Compactor(logs, { provider: { type: "offline" } });
+  new Compactor(logs, { provider: { type: "offline" }, missingFacts: "retry", unverified: "mark", maxPromptTokens: 200_000 });
   new Compactor(logs, { provider: { type: "gemini", apiKey: "k", model: "gemini-2.5-flash-lite", baseUrl: "http://127.0.0.1:1" } });
   const events: CompactorEvents = compactor.events;
   // Typed listeners, no cast: `event.detail` has the type of the event's name.
@@ -114,7 +115,9 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
     compactor.deleteArchive(result.archiveKey);
     const purged: number = compactor.purgeExpiredArchives();
     const metrics: CompactionMetrics = compactor.metrics();
-    console.log(purged, metrics.averageReductionRatio);
+    console.log(purged, metrics.averageReductionRatio, metrics.totalRepairedFacts, metrics.lastCompaction?.calls);
+    const unverified: UnverifiedLine[] = result.unverified;
+    console.log(coverage.repaired.length, unverified[0]?.items, result.chunks);
     return result;
   } catch (err) {
     const e = err as ContextCompactorError;

@@ -88,4 +88,11 @@ pub struct CompactionResult {
     /// The lines that name what no source holds, each marked ` [unverified]` in the summary.
     #[serde(default)]
     pub unverified: Vec<UnverifiedLine>,
+    /// Parts the selection was summarised in: 1 unless its prompt exceeded the input budget.
+    #[serde(default = "one")]
+    pub chunks: u32,
+}
+
+fn one() -> u32 {
+    1
 }

@@ -120,7 +120,7 @@ impl AttemptEvent {
 }
 
 /// What the attempts cost and who answered, whatever their outcome.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Attempts {
     /// Provider calls made.
     pub count: u32,
@@ -128,6 +128,19 @@ pub struct Attempts {
     pub usage: Option<TokenUsage>,
     /// The model that answered last, when the provider says.
     pub model: Option<String>,
+    /// Parts the selection was summarised in (1 when it fit one call).
+    pub parts: u32,
+}
+
+impl Default for Attempts {
+    fn default() -> Self {
+        Attempts {
+            count: 0,
+            usage: None,
+            model: None,
+            parts: 1,
+        }
+    }
 }
 
 /// Who is asked, with what limits, and what stops the asking.

@@ -6,35 +6,87 @@ use crate::core::error::CompactionError;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::Ledger;
 use crate::core::model::reasons::RetryReason;
+use crate::core::model::settings::CompactorSettings;
 use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
-use crate::core::providers::port::SummaryRequest;
+use crate::core::providers::port::{SummaryProvider, SummaryRequest};
 use crate::core::steps::check::{Accepted, SummaryCheck, Verdict};
 use crate::core::steps::digest::Digest;
-use crate::core::steps::parts::{facts_held, merge_groups};
-use crate::core::steps::prompt::{build_merge_prompt, build_part_prompt, PartSummary};
+use crate::core::steps::parts::{facts_held, merge_groups, parts_of};
+use crate::core::steps::prompt::{
+    build_merge_prompt, build_part_prompt, prompt_tokens, PartSummary,
+};
 use crate::core::steps::selection::Selection;
 
-/// How every answer is checked, whatever it summarises.
-pub struct Checking<'a> {
-    /// The check of the whole summary; a part's and a merge's are drawn from it.
-    pub whole: SummaryCheck<'a>,
-    /// The input budget of one call, in tokens.
-    pub budget: usize,
+/// The input budget of one summary call: `maxPromptTokens`, else the provider's input limit
+/// less the output reserve (`maxOutputTokens`); none when neither is known.
+pub fn prompt_budget(
+    settings: &CompactorSettings,
+    provider: &dyn SummaryProvider,
+) -> Option<usize> {
+    settings.max_prompt_tokens.or_else(|| {
+        let limit = provider.input_limit()?;
+        Some(limit.saturating_sub(settings.max_output_tokens as usize))
+    })
+}
+
+/// The parts `selection` is summarised in when `prompt` (its whole prompt) exceeds the
+/// budget (see [`parts_of`]); none when it fits or there is no budget.
+pub fn parts_over_budget<'a>(
+    prompt: &str,
+    selection: &Selection<'a>,
+    ledger: &Ledger,
+    settings: &CompactorSettings,
+    provider: &dyn SummaryProvider,
+) -> Vec<Selection<'a>> {
+    match prompt_budget(settings, provider) {
+        Some(budget) if prompt_tokens(prompt) > budget => {
+            let parts = parts_of(selection, settings, ledger, budget);
+            if parts.len() > 1 {
+                parts
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
 }
 
 impl Asking<'_> {
+    /// Summarises `request` in one call accepted by `whole`, or in parts when its prompt
+    /// exceeds the input budget (see [`parts_over_budget`]). `attempts` holds every call's
+    /// cost and the number of parts.
+    pub async fn summarise_all(
+        &self,
+        request: &SummaryRequest<'_>,
+        whole: &SummaryCheck<'_>,
+        attempts: &mut Attempts,
+        mut report: impl FnMut(AttemptEvent),
+    ) -> Result<Accepted, CompactionError> {
+        let (prompt, selection, ledger) = (request.prompt, request.selection, request.ledger);
+        let parts = parts_over_budget(prompt, selection, ledger, self.settings, self.provider);
+        let parts = &parts;
+        attempts.parts = u32::try_from(parts.len().max(1)).unwrap_or(u32::MAX);
+        if parts.len() < 2 {
+            return self
+                .summarise(request, attempts, judge_with(whole), report)
+                .await;
+        }
+        self.summarise_in_parts(request, parts, whole, attempts, &mut report)
+            .await
+    }
+
     /// Summarises `request` (the whole selection) through `parts`: one call per part, then
-    /// merges until one summary is left, accepted by `checking.whole`. `report` hears each
-    /// part and merge as an [`AttemptEvent::Part`]; `attempts` holds every call's cost.
-    pub async fn summarise_in_parts(
+    /// merges until one summary is left, accepted by `whole`. `report` hears each part and
+    /// merge as an [`AttemptEvent::Part`].
+    async fn summarise_in_parts(
         &self,
         request: &SummaryRequest<'_>,
         parts: &[Selection<'_>],
-        checking: &Checking<'_>,
+        whole: &SummaryCheck<'_>,
         attempts: &mut Attempts,
         report: &mut impl FnMut(AttemptEvent),
     ) -> Result<Accepted, CompactionError> {
-        let whole = &checking.whole;
+        let budget = prompt_budget(self.settings, self.provider).unwrap_or(usize::MAX);
         let steps = parts.len() + 1;
         let mut summaries = Vec::with_capacity(parts.len());
         for (i, part) in parts.iter().enumerate() {
@@ -76,7 +128,7 @@ impl Asking<'_> {
             whole.ledger,
         ));
         loop {
-            let groups = merge_groups(summaries, checking.budget, room);
+            let groups = merge_groups(summaries, budget, room);
             let last_round = groups.len() == 1;
             let mut merged = Vec::with_capacity(groups.len());
             for group in groups {

@@ -60,7 +60,26 @@ pub enum Verdict {
     },
 }
 
-impl SummaryCheck<'_> {
+impl<'a> SummaryCheck<'a> {
+    /// The check of a summary of `selection` that must keep `ledger` and replaces
+    /// `compacted_tokens`, as `settings` ask (`missingFacts`, `unverified`).
+    pub fn of(
+        selection: &'a Selection<'a>,
+        ledger: &'a Ledger,
+        compacted_tokens: usize,
+        archive_key: String,
+        settings: &CompactorSettings,
+    ) -> Self {
+        SummaryCheck {
+            selection,
+            ledger,
+            compacted_tokens,
+            archive_key,
+            missing_facts: settings.missing_facts,
+            unverified: settings.unverified,
+        }
+    }
+
     /// The same check of a summary of `selection` alone (a part of the whole), which must keep
     /// the facts of `ledger` and replaces `compacted_tokens`.
     pub fn for_part<'b>(

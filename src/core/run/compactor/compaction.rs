@@ -213,6 +213,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 summary: summary.clone(),
                 usage: run.attempts.usage,
                 model: run.attempts.model.clone(),
+                chunks: run.attempts.parts,
             }
         });
         let result = swap?;
@@ -250,15 +251,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             settings: &self.settings,
             cancel: run.cancel.clone(),
         };
-        let check = SummaryCheck {
-            selection: request.selection,
-            ledger: request.ledger,
-            compacted_tokens,
-            // The archive key is not chosen yet; one of the same length counts the same.
-            archive_key: self.keys.archive(self.now().max(0.0) as u64),
-            missing_facts: self.settings.missing_facts,
-            unverified: self.settings.unverified,
-        };
+        // The archive key is not chosen yet; one of the same length counts the same.
+        let key = self.keys.archive(self.now().max(0.0) as u64);
+        let (selection, ledger) = (request.selection, request.ledger);
+        let check = SummaryCheck::of(selection, ledger, compacted_tokens, key, &self.settings);
         let mut attempts = std::mem::take(&mut run.attempts);
         let report = |event: AttemptEvent| {
             if let AttemptEvent::Asking { attempt } = event {
@@ -271,7 +267,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             self.advance(run, phase, message);
         };
         let summary = asking
-            .summarise(request, &mut attempts, |s, r| check.judge(s, r), report)
+            .summarise_all(request, &check, &mut attempts, report)
             .await;
         run.attempts = attempts;
         summary
