@@ -23,13 +23,13 @@ fn mock_url() -> &'static str {
     url
 }
 
-fn session(prefix: &str) -> JsLogStore {
+fn session(prefix: &str, iterations: u32) -> JsLogStore {
     let logs = JsLogStore::new(Some(
         js(&format!(r#"{{"prefix":"{prefix}"}}"#)).unchecked_into(),
     ))
     .unwrap();
     logs.clear().unwrap();
-    for n in 1..=5 {
+    for n in 1..=iterations {
         logs.start_iteration().unwrap();
         logs.append_reasoning(JsValue::from(&format!("Iteration {n}: loaded orders.csv, 12{n}40 rows; grouped by region and compared with the finance report of 2026-0{n}-15."))).unwrap();
         logs.append_execution(js(&format!(r#"{{"success":true,"code":"const orders = load('orders.csv');\nreturn orders.length * {n};","result":{},"executionTime":{n}}}"#, 12_000 + n)).unchecked_into()).unwrap();
@@ -87,11 +87,16 @@ async fn run(scenario: &str) -> Outcome {
 
 /// A compaction of a fresh session with `model` and `key`, `extra` appended to the options.
 async fn run_with(model: &str, key: &str, extra: &str) -> Outcome {
+    run_over(model, key, extra, 5).await
+}
+
+/// [`run_with`] over a session of `iterations` iterations.
+async fn run_over(model: &str, key: &str, extra: &str, iterations: u32) -> Outcome {
     let prefix = format!(
-        "gm_{}_",
+        "gm_{}_{iterations}_",
         model.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
     );
-    let logs = session(&prefix);
+    let logs = session(&prefix, iterations);
     let options = js(&format!(
         r#"{{"provider":{{"type":"gemini","apiKey":"{key}","model":"{model}","baseUrl":"{}"}},"contextWindowTokens":1500,"retryDelayMs":10,"timeoutMs":600{extra}}}"#,
         mock_url()
@@ -259,6 +264,42 @@ async fn with_missing_facts_retry_a_dropped_fact_is_asked_for_once() {
     let coverage = &outcome.result.as_ref().unwrap()["coverage"];
     assert_eq!(coverage["kept"], coverage["required"]);
     assert_eq!(coverage["repaired"], serde_json::json!([]));
+}
+
+#[wasm_bindgen_test]
+async fn a_history_over_max_prompt_tokens_is_summarised_in_parts_then_merged() {
+    let key = fresh_key();
+    let extra = r#","maxOutputTokens":300,"maxPromptTokens":2600"#;
+    let outcome = run_over("mock-ok", &key, extra, 40).await;
+    let result = outcome.result.as_ref().unwrap();
+    let chunks = result["chunks"].as_u64().unwrap() as usize;
+    assert!(chunks >= 2, "{result}");
+    assert_eq!(
+        outcome.requests.len(),
+        chunks + 1,
+        "one call per part, one merge"
+    );
+    let coverage = &result["coverage"];
+    assert_eq!(
+        coverage["kept"].as_array().unwrap().len() + coverage["repaired"].as_array().unwrap().len(),
+        coverage["required"].as_array().unwrap().len()
+    );
+    let progress: Vec<&str> = outcome
+        .events
+        .iter()
+        .filter(|e| e[0] == "compaction_progress")
+        .filter_map(|e| e[1]["message"].as_str())
+        .collect();
+    assert!(
+        progress
+            .iter()
+            .any(|m| m.starts_with("Summarising part 1 of ")),
+        "{progress:?}"
+    );
+    assert!(
+        progress.iter().any(|m| m.starts_with("Merging the parts")),
+        "{progress:?}"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -600,7 +641,7 @@ async fn a_compaction_is_cancelled_by_its_signal_or_abort_and_changes_nothing() 
         } else {
             "gm_cancel_abort_"
         };
-        let logs = session(prefix);
+        let logs = session(prefix, 5);
         let options = js(&format!(
             r#"{{"provider":{{"type":"gemini","apiKey":"{}","model":"mock-hang","baseUrl":"{}"}},"contextWindowTokens":1500,"timeoutMs":20000}}"#,
             fresh_key(),

@@ -84,7 +84,7 @@ test("pins survive three chained compactions; recall gives back iteration 2 as i
   await page.close();
 });
 
-test("a custom provider that loses a fact is retried by name, then refused with the logs unchanged", async () => {
+test("with missingFacts \"fail\", a custom provider that loses a fact is retried by name, then refused with the logs unchanged", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   const outcome = await page.evaluate(async () => {
     const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
@@ -101,6 +101,7 @@ test("a custom provider that loses a fact is retried by name, then refused with 
       provider: { type: "custom", generate: async (prompt) => (prompts.push(prompt), sections) },
       contextWindowTokens: 4000,
       retryDelayMs: 0,
+      missingFacts: "fail",
     });
     const snapshot = () => Object.keys(localStorage).filter((k) => k.startsWith("lossy_") && !k.endsWith("metrics") && !k.endsWith("store_version")).sort().map((k) => [k, localStorage.getItem(k)]);
     const before = snapshot();
@@ -122,6 +123,38 @@ test("a custom provider that loses a fact is retried by name, then refused with 
     assert.ok(outcome.error.message.includes(fact), `the error names ${fact}`);
   }
   assert.ok(outcome.unchanged, "the logs are unchanged");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("by default a custom provider that loses every fact gets them added in the ledger's words, in one call", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateIteration } = await import("/simulate.js");
+    const logs = new LogStore({ prefix: "repair_" });
+    for (let i = 0; i < 6; i++) {
+      const n = logs.startIteration();
+      simulateIteration(logs, n, 11);
+      logs.finishIteration();
+    }
+    let calls = 0;
+    const sections = "## 🎯 Objective Achieved\n- Totals by region were computed for every dataset.\n## 📊 Key Discoveries\n- North leads.\n## ✅ Successful Solutions\n- A plain loop instead of groupBy.";
+    const compactor = new Compactor(logs, {
+      provider: { type: "custom", generate: async () => (calls++, sections) },
+      contextWindowTokens: 4000,
+      retryDelayMs: 0,
+    });
+    const ledger = compactor.plan().ledger;
+    const result = await compactor.compact();
+    return { ledger, calls, coverage: result.coverage, summary: result.summary, live: logs.reasoningLog()[0] };
+  });
+  assert.equal(outcome.calls, 1);
+  assert.ok(outcome.coverage.repaired.length >= 3, outcome.coverage.repaired.join("\n"));
+  assert.deepEqual([...outcome.coverage.kept, ...outcome.coverage.repaired].sort(), [...outcome.ledger].sort());
+  for (const fact of outcome.coverage.repaired) assert.ok(outcome.summary.includes(`- ${fact.split(/\s+/).join(" ")}`), `${fact} added`);
+  assert.ok(outcome.summary.startsWith("### 🎯 OBJECTIVE ACHIEVED\n"), outcome.summary);
+  assert.ok(outcome.live.includes(outcome.summary));
   assert.deepEqual(errors, []);
   await page.close();
 });

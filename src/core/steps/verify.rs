@@ -157,13 +157,10 @@ impl Number {
         })
     }
 
-    fn backed_by(&self, source: &str) -> bool {
-        if source == self.text {
-            return true;
-        }
-        source
-            .parse::<f64>()
-            .is_ok_and(|value| (value - self.value).abs() <= self.tolerance)
+    /// Whether a source's number (`source`, its value when it parses) is this one or rounds
+    /// to it.
+    fn backed_by(&self, source: &str, value: Option<f64>) -> bool {
+        source == self.text || value.is_some_and(|v| (v - self.value).abs() <= self.tolerance)
     }
 }
 
@@ -197,7 +194,8 @@ impl Pending {
             self.names.retain(|name| !text.contains(name.as_str()));
             if !self.numbers.is_empty() {
                 for run in numeric_runs(&text) {
-                    self.numbers.retain(|number| !number.backed_by(run));
+                    let value = run.parse::<f64>().ok();
+                    self.numbers.retain(|number| !number.backed_by(run, value));
                 }
             }
         };
@@ -243,8 +241,9 @@ mod tests {
     fn a_rounding_is_backed_and_a_different_number_is_not() {
         let number = |text: &str| Number::of(text).map(|n| n.tolerance);
         assert!(number("0.3").is_some());
-        let backed =
-            |item: &str, source: &str| Number::of(item).is_some_and(|n| n.backed_by(source));
+        let backed = |item: &str, source: &str| {
+            Number::of(item).is_some_and(|n| n.backed_by(source, source.parse().ok()))
+        };
         assert!(backed("0.3", "0.30000000000000004"));
         assert!(backed("991.4", "991.402745709"));
         assert!(backed("98800", "98765"));
