@@ -129,50 +129,96 @@ struct Pending {
     numbers: Vec<Number>,
 }
 
-/// A number of the summary and how far a source's number may be from it to round to it.
+/// A number of the summary (digits and at most one point), and how it was rounded, if it
+/// was: to its decimals (`991.4`), or to its trailing zeros (`98800`; none: to units).
 struct Number {
     text: String,
-    value: f64,
-    tolerance: f64,
+    /// Digits after the point.
+    decimals: usize,
+    /// Zeros at the end of a number without a point.
+    zeros: usize,
 }
 
 impl Number {
-    fn of(text: &str) -> Option<Number> {
-        let value: f64 = text.parse().ok()?;
-        let tolerance = match text.split_once('.') {
-            // 991.4 is 991.402745709 rounded to one decimal.
-            Some((_, decimals)) => 0.5 / 10f64.powi(decimals.len().min(300) as i32),
-            // 98800 is 98765 rounded to hundreds; 99 is 98.6 rounded.
-            None => {
-                let zeros = text.len() - text.trim_end_matches('0').len();
-                0.5 * 10f64.powi(zeros.min(300) as i32)
-            }
+    fn of(text: &str) -> Number {
+        let (decimals, zeros) = match text.split_once('.') {
+            Some((_, fraction)) => (fraction.len(), 0),
+            None => (0, text.len() - text.trim_end_matches('0').len()),
         };
-        // The float of a long decimal is not exact: a rounding error is not a difference.
-        let tolerance = tolerance + value.abs() * 1e-12;
-        Some(Number {
+        Number {
             text: text.to_owned(),
-            value,
-            tolerance,
-        })
+            decimals,
+            zeros,
+        }
     }
 
-    /// Whether a source's number (`source`, its value when it parses) is this one or rounds
-    /// to it.
-    fn backed_by(&self, source: &str, value: Option<f64>) -> bool {
-        source == self.text || value.is_some_and(|v| (v - self.value).abs() <= self.tolerance)
+    /// Whether a source's number is this one, or rounds (half up) to it: done on the digits,
+    /// so that a long decimal is compared exactly.
+    fn backed_by(&self, source: &str) -> bool {
+        if source == self.text {
+            return true;
+        }
+        let (whole, fraction) = source.split_once('.').unwrap_or((source, ""));
+        let rounded = if self.decimals > 0 {
+            let mut digits = format!("{whole}{fraction:0<width$}", width = self.decimals);
+            let cut = whole.len() + self.decimals;
+            let up = digits.as_bytes().get(cut).is_some_and(|d| *d >= b'5');
+            digits.truncate(cut);
+            if up {
+                digits = incremented(&digits);
+            }
+            let point = digits.len() - self.decimals;
+            format!("{}.{}", &digits[..point], &digits[point..])
+        } else {
+            let kept = whole.len().saturating_sub(self.zeros);
+            let next = if self.zeros == 0 {
+                fraction.as_bytes().first()
+            } else if whole.len() >= self.zeros {
+                whole.as_bytes().get(kept)
+            } else {
+                None // fewer digits than the zeros: it rounds to 0
+            };
+            let mut digits = whole[..kept].to_owned();
+            if next.is_some_and(|d| *d >= b'5') {
+                digits = incremented(&digits);
+            }
+            format!("{digits}{}", "0".repeat(self.zeros))
+        };
+        without_leading_zeros(&rounded) == without_leading_zeros(&self.text)
+    }
+}
+
+/// `digits` plus one in its last place: `199` → `200`, `99` → `100`, `` → `1`.
+fn incremented(digits: &str) -> String {
+    let mut bytes = digits.as_bytes().to_vec();
+    for byte in bytes.iter_mut().rev() {
+        if *byte == b'9' {
+            *byte = b'0';
+        } else {
+            *byte += 1;
+            return String::from_utf8(bytes).unwrap_or_default();
+        }
+    }
+    format!("1{}", String::from_utf8(bytes).unwrap_or_default())
+}
+
+/// `007.5` → `7.5`, `000` → `0`.
+fn without_leading_zeros(number: &str) -> &str {
+    let trimmed = number.trim_start_matches('0');
+    if trimmed.is_empty() || trimmed.starts_with('.') {
+        &number[number.len() - trimmed.len() - 1..]
+    } else {
+        trimmed
     }
 }
 
 impl Pending {
     fn add(&mut self, item: &str) {
         if is_number(item) {
-            if let Some(number) = Number::of(item) {
-                self.numbers.push(number);
-                return;
-            }
+            self.numbers.push(Number::of(item));
+        } else {
+            self.names.push(item.to_owned());
         }
-        self.names.push(item.to_owned());
     }
 
     fn is_unbacked(&self, item: &str) -> bool {
@@ -194,8 +240,7 @@ impl Pending {
             self.names.retain(|name| !text.contains(name.as_str()));
             if !self.numbers.is_empty() {
                 for run in numeric_runs(&text) {
-                    let value = run.parse::<f64>().ok();
-                    self.numbers.retain(|number| !number.backed_by(run, value));
+                    self.numbers.retain(|number| !number.backed_by(run));
                 }
             }
         };
@@ -239,19 +284,25 @@ mod tests {
 
     #[test]
     fn a_rounding_is_backed_and_a_different_number_is_not() {
-        let number = |text: &str| Number::of(text).map(|n| n.tolerance);
-        assert!(number("0.3").is_some());
-        let backed = |item: &str, source: &str| {
-            Number::of(item).is_some_and(|n| n.backed_by(source, source.parse().ok()))
-        };
+        let backed = |item: &str, source: &str| Number::of(item).backed_by(source);
         assert!(backed("0.3", "0.30000000000000004"));
         assert!(backed("991.4", "991.402745709"));
         assert!(backed("98800", "98765"));
+        assert!(backed("12000", "12004"));
+        assert!(backed("100", "98"));
         assert!(backed("99", "98.6"));
+        assert!(backed("1000", "999.7"));
+        assert!(backed("0.5", "0.46"));
         assert!(backed("1234", "1234"));
+        assert!(backed("1234", "01234"));
+        assert!(backed("2.50", "2.5"));
         assert!(!backed("991.5", "991.402745709"));
         assert!(!backed("98765", "98766"));
         assert!(!backed("0.31", "0.30000000000000004"));
+        assert!(!backed("98700", "98765"));
+        assert!(!backed("5000", "12"));
+        assert!(!backed("10000", "600"));
+        assert!(!backed("0.3", "3"));
     }
 
     #[test]
