@@ -305,3 +305,61 @@ fn long_logs_changed_by_other_code_are_read_afresh() {
         serde_json::json!([])
     );
 }
+
+/// Runs `body` (JavaScript) with `logs` bound, and returns what it returns as JSON.
+fn with_logs(logs: JsLogStore, body: &str) -> serde_json::Value {
+    let run = js_sys::Function::new_with_args("logs", body);
+    json_of(&run.call1(&JsValue::NULL, &logs.into()).unwrap())
+}
+
+#[wasm_bindgen_test]
+fn text_cut_in_the_middle_of_an_emoji_is_stored_and_read_back_exactly() {
+    let logs = fresh_store("surrogate_");
+    let outcome = with_logs(
+        logs,
+        r#"
+        const text = "half emoji \ud83d end";
+        logs.startIteration();
+        logs.appendReasoning(text);
+        const execution = logs.appendExecution({ success: true, code: "x", result: "\ud800", error: { message: "cut \udc00" } });
+        const stored = JSON.parse(localStorage.getItem("surrogate_reasoning_log"));
+        const read = logs.reasoningLog();
+        const storedExecution = JSON.parse(localStorage.getItem("surrogate_execution_log")).at(-1);
+        const readExecution = logs.executionLog().at(-1);
+        const pin = logs.pin("pinned \ud83d");
+        return {
+          read: read.at(-1) === text,
+          stored: stored.at(-1) === text,
+          returned: execution.result === "\ud800" && execution.error.message === "cut \udc00",
+          storedExecution: storedExecution.result === "\ud800" && storedExecution.error.message === "cut \udc00",
+          readExecution: readExecution.result === "\ud800",
+          pin: logs.pins().find((p) => p.id === pin).text === "pinned \ud83d",
+          plane16: (() => { const t = "\u{10F7FF}\u{10FFFD}x"; logs.appendReasoning(t); return logs.reasoningLog().at(-1) === t; })(),
+        };
+        "#,
+    );
+    assert_eq!(
+        outcome,
+        serde_json::json!({
+            "read": true, "stored": true, "returned": true, "storedExecution": true,
+            "readExecution": true, "pin": true, "plane16": true
+        })
+    );
+}
+
+#[wasm_bindgen_test]
+fn an_entry_another_app_stored_with_a_raw_lone_surrogate_is_never_changed() {
+    let logs = fresh_store("foreign_surrogate_");
+    let outcome = with_logs(
+        logs,
+        r#"
+        const key = "foreign_surrogate_reasoning_log";
+        const theirs = "[" + JSON.stringify("=== ITERATION 1 ===").slice(0, -1) + "\"," + "\"Ab\ud83d raw\"]";
+        localStorage.setItem(key, theirs);
+        logs.appendReasoning("next");
+        const now = localStorage.getItem(key);
+        return { kept: now.startsWith(theirs.slice(0, -1) + ","), read: logs.reasoningLog()[1] === "Ab\ud83d raw" };
+        "#,
+    );
+    assert_eq!(outcome, serde_json::json!({ "kept": true, "read": true }));
+}

@@ -700,3 +700,23 @@ fn a_marked_line_repeated_by_the_next_summary_is_marked_again() {
         "the earlier summary's marked line backs nothing"
     );
 }
+
+#[test]
+fn the_core_refuses_an_empty_or_overlong_pin_for_every_caller() {
+    use context_compactor::core::model::facts::{Pin, PinTextError};
+    use context_compactor::core::store::log_store::PinError;
+    let rig = session(1, vec![]);
+    let mut logs = rig.logs.borrow_mut();
+    assert_eq!(
+        logs.pin("   "),
+        Err(PinError::Text(PinTextError { length: 0 }))
+    );
+    let long = "x".repeat(Pin::MAX_CHARS + 1);
+    let err = logs.pin(&long).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "pin(text) must hold 1 to 1000 characters, not 1001"
+    );
+    assert!(logs.pins().unwrap().is_empty(), "nothing was pinned");
+    assert!(logs.pin(&"é".repeat(Pin::MAX_CHARS)).is_ok());
+}

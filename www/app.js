@@ -57,8 +57,8 @@ function showMessage(text, kind = "info") {
 
 /** What a person should read for each error code. */
 function explain(err) {
-  const message = String(err?.message ?? err);
-  const status = Number(/HTTP (\d{3})/.exec(message)?.[1] ?? 0);
+  // The error carries the HTTP status as a field; its message is for people, not for parsing.
+  const status = typeof err?.status === "number" ? err.status : 0;
   switch (err?.code) {
     case "llm_http":
       if (status === 429 && err.retryable === false) return ["The model's quota is used up for today", "Wait for the daily reset, choose another model in Settings, or enable billing."];
@@ -72,8 +72,8 @@ function explain(err) {
     case "llm_timeout": return ["The model did not answer in time", "Try again, or raise timeoutMs."];
     case "llm_network": return ["The model could not be reached", "Check the network or the base URL."];
     case "llm_blocked": return ["The model refused to summarise this content", "The safety filter stopped it; nothing was changed."];
-    case "invalid_summary": return ["The summary was incomplete twice", "The model left out required sections even after a retry."];
-    case "aborted": return ["Compaction cancelled", "Nothing was changed."];
+    case "invalid_summary": return ["The model's summary could not be used", "It left out required sections or refused, even after a retry."];
+    case "aborted": return ["Cancelled before anything was written", "Nothing was changed: the logs are as they were and no archive was made."];
     case "not_allowed": return ["Compaction is not possible right now", ""];
     case "busy": return ["Another compaction is running", "Wait for it to finish."];
     case "storage_quota": return ["Browser storage is full", "Delete old archives and try again."];
@@ -646,11 +646,14 @@ function showSuccess(result) {
 
 function showFailure(err) {
   const [title, hint] = explain(err);
+  const cancelled = err?.code === "aborted";
   $("progress-view").hidden = true;
   $("error-view").hidden = false;
-  $("dialog-title").textContent = "Compaction failed";
+  // A cancel is the person's choice, not a failure.
+  $("dialog-title").textContent = cancelled ? "Compaction cancelled" : "Compaction failed";
+  $("error-view").classList.toggle("cancelled", cancelled);
   $("error-title").textContent = title;
-  $("error-detail").textContent = [hint, err?.message].filter(Boolean).join(" — ");
+  $("error-detail").textContent = cancelled ? hint : [hint, err?.message].filter(Boolean).join(" — ");
   $("error-view").dataset.code = err?.code ?? "unknown";
 }
 

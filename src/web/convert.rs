@@ -2,11 +2,14 @@
 //! on the browser's side, serde_json on ours): the values that cross are plain data, and one
 //! JSON implementation in the module is smaller than a second, JS-specific serde format.
 
+use js_sys::JsString;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::js_error::{thrown_message, ContextCompactorError};
+use super::lone_surrogates;
 use crate::core::error::ErrorCode;
 
 /// A core value as a plain JS object, cast to its typed stand-in.
@@ -18,15 +21,22 @@ pub fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, ContextCo
         )
     };
     let text = serde_json::to_string(value).map_err(|err| unconvertible(err.to_string()))?;
-    js_sys::JSON::parse(&text)
+    parse_json(&lone_surrogates::to_js(&text))
         .map(JsCast::unchecked_into)
         .map_err(|err| unconvertible(thrown_message(&err)))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` of a JavaScript string (which may hold lone surrogates).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn parse_json(text: &JsString) -> Result<JsValue, JsValue>;
 }
 
 /// The JSON text `json` as a JS value, parsed by the browser (so stored numbers and strings
 /// arrive exactly as `JSON.parse` reads them).
 pub fn json_to_js<J: JsCast>(json: &str) -> Result<J, ContextCompactorError> {
-    js_sys::JSON::parse(json)
+    parse_json(&lone_surrogates::to_js(json))
         .map(JsCast::unchecked_into)
         .map_err(|err| {
             ContextCompactorError::new(
@@ -46,7 +56,12 @@ pub fn from_js<T: DeserializeOwned>(
 ) -> Result<T, ContextCompactorError> {
     // `JSON.stringify(undefined)` is `undefined`, not text: an absent value reads as `null`.
     let text = match js_sys::JSON::stringify(&value) {
-        Ok(text) => text.as_string().unwrap_or_else(|| "null".to_owned()),
+        // A lone surrogate arrives escaped (`\ud83d`), which serde cannot read into a String.
+        Ok(text) if text.is_string() => {
+            let text = lone_surrogates::from_js(&text);
+            lone_surrogates::unescape_lone_surrogates(&text).into_owned()
+        }
+        Ok(_) => "null".to_owned(),
         Err(err) => {
             return Err(ContextCompactorError::invalid_input(
                 what,
@@ -146,12 +161,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// A string argument; anything else is `invalid_input` naming `what` (wasm-bindgen's own
 /// conversion would trap inside the allocator or throw a plain `TypeError`).
 pub fn string_arg(value: &JsValue, what: &str) -> Result<String, ContextCompactorError> {
-    value.as_string().ok_or_else(|| {
-        ContextCompactorError::invalid_input(
-            what,
-            format!("must be a string, not {}", type_name(value)),
-        )
-    })
+    value
+        .dyn_ref::<JsString>()
+        .map(lone_surrogates::from_js)
+        .ok_or_else(|| {
+            ContextCompactorError::invalid_input(
+                what,
+                format!("must be a string, not {}", type_name(value)),
+            )
+        })
 }
 
 /// A count argument: a whole number, 0 or more (large ones are clamped to `u32::MAX`).

@@ -4,6 +4,8 @@
 //! or full, and none of that may become a panic.
 
 use js_sys::JsString;
+
+use super::lone_surrogates;
 use wasm_bindgen::prelude::*;
 
 use super::js_error::thrown_message;
@@ -74,7 +76,7 @@ impl KeyValueStore for BrowserStorage {
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
-        let js = JsString::from(value);
+        let js = lone_surrogates::to_js(value);
         match self.of_strings().set_item(key, &js) {
             Ok(()) => {
                 text_cache::remember(key, &js, value);

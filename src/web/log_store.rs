@@ -21,7 +21,7 @@ use crate::core::log::stored_entry::join_entries;
 use crate::core::ports::store_lock::StoreLock;
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::keys::DEFAULT_PREFIX;
-use crate::core::store::log_store::LogStore;
+use crate::core::store::log_store::{LogStore, PinError};
 
 /// The core store as the browser uses it.
 pub type BrowserLogStore = LogStore<BrowserStorage, BrowserClock>;
@@ -31,9 +31,6 @@ pub type BrowserLogStore = LogStore<BrowserStorage, BrowserClock>;
 struct Options {
     prefix: Option<String>,
 }
-
-/// The longest fact `pin()` takes, in characters: every later summary must hold it.
-const MAX_PIN_CHARS: usize = 1_000;
 
 /// The property through which a `Compactor` finds the store of a `LogStore` it is given.
 const STORE_ID: &str = "__contextCompactorStoreId";
@@ -258,15 +255,13 @@ impl JsLogStore {
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     ) -> JsResult<String> {
         let text = string_arg(&text, "pin(text)")?;
-        let length = text.trim().chars().count();
-        if length == 0 || length > MAX_PIN_CHARS {
-            return Err(ContextCompactorError::invalid_input(
-                "pin(text)",
-                format!("must hold 1 to {MAX_PIN_CHARS} characters, not {length}"),
-            )
-            .into());
+        match self.inner.borrow_mut().pin(&text) {
+            Ok(id) => Ok(id),
+            Err(PinError::Text(err)) => {
+                Err(ContextCompactorError::invalid_input("pin(text)", err.to_string()).into())
+            }
+            Err(PinError::Storage(err)) => Err(err.into()),
         }
-        Ok(self.inner.borrow_mut().pin(&text)?)
     }
 
     /// Unpins the fact `id` (an unknown id changes nothing).

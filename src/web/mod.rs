@@ -11,6 +11,7 @@ mod gemini;
 mod js_error;
 mod local_storage;
 mod log_store;
+mod lone_surrogates;
 mod store_lock;
 mod text_cache;
 mod timer;

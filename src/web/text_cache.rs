@@ -11,6 +11,8 @@ use std::cell::RefCell;
 use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 
+use super::lone_surrogates;
+
 /// Texts kept: the three logs, the newest archive, and two more.
 const CAPACITY: usize = 6;
 
@@ -31,7 +33,7 @@ thread_local! {
 /// was made from, else a fresh conversion (kept when long).
 pub fn text_of(key: &str, js: &JsString) -> String {
     if js.length() < MIN_CACHED_UNITS {
-        return String::from(js);
+        return lone_surrogates::from_js(js);
     }
     let hit = RECENT.with_borrow(|recent| {
         recent
@@ -40,7 +42,7 @@ pub fn text_of(key: &str, js: &JsString) -> String {
             .map(|cached| cached.text.clone())
     });
     hit.unwrap_or_else(|| {
-        let text = utf8_of(js);
+        let text = lone_surrogates::from_js_with(js, utf8_of);
         remember(key, js, &text);
         text
     })

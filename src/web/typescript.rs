@@ -298,12 +298,10 @@ export interface CompactorEventMap {
   compaction_rolled_back: { archiveKey: string };
 }
 
-/** `compactor.events`: an `EventTarget` whose listeners get typed `CustomEvent`s. */
-export interface CompactorEvents extends EventTarget {
-  addEventListener<K extends keyof CompactorEventMap>(type: K, listener: (event: CustomEvent<CompactorEventMap[K]>) => void, options?: boolean | AddEventListenerOptions): void;
-  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
-  removeEventListener<K extends keyof CompactorEventMap>(type: K, listener: (event: CustomEvent<CompactorEventMap[K]>) => void, options?: boolean | EventListenerOptions): void;
-  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | EventListenerOptions): void;
+/** `compactor.events`: an `EventTarget` whose listeners get typed `CustomEvent`s. Only the names of `CompactorEventMap` compile: a misspelt name is a type error, not a listener that never fires. */
+export interface CompactorEvents extends Omit<EventTarget, "addEventListener" | "removeEventListener"> {
+  addEventListener<K extends keyof CompactorEventMap>(type: K, listener: ((event: CustomEvent<CompactorEventMap[K]>) => void) | { handleEvent(event: CustomEvent<CompactorEventMap[K]>): void } | null, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof CompactorEventMap>(type: K, listener: ((event: CustomEvent<CompactorEventMap[K]>) => void) | { handleEvent(event: CustomEvent<CompactorEventMap[K]>): void } | null, options?: boolean | EventListenerOptions): void;
 }
 
 /** Codes of the errors the package throws (`error.code`). */

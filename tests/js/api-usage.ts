@@ -81,6 +81,11 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
   compactor.events.addEventListener("compaction_error", (e) => console.log(e.detail.code, e.detail.message, e.detail.phase));
   compactor.events.addEventListener("compaction_complete", (e) => console.log(e.detail.result.tokensSaved));
   compactor.events.addEventListener("compaction_retry", (e) => console.log(e.detail.reason, e.detail.attempt, e.detail.waitMs));
+  // A misspelt event name must not compile (tsc fails on an unused @ts-expect-error).
+  // @ts-expect-error "compaction_progres" is not an event name
+  compactor.events.addEventListener("compaction_progres", (e) => console.log(e));
+  // @ts-expect-error nor is "progress"
+  compactor.events.removeEventListener("progress", () => {});
   const controller = new AbortController();
   compactor.compact({ signal: controller.signal }).catch(() => null);
   compactor.abort();

@@ -78,6 +78,42 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
   await page.close();
 });
 
+test("with the options an app like GDRS sets, the app's own archive listing finds the package's archives", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateGdrsSession } = await import("/simulate.js");
+    localStorage.clear();
+    simulateGdrsSession(localStorage, { seed: 4, iterations: 9 });
+    const logs = new LogStore();
+    // The options the README's "Adopting it in an existing app" gives for GDRS.
+    const compactor = new Compactor(logs, {
+      provider: { type: "offline" },
+      contextWindowTokens: 6000,
+      archivePrefix: "gdrs_compaction_archive_",
+      metricsKey: "gdrs_compaction_metrics",
+      maxArchives: 10,
+      archiveExpiryDays: 30,
+    });
+    const result = await compactor.compact();
+    // The app's listing, as its storage layer does it: every key under its archive prefix,
+    // newest first; each read back with JSON.parse.
+    const listing = [];
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      if (key.startsWith("gdrs_compaction_archive_")) listing.push(key);
+    }
+    listing.sort().reverse();
+    const loaded = JSON.parse(localStorage.getItem(listing[0]));
+    return { key: result.archiveKey, listing, loadedKeys: Object.keys(loaded), metrics: JSON.parse(localStorage.getItem("gdrs_compaction_metrics")) };
+  });
+  assert.deepEqual(outcome.listing, [outcome.key], "the app lists the package's archive");
+  assert.ok(outcome.loadedKeys.includes("data"), outcome.loadedKeys.join());
+  assert.equal(outcome.metrics.totalCompactions, 1, "the metrics under the app's key");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the demo loads a GDRS session and compacts it", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   page.on("dialog", (dialog) => dialog.accept());

@@ -139,7 +139,9 @@ test("Cancel stops a compaction the model never answers, and the logs stay as th
   await page.waitForFunction(() => document.getElementById("progress-message").textContent.includes("Asking the model"));
   await page.click("#btn-cancel-compaction");
   await page.waitForSelector("#error-view:not([hidden])", { timeout: 5000 });
-  assert.equal(await page.textContent("#error-title"), "Compaction cancelled");
+  assert.equal(await page.textContent("#error-title"), "Cancelled before anything was written");
+  assert.equal(await page.textContent("#dialog-title"), "Compaction cancelled", "a cancel is not a failure");
+  assert.doesNotMatch(await page.textContent("#compaction-dialog"), /fail/i);
   assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_reasoning_log")), before);
   assert.deepEqual(errors, []);
   await page.close();

@@ -45,6 +45,40 @@ pub struct Pin {
     pub text: String,
 }
 
+impl Pin {
+    /// The longest fact `pin()` takes, in characters: every later summary must hold it.
+    pub const MAX_CHARS: usize = 1_000;
+
+    /// Whether `text` can be pinned: 1 to [`Pin::MAX_CHARS`] characters once trimmed.
+    pub fn check_text(text: &str) -> Result<(), PinTextError> {
+        let length = text.trim().chars().count();
+        if length == 0 || length > Pin::MAX_CHARS {
+            return Err(PinTextError { length });
+        }
+        Ok(())
+    }
+}
+
+/// A text `pin()` refuses: empty, or longer than [`Pin::MAX_CHARS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PinTextError {
+    /// Its length in characters, trimmed.
+    pub length: usize,
+}
+
+impl std::fmt::Display for PinTextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "must hold 1 to {} characters, not {}",
+            Pin::MAX_CHARS,
+            self.length
+        )
+    }
+}
+
+impl std::error::Error for PinTextError {}
+
 /// The facts one compaction's summary must keep, in the order the prompt lists them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ledger {

@@ -3,9 +3,13 @@
 //! ledger, pins included). Digit grouping is not a difference, and neither is a rounding of a
 //! number that does appear (`991.4` for `991.402745709`, `98,800` for `98,765`).
 
+use std::borrow::Cow;
+
 use crate::core::model::facts::{Ledger, UnverifiedLine};
 use crate::core::steps::selection::Selection;
-use crate::core::steps::terms::{each_candidate, is_identifier, is_url, without_digit_commas};
+use crate::core::steps::terms::{
+    each_candidate, is_identifier, is_url, without_digit_commas, MAX_TOKEN_LEN,
+};
 use crate::core::steps::validation::heading_section;
 
 /// The mark a line that names what no source holds ends with.
@@ -105,19 +109,33 @@ fn is_number(token: &str) -> bool {
 }
 
 /// The numbers inside `text`: runs of digits and points, trimmed of points; a run with two
-/// points or more (a version, a date) is split at them.
+/// points or more (a version, a date) is split at them. One pass over the bytes.
 fn numeric_runs(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .flat_map(|run| {
-            let run = run.trim_matches('.');
-            let parts: Vec<&str> = if run.matches('.').count() <= 1 {
-                vec![run]
-            } else {
-                run.split('.').collect()
-            };
-            parts
-        })
-        .filter(|run| is_number(run))
+    let bytes = text.as_bytes();
+    let numeric = |b: u8| b.is_ascii_digit() || b == b'.';
+    let mut at = 0;
+    let runs = std::iter::from_fn(move || {
+        while at < bytes.len() && !numeric(bytes[at]) {
+            at += 1;
+        }
+        if at == bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() && numeric(bytes[at]) {
+            at += 1;
+        }
+        // Digits and points are ASCII: both ends are character boundaries.
+        Some(text[start..at].trim_matches('.'))
+    });
+    runs.flat_map(|run| {
+        let split = run.bytes().filter(|b| *b == b'.').count() > 1;
+        let whole = (!split).then_some(run);
+        whole
+            .into_iter()
+            .chain(run.split('.').filter(move |_| split))
+    })
+    .filter(|run| is_number(run))
 }
 
 /// The items still looking for a source.
@@ -133,6 +151,8 @@ struct Pending {
 /// was: to its decimals (`991.4`), or to its trailing zeros (`98800`; none: to units).
 struct Number {
     text: String,
+    /// Its whole digits (leading zeros not counted).
+    digits: usize,
     /// Digits after the point.
     decimals: usize,
     /// Zeros at the end of a number without a point.
@@ -147,6 +167,7 @@ impl Number {
         };
         Number {
             text: text.to_owned(),
+            digits: whole_digits(text),
             decimals,
             zeros,
         }
@@ -159,6 +180,11 @@ impl Number {
             return true;
         }
         let (whole, fraction) = source.split_once('.').unwrap_or((source, ""));
+        // A rounding keeps the number of whole digits, or adds one (999.7 → 1000).
+        let source_digits = whole_digits(source);
+        if source_digits != self.digits && source_digits + 1 != self.digits {
+            return false;
+        }
         let rounded = if self.decimals > 0 {
             let mut digits = format!("{whole}{fraction:0<width$}", width = self.decimals);
             let cut = whole.len() + self.decimals;
@@ -186,6 +212,12 @@ impl Number {
         };
         without_leading_zeros(&rounded) == without_leading_zeros(&self.text)
     }
+}
+
+/// How many digits `number` has before its point, leading zeros not counted.
+fn whole_digits(number: &str) -> usize {
+    let whole = number.split('.').next().unwrap_or_default();
+    whole.trim_start_matches('0').len()
 }
 
 /// `digits` plus one in its last place: `199` → `200`, `99` → `100`, `` → `1`.
@@ -230,39 +262,85 @@ impl Pending {
         self.names.is_empty() && self.numbers.is_empty()
     }
 
-    /// Drops every item a source backs; the scan stops once none is left.
+    /// Drops every item a source backs. The sources are read once: their numbers and the
+    /// tokens that may be names are sorted, so that most items are found by a binary search;
+    /// only the rest are looked for as roundings and inside longer tokens.
     fn find_in_sources(&mut self, selection: &Selection, ledger: &Ledger) {
-        let mut look = |text: &str| {
-            if self.is_done() {
-                return;
+        if self.is_done() {
+            return;
+        }
+        let texts = source_texts(selection, ledger);
+        // Most of the sources' tokens are told apart from every item by their first byte and
+        // length alone, and are not kept.
+        let mut first_bytes = [false; 256];
+        let mut lengths = [false; MAX_TOKEN_LEN + 1];
+        for name in &self.names {
+            first_bytes[usize::from(name.as_bytes()[0])] = true;
+            lengths[name.len().min(MAX_TOKEN_LEN)] = true;
+        }
+        // A source number can back a number with as many whole digits, or one more.
+        let mut digit_counts = [false; MAX_TOKEN_LEN + 2];
+        for number in &self.numbers {
+            let digits = number.digits.min(MAX_TOKEN_LEN + 1);
+            digit_counts[digits] = true;
+            digit_counts[digits.saturating_sub(1)] = true;
+        }
+        let may_back = |run: &&str| digit_counts[whole_digits(run).min(MAX_TOKEN_LEN + 1)];
+        let mut runs: Vec<&str> = Vec::new();
+        let mut tokens: Vec<&str> = Vec::new();
+        for text in &texts {
+            runs.extend(numeric_runs(text).filter(may_back));
+            if !self.names.is_empty() {
+                each_candidate(text, |token| {
+                    let bytes = token.as_bytes();
+                    if first_bytes[usize::from(bytes[0])] && lengths[bytes.len().min(MAX_TOKEN_LEN)]
+                    {
+                        tokens.push(token);
+                    }
+                });
             }
-            let text = without_digit_commas(text);
-            self.names.retain(|name| !text.contains(name.as_str()));
-            if !self.numbers.is_empty() {
-                for run in numeric_runs(&text) {
-                    self.numbers.retain(|number| !number.backed_by(run));
-                }
+        }
+        runs.sort_unstable();
+        runs.dedup();
+        tokens.sort_unstable();
+        tokens.dedup();
+        let found = |index: &[&str], item: &str| index.binary_search(&item).is_ok();
+        self.numbers.retain(|number| !found(&runs, &number.text));
+        self.names.retain(|name| !found(&tokens, name));
+        if !self.numbers.is_empty() {
+            for run in &runs {
+                self.numbers.retain(|number| !number.backed_by(run));
             }
-        };
-        // The stored text of an execution or tool entry holds every field (its id, metadata,
-        // result); escapes do not hide a name or split a number.
-        // A line an earlier summary marked backs nothing: a claim is not verified by repeating it.
-        selection.reasoning.iter().for_each(|(_, e)| {
-            let text: &str = e;
-            if text.contains(UNVERIFIED_MARK) {
-                let lines = text.lines().filter(|line| !line.ends_with(UNVERIFIED_MARK));
-                look(&lines.collect::<Vec<_>>().join("\n"));
-            } else {
-                look(text);
+        }
+        if !self.names.is_empty() {
+            for text in &texts {
+                self.names.retain(|name| !text.contains(name.as_str()));
             }
-        });
-        selection.execution.iter().for_each(|(_, e)| look(e.json()));
-        selection
-            .tool_activity
-            .iter()
-            .for_each(|(_, e)| look(e.json()));
-        ledger.facts.iter().for_each(|fact| look(&fact.text));
+        }
     }
+}
+
+/// The texts a summary's items may come from, digit grouping removed: the compacted entries
+/// (the stored text of an execution or tool entry holds every field: its id, metadata,
+/// result) and the ledger. A line an earlier summary marked backs nothing: a claim is not
+/// verified by repeating it.
+fn source_texts<'a>(selection: &'a Selection, ledger: &'a Ledger) -> Vec<Cow<'a, str>> {
+    let mut texts: Vec<Cow<'a, str>> = Vec::new();
+    for (_, entry) in &selection.reasoning {
+        let text: &str = entry;
+        if text.contains(UNVERIFIED_MARK) {
+            let lines = text.lines().filter(|line| !line.ends_with(UNVERIFIED_MARK));
+            let kept = lines.collect::<Vec<_>>().join("\n");
+            texts.push(Cow::Owned(without_digit_commas(&kept).into_owned()));
+        } else {
+            texts.push(without_digit_commas(text));
+        }
+    }
+    let stored = selection.execution.iter().map(|(_, e)| e.json());
+    let stored = stored.chain(selection.tool_activity.iter().map(|(_, e)| e.json()));
+    let facts = ledger.facts.iter().map(|fact| fact.text.as_str());
+    texts.extend(stored.chain(facts).map(without_digit_commas));
+    texts
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::core::log::ids::IdGenerator;
 use crate::core::log::iteration::{iteration_header, named_iteration, parse_summary_header};
 use crate::core::log::snapshot::{with_placed_iterations, LogSnapshot};
 use crate::core::log::stored_entry::{join_entries, parse_entries, EntryView, Stored};
-use crate::core::model::facts::Pin;
+use crate::core::model::facts::{Pin, PinTextError};
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::store::keys::StorageKeys;
@@ -295,7 +295,8 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     }
 
     /// Pins `text`: every later summary must keep it until [`LogStore::unpin`]. Returns its id.
-    pub fn pin(&mut self, text: &str) -> Result<String, StorageError> {
+    pub fn pin(&mut self, text: &str) -> Result<String, PinError> {
+        Pin::check_text(text).map_err(PinError::Text)?;
         let mut pins = self.pins()?;
         let id = self.ids.next("pin", self.clock.now_ms());
         pins.push(Pin {
@@ -346,3 +347,29 @@ fn encode_entry<V: EntryView, T: serde::Serialize + ?Sized>(
         reason: format!("could not encode an entry for \"{key}\": {err}"),
     })
 }
+
+/// Why `pin()` pinned nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PinError {
+    /// The text is empty or too long.
+    Text(PinTextError),
+    /// The pins could not be read or written.
+    Storage(StorageError),
+}
+
+impl From<StorageError> for PinError {
+    fn from(err: StorageError) -> Self {
+        PinError::Storage(err)
+    }
+}
+
+impl std::fmt::Display for PinError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PinError::Text(err) => write!(f, "pin(text) {err}"),
+            PinError::Storage(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PinError {}
