@@ -102,7 +102,7 @@ test("Gemini missing_sections_always: error panel, logs unchanged", async () => 
   const before = await logsNow();
   await page.click("#btn-compact");
   await page.waitForSelector("#error-view:not([hidden])");
-  assert.equal(await page.textContent("#error-title"), "The summary was incomplete twice");
+  assert.equal(await page.textContent("#error-title"), "The model's summary could not be used");
   // The retry was announced with its reason and attempt.
   assert.match(await page.textContent("#retry-notice"), /The summary was incomplete; attempt 2 of 2/);
   assert.equal(await page.textContent(".unchanged"), "Your logs are unchanged.");
