@@ -62,6 +62,10 @@ impl Asking<'_> {
         attempts: &mut Attempts,
         mut report: impl FnMut(AttemptEvent),
     ) -> Result<Accepted, CompactionError> {
+        let whole = &SummaryCheck {
+            verify: !self.provider.grounded(),
+            ..whole.for_part(whole.selection, whole.ledger, whole.compacted_tokens)
+        };
         let (prompt, selection, ledger) = (request.prompt, request.selection, request.ledger);
         let parts = parts_over_budget(prompt, selection, ledger, self.settings, self.provider);
         let parts = &parts;

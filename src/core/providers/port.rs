@@ -109,6 +109,11 @@ pub trait SummaryProvider {
     fn input_limit(&self) -> Option<usize> {
         None
     }
+    /// Whether every number and name of its summaries comes from the request's entries and
+    /// ledger by construction (the offline summariser), so that nothing needs verifying.
+    fn grounded(&self) -> bool {
+        false
+    }
     /// One attempt at a summary; a failure carries the tokens its answer still reported.
     fn generate(
         &self,

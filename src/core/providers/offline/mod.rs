@@ -32,6 +32,10 @@ impl SummaryProvider for OfflineProvider {
         "offline".into()
     }
 
+    fn grounded(&self) -> bool {
+        true
+    }
+
     fn generate(
         &self,
         request: &SummaryRequest<'_>,
