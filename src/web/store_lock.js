@@ -20,6 +20,10 @@ const VERSIONS = "store_versions";
 /** Holds of this tab, by lock name: a nested acquire (a compaction started inside
  * `withLock`) shares the hold instead of waiting for itself. */
 const held = new Map();
+/** The version this tab gave each lock when it last released it: while the lock's recorded
+ * version is still that one, no other tab has written since, and this tab's copy of
+ * localStorage is its own (even after it cleared it or restored a snapshot): no wait. */
+const lastOwn = new Map();
 let database = null;
 
 function openDatabase() {
@@ -73,6 +77,7 @@ function storedVersion(key) {
 async function catchUp(name, versionKey) {
   const previous = await nextVersion(name, storedVersion(versionKey));
   if (previous === null) return storedVersion(versionKey) + 1;
+  if (previous === lastOwn.get(name)) return previous + 1;
   const deadline = Date.now() + CATCH_UP_MS;
   while (storedVersion(versionKey) < previous && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -90,6 +95,7 @@ function releaser(name) {
     hold.count -= 1;
     if (hold.count > 0) return;
     held.delete(name);
+    lastOwn.set(name, hold.version);
     try {
       globalThis.localStorage.setItem(hold.versionKey, String(hold.version));
     } catch {

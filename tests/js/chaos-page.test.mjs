@@ -245,3 +245,42 @@ test("appends through withLock from two tabs at once all land; the lock nests, r
   });
   await context.close();
 });
+
+test("a tab whose own write was the last one never waits for the lock to catch up: not after localStorage.clear(), not after a restored snapshot", async () => {
+  const { context, pages } = await openTabs();
+  const outcome = await pages[0].evaluate(async () => {
+    const { logs } = window.chaos;
+    // Count the catch-up polls (4 ms timers) the lock makes while this tab works alone.
+    const realSetTimeout = globalThis.setTimeout;
+    let polls = 0;
+    globalThis.setTimeout = (fn, ms, ...rest) => {
+      if (ms === 4) polls += 1;
+      return realSetTimeout(fn, ms, ...rest);
+    };
+    try {
+      await logs.withLock(() => logs.appendReasoning("first"));
+      const snapshot = { ...localStorage };
+      const rounds = [];
+      for (const reset of ["clear", "restore", "clear"]) {
+        if (reset === "clear") localStorage.clear();
+        else for (const [key, value] of Object.entries(snapshot)) localStorage.setItem(key, value);
+        const before = polls;
+        await logs.withLock(() => logs.appendReasoning(`after ${reset}`));
+        await logs.withLock(() => logs.appendReasoning("again"));
+        rounds.push(polls - before);
+      }
+      return { rounds, last: logs.reasoningLog().at(-1) };
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+    }
+  });
+  assert.deepEqual(outcome, { rounds: [0, 0, 0], last: "again" });
+  // The other tab still catches up with this tab's writes before it writes.
+  const seen = await pages[1].evaluate(async () => {
+    const { logs } = window.chaos;
+    await logs.withLock(() => logs.appendReasoning("from the other tab"));
+    return logs.reasoningLog().slice(-2);
+  });
+  assert.deepEqual(seen, ["again", "from the other tab"]);
+  await context.close();
+});
