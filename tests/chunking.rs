@@ -8,7 +8,6 @@ use common::*;
 use context_compactor::core::error::CompactionError;
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
-use context_compactor::core::ports::events::CompactionEvent;
 use context_compactor::core::ports::storage::MemoryStore;
 use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::run::compactor::Compactor;
@@ -32,17 +31,6 @@ fn compact(rig: &Rig) -> Result<CompactionResult, CompactionError> {
 /// A model that does what each prompt asks (every listed fact kept), for `n` calls.
 fn obedient(n: usize) -> Vec<Answer> {
     vec![Answer::Text(valid_summary("the work of these iterations")); n]
-}
-
-fn progress(rig: &Rig) -> Vec<String> {
-    rig.events
-        .events()
-        .into_iter()
-        .filter_map(|event| match event {
-            CompactionEvent::Progress { message, .. } => Some(message),
-            _ => None,
-        })
-        .collect()
 }
 
 #[test]
@@ -82,7 +70,7 @@ fn a_log_at_150_percent_of_the_budget_compacts_in_parts_then_merges() {
     }
     assert_eq!(result.coverage.required, ledger);
     assert!(result.coverage.missing.is_empty());
-    let said = progress(&rig);
+    let said = progress_messages(&rig);
     let parts = result.chunks;
     assert!(
         said.iter()

@@ -457,18 +457,6 @@ fn recall_places_the_entries_of_an_archive_written_before_iterations_were_record
     assert_eq!(recalled(&rig, 2), iteration_2);
 }
 
-/// The progress messages of a compaction.
-fn progress_messages(rig: &Rig) -> Vec<String> {
-    rig.events
-        .events()
-        .into_iter()
-        .filter_map(|event| match event {
-            CompactionEvent::Progress { message, .. } => Some(message),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn lost_facts_are_repaired_in_the_ledgers_words_with_no_further_call() {
     let rig = session(

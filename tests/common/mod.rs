@@ -465,3 +465,17 @@ impl context_compactor::core::ports::storage::KeyValueStore for FaultyStore {
         self.inner.quota_units()
     }
 }
+
+/// The progress messages a rig's compactions reported, in order.
+pub fn progress_messages(rig: &Rig) -> Vec<String> {
+    rig.events
+        .events()
+        .into_iter()
+        .filter_map(|event| match event {
+            context_compactor::core::ports::events::CompactionEvent::Progress {
+                message, ..
+            } => Some(message),
+            _ => None,
+        })
+        .collect()
+}

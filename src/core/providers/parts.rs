@@ -104,26 +104,16 @@ impl Asking<'_> {
                 whole.ledger,
                 &build_part_prompt(part, self.settings, &none, (1, 1)),
             );
-            let prompt = build_part_prompt(part, self.settings, &ledger, (i + 1, parts.len()));
-            let digest = Digest::of(part);
-            let tokens = part.originals().estimate_tokens();
-            let check = whole.for_part(part, &ledger, tokens);
-            let asked = SummaryRequest {
-                prompt: &prompt,
+            let step = Step {
+                prompt: build_part_prompt(part, self.settings, &ledger, (i + 1, parts.len())),
                 selection: part,
-                digest: &digest,
-                ledger: &ledger,
-                settings: request.settings,
+                ledger,
+                tokens: part.originals().estimate_tokens(),
             };
-            let accepted = self
-                .summarise(&asked, attempts, judge_with(&check), &mut *report)
+            let summary = self
+                .summarise_step(step, request, whole, attempts, &mut *report)
                 .await?;
-            summaries.push(PartSummary {
-                first: part.first,
-                last: part.last,
-                summary: accepted.summary,
-                tokens,
-            });
+            summaries.push(summary);
         }
         let room = estimate_tokens(&build_merge_prompt(
             &[],
@@ -159,30 +149,65 @@ impl Asking<'_> {
                 }
                 let texts: Vec<&str> = group.iter().map(|p| p.summary.as_str()).collect();
                 let ledger = facts_held(whole.ledger, &texts.join("\n"));
-                let tokens = group.iter().map(|p| p.tokens).sum();
                 let prompt = build_merge_prompt(&group, (last, last + 1), self.settings, &ledger);
                 let span = whole.selection.part(first, last);
-                let digest = Digest::of(&span);
-                let check = whole.for_part(&span, &ledger, tokens);
-                let asked = SummaryRequest {
-                    prompt: &prompt,
+                let step = Step {
+                    prompt,
                     selection: &span,
-                    digest: &digest,
-                    ledger: &ledger,
-                    settings: request.settings,
+                    ledger,
+                    tokens: group.iter().map(|p| p.tokens).sum(),
                 };
-                let accepted = self
-                    .summarise(&asked, attempts, judge_with(&check), &mut *report)
+                let summary = self
+                    .summarise_step(step, request, whole, attempts, &mut *report)
                     .await?;
-                merged.push(PartSummary {
-                    first,
-                    last,
-                    summary: accepted.summary,
-                    tokens,
-                });
+                merged.push(summary);
             }
             summaries = merged;
         }
+    }
+}
+
+/// One call of a summary in parts: a part, or consecutive part summaries to merge.
+struct Step<'s, 'a> {
+    /// Its prompt.
+    prompt: String,
+    /// The entries it covers (the sources its answer is checked against).
+    selection: &'s Selection<'a>,
+    /// The facts of the whole ledger its text holds.
+    ledger: Ledger,
+    /// Tokens of the originals it covers.
+    tokens: usize,
+}
+
+impl Asking<'_> {
+    /// Asks for the summary of `step`, judged as `whole` judges the whole, for its entries
+    /// and facts.
+    async fn summarise_step(
+        &self,
+        step: Step<'_, '_>,
+        request: &SummaryRequest<'_>,
+        whole: &SummaryCheck<'_>,
+        attempts: &mut Attempts,
+        report: &mut impl FnMut(AttemptEvent),
+    ) -> Result<PartSummary, CompactionError> {
+        let digest = Digest::of(step.selection);
+        let check = whole.for_part(step.selection, &step.ledger, step.tokens);
+        let asked = SummaryRequest {
+            prompt: &step.prompt,
+            selection: step.selection,
+            digest: &digest,
+            ledger: &step.ledger,
+            settings: request.settings,
+        };
+        let accepted = self
+            .summarise(&asked, attempts, judge_with(&check), report)
+            .await?;
+        Ok(PartSummary {
+            first: step.selection.first,
+            last: step.selection.last,
+            summary: accepted.summary,
+            tokens: step.tokens,
+        })
     }
 }
 
