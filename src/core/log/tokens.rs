@@ -9,40 +9,50 @@
 ///
 /// Walks the bytes once without allocating; ASCII, nearly all of a log, is classified by table.
 pub fn estimate_tokens(text: &str) -> usize {
-    // Tenths of a token, so that fractional charges add up exactly.
-    let mut tenths = 0usize;
+    // Twentieths of a token, so that fractional charges add up exactly.
+    let mut twentieths = 0usize;
     let bytes = text.as_bytes();
     let mut at = 0;
     let mut previous_digit = false;
     while at < bytes.len() {
         let (kind, width) = CharKind::at(text, at);
-        let (end, len, word_tenths) = match kind {
+        let (end, len, word_twentieths) = match kind {
             CharKind::Latin => latin_run(text, at),
-            // Ideographs, digits and symbols are charged one by one.
-            CharKind::Ideograph | CharKind::Digit | CharKind::Symbol => (at + width, 1, 0),
+            // Han, kana, CJK punctuation, digits and symbols are charged one by one.
+            CharKind::Han
+            | CharKind::Kana
+            | CharKind::CjkPunctuation
+            | CharKind::Digit
+            | CharKind::Symbol => (at + width, 1, 0),
             // Every other kind is charged by runs of its own kind.
             _ => run_of(text, at, kind),
         };
         at = end;
         let next_is_digit = bytes.get(at).is_some_and(u8::is_ascii_digit);
-        tenths += match kind {
+        twentieths += match kind {
             // Letters glued to digits are ids and hashes, which split into short pieces.
-            CharKind::Latin if previous_digit || next_is_digit => 10 * halves(len),
-            CharKind::Latin => word_tenths,
-            CharKind::OtherScript => 10 * thirds(len),
-            CharKind::Ideograph => 8,
-            CharKind::Digit => 10,
+            CharKind::Latin if previous_digit || next_is_digit => 20 * halves(len),
+            CharKind::Latin => word_twentieths,
+            CharKind::OtherScript => 20 * thirds(len),
+            // Common Han words are one piece of two characters or so, kana a little cheaper;
+            // a Korean word (a run of syllables) is 0.4 token plus half a token a syllable
+            // (measured: Chinese 1.6, Japanese 1.9, Korean 2.0 characters a token).
+            CharKind::Han => 12,
+            CharKind::Kana => 9,
+            CharKind::Hangul => 8 + 10 * len,
+            CharKind::CjkPunctuation => 16,
+            CharKind::Digit => 20,
             // A single space is part of the next word's piece; indentation is one piece.
             CharKind::Space if len == 1 => 0,
-            CharKind::Space => 10,
-            CharKind::Newline => 10 * halves(len),
+            CharKind::Space => 20,
+            CharKind::Newline => 20 * halves(len),
             // Runs such as `");`, `://`, `](` or `====` come in pieces of up to three.
-            CharKind::Punctuation => 10 * thirds(len),
-            CharKind::Symbol => 15,
+            CharKind::Punctuation => 20 * thirds(len),
+            CharKind::Symbol => 30,
         };
         previous_digit = kind == CharKind::Digit;
     }
-    tenths.div_ceil(10)
+    twentieths.div_ceil(20)
 }
 
 /// The run of `kind` starting at byte `at`: where it ends, its length in characters, and no
@@ -62,12 +72,12 @@ fn run_of(text: &str, mut at: usize, kind: CharKind) -> (usize, usize, usize) {
 }
 
 /// The run of Latin letters starting at byte `at`: where it ends, its length in characters,
-/// and its charge in tenths as a word — split at lower→upper case changes (camelCase), each
+/// and its charge in twentieths as a word — split at lower→upper case changes (camelCase), each
 /// piece one token unless it is very long.
 #[inline(always)]
 fn latin_run(text: &str, mut at: usize) -> (usize, usize, usize) {
     let bytes = text.as_bytes();
-    let (mut len, mut tenths, mut piece_len, mut previous_lower) = (0, 0, 0, false);
+    let (mut len, mut twentieths, mut piece_len, mut previous_lower) = (0, 0, 0, false);
     while at < bytes.len() {
         let byte = bytes[at];
         let (upper, lower, width) = if byte < 0x80 {
@@ -84,7 +94,7 @@ fn latin_run(text: &str, mut at: usize) -> (usize, usize, usize) {
             }
         };
         if upper && previous_lower && piece_len > 0 {
-            tenths += piece_tenths(piece_len);
+            twentieths += piece_twentieths(piece_len);
             piece_len = 0;
         }
         piece_len += 1;
@@ -92,16 +102,16 @@ fn latin_run(text: &str, mut at: usize) -> (usize, usize, usize) {
         previous_lower = lower;
         at += width;
     }
-    (at, len, tenths + piece_tenths(piece_len))
+    (at, len, twentieths + piece_twentieths(piece_len))
 }
 
 /// A vocabulary of 262K pieces holds nearly every English word whole; only long ones split.
 #[inline(always)]
-fn piece_tenths(len: usize) -> usize {
+fn piece_twentieths(len: usize) -> usize {
     if len <= 10 {
-        10
+        20
     } else {
-        10 + 10 * (len - 10).div_ceil(6)
+        20 + 20 * (len - 10).div_ceil(6)
     }
 }
 
@@ -139,7 +149,10 @@ const ASCII_KINDS: [CharKind; 128] = {
 enum CharKind {
     Latin,
     OtherScript,
-    Ideograph,
+    Han,
+    Kana,
+    Hangul,
+    CjkPunctuation,
     Digit,
     Space,
     Newline,
@@ -175,11 +188,14 @@ impl CharKind {
             c if c.is_ascii() => Self::of_ascii(c as u8),
             // Latin-1 supplement and Latin Extended letters (é, ß, ł, …).
             '\u{00C0}'..='\u{024F}' if c.is_alphabetic() => CharKind::Latin,
-            '\u{1100}'..='\u{11FF}'
-            | '\u{2E80}'..='\u{9FFF}'
-            | '\u{AC00}'..='\u{D7AF}'
-            | '\u{F900}'..='\u{FAFF}'
-            | '\u{20000}'..='\u{3FFFF}' => CharKind::Ideograph,
+            '\u{3040}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' => CharKind::Kana,
+            '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' | '\u{AC00}'..='\u{D7AF}' => {
+                CharKind::Hangul
+            }
+            '\u{3000}'..='\u{303F}' | '\u{FF00}'..='\u{FFEF}' => CharKind::CjkPunctuation,
+            '\u{2E80}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{3FFFF}' => {
+                CharKind::Han
+            }
             c if c.is_alphabetic() => CharKind::OtherScript,
             c if c.is_whitespace() => CharKind::Space,
             _ => CharKind::Symbol,
@@ -203,6 +219,11 @@ mod tests {
             ("The result looks plausible, although the variance between weeks is larger than I expected.", 16.0),
             ("const rows = await data.load(\"rows.csv\");", 12.0),
             ("2026-11-22T18:02:01.932Z WARN", 26.0),
+            // Not among the benchmark's samples the CJK charges were fitted on.
+            ("分析表明，第二种方法收敛得更快，因为它重复使用了中间结果。在得出结论之前，值得确认日期范围覆盖了整个财政年度。客户群体的行为差异很大，因此单一的平均值会掩盖有趣的模式。", 50.0),
+            ("分析の結果、二番目の方法は中間結果を再利用するため、より速く収束することが分かりました。結論を出す前に、日付の範囲が会計年度全体をカバーしているか確認する価値があります。", 44.0),
+            ("これはテストです。ひらがなとカタカナのテキストをたくさんかきます。データベースのエラーがおきました。", 23.0),
+            ("분석 결과 두 번째 방법이 중간 결과를 재사용하기 때문에 더 빨리 수렴하는 것으로 나타났습니다. 결론을 내리기 전에 날짜 범위가 회계 연도 전체를 포함하는지 확인할 가치가 있습니다.", 47.0),
         ] {
             let estimate = estimate_tokens(text) as f64;
             assert!((estimate - real).abs() / real <= 0.10, "{text}: {estimate} vs {real}");
@@ -216,7 +237,7 @@ mod tests {
         for n in 1..200usize {
             assert_eq!(
                 estimate_tokens(&"日".repeat(n)),
-                (n * 8).div_ceil(10),
+                (n * 12).div_ceil(20),
                 "{n} ideographs"
             );
             assert_eq!(
@@ -260,7 +281,8 @@ mod tests {
 
     #[test]
     fn non_latin_scripts_are_not_free() {
-        assert!(estimate_tokens("日本語のテキストです") >= 7);
+        // The Gemma-3 tokenizer: 4 (日本語|の|テキスト|です); the first estimator said 9.
+        assert!((4..=6).contains(&estimate_tokens("日本語のテキストです")));
         assert!(estimate_tokens("Привет, как дела?") >= 5);
         assert!(estimate_tokens("🎯📊✅") >= 3);
     }

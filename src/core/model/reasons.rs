@@ -215,10 +215,14 @@ impl RetryReason {
     /// What the app hears: what happened, and that attempt `next` of `of` follows after
     /// `wait_ms`.
     pub fn announcement(self, next: u32, of: u32, wait_ms: u32) -> String {
-        let seconds = f64::from(wait_ms) / 1000.0;
+        // Tenths of a second in integers: formatting a float with a precision pulls 14 KB of
+        // the standard library's float printing into the wasm.
+        let tenths = wait_ms.saturating_add(50) / 100;
         format!(
-            "{}; attempt {next} of {of} in {seconds:.1} s",
-            self.describe()
+            "{}; attempt {next} of {of} in {}.{} s",
+            self.describe(),
+            tenths / 10,
+            tenths % 10
         )
     }
 
@@ -233,6 +237,26 @@ impl RetryReason {
             RetryReason::Timeout => "The model did not answer in time".into(),
             RetryReason::Network => "The model's API could not be reached".into(),
             RetryReason::Provider => "The provider failed (provider)".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RetryReason;
+
+    #[test]
+    fn the_wait_is_announced_in_tenths_of_a_second() {
+        for (wait_ms, said) in [
+            (0, "in 0.0 s"),
+            (49, "in 0.0 s"),
+            (50, "in 0.1 s"),
+            (1_250, "in 1.3 s"),
+            (2_000, "in 2.0 s"),
+            (u32::MAX, "in 4294967.2 s"),
+        ] {
+            let text = RetryReason::Timeout.announcement(2, 3, wait_ms);
+            assert!(text.ends_with(said), "{wait_ms} ms: {text}");
         }
     }
 }

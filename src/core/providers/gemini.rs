@@ -334,10 +334,10 @@ fn lasting_quota(error: Option<&Value>, message: &str) -> bool {
         let id = text_at(violation, "/quotaId").unwrap_or_default();
         let value = violation.get("quotaValue").and_then(|v| {
             v.as_str()
-                .and_then(|s| s.parse::<f64>().ok())
-                .or_else(|| v.as_f64())
+                .map(|s| s.contains('0') && s.trim().bytes().all(|b| b == b'0' || b == b'.'))
+                .or_else(|| v.as_f64().map(|n| n == 0.0))
         });
-        lasting |= id.contains("PerDay") || value == Some(0.0);
+        lasting |= id.contains("PerDay") || value == Some(true);
     }
     lasting || message.contains("limit: 0") || message.contains("per day")
 }
@@ -385,11 +385,23 @@ fn http_error(status: u16, parsed: Option<&Value>, body: &str, model: &str) -> P
     }
 }
 
-/// `"26s"` or `"1.5s"` in milliseconds.
+/// `"26s"` or `"1.5s"` in milliseconds (digits read by hand: a float parser is 4 KB of wasm).
 fn parse_duration_ms(text: &str) -> Option<u32> {
-    let seconds: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
-    (seconds.is_finite() && seconds >= 0.0)
-        .then(|| (seconds * 1000.0).min(f64::from(u32::MAX)) as u32)
+    let seconds = text.trim().strip_suffix('s')?;
+    let (whole, fraction) = seconds.split_once('.').unwrap_or((seconds, ""));
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && fraction.is_empty() || !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    let mut ms: u64 = 0;
+    for digit in whole.bytes() {
+        ms = (ms * 10 + u64::from(digit - b'0')).min(u64::from(u32::MAX));
+    }
+    ms *= 1000;
+    for (scale, digit) in [100, 10, 1].into_iter().zip(fraction.bytes()) {
+        ms += scale * u64::from(digit - b'0');
+    }
+    Some(u32::try_from(ms).unwrap_or(u32::MAX))
 }
 
 #[cfg(test)]

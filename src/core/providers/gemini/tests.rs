@@ -179,6 +179,40 @@ fn quotas_that_last_the_day_are_not_retried_and_short_ones_are() {
 }
 
 #[test]
+fn retry_delays_and_zero_quotas_are_read_without_a_float_parser() {
+    for (text, ms) in [
+        ("26s", Some(26_000)),
+        ("1.5s", Some(1_500)),
+        (" 0.25s ", Some(250)),
+        ("1.2345s", Some(1_234)),
+        (".5s", Some(500)),
+        ("99999999999s", Some(u32::MAX)),
+        ("s", None),
+        ("-1s", None),
+        ("1e3s", None),
+        ("1.5", None),
+    ] {
+        assert_eq!(parse_duration_ms(text), ms, "{text:?}");
+    }
+    let quota = |value: &str| {
+        format!(
+            r#"{{"error":{{"code":429,"message":"Resource exhausted","details":[{{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{{"quotaId":"PerMinute","quotaValue":{value}}}]}}]}}}}"#
+        )
+    };
+    for (value, lasting) in [
+        ("\"0\"", true),
+        ("\"0.0\"", true),
+        ("0", true),
+        ("\"10\"", false),
+        ("\"\"", false),
+        ("12", false),
+    ] {
+        let err = failed(429, &quota(value), "m", KEY).unwrap_err();
+        assert_eq!(!err.is_retryable(), lasting, "quotaValue {value}");
+    }
+}
+
+#[test]
 fn http_errors_name_their_cause_and_never_the_key() {
     let gone = r#"{"error":{"code":404,"message":"models/gemini-1.5-pro is not found for API version v1beta","status":"NOT_FOUND"}}"#;
     let err = failed(404, gone, "gemini-1.5-pro", KEY).unwrap_err();
