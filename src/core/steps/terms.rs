@@ -70,24 +70,13 @@ pub(crate) fn tool_text(entry: &StoredToolActivity) -> String {
 
 /// Bytes that end a token: ASCII whitespace and the punctuation around identifiers in text,
 /// code and JSON. Splitting at ASCII bytes never cuts a UTF-8 character.
-const SEPARATORS: [bool; 256] = {
-    let mut table = [false; 256];
-    let bytes = b" \n\t\r\"'`<>()[]{},;|=*";
-    let mut i = 0;
-    while i < bytes.len() {
-        table[bytes[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
+const SEPARATORS: [bool; 256] = byte_set(b" \n\t\r\"'`<>()[]{},;|=*");
 
 /// Calls `each` with every token of `text` that may be an identifier: a whole URL, else each
 /// `:`-separated part, trimmed of punctuation. `text` has its digit-group commas removed. One
 /// pass over the bytes: the text of 1..N-1 can be megabytes.
 pub(crate) fn each_candidate<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
-    let trim = |token: &'t str| {
-        token.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?' | '/' | '-'))
-    };
+    let trim = |token: &'t str| trim_ascii_matching(token, &TRIMMED);
     let mut start = 0;
     for (i, byte) in text.bytes().chain(std::iter::once(b' ')).enumerate() {
         if !SEPARATORS[usize::from(byte)] {
@@ -98,7 +87,8 @@ pub(crate) fn each_candidate<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
         if token.is_empty() {
             continue;
         }
-        if is_url(token) {
+        // Most tokens hold no colon: no URL, nothing to split.
+        if !token.bytes().any(|b| b == b':') || is_url(token) {
             each(token);
         } else if !token.contains("://") {
             for part in token.split(':') {
@@ -109,6 +99,32 @@ pub(crate) fn each_candidate<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
             }
         }
     }
+}
+
+/// The punctuation a candidate token is trimmed of.
+const TRIMMED: [bool; 256] = byte_set(b".:!?/-");
+
+/// The table of `bytes`, for [`trim_ascii_matching`].
+pub(crate) const fn byte_set(bytes: &[u8]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+}
+
+/// `text` without the bytes of `set` (ASCII, see [`byte_set`]) at either end:
+/// `str::trim_matches` walks characters through a searcher, and was the hottest spot of the
+/// check of a summary.
+pub(crate) fn trim_ascii_matching<'t>(text: &'t str, set: &[bool; 256]) -> &'t str {
+    let bytes = text.as_bytes();
+    let kept = |b: &u8| !set[usize::from(*b)];
+    let start = bytes.iter().position(kept).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(kept).map_or(start, |i| i + 1);
+    // Only ASCII bytes were cut: both ends are character boundaries.
+    &text[start..end]
 }
 
 pub(crate) fn is_url(token: &str) -> bool {
@@ -129,17 +145,20 @@ pub fn identifiers_in(text: &str) -> Vec<String> {
 }
 
 pub(crate) fn is_identifier(token: &str) -> bool {
-    let letters = token.chars().filter(char::is_ascii_alphabetic).count();
-    let digits = token.chars().filter(char::is_ascii_digit).count();
-    let allowed = token
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
-    if !allowed || token.len() > MAX_TOKEN_LEN {
+    if token.len() > MAX_TOKEN_LEN {
         return false;
     }
-    let is_number = letters == 0
-        && token.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && token.matches('.').count() <= 1;
+    let (mut letters, mut digits, mut points, mut joiners) = (0, 0, 0, 0);
+    for byte in token.bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' => letters += 1,
+            b'0'..=b'9' => digits += 1,
+            b'.' => points += 1,
+            b'_' | b'-' | b'/' => joiners += 1,
+            _ => return false,
+        }
+    }
+    let is_number = letters == 0 && joiners == 0 && points <= 1;
     if is_number {
         return digits >= 4;
     }
@@ -175,4 +194,42 @@ pub(crate) fn numbers_in(value: &str) -> Vec<String> {
         }
     }
     numbers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trimming_cuts_only_the_listed_bytes_at_the_ends() {
+        let set = b".:!?/-";
+        for (text, trimmed) in [
+            ("", ""),
+            ("...", ""),
+            ("report.csv.", "report.csv"),
+            ("-é-", "é"),
+            ("https://a.b/c/", "https://a.b/c"),
+            ("日本.", "日本"),
+        ] {
+            assert_eq!(
+                trim_ascii_matching(text, &byte_set(set)),
+                trimmed,
+                "{text:?}"
+            );
+            let expected = text.trim_matches(|c: char| c.is_ascii() && set.contains(&(c as u8)));
+            assert_eq!(trim_ascii_matching(text, &byte_set(set)), expected);
+        }
+    }
+
+    #[test]
+    fn candidates_are_trimmed_of_punctuation_and_split_at_colons() {
+        let mut seen = Vec::new();
+        each_candidate("see exec_12ab: rows.csv! and https://x.y/z. -", |t| {
+            seen.push(t)
+        });
+        assert_eq!(
+            seen,
+            ["see", "exec_12ab", "rows.csv", "and", "https://x.y/z"]
+        );
+    }
 }

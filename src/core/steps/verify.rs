@@ -8,9 +8,13 @@ use std::borrow::Cow;
 use crate::core::model::facts::{Ledger, UnverifiedLine};
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::{
-    each_candidate, is_identifier, is_url, without_digit_commas, MAX_TOKEN_LEN,
+    byte_set, each_candidate, is_identifier, is_url, trim_ascii_matching, without_digit_commas,
+    MAX_TOKEN_LEN,
 };
 use crate::core::steps::validation::heading_section;
+
+/// The byte a number is trimmed of.
+const POINT: [bool; 256] = byte_set(b".");
 
 /// The mark a line that names what no source holds ends with.
 pub const UNVERIFIED_MARK: &str = " [unverified]";
@@ -102,10 +106,15 @@ fn items_in(line: &str) -> Vec<String> {
 
 /// Whether `token` is a plain number (digits, at most one decimal point).
 fn is_number(token: &str) -> bool {
-    !token.is_empty()
-        && token.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        && token.matches('.').count() <= 1
-        && token.bytes().any(|b| b.is_ascii_digit())
+    let (mut digits, mut points) = (0, 0);
+    for byte in token.bytes() {
+        match byte {
+            b'0'..=b'9' => digits += 1,
+            b'.' => points += 1,
+            _ => return false,
+        }
+    }
+    digits > 0 && points <= 1
 }
 
 /// The numbers inside `text`: runs of digits and points, trimmed of points; a run with two
@@ -126,7 +135,7 @@ fn numeric_runs(text: &str) -> impl Iterator<Item = &str> {
             at += 1;
         }
         // Digits and points are ASCII: both ends are character boundaries.
-        Some(text[start..at].trim_matches('.'))
+        Some(trim_ascii_matching(&text[start..at], &POINT))
     });
     runs.flat_map(|run| {
         let split = run.bytes().filter(|b| *b == b'.').count() > 1;
@@ -216,8 +225,12 @@ impl Number {
 
 /// How many digits `number` has before its point, leading zeros not counted.
 fn whole_digits(number: &str) -> usize {
-    let whole = number.split('.').next().unwrap_or_default();
-    whole.trim_start_matches('0').len()
+    let whole = number
+        .as_bytes()
+        .split(|b| *b == b'.')
+        .next()
+        .unwrap_or_default();
+    whole.iter().skip_while(|b| **b == b'0').count()
 }
 
 /// `digits` plus one in its last place: `199` → `200`, `99` → `100`, `` → `1`.
@@ -328,7 +341,7 @@ fn source_texts<'a>(selection: &'a Selection, ledger: &'a Ledger) -> Vec<Cow<'a,
     let mut texts: Vec<Cow<'a, str>> = Vec::new();
     for (_, entry) in &selection.reasoning {
         let text: &str = entry;
-        if text.contains(UNVERIFIED_MARK) {
+        if text.bytes().any(|b| b == b'[') && text.contains(UNVERIFIED_MARK) {
             let lines = text.lines().filter(|line| !line.ends_with(UNVERIFIED_MARK));
             let kept = lines.collect::<Vec<_>>().join("\n");
             texts.push(Cow::Owned(without_digit_commas(&kept).into_owned()));

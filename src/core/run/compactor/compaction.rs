@@ -68,13 +68,17 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     /// Takes the lease, runs the compaction, records a failure and gives the lease back, each
-    /// write under the store lock.
+    /// write under the store lock. The lock the run ends with (after the swap, or after a
+    /// refusal before the provider was asked) also covers the lease's release: two holds for a
+    /// compaction, one for a refusal.
     async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
-        let held = self.lock.acquire().await?;
+        let mut held = Some(self.lock.acquire().await?);
         self.lease.take(&self.logs.borrow())?;
-        let outcome = self.run(run, held).await;
-        // Without the lock the lease still goes: an expired lease would block for hours.
-        let held = self.lock.acquire().await.ok();
+        let outcome = self.run(run, &mut held).await;
+        if held.is_none() {
+            // Without the lock the lease still goes: an expired lease would block for hours.
+            held = self.lock.acquire().await.ok();
+        }
         if let Err(err) = &outcome {
             self.fail(run, err);
         }
@@ -105,11 +109,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     /// The compaction itself; `held` is the store lock taken with the lease, given up while
-    /// the provider works and taken again for the archive and the swap.
+    /// the provider works and taken again for the archive and the swap (and kept after it).
     async fn run(
         &self,
         run: &mut Run,
-        held: LockHeld,
+        held: &mut Option<LockHeld>,
     ) -> Result<CompactionResult, CompactionError> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed). We hold the lease.
@@ -122,7 +126,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             context_usage: observed.input.usage,
         });
         // Other tabs append while the model works; the swap picks their entries up.
-        drop(held);
+        drop(held.take());
         let waits = self.logs.borrow().iteration_running();
         if waits {
             self.advance(run, Phase::Waiting, None);
@@ -162,7 +166,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let accepted = self.summarise(run, &request, compacted_tokens).await?;
         let summary = accepted.summary;
 
-        let held = self.lock.acquire().await?;
+        *held = Some(self.lock.acquire().await?);
         // The last moment a cancellation is honoured: from here on the compaction completes.
         if run.cancel.is_cancelled() {
             return Err(CompactionError::Aborted);
@@ -228,7 +232,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let guard = self.guard.get();
         self.guard
             .set(guard.after_success(&self.settings, run.trigger, &result));
-        drop(held);
         self.advance(run, Phase::Unfreezing, None);
         self.frozen.set(false);
         self.advance(run, Phase::Complete, None);
