@@ -25,7 +25,11 @@ try {
   await page.goto(`http://127.0.0.1:${server.address().port}/bench/page.html`);
   await page.waitForFunction(() => window.benchResults, null, { timeout: 600_000 });
   timings = await page.evaluate(() => window.benchResults);
-  fidelity = await measureFidelity(browser, `http://127.0.0.1:${server.address().port}/`);
+  // `--timings`: the size, the estimator and the timings only (a minute, not five), to measure
+  // two commits side by side.
+  if (!process.argv.includes("--timings")) {
+    fidelity = await measureFidelity(browser, `http://127.0.0.1:${server.address().port}/`);
+  }
 } finally {
   await browser.close();
   server.close();

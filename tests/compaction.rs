@@ -585,3 +585,33 @@ fn a_rollback_leaves_no_lease_that_holds_other_tabs_back() {
         "{refusal:?}"
     );
 }
+
+/// A compaction whose steps take time lets the page run between them (a zero-length sleep, a
+/// new task in the browser), so that a big one is no long task; one whose steps take no time
+/// never waits. Both compact the same iterations.
+#[test]
+fn slow_steps_are_cut_into_short_tasks_and_fast_ones_never_wait() {
+    let run = |clock: context_compactor::core::ports::clock::ManualClock| {
+        let rig = Rig::offline(MemoryStore::new(), clock.clone(), small_window());
+        grow_session(&rig.logs, &clock, 6, 3);
+        let result = run_ready(rig.compactor.compact(Trigger::User))
+            .unwrap()
+            .unwrap();
+        let breaks = rig
+            .timer
+            .waits
+            .borrow()
+            .iter()
+            .filter(|ms| **ms == 0)
+            .count();
+        (result.iterations, breaks)
+    };
+    let (iterations, breaks) = run(context_compactor::core::ports::clock::ManualClock::new(
+        NOV_22_2026,
+    ));
+    assert_eq!(breaks, 0);
+    let slow = context_compactor::core::ports::clock::ManualClock::ticking(NOV_22_2026, 7.0);
+    let (slow_iterations, slow_breaks) = run(slow);
+    assert!(slow_breaks >= 2, "{slow_breaks} breaks");
+    assert_eq!(slow_iterations, iterations);
+}

@@ -17,10 +17,12 @@ impl<T: Clock + ?Sized> Clock for Rc<T> {
 }
 
 #[cfg(any(test, feature = "testing"))]
-/// A clock that only moves when told to; clones share the same time. For tests and replays.
+/// A clock that only moves when told to (or, made [`ManualClock::ticking`], a little at every
+/// reading); clones share the same time. For tests and replays.
 #[derive(Debug, Clone)]
 pub struct ManualClock {
     now: Rc<Cell<f64>>,
+    tick_ms: f64,
 }
 
 #[cfg(any(test, feature = "testing"))]
@@ -29,6 +31,16 @@ impl ManualClock {
     pub fn new(start_ms: f64) -> Self {
         Self {
             now: Rc::new(Cell::new(start_ms)),
+            tick_ms: 0.0,
+        }
+    }
+
+    /// A clock standing at `start_ms` that moves `tick_ms` after every reading: work that
+    /// reads the time takes time.
+    pub fn ticking(start_ms: f64, tick_ms: f64) -> Self {
+        Self {
+            now: Rc::new(Cell::new(start_ms)),
+            tick_ms,
         }
     }
 
@@ -41,7 +53,9 @@ impl ManualClock {
 #[cfg(any(test, feature = "testing"))]
 impl Clock for ManualClock {
     fn now_ms(&self) -> f64 {
-        self.now.get()
+        let now = self.now.get();
+        self.now.set(now + self.tick_ms);
+        now
     }
 }
 

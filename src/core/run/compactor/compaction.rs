@@ -27,6 +27,11 @@ use crate::core::store::journal::{Commit, Journal};
 /// How often a waiting compaction looks whether the running iteration finished, in ms.
 const WAIT_POLL_MS: u32 = 50;
 
+/// Work (ms) after which a compaction lets the page run before its next step: the browser
+/// counts a task of 50 ms or more as long (input waits, frames drop), and no step of a
+/// compaction of 400K tokens takes 25 ms.
+const BREAK_AFTER_MS: f64 = 20.0;
+
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Runs one compaction. Whatever the error, the logs are as before (plus any appends).
     pub async fn compact(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
@@ -54,6 +59,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             started_ms: self.now(),
             percent: 0,
             attempts: Attempts::default(),
+            working_since_ms: self.now(),
         };
         let outcome = self.compact_leased(&mut run).await;
         self.busy.set(false);
@@ -73,6 +79,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// compaction, one for a refusal.
     async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
         let mut held = Some(self.lock.acquire().await?);
+        run.working_since_ms = self.now();
         self.lease.take(&self.logs.borrow())?;
         let outcome = self.run(run, &mut held).await;
         if held.is_none() {
@@ -127,6 +134,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         });
         // Other tabs append while the model works; the swap picks their entries up.
         drop(held.take());
+        self.take_a_break(run).await;
         let waits = self.logs.borrow().iteration_running();
         if waits {
             self.advance(run, Phase::Waiting, None);
@@ -156,6 +164,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let digest = Digest::of(&selection);
         let ledger = self.ledger_of(&selection, &digest)?;
         let prompt = build_prompt(&selection, &self.settings, &ledger);
+        self.take_a_break(run).await;
         let request = SummaryRequest {
             prompt: &prompt,
             selection: &selection,
@@ -167,6 +176,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let summary = accepted.summary;
 
         *held = Some(self.lock.acquire().await?);
+        run.working_since_ms = self.now();
         // The last moment a cancellation is honoured: from here on the compaction completes.
         if run.cancel.is_cancelled() {
             return Err(CompactionError::Aborted);
@@ -184,14 +194,16 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 total_tokens_before: tokens_before,
             },
         };
-        let logs = self.logs.borrow();
-        let archives = Archives::new(&logs, &self.keys);
-        let (archive_key, timestamp) = Journal::of(&logs).archive(&archives, &commit)?;
-        drop(logs);
+        let (archive_key, timestamp) = {
+            let logs = self.logs.borrow();
+            let archives = Archives::new(&logs, &self.keys);
+            Journal::of(&logs).archive(&archives, &commit)?
+        };
         self.events.emit(CompactionEvent::Archived {
             archive_key: archive_key.clone(),
             timestamp,
         });
+        self.take_a_break(run).await;
 
         self.advance(run, Phase::Replacing, None);
         let logs = self.logs.borrow();
@@ -239,6 +251,16 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             result: Box::new(result.clone()),
         });
         Ok(result)
+    }
+
+    /// Lets the page's other tasks run (input, frames, the app's own work) when this compaction
+    /// has worked [`BREAK_AFTER_MS`] since the last break, so that a big compaction is several
+    /// short tasks instead of one long one. Small compactions never wait.
+    async fn take_a_break(&self, run: &mut Run) {
+        if self.now() - run.working_since_ms >= BREAK_AFTER_MS {
+            self.timer.sleep(0).await;
+            run.working_since_ms = self.now();
+        }
     }
 
     /// Asks the provider until an answer passes the check, reporting each step as progress.

@@ -63,6 +63,8 @@ struct Run {
     percent: u8,
     /// The provider calls made, what they cost, who answered.
     attempts: Attempts,
+    /// When the work since the last break of the page's task began (ms).
+    working_since_ms: f64,
 }
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
