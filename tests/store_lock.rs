@@ -106,3 +106,19 @@ fn a_refused_lock_fails_the_compaction_before_anything_changes() {
         .unwrap()
         .is_ok());
 }
+
+/// Every `new Compactor` in a page recovers; with no journal to settle (nearly always) it takes
+/// no lock: it took one, and the page's first compaction queued behind it.
+#[test]
+fn recovery_without_a_journal_takes_no_lock() {
+    let rig = locked(MemoryStore::default(), 8);
+    assert_eq!(run_ready(rig.compactor.recover()).unwrap().unwrap(), None);
+    assert_eq!(rig.watch.acquired.get(), 0);
+    rig.memory
+        .set("gdrs_compaction_journal", "{not json")
+        .unwrap();
+    let err = run_ready(rig.compactor.recover()).unwrap().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::StorageCorrupt);
+    assert_eq!(rig.watch.acquired.get(), 1);
+    assert!(!rig.watch.held.get());
+}

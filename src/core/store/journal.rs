@@ -123,6 +123,13 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
             .map_err(|err| with_free_space(self.logs.store(), err))
     }
 
+    /// Whether a journal is stored (read without the store lock: a journal this tab's copy of
+    /// `localStorage` does not show yet belongs to a compaction still running in another tab,
+    /// and one a closed tab left is settled by the next compaction anyway).
+    pub fn is_present(&self) -> Result<bool, StorageError> {
+        Ok(self.logs.store().get(&self.key)?.is_some())
+    }
+
     /// Removes the journal: the compaction it described is complete or undone.
     fn finish(&self) -> Result<(), StorageError> {
         self.logs.store().remove(&self.key)

@@ -21,6 +21,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if self.busy.get() {
             return Ok(None);
         }
+        // Nearly always there is nothing to settle: then no store lock (every `new Compactor`
+        // recovers, and a hold is a Web Lock and an IndexedDB transaction).
+        if !Journal::of(&self.logs.borrow()).is_present()? {
+            return Ok(None);
+        }
         let held = self.lock.acquire().await?;
         let outcome = match self.lease.held_elsewhere(&self.logs.borrow()) {
             _ if self.busy.get() => return Ok(None),
