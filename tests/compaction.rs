@@ -615,3 +615,30 @@ fn slow_steps_are_cut_into_short_tasks_and_fast_ones_never_wait() {
     assert!(slow_breaks >= 2, "{slow_breaks} breaks");
     assert_eq!(slow_iterations, iterations);
 }
+
+/// `reasoningEntries()` describes the log a compaction left: the summary with the iterations
+/// it replaced and its archive, then the kept iteration's header and text.
+#[test]
+fn reasoning_entries_name_the_summary_its_archive_and_the_kept_iteration() {
+    use context_compactor::core::log::reasoning_entry::ReasoningKind;
+    let rig = session(5, vec![Answer::Text(valid_summary("- Totals per region."))]);
+    let result = compact(&rig, Trigger::User).unwrap();
+    let entries = rig.logs.borrow().reasoning_entries().unwrap();
+    let kinds: Vec<_> = entries
+        .iter()
+        .map(|e| (e.kind, e.iteration, e.iterations))
+        .collect();
+    assert_eq!(kinds[0], (ReasoningKind::Summary, None, Some([1, 4])));
+    assert_eq!(
+        entries[0].archive_key.as_deref(),
+        Some(result.archive_key.as_str())
+    );
+    assert_eq!(kinds[1], (ReasoningKind::Header, Some(5), None));
+    assert!(kinds[2..]
+        .iter()
+        .all(|k| *k == (ReasoningKind::Text, Some(5), None)));
+    assert_eq!(
+        kinds.len(),
+        rig.logs.borrow().reasoning_log().unwrap().len()
+    );
+}

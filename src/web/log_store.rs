@@ -14,8 +14,9 @@ use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
 use super::store_lock::BrowserStoreLock;
 use super::typescript::{
-    ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptions, PinList, StringList,
-    ToolActivityEntryJs, ToolActivityEntryList, ToolActivityInputJs,
+    ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptions, PinList,
+    ReasoningEntryList, StringList, ToolActivityEntryJs, ToolActivityEntryList,
+    ToolActivityInputJs,
 };
 use crate::core::log::stored_entry::join_entries;
 use crate::core::ports::store_lock::StoreLock;
@@ -211,6 +212,18 @@ impl JsLogStore {
     #[wasm_bindgen(js_name = reasoningLog)]
     pub fn reasoning_log(&self) -> JsResult<StringList> {
         Ok(json_to_js(&self.inner.borrow().reasoning_log_json()?)?)
+    }
+
+    /// The reasoning log, every entry described: an iteration's header, a compacted summary
+    /// (the iterations it replaced, its archive) or text (the iteration it belongs to).
+    ///
+    /// @example
+    /// for (const entry of logs.reasoningEntries()) {
+    ///   if (entry.kind === "summary") console.log(`iterations ${entry.iterations?.join("-")} in ${entry.archiveKey}`);
+    /// }
+    #[wasm_bindgen(js_name = reasoningEntries)]
+    pub fn reasoning_entries(&self) -> JsResult<ReasoningEntryList> {
+        Ok(to_js(&self.inner.borrow().reasoning_entries()?)?)
     }
 
     /// The latest compacted summary (if any) and the last `k` reasoning entries after it: use

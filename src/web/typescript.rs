@@ -173,6 +173,24 @@ export interface UnverifiedLine {
   items: string[];
 }
 
+/** One reasoning-log entry, described (`LogStore.reasoningEntries()`): what it is and where it
+ * belongs, so that an app need not parse the package's header lines. */
+export interface ReasoningEntry {
+  /** The entry as stored. */
+  text: string;
+  /** `"header"`: `=== ITERATION n ===`; `"summary"`: a compacted summary; `"text"`: anything
+   * else (the model's reasoning, markers such as `=== ITERATION n ERROR ===`). */
+  kind: "header" | "summary" | "text";
+  /** The iteration a header starts or a text belongs to (absent for a summary, and for text
+   * before any iteration). */
+  iteration?: number;
+  /** The iterations a summary replaced, first and last. */
+  iterations?: [number, number];
+  /** The archive holding the originals a summary replaced (absent for a summary the package
+   * did not write). */
+  archiveKey?: string;
+}
+
 /** A fact the app pinned with `LogStore.pin()`. */
 export interface Pin {
   id: string;
@@ -384,6 +402,9 @@ extern "C" {
     /// `string[]` in TypeScript.
     #[wasm_bindgen(typescript_type = "string[]")]
     pub type StringList;
+    /// `ReasoningEntry[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ReasoningEntry[]")]
+    pub type ReasoningEntryList;
     /// `Pin[]` in TypeScript.
     #[wasm_bindgen(typescript_type = "Pin[]")]
     pub type PinList;

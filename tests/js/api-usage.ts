@@ -40,6 +40,12 @@ export async function useTheLogStore(): Promise<number> {
   logs.markIterationRunning();
   logs.finishIteration();
   const recent: string[] = logs.recentReasoning(3);
+  for (const entry of logs.reasoningEntries()) {
+    const kind: "header" | "summary" | "text" = entry.kind;
+    const range: [number, number] | undefined = entry.iterations;
+    const archive: string | undefined = entry.archiveKey;
+    console.log(kind, entry.text.length, entry.iteration, range, archive);
+  }
   const locked: ExecutionEntry = await logs.withLock(() => logs.appendExecution({ success: true, code: "2+2" }));
   const later: number = await logs.withLock(async () => logs.currentIteration);
   console.log(locked.id, later);

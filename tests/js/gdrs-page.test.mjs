@@ -40,6 +40,8 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
       const live = texts();
       const executions = logs.executionLog();
       const recent = logs.recentReasoning(3);
+      const described = logs.reasoningEntries();
+      const reasoningTexts = logs.reasoningLog();
       // The app goes on: five more iterations of its own writing.
       const reasoning = JSON.parse(localStorage.getItem(GDRS_KEYS.reasoning));
       for (let n = truth.current + 1; n <= truth.current + 5; n += 1) reasoning.push(`=== ITERATION ${n} ===\nstep ${n}`);
@@ -48,7 +50,7 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
       const appSlice = JSON.parse(localStorage.getItem(GDRS_KEYS.reasoning)).slice(-3);
       localStorage.setItem(GDRS_KEYS.reasoning, live[GDRS_KEYS.reasoning]);
       await compactor.rollback(result.archiveKey);
-      return { truth, before, live, after: texts(), archive, archiveText, executions, recent, recentLater, appSlice, summary: result.summary };
+      return { truth, before, live, after: texts(), archive, archiveText, executions, recent, recentLater, appSlice, summary: result.summary, described, reasoningTexts, result };
     }, seed);
     const { truth, before, live, after, archive, archiveText } = outcome;
     assert.deepEqual(after, before, `seed ${seed}: byte for byte after the rollback`);
@@ -72,6 +74,15 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
     assert.match(outcome.recentLater[0], /^=== COMPACTED SUMMARY/, `seed ${seed}: five iterations later the summary is still in the window`);
     assert.ok(!outcome.appSlice.some((e) => e.startsWith("=== COMPACTED SUMMARY")), "where slice(-3) has lost it");
     assert.ok(outcome.summary.includes(truth.query), `seed ${seed}: the query is in the summary`);
+    const { described, reasoningTexts, result } = outcome;
+    assert.deepEqual(described.map((e) => e.text), reasoningTexts, `seed ${seed}: reasoningEntries() holds the log's texts`);
+    assert.deepEqual(
+      { kind: described[0].kind, iterations: described[0].iterations, archiveKey: described[0].archiveKey },
+      { kind: "summary", iterations: result.iterations, archiveKey: result.archiveKey },
+      `seed ${seed}: the summary, its iterations and its archive`,
+    );
+    assert.ok(described.some((e) => e.kind === "header" && e.iteration === n), `seed ${seed}: iteration ${n}'s header`);
+    assert.ok(described.slice(1).every((e) => e.iteration === n), `seed ${seed}: every kept entry is in iteration ${n}`);
   }
   await page.screenshot({ path: join(outputDir, "gdrs-session.png") });
   assert.deepEqual(errors, []);

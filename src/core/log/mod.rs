@@ -8,6 +8,7 @@ pub mod ids;
 pub mod iteration;
 pub mod new_entries;
 pub mod placement;
+pub mod reasoning_entry;
 pub mod snapshot;
 pub mod stored_entry;
 pub mod text_hash;

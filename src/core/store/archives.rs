@@ -89,7 +89,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
         let reasoning = if infos.is_empty() {
             Vec::new()
         } else {
-            self.logs.reasoning_entries()?
+            self.logs.stored_reasoning()?
         };
         Ok(infos
             .into_iter()

@@ -7,6 +7,7 @@ use crate::core::log::entries::{
 };
 use crate::core::log::ids::IdGenerator;
 use crate::core::log::iteration::{iteration_header, named_iteration, parse_summary_header};
+use crate::core::log::reasoning_entry::ReasoningEntry;
 use crate::core::log::snapshot::{with_placed_iterations, LogSnapshot};
 use crate::core::log::stored_entry::{join_entries, parse_entries, EntryView, Stored};
 use crate::core::model::facts::{Pin, PinTextError};
@@ -125,7 +126,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     fn push_reasoning(&mut self, text: &str) -> Result<(), StorageError> {
         let key = self.keys.reasoning();
-        let mut log = self.reasoning_entries()?;
+        let mut log = self.stored_reasoning()?;
         log.push(encode_entry(&key, text)?);
         self.store.set(&key, &join_entries(&log))
     }
@@ -189,21 +190,32 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     }
 
     /// The reasoning log's entries, as stored (the other logs are not read).
-    pub(crate) fn reasoning_entries(&self) -> Result<Vec<StoredReasoning>, StorageError> {
+    pub(crate) fn stored_reasoning(&self) -> Result<Vec<StoredReasoning>, StorageError> {
         let key = self.keys.reasoning();
         parse_entries(&key, self.store.get(&key)?.as_deref())
     }
 
     /// The reasoning log: the text of every entry (a lone surrogate reads as U+FFFD).
     pub fn reasoning_log(&self) -> Result<Vec<String>, StorageError> {
-        let log = self.reasoning_entries()?;
+        let log = self.stored_reasoning()?;
         Ok(log.into_iter().map(|entry| entry.view().clone()).collect())
+    }
+
+    /// The reasoning log, every entry described: an iteration's header, a summary (with the
+    /// iterations it replaced and its archive) or text (with the iteration it belongs to).
+    pub fn reasoning_entries(&self) -> Result<Vec<ReasoningEntry>, StorageError> {
+        let logs = self.snapshot()?;
+        let placed = logs.placed_iterations();
+        let described = logs.reasoning.iter().zip(&placed.reasoning);
+        Ok(described
+            .map(|(entry, iteration)| ReasoningEntry::describe(entry.view(), *iteration))
+            .collect())
     }
 
     /// The latest compacted summary (if any) plus the last `k` reasoning entries after it: what
     /// an app's prompt should hold of the reasoning log, so the summary never drops out of it.
     pub fn recent_reasoning(&self, k: usize) -> Result<Vec<StoredReasoning>, StorageError> {
-        let log = self.reasoning_entries()?;
+        let log = self.stored_reasoning()?;
         let summary_at = log
             .iter()
             .rposition(|entry| parse_summary_header(entry).is_some());
@@ -217,7 +229,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// The reasoning log as a JSON array of the stored entries.
     pub fn reasoning_log_json(&self) -> Result<String, StorageError> {
-        let log = self.reasoning_entries()?;
+        let log = self.stored_reasoning()?;
         Ok(join_entries(&log))
     }
 
