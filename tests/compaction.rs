@@ -642,3 +642,20 @@ fn reasoning_entries_name_the_summary_its_archive_and_the_kept_iteration() {
         rig.logs.borrow().reasoning_log().unwrap().len()
     );
 }
+
+/// A compaction asked for while another runs is refused `busy`, even when the other has ended
+/// by the time the new one is first polled (in the browser: `compact()` called by a listener of
+/// `compaction_complete` started a second compaction once the first had finished). A
+/// compaction dropped before it was polled leaves the compactor free.
+#[test]
+fn a_compaction_asked_for_while_another_runs_is_busy_whenever_it_is_awaited() {
+    let rig = session(5, vec![Answer::Text(valid_summary("- Totals per region."))]);
+    let first = rig.compactor.compact(Trigger::User);
+    let second = rig.compactor.compact(Trigger::User);
+    assert!(run_ready(first).unwrap().is_ok());
+    let err = run_ready(second).unwrap().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Busy);
+    assert_eq!(rig.provider.calls(), 1);
+    drop(rig.compactor.compact(Trigger::User));
+    assert!(!rig.compactor.busy());
+}

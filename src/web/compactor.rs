@@ -166,10 +166,14 @@ impl JsCompactor {
             }
         }
         let engine = Rc::clone(&self.engine);
+        // Claimed now: a compact() called while another runs is busy, whenever it is awaited.
+        let claim = engine.claim(parsed.trigger, cancel);
         Ok(future_to_promise(async move {
-            let result = engine
-                .compact_until(parsed.trigger, cancel)
-                .await
+            let outcome = match claim {
+                Ok(claim) => engine.compact_claimed(claim).await,
+                Err(err) => Err(err),
+            };
+            let result = outcome
                 .map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?;
             Ok(to_js::<_, JsValue>(&result)?)
         }))

@@ -189,6 +189,9 @@ export interface ReasoningEntry {
   /** The archive holding the originals a summary replaced (absent for a summary the package
    * did not write). */
   archiveKey?: string;
+  /** A summary's own text (markdown): without its header line, the line naming its archive
+   * and its end line. */
+  summary?: string;
 }
 
 /** A fact the app pinned with `LogStore.pin()`. */

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::core::log::iteration::{
-    parse_iteration_header, parse_summary_header, parse_summary_source,
+    parse_iteration_header, parse_summary_header, parse_summary_source, SUMMARY_END,
 };
 
 /// What a reasoning entry is.
@@ -38,6 +38,10 @@ pub struct ReasoningEntry {
     /// The archive that holds the originals a summary replaced, when it names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archive_key: Option<String>,
+    /// A summary's own text: without its header line, the line naming its archive and its
+    /// end line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
 }
 
 impl ReasoningEntry {
@@ -53,12 +57,23 @@ impl ReasoningEntry {
         let archive_key = (kind == ReasoningKind::Summary)
             .then(|| parse_summary_source(text).map(str::to_owned))
             .flatten();
+        let summary = (kind == ReasoningKind::Summary).then(|| {
+            let framed = archive_key.is_some();
+            let body = text.trim().lines().skip(if framed { 2 } else { 1 });
+            let body: Vec<&str> = body.collect();
+            let body = match body.split_last() {
+                Some((last, rest)) if last.trim() == SUMMARY_END => rest,
+                _ => &body[..],
+            };
+            body.join("\n").trim().to_owned()
+        });
         Self {
             text: text.to_owned(),
             kind,
             iteration,
             iterations,
             archive_key,
+            summary,
         }
     }
 }
@@ -85,6 +100,10 @@ mod tests {
         assert_eq!(summary.iterations, Some([1, 6]));
         assert_eq!(summary.iteration, None);
         assert_eq!(
+            summary.summary.as_deref(),
+            Some("### 🎯 OBJECTIVE ACHIEVED\n- done")
+        );
+        assert_eq!(
             summary.archive_key.as_deref(),
             Some("gdrs_archived_logs_1795373767000")
         );
@@ -93,6 +112,12 @@ mod tests {
         assert_eq!(
             (bare.kind, bare.archive_key),
             (ReasoningKind::Summary, None)
+        );
+        assert_eq!(bare.summary.as_deref(), Some("body"));
+        let ended = format!("{}\nline\n{SUMMARY_END}", summary_header(1, 2));
+        assert_eq!(
+            ReasoningEntry::describe(&ended, 2).summary.as_deref(),
+            Some("line")
         );
         let marker = ReasoningEntry::describe("=== ITERATION 3 ERROR ===\nboom", 3);
         assert_eq!(

@@ -1,6 +1,10 @@
 //! One compaction, start to end: the lease, the run through the steps, the provider calls with
 //! their retries and cancellation, and the record of a failure.
 
+use std::cell::Cell;
+use std::future::Future;
+use std::rc::Rc;
+
 use super::{Compactor, Run};
 use crate::core::error::CompactionError;
 use crate::core::model::outcome::{saving, CompactionResult};
@@ -24,6 +28,21 @@ use crate::core::store::archive::ArchiveMetadata;
 use crate::core::store::archives::Archives;
 use crate::core::store::journal::{Commit, Journal};
 
+/// One compaction's hold on its compactor: the compactor is busy from [`Compactor::claim`]
+/// until this is dropped (the compaction ended, or its future was dropped unpolled).
+#[derive(Debug)]
+pub struct Claim {
+    busy: Rc<Cell<bool>>,
+    trigger: Trigger,
+    cancel: Cancel,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.busy.set(false);
+    }
+}
+
 /// How often a waiting compaction looks whether the running iteration finished, in ms.
 const WAIT_POLL_MS: u32 = 50;
 
@@ -34,17 +53,31 @@ const BREAK_AFTER_MS: f64 = 20.0;
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Runs one compaction. Whatever the error, the logs are as before (plus any appends).
-    pub async fn compact(&self, trigger: Trigger) -> Result<CompactionResult, CompactionError> {
-        self.compact_until(trigger, Cancel::default()).await
+    /// The compactor is claimed when this is called (see [`Compactor::claim`]).
+    pub fn compact(
+        &self,
+        trigger: Trigger,
+    ) -> impl Future<Output = Result<CompactionResult, CompactionError>> + '_ {
+        self.compact_until(trigger, Cancel::default())
     }
 
     /// Runs one compaction that `cancel` (or [`Compactor::abort`]) stops with
     /// [`CompactionError::Aborted`] until its archive is written; after that it completes.
-    pub async fn compact_until(
+    /// The compactor is claimed when this is called (see [`Compactor::claim`]).
+    pub fn compact_until(
         &self,
         trigger: Trigger,
         cancel: Cancel,
-    ) -> Result<CompactionResult, CompactionError> {
+    ) -> impl Future<Output = Result<CompactionResult, CompactionError>> + '_ {
+        let claim = self.claim(trigger, cancel);
+        async move { self.compact_claimed(claim?).await }
+    }
+
+    /// Claims this compactor for one compaction now, not when the compaction's future is first
+    /// polled: a compaction asked for while another runs is `Busy` even when the other has
+    /// ended by the time the new one would start (a listener of `compaction_complete` that
+    /// calls `compact()` is refused; it started a second compaction once).
+    pub fn claim(&self, trigger: Trigger, cancel: Cancel) -> Result<Claim, CompactionError> {
         if self.busy.get() {
             return Err(CompactionError::Busy(BusyReason::Compacting));
         }
@@ -53,16 +86,25 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         self.busy.set(true);
         self.cancel.replace(cancel.clone());
-        let mut run = Run {
+        Ok(Claim {
+            busy: Rc::clone(&self.busy),
             trigger,
             cancel,
+        })
+    }
+
+    /// Runs the compaction `claim` (of this compactor) was taken for.
+    pub async fn compact_claimed(&self, claim: Claim) -> Result<CompactionResult, CompactionError> {
+        let mut run = Run {
+            trigger: claim.trigger,
+            cancel: claim.cancel.clone(),
             started_ms: self.now(),
             percent: 0,
             attempts: Attempts::default(),
             working_since_ms: self.now(),
         };
         let outcome = self.compact_leased(&mut run).await;
-        self.busy.set(false);
+        drop(claim);
         outcome
     }
 

@@ -47,7 +47,7 @@ pub struct Compactor<S, C> {
     lock: Box<dyn StoreLock>,
     /// The app's own measure of its prompt, and the size it last reported.
     usage: PromptUsage,
-    busy: Cell<bool>,
+    busy: Rc<Cell<bool>>,
     frozen: Cell<bool>,
     guard: Cell<AutoGuard>,
     /// The cancellation of the running compaction, for [`Compactor::abort`].
@@ -88,7 +88,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             keys,
             lock: Box::new(Unshared),
             usage: PromptUsage::default(),
-            busy: Cell::new(false),
+            busy: Rc::new(Cell::new(false)),
             frozen: Cell::new(false),
             guard: Cell::new(AutoGuard::default()),
             cancel: RefCell::new(Cancel::default()),
