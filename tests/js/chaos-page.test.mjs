@@ -226,7 +226,9 @@ test("appends through withLock from two tabs at once all land; the lock nests, r
   );
   const outcome = await pages[1].evaluate(async () => {
     const { logs, compactor } = window.chaos;
-    const codes = logs.executionLog().map((entry) => entry.code);
+    // Read under the lock: outside it this tab's copy of localStorage may not show the other
+    // tab's last append yet (Chromium brings copies up to date asynchronously).
+    const codes = await logs.withLock(() => logs.executionLog().map((entry) => entry.code));
     for (let i = 0; i < 6; i++) await logs.withLock(() => { logs.startIteration(); logs.appendReasoning(`step ${i} `.repeat(80)); logs.finishIteration(); });
     // A compaction started inside withLock shares this tab's hold instead of waiting for it.
     const nested = await logs.withLock(() => compactor.compact().then((r) => r.iterations, (err) => err.code));
