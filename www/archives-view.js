@@ -1,0 +1,121 @@
+// The archives panel: the list (date, iterations, entries, size, expiry), an archive's
+// originals beside the summary that replaced them, restore and delete.
+import { Compactor } from "/pkg/context_compactor.js";
+import { $, el, state, settings, showError, showMessage, act, rerender } from "./ui.js";
+import { archivedItem, summaryItem } from "./entries-view.js";
+import { track } from "./usage-view.js";
+
+/** The compactor that lists, reads and deletes archives: that needs no provider, so the list
+ * stays while Gemini is chosen without a key yet. */
+function archivist() {
+  state.archivist ??= new Compactor(state.logs, { provider: { type: "offline" } });
+  return state.compactor ?? state.archivist;
+}
+
+/** The live summary entry that replaced `archive`'s originals, to show beside them: the one
+ * that names the archive (a summary written before summaries named theirs: by its range). */
+function liveSummaryOf(archive, key) {
+  const summaries = state.logs.reasoningEntries().filter((entry) => entry.kind === "summary");
+  const named = summaries.find((entry) => entry.archiveKey === key);
+  if (named || !archive.iterations.length) return named;
+  const last = Math.max(...archive.iterations);
+  return summaries.find((entry) => !entry.archiveKey && entry.iterations[1] === last);
+}
+
+export function renderArchives() {
+  const rows = $("archive-rows");
+  const archives = archivist().archives();
+  $("archive-empty").hidden = archives.length > 0;
+  rows.replaceChildren(
+    ...archives.map((info) => {
+      const tr = el("tr");
+      const first = info.iterations[0];
+      const last = info.iterations[info.iterations.length - 1];
+      // By date, iterations and size; the storage key is a detail under the date.
+      const created = el("td", "", new Date(info.timestamp).toLocaleString());
+      created.append(el("span", "archive-key mono", info.key));
+      const counts = info.entries ?? { reasoning: 0, execution: 0, toolActivity: 0 };
+      tr.append(
+        created,
+        el("td", "", first === last ? `${first}` : `${first}–${last}`),
+        el("td", "", `${counts.reasoning + counts.execution + counts.toolActivity}`),
+        el("td", "", `${(info.bytes / 1024).toFixed(1)} KB`),
+        el("td", "", new Date(info.expiresAt).toLocaleDateString()),
+      );
+      const actions = el("td");
+      const view = el("button", "", "View");
+      view.addEventListener("click", () => viewArchive(info.key));
+      const restore = el("button", "", "Restore originals");
+      restore.addEventListener("click", () => rollback(info.key));
+      if (!info.restorable) {
+        // A later compaction folded this summary into its own: restore that one first.
+        restore.disabled = true;
+        restore.title = "A later summary replaced this one: restore the newer archive first.";
+        restore.setAttribute("aria-description", restore.title);
+      }
+      const remove = el("button", "danger", "Delete");
+      remove.addEventListener("click", () => {
+        if (confirm(`Delete ${info.key}? Its originals cannot be restored afterwards.`)) act(() => archivist().deleteArchive(info.key));
+      });
+      actions.append(view, restore, remove);
+      tr.append(actions);
+      return tr;
+    }),
+  );
+}
+
+export function viewArchive(key, opener = document.activeElement) {
+  try {
+    const archive = archivist().readArchive(key);
+    const first = archive.iterations[0];
+    const last = archive.iterations[archive.iterations.length - 1];
+    $("archive-panel-title").textContent = `Archive of iterations ${first}–${last} (${new Date(archive.timestamp).toLocaleString()})`;
+    $("archive-view").textContent = JSON.stringify(archive, null, 2);
+    // What was compacted, beside what replaced it.
+    const data = archive.data;
+    const iterations = archive.entryIterations ?? {};
+    $("originals-title").textContent = `Originals: iterations ${first}–${last}, ${data.reasoningLog.length + data.executionLog.length + data.toolActivityLog.length} entries`;
+    $("archive-originals").replaceChildren(
+      ...data.reasoningLog.map((text, i) => archivedItem(text, iterations.reasoningLog?.[i])),
+      ...data.executionLog.map((entry) => {
+        const item = el("li", "entry");
+        item.append(el("p", "entry-meta", `execution · iteration ${entry.iteration ?? "?"} · ${entry.success === false ? "failed" : "success"}`));
+        item.append(el("pre", "code", String(entry.code ?? "")));
+        return item;
+      }),
+    );
+    const live = liveSummaryOf(archive, key);
+    $("archive-replacement").replaceChildren(live ? summaryItem(live) : el("li", "entry", "A later compaction folded this summary into its own."));
+    $("archive-panel").hidden = false;
+    $("archive-panel").dataset.key = key;
+    state.archiveOpener = opener;
+    $("archive-panel").scrollIntoView({ block: "nearest" });
+    $("btn-close-archive").focus();
+  } catch (err) {
+    showError(err);
+  }
+}
+
+export function closeArchive() {
+  $("archive-panel").hidden = true;
+  delete $("archive-panel").dataset.key;
+  const back = state.archiveOpener;
+  (back && document.contains(back) && !back.disabled ? back : $("btn-continue")).focus();
+}
+
+/** Puts an archive's originals back in place of its summary, after asking. */
+export async function rollback(key) {
+  // The summary that replaced the originals (possibly paid for) goes away: ask first.
+  if (!confirm("Restore the original entries of this archive? The summary that replaced them is removed.")) return;
+  try {
+    await archivist().rollback(key);
+    track(state.logs.estimateTokens() / settings().window, "restore");
+    if ($("compaction-dialog").open) $("compaction-dialog").close();
+    if ($("archive-panel").dataset.key === key) closeArchive();
+    showMessage("Restored: the original entries are live again; nothing was lost.", "info");
+  } catch (err) {
+    showError(err);
+  }
+  rerender();
+  if (document.activeElement === document.body) $("btn-continue").focus();
+}

@@ -1,0 +1,192 @@
+// The compaction dialog: the phase checklist and progress from the compactor's events, then
+// what the compaction did (tokens, facts kept or added, unverified lines) or why it failed.
+import { $, el, fmt, pct, state, explain, showMessage, rerender } from "./ui.js";
+import { track } from "./usage-view.js";
+
+/** The phases a person sees in the progress checklist, in order. */
+const PHASES = [
+  ["waiting", "Wait for the running iteration"],
+  ["freezing", "Freeze the logs"],
+  ["gathering", "Gather iterations 1…N-1"],
+  ["building_prompt", "Build the compaction prompt"],
+  ["compacting", "Ask the model for a summary"],
+  ["validating", "Check the required sections"],
+  ["retrying", "Retry once"],
+  ["archiving", "Archive the originals"],
+  ["replacing", "Swap the summary in"],
+  ["recording_metrics", "Record metrics"],
+  ["unfreezing", "Unfreeze the logs"],
+];
+
+function resetProgress() {
+  $("progress-view").hidden = false;
+  $("success-view").hidden = true;
+  $("error-view").hidden = true;
+  $("retry-notice").hidden = true;
+  $("dialog-title").textContent = "Compacting context";
+  $("progress-fill").style.width = "0%";
+  $("progress-message").textContent = "Starting…";
+  $("progress-elapsed").textContent = "0.0 s";
+  $("phase-list").replaceChildren(
+    ...PHASES.map(([phase, label]) => {
+      const item = el("li", "", label);
+      item.dataset.phase = phase;
+      if (phase === "retrying" || phase === "waiting") item.hidden = true;
+      return item;
+    }),
+  );
+}
+
+function markPhase(phase) {
+  const index = PHASES.findIndex(([p]) => p === phase);
+  for (const item of $("phase-list").children) {
+    const i = PHASES.findIndex(([p]) => p === item.dataset.phase);
+    if (item.dataset.phase === phase) {
+      item.hidden = false;
+      item.className = phase === "waiting" ? "waiting" : "running";
+    } else if (index >= 0 && i < index && !item.hidden) {
+      item.className = "done";
+    } else if (phase === "complete") {
+      if (!item.hidden) item.className = "done";
+    }
+  }
+}
+
+/** Follows a compactor's events in the dialog and the page. */
+export function listen(events) {
+  events.addEventListener("compaction_phase_change", (e) => {
+    const { phase } = e.detail;
+    if (phase === "error") {
+      const running = $("phase-list").querySelector(".running");
+      if (running) running.className = "failed";
+      return;
+    }
+    markPhase(phase);
+  });
+  // Why an attempt is repeated, in the package's words (rate limit, time-out, incomplete summary…).
+  events.addEventListener("compaction_retry", (e) => {
+    $("retry-notice").textContent = e.detail.message;
+    $("retry-notice").hidden = false;
+  });
+  // A compaction that a closed tab left half done is settled when the page loads.
+  events.addEventListener("compaction_rolled_back", (e) => {
+    if (!state.compacting) showMessage(`Restored the logs of ${e.detail.archiveKey}; nothing was lost.`, "info");
+    rerender();
+  });
+  events.addEventListener("compaction_complete", (e) => {
+    track(e.detail.result.contextUsageAfter, "compaction");
+    if (!state.compacting) rerender();
+  });
+  events.addEventListener("compaction_progress", (e) => {
+    const { percent, message, elapsedMs } = e.detail;
+    $("progress-fill").style.width = `${percent}%`;
+    $("progress-message").textContent = message;
+    state.progressStarted = performance.now() - elapsedMs;
+    $("progress-elapsed").textContent = `${(elapsedMs / 1000).toFixed(1)} s`;
+  });
+}
+
+function showSuccess(result) {
+  state.lastResult = result;
+  // For page tests and the console: the last result, never the key or the logs.
+  window.lastCompactionResult = result;
+  $("progress-view").hidden = true;
+  $("success-view").hidden = false;
+  $("dialog-title").textContent = "Context compacted";
+  $("bar-before").style.width = "100%";
+  $("bar-after").style.width = `${Math.max(2, (result.tokensAfter / Math.max(1, result.tokensBefore)) * 100)}%`;
+  $("tokens-before").textContent = `${fmt(result.tokensBefore)} tokens`;
+  $("tokens-after").textContent = `${fmt(result.tokensAfter)} tokens`;
+  $("fact-saved").textContent = `${fmt(result.tokensSaved)} (${pct(result.reduction)})`;
+  $("fact-usage").textContent = `${pct(result.contextUsageBefore)} → ${pct(result.contextUsageAfter)}`;
+  $("fact-time").textContent = `${(result.durationMs / 1000).toFixed(2)} s`;
+  $("fact-iterations").textContent = `${result.iterations[0]}–${result.iterations[1]}`;
+  $("fact-attempts").textContent = String(result.attempts);
+  $("fact-archive").textContent = result.archiveKey;
+  // The ledger: what this summary had to keep — kept by the model, or added by the package.
+  const { required, kept, repaired = [] } = result.coverage;
+  $("kept-facts-summary").textContent = repaired.length
+    ? `${kept.length} of ${required.length} facts kept by the model, ${repaired.length} added from the ledger`
+    : `${kept.length} of ${required.length} facts kept`;
+  const added = (fact) => {
+    const item = el("li", "repaired");
+    item.append(el("span", "badge", "added"), " ", fact);
+    return item;
+  };
+  $("kept-facts-list").replaceChildren(...kept.map((fact) => el("li", "", fact)), ...repaired.map(added));
+  const unverified = result.unverified ?? [];
+  $("unverified-lines").hidden = unverified.length === 0;
+  $("unverified-summary").textContent = `${unverified.length} ${unverified.length === 1 ? "line" : "lines"} marked unverified`;
+  $("unverified-list").replaceChildren(
+    ...unverified.map(({ line, items }) => {
+      const item = el("li");
+      item.append(el("span", "", line.replace(/^[-*]\s+/, "")), el("span", "unverified-items", ` — not in the logs: ${items.join(", ")}`));
+      return item;
+    }),
+  );
+}
+
+function showFailure(err) {
+  const [title, hint] = explain(err);
+  const cancelled = err?.code === "aborted";
+  $("progress-view").hidden = true;
+  $("error-view").hidden = false;
+  // A cancel is the person's choice, not a failure.
+  $("dialog-title").textContent = cancelled ? "Compaction cancelled" : "Compaction failed";
+  $("error-view").classList.toggle("cancelled", cancelled);
+  $("error-title").textContent = title;
+  $("error-detail").textContent = cancelled ? hint : [hint, err?.message].filter(Boolean).join(" — ");
+  $("error-view").dataset.code = err?.code ?? "unknown";
+}
+
+/** Runs one compaction with the dialog (modal when the person asked, not for Auto); resolves
+ * to whether it succeeded. */
+export async function compact(trigger = "user") {
+  if (!state.compactor || state.compacting) return false;
+  state.compacting = true;
+  resetProgress();
+  const dialog = $("compaction-dialog");
+  // A compaction the person asked for is modal; an automatic one must not block the controls.
+  if (!dialog.open) {
+    if (trigger === "auto") dialog.show();
+    else dialog.showModal();
+  }
+  rerender();
+  // The elapsed time moves on its own while the model works (events arrive only per phase).
+  state.progressStarted = performance.now();
+  const ticking = setInterval(() => {
+    $("progress-elapsed").textContent = `${((performance.now() - state.progressStarted) / 1000).toFixed(1)} s`;
+  }, 200);
+  try {
+    const result = await state.compactor.compact({ trigger });
+    showSuccess(result);
+    if (trigger === "auto") settleAuto(dialog, autoDoneMessage(result), "info");
+    return true;
+  } catch (err) {
+    showFailure(err);
+    if (trigger === "auto") {
+      const [title, hint] = explain(err);
+      settleAuto(dialog, `Automatic compaction failed: ${title}. ${hint} Auto is paused; the logs are unchanged.`, "error");
+    }
+    return false;
+  } finally {
+    clearInterval(ticking);
+    state.compacting = false;
+    rerender();
+  }
+}
+
+/** The line that replaces the automatic compaction's panel once it has finished. */
+function autoDoneMessage(result) {
+  return (
+    `Compacted automatically at ${pct(result.contextUsageBefore)}: iterations ${result.iterations[0]}–${result.iterations[1]}, ` +
+    `${fmt(result.tokensBefore)} → ${fmt(result.tokensAfter)} tokens. The originals are in Archives below.`
+  );
+}
+
+/** An automatic compaction's panel must not stay over the logs: it closes, and a line under the
+ * controls says what happened. */
+function settleAuto(dialog, text, kind) {
+  if (dialog.open && !dialog.matches(":modal")) dialog.close();
+  showMessage(text, kind);
+}
