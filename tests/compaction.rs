@@ -469,10 +469,11 @@ fn rollback_restores_the_originals_exactly_and_keeps_later_appends() {
         "a restored archive is removed"
     );
     assert_eq!(rig.events.names().last(), Some(&"compaction_rolled_back"));
+    // A second rollback finds no archive (restored archives are removed).
     let err = run_ready(rig.compactor.rollback(&result.archive_key))
         .unwrap()
         .unwrap_err();
-    assert_eq!(err.code(), ErrorCode::NotAllowed);
+    assert_eq!(err.code(), ErrorCode::ArchiveMissing);
     assert_eq!(rig.logs.borrow().snapshot().unwrap(), expected);
 }
 
@@ -658,4 +659,82 @@ fn a_compaction_asked_for_while_another_runs_is_busy_whenever_it_is_awaited() {
     assert_eq!(rig.provider.calls(), 1);
     drop(rig.compactor.compact(Trigger::User));
     assert!(!rig.compactor.busy());
+}
+
+/// An archive the live summary names that is gone (deleted by other code, expired, evicted) is
+/// reported, never met with a crash or an empty answer: `archives_lost` when a compactor
+/// recovers, `archive_missing` naming the key from `recall`, `read` and `rollback`; recall
+/// follows the chain of summaries to the archive that held the iteration.
+#[test]
+fn a_lost_archive_is_reported_by_event_and_by_archive_missing() {
+    let rig = session(5, vec![Answer::Text(valid_summary("- Totals per region."))]);
+    let first = compact(&rig, Trigger::User).unwrap();
+    assert!(rig
+        .compactor
+        .with_archives(|a| a.recall(2))
+        .unwrap()
+        .is_some());
+    assert_eq!(
+        rig.compactor.with_archives(|a| a.lost()).unwrap(),
+        Vec::<String>::new()
+    );
+    rig.memory.remove(&first.archive_key).unwrap();
+
+    let missing = |err: CompactionError| match err {
+        CompactionError::ArchiveMissing { key } => key,
+        other => panic!("expected archive_missing, got {other:?}"),
+    };
+    let err = rig.compactor.with_archives(|a| a.recall(2)).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ArchiveMissing);
+    assert_eq!(missing(err), first.archive_key);
+    let err = rig
+        .compactor
+        .with_archives(|a| a.read(&first.archive_key))
+        .unwrap_err();
+    assert_eq!(missing(err), first.archive_key);
+    let err = run_ready(rig.compactor.rollback(&first.archive_key))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.key(), Some(first.archive_key.as_str()));
+    // The live iteration is no archive's: nothing to report.
+    assert_eq!(rig.compactor.with_archives(|a| a.recall(5)).unwrap(), None);
+
+    rig.events.clear();
+    run_ready(rig.compactor.recover()).unwrap().unwrap();
+    assert!(rig
+        .events
+        .events()
+        .contains(&CompactionEvent::ArchivesLost {
+            keys: vec![first.archive_key.clone()]
+        }));
+}
+
+/// Across chained compactions the archive that first compacted an iteration is the one
+/// reported missing, not the later one that still holds its summary.
+#[test]
+fn recall_reports_the_missing_archive_down_the_chain() {
+    let rig = session(
+        5,
+        vec![
+            Answer::Text(valid_summary("- Totals per region.")),
+            Answer::Text(valid_summary("- Totals per region, again.")),
+        ],
+    );
+    let first = compact(&rig, Trigger::User).unwrap();
+    grow_session(&rig.logs, &rig.clock, 5, 43);
+    let second = compact(&rig, Trigger::User).unwrap();
+    assert_ne!(first.archive_key, second.archive_key);
+    rig.memory.remove(&first.archive_key).unwrap();
+    let err = rig.compactor.with_archives(|a| a.recall(2)).unwrap_err();
+    assert_eq!(err.key(), Some(first.archive_key.as_str()));
+    assert!(rig
+        .compactor
+        .with_archives(|a| a.recall(7))
+        .unwrap()
+        .is_some());
+    // Only the archive a live summary names counts as lost for the event.
+    assert_eq!(
+        rig.compactor.with_archives(|a| a.lost()).unwrap(),
+        Vec::<String>::new()
+    );
 }

@@ -73,6 +73,11 @@ export function listen(events) {
     if (!state.compacting) showMessage(`Restored the logs of ${e.detail.archiveKey}; nothing was lost.`, "info");
     rerender();
   });
+  // Archives the live summaries name that the browser no longer holds.
+  events.addEventListener("archives_lost", (e) => {
+    const { keys } = e.detail;
+    showMessage(`${keys.length === 1 ? "An archive is" : `${keys.length} archives are`} gone (deleted, expired or evicted by the browser): ${keys.join(", ")}. The summaries stay; their originals cannot be restored.`, "error");
+  });
   events.addEventListener("compaction_complete", (e) => {
     track(e.detail.result.contextUsageAfter, "compaction");
     if (!state.compacting) rerender();

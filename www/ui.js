@@ -73,6 +73,7 @@ export function explain(err) {
     case "storage_quota": return ["Browser storage is full", "Delete old archives and try again."];
     case "storage_corrupt": return ["Stored log data is damaged", "The damaged key was left untouched."];
     case "invalid_input": return ["A setting is not valid", ""];
+    case "archive_missing": return ["That archive is gone", "It was deleted, expired or evicted by the browser; the summary that replaced its originals stays."];
     default: return ["Something went wrong", ""];
   }
 }

@@ -373,8 +373,9 @@ impl JsCompactor {
     }
 
     /// The archived originals of a compacted iteration (also across chained compactions), for
-    /// an app that lets its model read back what a summary left out; `null` when no archive
-    /// holds that iteration (it is live, or its archive expired or was deleted).
+    /// an app that lets its model read back what a summary left out; `null` when the iteration
+    /// was never compacted (it is live). Throws `archive_missing`, `key` naming it, when the
+    /// archive that held it is no longer stored (deleted, expired, or evicted).
     ///
     /// @example
     /// const originals = compactor.recall(3);

@@ -317,6 +317,9 @@ export interface CompactorEventMap {
   /** An attempt failed and another follows: why, which attempt, after how long. */
   compaction_retry: { reason: RetryReason; attempt: number; waitMs: number; message: string };
   compaction_rolled_back: { archiveKey: string };
+  /** Archives the live summaries name that are no longer stored (deleted, expired, or evicted
+   * by the browser), reported when a compactor is created; their originals cannot be read back. */
+  archives_lost: { keys: string[] };
 }
 
 /** `compactor.events`: an `EventTarget` whose listeners get typed `CustomEvent`s. Only the names of `CompactorEventMap` compile: a misspelt name is a type error, not a listener that never fires. */
@@ -329,7 +332,7 @@ export interface CompactorEvents extends Omit<EventTarget, "addEventListener" | 
 export type ErrorCode =
   | "not_allowed" | "busy" | "llm_http" | "llm_timeout" | "llm_network" | "llm_blocked"
   | "invalid_summary" | "storage_quota" | "storage_corrupt" | "storage_unavailable"
-  | "invalid_input" | "aborted" | "not_initialized";
+  | "invalid_input" | "aborted" | "not_initialized" | "archive_missing";
 
 /** Every error the package throws or rejects with: a real `Error` with `name` "ContextCompactorError". */
 export declare class ContextCompactorError extends Error {

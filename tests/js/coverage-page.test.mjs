@@ -158,3 +158,57 @@ test("by default a custom provider that loses every fact gets them added in the 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("an archive another script removed is reported: archives_lost on the next page load, archive_missing from recall, readArchive and rollback; the demo says so", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const key = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { simulateIteration } = await import("/simulate.js");
+    localStorage.clear();
+    const logs = new LogStore();
+    for (let i = 0; i < 6; i++) {
+      const n = logs.startIteration();
+      simulateIteration(logs, n, 5);
+      logs.finishIteration();
+    }
+    const result = await new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 4000 }).compact();
+    // Other code (or the browser's eviction) removes the archive.
+    localStorage.removeItem(result.archiveKey);
+    return result.archiveKey;
+  });
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const compactor = new Compactor(new LogStore(), { provider: { type: "offline" } });
+    const lost = await new Promise((resolve) => {
+      compactor.events.addEventListener("archives_lost", (e) => resolve(e.detail.keys));
+      setTimeout(() => resolve("no event"), 2000);
+    });
+    const caught = async (call) => {
+      try {
+        await call();
+        return "no error";
+      } catch (err) {
+        return { code: err.code, key: err.key, name: err.name };
+      }
+    };
+    return {
+      lost,
+      recall: await caught(() => compactor.recall(2)),
+      read: await caught(() => compactor.readArchive(lost[0])),
+      rollback: await caught(() => compactor.rollback(lost[0])),
+      live: compactor.recall(new LogStore().currentIteration),
+    };
+  });
+  assert.deepEqual(outcome.lost, [key]);
+  for (const what of ["recall", "read", "rollback"]) {
+    assert.deepEqual(outcome[what], { code: "archive_missing", key, name: "ContextCompactorError" }, what);
+  }
+  assert.equal(outcome.live, null, "the live iteration was never compacted");
+  // The demo, loaded over the same storage, tells the person.
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]");
+  await page.waitForFunction(() => !document.getElementById("message").hidden);
+  assert.match(await page.textContent("#message"), new RegExp(`An archive is gone .*${key}`));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -37,11 +37,14 @@ pub enum ErrorCode {
     Aborted,
     /// The no-bundler entry was used before `init()` (raised by the JS glue, not by Rust).
     NotInitialized,
+    /// The archive asked for (by key, or holding a compacted iteration a live summary names)
+    /// is no longer stored: deleted, expired, or evicted by the browser.
+    ArchiveMissing,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::NotAllowed,
         ErrorCode::Busy,
         ErrorCode::LlmHttp,
@@ -55,6 +58,7 @@ impl ErrorCode {
         ErrorCode::InvalidInput,
         ErrorCode::Aborted,
         ErrorCode::NotInitialized,
+        ErrorCode::ArchiveMissing,
     ];
 
     /// The snake_case string used in JavaScript.
@@ -73,6 +77,7 @@ impl ErrorCode {
             ErrorCode::InvalidInput => "invalid_input",
             ErrorCode::Aborted => "aborted",
             ErrorCode::NotInitialized => "not_initialized",
+            ErrorCode::ArchiveMissing => "archive_missing",
         }
     }
 }
@@ -172,6 +177,12 @@ pub enum CompactionError {
     Storage(StorageError),
     /// The caller cancelled the compaction before its archive was written.
     Aborted,
+    /// The archive under `key` is no longer stored (deleted, expired, or evicted by the
+    /// browser); the summary that names it stays.
+    ArchiveMissing {
+        /// The archive's storage key.
+        key: String,
+    },
 }
 
 impl CompactionError {
@@ -184,13 +195,15 @@ impl CompactionError {
             CompactionError::InvalidSummary(_) => ErrorCode::InvalidSummary,
             CompactionError::Storage(err) => err.code(),
             CompactionError::Aborted => ErrorCode::Aborted,
+            CompactionError::ArchiveMissing { .. } => ErrorCode::ArchiveMissing,
         }
     }
 
-    /// The storage key concerned, for storage errors.
+    /// The storage key concerned, for storage errors and missing archives.
     pub fn key(&self) -> Option<&str> {
         match self {
             CompactionError::Storage(err) => err.key(),
+            CompactionError::ArchiveMissing { key } => Some(key),
             _ => None,
         }
     }
@@ -200,7 +213,7 @@ impl CompactionError {
         match self {
             CompactionError::Provider(err) => Some(err.is_retryable()),
             CompactionError::InvalidSummary(_) | CompactionError::Busy(_) => Some(true),
-            CompactionError::NotAllowed(_) => Some(false),
+            CompactionError::NotAllowed(_) | CompactionError::ArchiveMissing { .. } => Some(false),
             CompactionError::Storage(_) | CompactionError::Aborted => None,
         }
     }
@@ -229,6 +242,11 @@ impl fmt::Display for CompactionError {
             CompactionError::Aborted => write!(
                 f,
                 "The compaction was cancelled before anything was written; the logs are unchanged."
+            ),
+            CompactionError::ArchiveMissing { key } => write!(
+                f,
+                "The archive \"{key}\" is no longer stored (deleted, expired, or evicted by the \
+                 browser): its originals cannot be read back; the summary that replaced them stays."
             ),
         }
     }

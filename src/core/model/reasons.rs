@@ -73,8 +73,6 @@ pub enum Refusal {
     NothingToCompact,
     /// The key is not an archive key of these logs.
     NotAnArchiveKey(String),
-    /// No archive is stored under the key.
-    NoSuchArchive(String),
     /// The archive cannot be put back in the logs as they are.
     Conflict(Conflict),
 }
@@ -112,7 +110,6 @@ impl fmt::Display for Refusal {
             Refusal::NotAnArchiveKey(key) => {
                 write!(f, "\"{key}\" is not an archive key of these logs")
             }
-            Refusal::NoSuchArchive(key) => write!(f, "There is no archive \"{key}\"."),
             Refusal::Conflict(conflict) => conflict.fmt(f),
         }
     }

@@ -83,6 +83,12 @@ pub enum CompactionEvent {
         #[serde(rename = "archiveKey")]
         archive_key: String,
     },
+    /// `archives_lost`: archives the live summaries name that are no longer stored (deleted,
+    /// expired, or evicted by the browser); their originals cannot be read back.
+    ArchivesLost {
+        /// Their keys.
+        keys: Vec<String>,
+    },
 }
 
 impl CompactionEvent {
@@ -97,6 +103,7 @@ impl CompactionEvent {
             CompactionEvent::Error { .. } => "compaction_error",
             CompactionEvent::Retry { .. } => "compaction_retry",
             CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
+            CompactionEvent::ArchivesLost { .. } => "archives_lost",
         }
     }
 }

@@ -7,7 +7,8 @@
 use serde::Serialize;
 
 use crate::core::error::{CompactionError, StorageError};
-use crate::core::log::iteration::parse_summary_source;
+use crate::core::log::entries::StoredReasoning;
+use crate::core::log::iteration::{parse_summary_header, parse_summary_source};
 use crate::core::model::facts::Fact;
 use crate::core::model::outcome::EntryCounts;
 use crate::core::model::reasons::{BusyReason, Refusal};
@@ -22,6 +23,9 @@ use crate::core::store::keys::StorageKeys;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::RawLogs;
 use crate::core::store::stored_json::{parse, write_json};
+
+/// How many summaries deep `recall` follows archives that hold earlier summaries.
+const MAX_SUMMARY_CHAIN: usize = 64;
 
 /// The archives of `logs` under `keys` (a compactor's archive prefix).
 pub struct Archives<'a, S, C> {
@@ -146,7 +150,8 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
         read_archive(self.logs.store(), key)
     }
 
-    /// One archive, whole; refused for a key that is not one of these archives.
+    /// One archive, whole; refused for a key that is not one of these archives,
+    /// `ArchiveMissing` for one that is no longer stored.
     pub fn read(&self, key: &str) -> Result<Archive, CompactionError> {
         if self.keys.archive_timestamp(key).is_none() {
             return Err(CompactionError::NotAllowed(Refusal::NotAnArchiveKey(
@@ -154,7 +159,54 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
             )));
         }
         self.read_stored(key)?
-            .ok_or_else(|| CompactionError::NotAllowed(Refusal::NoSuchArchive(key.to_owned())))
+            .ok_or_else(|| CompactionError::ArchiveMissing {
+                key: key.to_owned(),
+            })
+    }
+
+    /// The archives the live summaries name that are no longer stored (deleted, expired, or
+    /// evicted by the browser), in the order of the log.
+    pub fn lost(&self) -> Result<Vec<String>, StorageError> {
+        let named: Vec<String> = self
+            .logs
+            .stored_reasoning()?
+            .iter()
+            .filter_map(|entry| parse_summary_source(entry))
+            .filter(|key| self.owns(key))
+            .map(str::to_owned)
+            .collect();
+        if named.is_empty() {
+            return Ok(named);
+        }
+        let stored = self.logs.store().keys()?;
+        Ok(named
+            .into_iter()
+            .filter(|key| !stored.contains(key))
+            .collect())
+    }
+
+    /// The archive that should hold `iteration`'s originals but is no longer stored: the live
+    /// summary that compacted it names an archive, whose own summaries name older ones.
+    fn missing_for(&self, iteration: u32) -> Result<Option<String>, StorageError> {
+        let covering = |entries: &[StoredReasoning]| {
+            entries.iter().find_map(|entry| {
+                let (_, last) = parse_summary_header(entry)?;
+                let key = parse_summary_source(entry).filter(|_| iteration <= last)?;
+                Some(key.to_owned())
+            })
+        };
+        let mut next = covering(&self.logs.stored_reasoning()?);
+        // Each archive in the chain holds an older summary; a corrupt one could name itself.
+        for _ in 0..MAX_SUMMARY_CHAIN {
+            let Some(key) = next.filter(|key| self.owns(key)) else {
+                return Ok(None);
+            };
+            match self.read_stored(&key)? {
+                None => return Ok(Some(key)),
+                Some(archive) => next = covering(&archive.data.reasoning_log),
+            }
+        }
+        Ok(None)
     }
 
     /// Whether `key` names one of these archives.
@@ -203,7 +255,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
 
     /// The archived originals of `iteration`, from the archive that compacted it; `None` when
     /// no archive holds it (it is live, or its archive expired or was deleted).
-    pub fn recall(&self, iteration: u32) -> Result<Option<ArchiveData>, StorageError> {
+    pub fn recall(&self, iteration: u32) -> Result<Option<ArchiveData>, CompactionError> {
         let (infos, _) = self.stored(None)?;
         for info in infos
             .iter()
@@ -225,7 +277,10 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
                 return Ok(Some(recalled));
             }
         }
-        Ok(None)
+        match self.missing_for(iteration)? {
+            Some(key) => Err(CompactionError::ArchiveMissing { key }),
+            None => Ok(None),
+        }
     }
 
     /// The facts the earlier summaries in `selection` had to keep, read from their archives;

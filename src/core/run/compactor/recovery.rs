@@ -15,12 +15,14 @@ use crate::core::store::journal::{Journal, Recovered};
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Finishes or undoes a compaction that a closed tab or a crash left half done, as its
     /// journal says, and reports it through the events. Does nothing while another tab holds
-    /// the lease (its compaction is still running).
+    /// the lease (its compaction is still running). Reports archives the live summaries name
+    /// that are no longer stored (`archives_lost`).
     pub async fn recover(&self) -> Result<Option<Recovered>, CompactionError> {
         // Our own compaction, or another tab's, may be mid-way: its journal is not an orphan.
         if self.busy.get() {
             return Ok(None);
         }
+        self.report_lost_archives();
         // Nearly always there is nothing to settle: then no store lock (every `new Compactor`
         // recovers, and a hold is a Web Lock and an IndexedDB transaction).
         if !Journal::of(&self.logs.borrow()).is_present()? {
@@ -39,6 +41,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         drop(held);
         outcome
+    }
+
+    /// Tells the app (`archives_lost`) which archives the live summaries name that are no
+    /// longer stored; a failed read reports nothing here (the next read reports it).
+    fn report_lost_archives(&self) {
+        let lost = Archives::new(&self.logs.borrow(), &self.keys).lost();
+        if let Some(keys) = lost.ok().filter(|keys| !keys.is_empty()) {
+            self.events.emit(CompactionEvent::ArchivesLost { keys });
+        }
     }
 
     /// Settles a journal an interrupted compaction left and tells the app; the lease is checked.
