@@ -28,8 +28,10 @@ use crate::core::providers::offline::OfflineProvider;
 use crate::core::providers::port::SummaryProvider;
 use crate::core::store::journal::Recovered;
 
-type Engine = crate::core::run::compactor::Compactor<BrowserStorage, BrowserClock>;
-type BrowserLogs = std::cell::RefCell<super::log_store::BrowserLogStore>;
+/// The core compactor over the browser's storage and clock.
+pub(super) type Engine = crate::core::run::compactor::Compactor<BrowserStorage, BrowserClock>;
+/// The core log store over the browser's storage, shared by a `LogStore` and its compactors.
+pub(super) type BrowserLogs = std::cell::RefCell<super::log_store::BrowserLogStore>;
 type JsResult<T> = Result<T, JsValue>;
 
 #[derive(Deserialize, Default)]
@@ -182,7 +184,6 @@ impl JsCompactor {
     /// A compactor over the store of a `LogStore` (what the constructor builds, for callers in
     /// Rust that hold the `LogStore` itself).
     pub fn over(logs: Rc<BrowserLogs>, options: CompactorOptionsJs) -> JsResult<JsCompactor> {
-        let lock = BrowserStoreLock::over(logs.borrow().keys());
         let options: JsValue = options.into();
         let provider = provider_from(&options)?;
         // The settings are read from a copy without the provider (it holds functions and keys).
@@ -192,20 +193,7 @@ impl JsCompactor {
         let prompt_tokens = get(&options, "promptTokens");
         let _ = js_sys::Reflect::delete_property(&settings_source, &"promptTokens".into());
         let settings: CompactorSettings = from_js(settings_source.into(), "CompactorOptions")?;
-        let sink = EventTargetSink::new().ok_or_else(|| {
-            ContextCompactorError::new(ErrorCode::InvalidInput, "this host has no EventTarget")
-        })?;
-        let events = sink.target().clone();
-        let engine = Engine::new(
-            logs,
-            provider,
-            Box::new(BrowserTimer),
-            Box::new(sink),
-            settings,
-        )
-        .map_err(|reason| invalid("CompactorOptions", reason))?
-        .with_owner(tab_id())
-        .with_lock(Box::new(lock));
+        let (engine, events) = engine_over(logs, provider, settings, "CompactorOptions")?;
         let engine = match prompt_tokens {
             function if function.is_function() => engine.with_usage_measure(Box::new(
                 PromptTokensFunction::new(options.clone(), function.unchecked_into()),
@@ -218,16 +206,65 @@ impl JsCompactor {
                 ))
             }
         };
-        let engine = Rc::new(engine);
-        // A compaction a closed tab left half done is finished or undone once the caller has
-        // had the chance to add listeners (they hear the outcome as an event).
-        let recovering = Rc::clone(&engine);
-        wasm_bindgen_futures::spawn_local(async move {
-            // The outcome and any error reach the app as events.
-            let _ = recovering.recover().await;
-        });
-        Ok(JsCompactor { engine, events })
+        Ok(JsCompactor {
+            engine: recovering(engine),
+            events,
+        })
     }
+
+    /// An engine over `logs` with the offline provider and the settings in `options` (for
+    /// `Archives`, which needs no provider); `what` names the options in errors.
+    pub(super) fn offline_engine(
+        logs: Rc<BrowserLogs>,
+        options: &JsValue,
+        what: &str,
+    ) -> JsResult<Rc<Engine>> {
+        let source = js_sys::Object::new();
+        if !options.is_undefined() && !options.is_null() {
+            copy_object(&source, options).map_err(|err| invalid(what, thrown_message(&err)))?;
+        }
+        let settings: CompactorSettings = from_js(source.into(), what)?;
+        let (engine, _) = engine_over(logs, Box::new(OfflineProvider), settings, what)?;
+        Ok(recovering(engine))
+    }
+}
+
+/// The engine over `logs` with `provider` and `settings`, its store lock, timer and event
+/// target (returned beside it).
+fn engine_over(
+    logs: Rc<BrowserLogs>,
+    provider: Box<dyn SummaryProvider>,
+    settings: CompactorSettings,
+    what: &str,
+) -> JsResult<(Engine, web_sys::EventTarget)> {
+    let lock = BrowserStoreLock::over(logs.borrow().keys());
+    let sink = EventTargetSink::new().ok_or_else(|| {
+        ContextCompactorError::new(ErrorCode::InvalidInput, "this host has no EventTarget")
+    })?;
+    let events = sink.target().clone();
+    let engine = Engine::new(
+        logs,
+        provider,
+        Box::new(BrowserTimer),
+        Box::new(sink),
+        settings,
+    )
+    .map_err(|reason| invalid(what, reason))?
+    .with_owner(tab_id())
+    .with_lock(Box::new(lock));
+    Ok((engine, events))
+}
+
+/// `engine`, shared, after scheduling the recovery of a compaction a closed tab left half
+/// done: it runs once the caller has had the chance to add listeners (they hear the outcome,
+/// and any archive found lost, as events).
+fn recovering(engine: Engine) -> Rc<Engine> {
+    let engine = Rc::new(engine);
+    let recovering = Rc::clone(&engine);
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = recovering.recover().await;
+    });
+    engine
 }
 
 #[wasm_bindgen(js_class = Compactor)]

@@ -2,6 +2,7 @@
 //! implementations of the core's ports (localStorage, `Date.now`). No rules live here.
 
 mod abort_on_drop;
+mod archives;
 mod clock;
 mod compactor;
 mod convert;
@@ -18,6 +19,7 @@ mod timer;
 mod typescript;
 mod usage_measure;
 
+pub use archives::JsArchives;
 pub use clock::BrowserClock;
 pub use compactor::JsCompactor;
 pub use js_error::ContextCompactorError;

@@ -194,6 +194,26 @@ export interface ReasoningEntry {
   summary?: string;
 }
 
+/** Options of `new Archives(logs, options)`: the archive settings of the compactor that wrote
+ * the archives (the same names and defaults as in `CompactorOptions`). */
+export interface ArchivesOptions {
+  /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
+  /** Archives kept at most. @default 10 */ maxArchives?: number;
+  /** Days an archive is kept. @default 30 */ archiveExpiryDays?: number;
+}
+
+/** `Archives.estimate()`: the origin's storage as the browser reports it, and localStorage's. */
+export interface StorageEstimate {
+  /** Bytes the origin uses in IndexedDB, Cache and OPFS (`navigator.storage.estimate()`; 0 where unknown). */
+  usage: number;
+  /** Bytes the browser lets the origin use there (0 where unknown). */
+  quota: number;
+  /** Whether the browser keeps that storage from eviction (`navigator.storage.persisted()`). */
+  persisted: boolean;
+  /** Bytes of localStorage's 5 MiB the package finds unused (every script's keys and values counted). */
+  localStorageFree: number;
+}
+
 /** A fact the app pinned with `LogStore.pin()`. */
 export interface Pin {
   id: string;
@@ -357,6 +377,9 @@ export declare class ContextCompactorError extends Error {
 
 #[wasm_bindgen]
 extern "C" {
+    /// `ArchivesOptions` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ArchivesOptions")]
+    pub type ArchivesOptionsJs;
     /// `LogStoreOptions` in TypeScript.
     #[wasm_bindgen(typescript_type = "LogStoreOptions")]
     pub type LogStoreOptions;

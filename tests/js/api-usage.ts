@@ -2,6 +2,7 @@
 import init, {
   LogStore,
   Compactor,
+  Archives,
   estimateTokens,
   validateSummary,
   requiredSections,
@@ -9,6 +10,8 @@ import init, {
   ContextCompactorError,
 } from "../../pkg/context_compactor.js";
 import type {
+  ArchiveData,
+  StorageEstimate,
   UnverifiedLine,
   Archive,
   ArchiveInfo,
@@ -135,4 +138,19 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
     if (e.code === "invalid_summary" || e.code === "llm_http") return null;
     throw err;
   }
+}
+
+export async function useTheArchives(logs: LogStore): Promise<number> {
+  const archives = new Archives(logs, { maxArchives: 5 });
+  const list: ArchiveInfo[] = await archives.list();
+  const first: Archive | undefined = list[0] ? await archives.read(list[0].key) : undefined;
+  const recalled: ArchiveData | null = await archives.recall(2);
+  const estimate: StorageEstimate = await archives.estimate();
+  const kept: boolean = await archives.persist();
+  const purged: number = await archives.purgeExpired();
+  if (first) await archives.rollback(list[0].key);
+  // @ts-expect-error: Archives options hold no provider
+  new Archives(logs, { provider: { type: "offline" } });
+  console.log(recalled?.reasoningLog.length, estimate.localStorageFree, kept);
+  return purged;
 }

@@ -212,3 +212,78 @@ test("an archive another script removed is reported: archives_lost on the next p
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("Archives needs no provider: list, read, recall, rollback, delete and purge as Promises; estimate and persist report the storage", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const outcome = await page.evaluate(async () => {
+    const { LogStore, Compactor, Archives } = await import("/pkg/context_compactor.js");
+    const { simulateIteration } = await import("/simulate.js");
+    localStorage.clear();
+    const logs = new LogStore();
+    for (let i = 0; i < 6; i++) {
+      const n = logs.startIteration();
+      simulateIteration(logs, n, 9);
+      logs.finishIteration();
+    }
+    const before = logs.reasoningLog();
+    const compactor = new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 4000 });
+    const first = await compactor.compact();
+    const archives = new Archives(logs);
+    const listed = await archives.list();
+    const read = await archives.read(first.archiveKey);
+    const recalled = await archives.recall(2);
+    const estimate = await archives.estimate();
+    const persisted = await archives.persist();
+    const wrongType = await archives.read(42).then(() => "resolved", (err) => err.code);
+    const notAKey = await archives.delete("app_settings").then(() => "resolved", (err) => err.code);
+    await archives.rollback(first.archiveKey);
+    const restored = logs.reasoningLog();
+    const afterRollback = await archives.list();
+    const second = await compactor.compact();
+    await archives.delete(second.archiveKey);
+    const purged = await archives.purgeExpired();
+    const prefixed = await new Archives(logs, { archivePrefix: "elsewhere_" }).list();
+    const badOption = (() => {
+      try {
+        new Archives(logs, { maxArchive: 3 });
+        return "accepted";
+      } catch (err) {
+        return `${err.code}: ${err.message}`;
+      }
+    })();
+    return {
+      listed: listed.map((a) => a.key),
+      first: first.archiveKey,
+      readIterations: read.iterations,
+      recalledFirst: recalled.reasoningLog[0],
+      estimate,
+      persisted: typeof persisted,
+      wrongType,
+      notAKey,
+      restoredEqual: JSON.stringify(restored) === JSON.stringify(before),
+      afterRollback: afterRollback.length,
+      afterDelete: (await archives.list()).length,
+      purged,
+      prefixed: prefixed.length,
+      badOption,
+    };
+  });
+  assert.deepEqual(outcome.listed, [outcome.first]);
+  assert.deepEqual(outcome.readIterations, [1, 2, 3, 4, 5]);
+  assert.equal(outcome.recalledFirst, "=== ITERATION 2 ===");
+  assert.equal(typeof outcome.estimate.usage, "number");
+  assert.ok(outcome.estimate.quota > 0, "Chromium reports a quota");
+  assert.equal(typeof outcome.estimate.persisted, "boolean");
+  assert.ok(outcome.estimate.localStorageFree > 9_000_000 && outcome.estimate.localStorageFree < 10_485_760, `${outcome.estimate.localStorageFree}`);
+  assert.equal(outcome.persisted, "boolean");
+  assert.equal(outcome.wrongType, "invalid_input");
+  assert.equal(outcome.notAKey, "not_allowed");
+  assert.ok(outcome.restoredEqual, "rollback through Archives restores the log");
+  assert.equal(outcome.afterRollback, 0);
+  assert.equal(outcome.afterDelete, 0);
+  assert.equal(outcome.purged, 0);
+  assert.equal(outcome.prefixed, 0);
+  assert.match(outcome.badOption, /^invalid_input: .*maxArchive/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,154 @@
+//! `Archives` for JavaScript: the archives of a `LogStore` without a provider — list, read,
+//! delete, purge, recall, rollback — and the storage they live in (estimate, persist). Every
+//! method returns a Promise (the archives will move to IndexedDB, which answers asynchronously).
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+use super::compactor::{BrowserLogs, Engine, JsCompactor};
+use super::convert::{count_arg, string_arg, to_js};
+use super::js_error::ContextCompactorError;
+use super::log_store::JsLogStore;
+use super::typescript::ArchivesOptionsJs;
+use crate::core::ports::storage::free_units;
+
+type JsResult<T> = Result<T, JsValue>;
+
+#[wasm_bindgen(module = "/src/web/storage_estimate.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = storageEstimate)]
+    fn storage_estimate() -> js_sys::Promise;
+    #[wasm_bindgen(js_name = storagePersist)]
+    fn storage_persist() -> js_sys::Promise;
+}
+
+/// The archives of one `LogStore`.
+#[wasm_bindgen(js_name = Archives)]
+pub struct JsArchives {
+    engine: Rc<Engine>,
+    logs: Rc<BrowserLogs>,
+}
+
+/// `value` as a settled Promise.
+fn settled(value: JsResult<JsValue>) -> js_sys::Promise {
+    match value {
+        Ok(value) => js_sys::Promise::resolve(&value),
+        Err(err) => js_sys::Promise::reject(&err),
+    }
+}
+
+#[wasm_bindgen(js_class = Archives)]
+impl JsArchives {
+    /// The archives of `logs` (`archivePrefix`, `maxArchives`, `archiveExpiryDays` as the
+    /// compactor that wrote them has them).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "LogStore")] logs: JsValue,
+        options: Option<ArchivesOptionsJs>,
+    ) -> JsResult<JsArchives> {
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+        let logs = JsLogStore::shared_from(&logs).ok_or_else(|| {
+            JsValue::from(ContextCompactorError::invalid_input(
+                "new Archives(logs, options): logs",
+                "must be a LogStore (new LogStore()) that has not been freed",
+            ))
+        })?;
+        Ok(Self {
+            engine: JsCompactor::offline_engine(Rc::clone(&logs), &options, "ArchivesOptions")?,
+            logs,
+        })
+    }
+
+    /// The archives, newest first, expired ones excluded.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
+    pub fn list(&self) -> js_sys::Promise {
+        settled((|| Ok(to_js(&self.engine.with_archives(|a| a.list())?)?))())
+    }
+
+    /// One archive, whole; rejects `archive_missing` when it is no longer stored.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Archive>")]
+    pub fn read(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> js_sys::Promise {
+        settled((|| {
+            let key = string_arg(&key, "read(key)")?;
+            Ok(to_js(&self.engine.with_archives(|a| a.read(&key))?)?)
+        })())
+    }
+
+    /// Removes one archive (refused while a compaction runs here or in another tab).
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn delete(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> js_sys::Promise {
+        settled((|| {
+            let key = string_arg(&key, "delete(key)")?;
+            self.engine.delete_archive(&key)?;
+            Ok(JsValue::UNDEFINED)
+        })())
+    }
+
+    /// Removes the expired archives; resolves to how many.
+    #[wasm_bindgen(js_name = purgeExpired, unchecked_return_type = "Promise<number>")]
+    pub fn purge_expired(&self) -> js_sys::Promise {
+        settled((|| {
+            Ok(JsValue::from(self.engine.with_archives(|a| a.purge())?))
+        })())
+    }
+
+    /// The archived originals of a compacted iteration; `null` when it was never compacted;
+    /// rejects `archive_missing` (its `key` naming the archive) when the archive that held it
+    /// is no longer stored.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveData | null>")]
+    pub fn recall(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
+    ) -> js_sys::Promise {
+        settled((|| {
+            let iteration = count_arg(&iteration, "recall(iteration)")?;
+            Ok(match self.engine.with_archives(|a| a.recall(iteration))? {
+                Some(data) => to_js(&data)?,
+                None => JsValue::NULL,
+            })
+        })())
+    }
+
+    /// Puts an archive's originals back in place of its summary; later appends stay.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn rollback(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> js_sys::Promise {
+        let engine = Rc::clone(&self.engine);
+        future_to_promise(async move {
+            let key = string_arg(&key, "rollback(key)")?;
+            engine.rollback(&key).await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// The origin's storage as the browser reports it (`usage`, `quota` in bytes; whether it
+    /// is `persisted`) and `localStorageFree`, the bytes of localStorage's 5 MiB the package
+    /// finds unused (keys and values of every script of the origin counted).
+    #[wasm_bindgen(unchecked_return_type = "Promise<StorageEstimate>")]
+    pub fn estimate(&self) -> js_sys::Promise {
+        let free = free_units(self.logs.borrow().store()).unwrap_or(0);
+        future_to_promise(async move {
+            let estimate = JsFuture::from(storage_estimate()).await?;
+            let bytes = free.saturating_mul(2) as f64;
+            js_sys::Reflect::set(&estimate, &"localStorageFree".into(), &bytes.into())?;
+            Ok(estimate)
+        })
+    }
+
+    /// Asks the browser to keep this origin's storage from eviction
+    /// (`navigator.storage.persist()`); resolves to whether it is kept.
+    #[wasm_bindgen(unchecked_return_type = "Promise<boolean>")]
+    pub fn persist(&self) -> js_sys::Promise {
+        future_to_promise(async move { JsFuture::from(storage_persist()).await })
+    }
+}
