@@ -55,8 +55,10 @@ function wireSettings() {
   }
 }
 
+/** Renders every panel; resolves once the archive list (read asynchronously) is drawn too. */
 function render() {
   const logs = state.logs;
+  let archivesDrawn = Promise.resolve();
   try {
     renderReasoning(logs.reasoningEntries());
     renderExecution(logs.executionLog());
@@ -64,7 +66,7 @@ function render() {
     $("stat-iteration").textContent = String(logs.currentIteration);
     renderUsage();
     renderCompactButton(logs.iterationRunning || state.iterating);
-    renderArchives();
+    archivesDrawn = renderArchives().catch(showError);
     renderPins();
   } catch (err) {
     showError(err);
@@ -80,6 +82,7 @@ function render() {
   $("btn-clear").disabled = state.compacting;
   $("btn-gdrs").disabled = state.compacting;
   for (const button of document.querySelectorAll(".entry-form button")) button.disabled = false;
+  return archivesDrawn;
 }
 
 async function main() {

@@ -1,15 +1,15 @@
 // The archives panel: the list (date, iterations, entries, size, expiry), an archive's
 // originals beside the summary that replaced them, restore and delete.
-import { Compactor } from "/pkg/context_compactor.js";
+import { Archives } from "/pkg/context_compactor.js";
 import { $, el, state, settings, showError, showMessage, act, rerender } from "./ui.js";
 import { archivedItem, summaryItem } from "./entries-view.js";
 import { track } from "./usage-view.js";
 
-/** The compactor that lists, reads and deletes archives: that needs no provider, so the list
- * stays while Gemini is chosen without a key yet. */
-function archivist() {
-  state.archivist ??= new Compactor(state.logs, { provider: { type: "offline" } });
-  return state.compactor ?? state.archivist;
+/** The archives of the page's logs: no provider needed, so the list stays while Gemini is
+ * chosen without a key yet. */
+function archives() {
+  state.archives ??= new Archives(state.logs);
+  return state.archives;
 }
 
 /** The live summary entry that replaced `archive`'s originals, to show beside them: the one
@@ -22,12 +22,11 @@ function liveSummaryOf(archive, key) {
   return summaries.find((entry) => !entry.archiveKey && entry.iterations[1] === last);
 }
 
-export function renderArchives() {
-  const rows = $("archive-rows");
-  const archives = archivist().archives();
-  $("archive-empty").hidden = archives.length > 0;
-  rows.replaceChildren(
-    ...archives.map((info) => {
+export async function renderArchives() {
+  const listed = await archives().list();
+  $("archive-empty").hidden = listed.length > 0;
+  $("archive-rows").replaceChildren(
+    ...listed.map((info) => {
       const tr = el("tr");
       const first = info.iterations[0];
       const last = info.iterations[info.iterations.length - 1];
@@ -55,7 +54,7 @@ export function renderArchives() {
       }
       const remove = el("button", "danger", "Delete");
       remove.addEventListener("click", () => {
-        if (confirm(`Delete ${info.key}? Its originals cannot be restored afterwards.`)) act(() => archivist().deleteArchive(info.key));
+        if (confirm(`Delete ${info.key}? Its originals cannot be restored afterwards.`)) act(() => archives().delete(info.key));
       });
       actions.append(view, restore, remove);
       tr.append(actions);
@@ -64,9 +63,9 @@ export function renderArchives() {
   );
 }
 
-export function viewArchive(key, opener = document.activeElement) {
+export async function viewArchive(key, opener = document.activeElement) {
   try {
-    const archive = archivist().readArchive(key);
+    const archive = await archives().read(key);
     const first = archive.iterations[0];
     const last = archive.iterations[archive.iterations.length - 1];
     $("archive-panel-title").textContent = `Archive of iterations ${first}–${last} (${new Date(archive.timestamp).toLocaleString()})`;
@@ -108,7 +107,7 @@ export async function rollback(key) {
   // The summary that replaced the originals (possibly paid for) goes away: ask first.
   if (!confirm("Restore the original entries of this archive? The summary that replaced them is removed.")) return;
   try {
-    await archivist().rollback(key);
+    await archives().rollback(key);
     track(state.logs.estimateTokens() / settings().window, "restore");
     if ($("compaction-dialog").open) $("compaction-dialog").close();
     if ($("archive-panel").dataset.key === key) closeArchive();
@@ -116,6 +115,7 @@ export async function rollback(key) {
   } catch (err) {
     showError(err);
   }
-  rerender();
+  // The restored archive's row goes with the list: focus must not stay on it.
+  await rerender();
   if (document.activeElement === document.body) $("btn-continue").focus();
 }

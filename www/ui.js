@@ -3,17 +3,18 @@
 
 export const $ = (id) => document.getElementById(id);
 
-/** The page's state; `render` is set by app.js (panels call `rerender()`). */
+/** The page's state; `render` is set by app.js (panels call `rerender()`, which resolves once
+ * every panel is drawn). */
 export const state = {
   logs: null,
   compactor: null,
-  archivist: null,
+  archives: null,
   apiKey: "",
   compacting: false,
   iterating: false,
   autoTimer: null,
   lastResult: null,
-  render: () => {},
+  render: () => Promise.resolve(),
   /** Usage per iteration, with compactions and restores marked (kept for this tab). */
   timeline: JSON.parse(sessionStorage.getItem("context-compactor-demo:timeline") ?? "[]"),
 };
