@@ -116,8 +116,8 @@ if (existsSync(join(pkgDir, "node/snippets"))) {
   for (const file of walk(join(pkgDir, "node/snippets")).filter((f) => f.endsWith(".js"))) {
     const text = readFileSync(file, "utf8");
     if (text.includes("module.exports")) continue;
-    const names = [...text.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1]);
-    writeFileSync(file, `${text.replace(/^export (function|class) /gm, "$1 ")}\nmodule.exports = { ${names.join(", ")} };\n`);
+    const names = [...text.matchAll(/^export (?:async function|function|class) (\w+)/gm)].map((m) => m[1]);
+    writeFileSync(file, `${text.replace(/^export (async function|function|class) /gm, "$1 ")}\nmodule.exports = { ${names.join(", ")} };\n`);
   }
 }
 appendOnce(
