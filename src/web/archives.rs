@@ -7,8 +7,8 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::compactor::{BrowserLogs, Engine, JsCompactor};
-use super::convert::{count_arg, string_arg, to_js};
+use super::compactor::{read_archive, recall, rollback, BrowserLogs, Engine, JsCompactor};
+use super::convert::{string_arg, to_js};
 use super::js_error::ContextCompactorError;
 use super::log_store::JsLogStore;
 use super::typescript::ArchivesOptionsJs;
@@ -73,10 +73,7 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        settled((|| {
-            let key = string_arg(&key, "read(key)")?;
-            Ok(to_js(&self.engine.with_archives(|a| a.read(&key))?)?)
-        })())
+        settled(read_archive(&self.engine, &key, "read(key)"))
     }
 
     /// Removes one archive (refused while a compaction runs here or in another tab).
@@ -108,13 +105,7 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> js_sys::Promise {
-        settled((|| {
-            let iteration = count_arg(&iteration, "recall(iteration)")?;
-            Ok(match self.engine.with_archives(|a| a.recall(iteration))? {
-                Some(data) => to_js(&data)?,
-                None => JsValue::NULL,
-            })
-        })())
+        settled(recall(&self.engine, &iteration, "recall(iteration)"))
     }
 
     /// Puts an archive's originals back in place of its summary; later appends stay.
@@ -123,12 +114,7 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        let engine = Rc::clone(&self.engine);
-        future_to_promise(async move {
-            let key = string_arg(&key, "rollback(key)")?;
-            engine.rollback(&key).await?;
-            Ok(JsValue::UNDEFINED)
-        })
+        rollback(&self.engine, key, "rollback(key)")
     }
 
     /// The origin's storage as the browser reports it (`usage`, `quota` in bytes; whether it

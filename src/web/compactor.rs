@@ -229,6 +229,32 @@ impl JsCompactor {
     }
 }
 
+/// The archive under `key` (an argument of the method `what`), whole.
+pub(super) fn read_archive(engine: &Engine, key: &JsValue, what: &str) -> JsResult<JsValue> {
+    let key = string_arg(key, what)?;
+    Ok(to_js(&engine.with_archives(|a| a.read(&key))?)?)
+}
+
+/// The archived originals of the compacted iteration `iteration` (an argument of the method
+/// `what`), or `null` when it was never compacted.
+pub(super) fn recall(engine: &Engine, iteration: &JsValue, what: &str) -> JsResult<JsValue> {
+    let iteration = count_arg(iteration, what)?;
+    Ok(match engine.with_archives(|a| a.recall(iteration))? {
+        Some(data) => to_js(&data)?,
+        None => JsValue::NULL,
+    })
+}
+
+/// Puts the originals of the archive under `key` (an argument of the method `what`) back.
+pub(super) fn rollback(engine: &Rc<Engine>, key: JsValue, what: &'static str) -> js_sys::Promise {
+    let engine = Rc::clone(engine);
+    future_to_promise(async move {
+        let key = string_arg(&key, what)?;
+        engine.rollback(&key).await?;
+        Ok(JsValue::UNDEFINED)
+    })
+}
+
 /// The engine over `logs` with `provider` and `settings`, its store lock, timer and event
 /// target (returned beside it).
 fn engine_over(
@@ -371,12 +397,7 @@ impl JsCompactor {
         #[wasm_bindgen(js_name = "archiveKey", unchecked_param_type = "string")]
         archive_key: JsValue,
     ) -> js_sys::Promise {
-        let engine = Rc::clone(&self.engine);
-        future_to_promise(async move {
-            let archive_key = string_arg(&archive_key, "rollback(archiveKey)")?;
-            engine.rollback(&archive_key).await?;
-            Ok(JsValue::UNDEFINED)
-        })
+        rollback(&self.engine, archive_key, "rollback(archiveKey)")
     }
 
     /// Finishes or undoes a compaction that a closed tab left half done (this also runs by
@@ -405,8 +426,7 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> JsResult<ArchiveJs> {
-        let key = string_arg(&key, "readArchive(key)")?;
-        Ok(to_js(&self.engine.with_archives(|a| a.read(&key))?)?)
+        Ok(read_archive(&self.engine, &key, "readArchive(key)")?.unchecked_into())
     }
 
     /// The archived originals of a compacted iteration (also across chained compactions), for
@@ -421,11 +441,7 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> JsResult<RecalledJs> {
-        let iteration = count_arg(&iteration, "recall(iteration)")?;
-        Ok(match self.engine.with_archives(|a| a.recall(iteration))? {
-            Some(data) => to_js(&data)?,
-            None => JsValue::NULL.unchecked_into(),
-        })
+        Ok(recall(&self.engine, &iteration, "recall(iteration)")?.unchecked_into())
     }
 
     /// Removes one archive.
