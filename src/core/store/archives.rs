@@ -1,8 +1,8 @@
 //! The archives of one compactor's logs, behind one type that owns their keys and their I/O:
 //! the seam a second archive backend plugs into. Its operations are the whole archive
 //! protocol: `next_key`, `write` (with eviction of expired archives when the store is full),
-//! `list`, `read`, `delete`, `purge`, `enforce_limit`, `recall`, `carried_facts` and
-//! `put_back` (a rollback's reads and writes).
+//! `list`, `read`, `delete`, `purge`, `enforce_limit`, `recall`, `carried_facts`, `lost`
+//! and `put_back` (a rollback's reads and writes).
 
 use serde::Serialize;
 
@@ -254,7 +254,8 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
     }
 
     /// The archived originals of `iteration`, from the archive that compacted it; `None` when
-    /// no archive holds it (it is live, or its archive expired or was deleted).
+    /// it was never compacted (it is live); `ArchiveMissing` naming the archive that held it
+    /// when that archive is no longer stored (deleted, expired, evicted).
     pub fn recall(&self, iteration: u32) -> Result<Option<ArchiveData>, CompactionError> {
         let (infos, _) = self.stored(None)?;
         for info in infos
