@@ -84,6 +84,7 @@ check "cargo fmt --check" cargo fmt --check
 check "cargo clippy (core, native, no browser crates)" cargo clippy --all-targets --no-default-features --features testing -- -D warnings
 check "cargo clippy (wasm32)" cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 check "the core depends on no browser crate" bash -c '! cargo tree --no-default-features -e normal,dev | grep -E "wasm-bindgen|js-sys|web-sys"'
+check "the core depends on no crate at all (its JSON is its own)" bash -c '[ "$(cargo tree --no-default-features -e normal --prefix none | wc -l)" = 1 ]'
 tests "cargo test (core, native, no browser crates)" cargo test --no-default-features --features testing
 tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor --test browser_gemini
 tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini

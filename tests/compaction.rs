@@ -462,7 +462,7 @@ fn rollback_restores_the_originals_exactly_and_keeps_later_appends() {
     let mut expected = before.clone();
     expected
         .reasoning
-        .push(Stored::encode("written after the compaction").unwrap());
+        .push(Stored::encode("written after the compaction"));
     assert_eq!(after, expected);
     assert!(
         rig.memory.get(&result.archive_key).unwrap().is_none(),
@@ -737,4 +737,34 @@ fn recall_reports_the_missing_archive_down_the_chain() {
         rig.compactor.with_archives(|a| a.lost()).unwrap(),
         Vec::<String>::new()
     );
+}
+
+#[test]
+fn an_entry_nested_deeper_than_a_parser_recursion_limit_is_compacted_and_put_back_exactly() {
+    // `JSON.parse` reads an app's result nested 500 deep; the logs must not read as corrupt.
+    let rig = session(
+        6,
+        vec![Answer::Text(valid_summary("deep results were kept."))],
+    );
+    let key = "gdrs_execution_log";
+    let text = rig.memory.get(key).unwrap().unwrap();
+    let deep = format!(
+        r#"{{"iteration":2,"success":true,"code":"nest()","result":{}0{}}}"#,
+        "[".repeat(500),
+        "]".repeat(500)
+    );
+    let spliced = format!("[{deep},{}", &text[1..]);
+    rig.memory.set(key, &spliced).unwrap();
+    let before = rig.logs.borrow().snapshot().unwrap();
+    let result = compact(&rig, Trigger::User).unwrap();
+    let archived = rig.memory.get(&result.archive_key).unwrap().unwrap();
+    assert!(
+        archived.contains(&deep),
+        "the archive holds the entry as stored"
+    );
+    run_ready(rig.compactor.rollback(&result.archive_key))
+        .unwrap()
+        .unwrap();
+    assert_eq!(rig.memory.get(key).unwrap().unwrap(), spliced);
+    assert_eq!(rig.logs.borrow().snapshot().unwrap(), before);
 }

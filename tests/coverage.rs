@@ -398,7 +398,9 @@ fn short_session_compacts(start_ms: f64) {
         logs.append_execution(context_compactor::core::log::entries::ExecutionInput {
             success: true,
             code: format!("const rows = load(\"orders.csv\");\nreturn rows.length * {i};"),
-            result: Some(serde_json::json!(1000 * i)),
+            result: Some(context_compactor::core::json::read::RawJson(
+                (1000 * i).to_string(),
+            )),
             ..Default::default()
         })
         .unwrap();

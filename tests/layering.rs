@@ -7,17 +7,25 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Each wing of `src/core`, bottom to top, with the wings it may import besides its own.
-const WINGS: [(&str, &[&str]); 8] = [
-    ("model", &[]),
-    ("error", &["model"]),
-    ("log", &["model", "error"]),
-    ("ports", &["model", "error"]),
-    ("steps", &["model", "error", "log"]),
-    ("store", &["model", "error", "log", "ports", "steps"]),
-    ("providers", &["model", "error", "log", "ports", "steps"]),
+const WINGS: [(&str, &[&str]); 9] = [
+    ("json", &[]),
+    ("model", &["json"]),
+    ("error", &["json", "model"]),
+    ("log", &["json", "model", "error"]),
+    ("ports", &["json", "model", "error"]),
+    ("steps", &["json", "model", "error", "log"]),
+    (
+        "store",
+        &["json", "model", "error", "log", "ports", "steps"],
+    ),
+    (
+        "providers",
+        &["json", "model", "error", "log", "ports", "steps"],
+    ),
     (
         "run",
         &[
+            "json",
             "model",
             "error",
             "log",

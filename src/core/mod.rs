@@ -5,6 +5,7 @@
 //! below it (`tests/layering.rs` holds the table and fails on anything else, and on any import
 //! cycle between files). ARCHITECTURE.md has the map.
 //!
+//! 0. [`json`]: JSON text read as spans and written field by field;
 //! 1. [`model`]: the values every step shares (settings, outcome, facts, phases, reasons);
 //! 2. [`error`]: typed errors and their stable codes;
 //! 3. [`log`]: what an entry, an iteration and a snapshot of the logs are;
@@ -15,6 +16,7 @@
 //! 8. [`run`]: the orchestrator.
 
 pub mod error;
+pub mod json;
 pub mod log;
 pub mod model;
 pub mod ports;

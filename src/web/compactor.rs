@@ -3,7 +3,6 @@
 
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -22,6 +21,8 @@ use super::typescript::{
 };
 use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::settings::{CompactorSettings, Trigger};
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
@@ -34,18 +35,32 @@ pub(super) type Engine = crate::core::run::compactor::Compactor<BrowserStorage, 
 pub(super) type BrowserLogs = std::cell::RefCell<super::log_store::BrowserLogStore>;
 type JsResult<T> = Result<T, JsValue>;
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[derive(Default)]
 struct CompactOptions {
-    #[serde(default)]
     trigger: Trigger,
 }
 
-#[derive(Serialize)]
+impl FromJson for CompactOptions {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let options = Object::read(json)?;
+        options.deny_unknown(&["trigger"])?;
+        Ok(CompactOptions {
+            trigger: options.or_default("trigger")?,
+        })
+    }
+}
+
 struct CanCompact {
     ok: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+}
+
+impl ToJson for CanCompact {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("ok", &self.ok)
+            .field_opt("reason", &self.reason);
+    }
 }
 
 fn invalid(what: &str, detail: impl std::fmt::Display) -> JsValue {

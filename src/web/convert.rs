@@ -1,29 +1,20 @@
 //! Conversions between JS values and core types, through JSON (`JSON.parse`/`JSON.stringify`
-//! on the browser's side, serde_json on ours): the values that cross are plain data, and one
-//! JSON implementation in the module is smaller than a second, JS-specific serde format.
+//! on the browser's side, the core's `json` wing on ours): the values that cross are plain
+//! data, and one small JSON reader and writer serve both storage and the boundary.
 
 use js_sys::JsString;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::lone_surrogates;
 use crate::core::error::ErrorCode;
+use crate::core::json::read::{from_text, FromJson, ReadError};
+use crate::core::json::write::{to_json, ToJson};
 
 /// A core value as a plain JS object, cast to its typed stand-in.
-pub fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, ContextCompactorError> {
-    let unconvertible = |reason: String| {
-        ContextCompactorError::new(
-            ErrorCode::InvalidInput,
-            format!("could not convert a value for JavaScript: {reason}"),
-        )
-    };
-    let text = serde_json::to_string(value).map_err(|err| unconvertible(err.to_string()))?;
-    parse_json(&lone_surrogates::to_js(&text))
-        .map(JsCast::unchecked_into)
-        .map_err(|err| unconvertible(thrown_message(&err)))
+pub fn to_js<T: ToJson + ?Sized, J: JsCast>(value: &T) -> Result<J, ContextCompactorError> {
+    json_to_js(&to_json(value))
 }
 
 #[wasm_bindgen]
@@ -50,13 +41,11 @@ pub fn json_to_js<J: JsCast>(json: &str) -> Result<J, ContextCompactorError> {
 }
 
 /// A JS argument as a core type; `what` names the argument in the error.
-pub fn from_js<T: DeserializeOwned>(
-    value: JsValue,
-    what: &str,
-) -> Result<T, ContextCompactorError> {
+pub fn from_js<T: FromJson>(value: JsValue, what: &str) -> Result<T, ContextCompactorError> {
     // `JSON.stringify(undefined)` is `undefined`, not text: an absent value reads as `null`.
     let text = match js_sys::JSON::stringify(&value) {
-        // A lone surrogate arrives escaped (`\ud83d`), which serde cannot read into a String.
+        // A lone surrogate arrives escaped (`\ud83d`); it is carried as the character that
+        // stands for it, so that it is given back exactly.
         Ok(text) if text.is_string() => {
             let text = lone_surrogates::from_js(&text);
             lone_surrogates::unescape_lone_surrogates(&text).into_owned()
@@ -69,73 +58,33 @@ pub fn from_js<T: DeserializeOwned>(
             ))
         }
     };
-    serde_json::from_str(&text).map_err(|err| {
-        // serde_json places its errors in the JSON text ("at line 1 column 40"), which the
-        // caller never saw: the message names the field instead, in JavaScript's terms.
-        let message = err.to_string();
-        let message = message
-            .rsplit_once(" at line ")
-            .map_or(message.as_str(), |(head, _)| head);
-        let field = field_before(&text, err.column());
-        let what = match &field {
-            Some(field) if !message.starts_with("unknown field") => format!("{what}.{field}"),
-            _ => what.to_owned(),
+    from_text(&text).map_err(|err| {
+        let (path, error) = err.located();
+        let what = if path.is_empty() {
+            what.to_owned()
+        } else {
+            format!("{what}.{path}")
         };
-        ContextCompactorError::invalid_input(&what, in_js_terms(message))
+        ContextCompactorError::invalid_input(&what, in_js_terms(error))
     })
 }
 
-/// The name of the last object key that starts before `column` (1-based) of the compact JSON
-/// `text`: the field a serde error at that column is about.
-fn field_before(text: &str, column: usize) -> Option<String> {
-    let head = text.get(..column.saturating_sub(1).min(text.len()))?;
-    let colon = head.rfind("\":")?;
-    let start = head[..colon].rfind(['{', ','])? + 1;
-    let key = head.get(start..colon + 1)?;
-    serde_json::from_str::<String>(key).ok()
-}
-
-/// A serde message as a JavaScript developer reads it: JS type names, the closest known option
-/// for an unknown one.
-fn in_js_terms(message: &str) -> String {
-    if let Some(rest) = message.strip_prefix("unknown field `") {
-        let (name, known) = rest.split_once('`').unwrap_or((rest, ""));
-        let options: Vec<&str> = known.split('`').skip(1).step_by(2).collect();
-        let closest = options.iter().min_by_key(|option| {
-            edit_distance(&name.to_ascii_lowercase(), &option.to_ascii_lowercase())
-        });
-        return match closest {
-            Some(closest) => format!(
-                "\"{name}\" is not an option; did you mean \"{closest}\"? (options: {})",
-                options.join(", ")
-            ),
-            None => format!("\"{name}\" is not an option"),
-        };
+/// A reading error as a JavaScript developer reads it: the closest known option for an
+/// unknown one.
+fn in_js_terms(error: &ReadError) -> String {
+    let ReadError::Unknown { name, known } = error else {
+        return error.to_string();
+    };
+    let closest = known.iter().min_by_key(|option| {
+        edit_distance(&name.to_ascii_lowercase(), &option.to_ascii_lowercase())
+    });
+    match closest {
+        Some(closest) => format!(
+            "\"{name}\" is not an option; did you mean \"{closest}\"? (options: {})",
+            known.join(", ")
+        ),
+        None => format!("\"{name}\" is not an option"),
     }
-    if let Some(rest) = message.strip_prefix("missing field `") {
-        let name = rest.split('`').next().unwrap_or(rest);
-        return format!("\"{name}\" is required");
-    }
-    let mut text = message.replace("invalid type: ", "got ");
-    for (rust, js) in [
-        ("integer `", "the number `"),
-        ("floating point `", "the number `"),
-        ("boolean `", "`"),
-        ("string \"", "the text \""),
-        ("expected u32", "expected a whole number"),
-        ("expected u8", "expected a whole number"),
-        ("expected u64", "expected a whole number"),
-        ("expected usize", "expected a whole number"),
-        ("expected f64", "expected a number"),
-        ("expected a sequence", "expected an array"),
-        ("got map", "got an object"),
-        ("got sequence", "got an array"),
-        ("got unit value", "got null"),
-        ("expected struct ", "expected an object "),
-    ] {
-        text = text.replace(rust, js);
-    }
-    text
 }
 
 /// Levenshtein distance, for "did you mean".

@@ -4,7 +4,6 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
@@ -18,6 +17,7 @@ use super::typescript::{
     ReasoningEntryList, StringList, ToolActivityEntryJs, ToolActivityEntryList,
     ToolActivityInputJs,
 };
+use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::log::stored_entry::join_entries;
 use crate::core::ports::store_lock::StoreLock;
 use crate::core::store::keys::StorageKeys;
@@ -27,10 +27,19 @@ use crate::core::store::log_store::{LogStore, PinError};
 /// The core store as the browser uses it.
 pub type BrowserLogStore = LogStore<BrowserStorage, BrowserClock>;
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[derive(Default)]
 struct Options {
     prefix: Option<String>,
+}
+
+impl FromJson for Options {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let options = Object::read(json)?;
+        options.deny_unknown(&["prefix"])?;
+        Ok(Options {
+            prefix: options.opt("prefix")?,
+        })
+    }
 }
 
 /// The property through which a `Compactor` finds the store of a `LogStore` it is given.

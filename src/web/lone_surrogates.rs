@@ -99,7 +99,7 @@ pub fn to_js(text: &str) -> JsString {
 }
 
 /// `json` (the text of `JSON.stringify`, which writes a lone surrogate as `\udXXX`) with each
-/// escaped lone surrogate replaced by the character that stands for it, so that serde reads
+/// escaped lone surrogate replaced by the character that stands for it, so that the core reads
 /// it (a pair of escapes stays as it is).
 pub fn unescape_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
     if !json.contains("\\u") {

@@ -17,16 +17,8 @@ pub fn identities(logs: &LogSnapshot) -> Vec<String> {
         .iter()
         .filter(|r| parse_summary_header(r).is_none())
         .map(|r| format!("r:{}", r.as_str()))
-        .chain(
-            logs.execution
-                .iter()
-                .map(|e| format!("e:{}", serde_json::to_string(e).unwrap())),
-        )
-        .chain(
-            logs.tool_activity
-                .iter()
-                .map(|e| format!("t:{}", serde_json::to_string(e).unwrap())),
-        )
+        .chain(logs.execution.iter().map(|e| format!("e:{}", e.json())))
+        .chain(logs.tool_activity.iter().map(|e| format!("t:{}", e.json())))
         .collect()
 }
 

@@ -6,6 +6,7 @@ use super::census::{assert_nothing_lost, census};
 use super::locked::locked;
 use super::*;
 use context_compactor::core::error::CompactionError;
+use context_compactor::core::json::read::from_text;
 use context_compactor::core::log::entries::ExecutionInput;
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
@@ -99,7 +100,7 @@ pub fn an_entry_read_back_and_appended_again_is_stored_once() -> Row {
     grow_session(&logs, &clock, 6, 3);
     let read_back = logs.borrow().execution_log_json().unwrap();
     let entries: Vec<serde_json::Value> = serde_json::from_str(&read_back).unwrap();
-    let again: ExecutionInput = serde_json::from_value(entries[0].clone()).unwrap();
+    let again: ExecutionInput = from_text(&entries[0].to_string()).unwrap();
     let stored = logs.borrow_mut().append_execution(again).unwrap();
     assert_eq!(
         stored.json().matches("\"id\"").count(),

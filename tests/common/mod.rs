@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use context_compactor::core::error::{ProviderError, ProviderFailure};
+use context_compactor::core::json::read::RawJson;
 use context_compactor::core::log::entries::{ExecutionInput, ToolActivityInput};
 use context_compactor::core::model::settings::CompactorSettings;
 use context_compactor::core::model::token_usage::TokenUsage;
@@ -22,6 +23,11 @@ use context_compactor::core::run::compactor::Compactor;
 use context_compactor::core::store::keys::StorageKeys;
 use context_compactor::core::store::log_store::LogStore;
 use serde_json::json;
+
+/// `value` as the JSON text an app would give.
+fn raw(value: serde_json::Value) -> RawJson {
+    RawJson(value.to_string())
+}
 
 pub const NOV_22_2026: f64 = 1_795_373_767_000.0;
 
@@ -89,11 +95,11 @@ pub fn grow_session(logs: &Logs, clock: &ManualClock, iterations: u32, seed: u64
                     code: format!(
                         "const data = load('{topic}');\nreturn data.rows.groupBy('region');"
                     ),
-                    error: Some(
+                    error: Some(raw(
                         json!({"message": "TypeError: data.rows.groupBy is not a function"}),
-                    ),
+                    )),
                     execution_time: Some(3.0 + rng.next(20) as f64),
-                    metadata: Some(json!({"task": format!("group {topic}")})),
+                    metadata: Some(raw(json!({"task": format!("group {topic}")}))),
                     ..Default::default()
                 })
                 .unwrap();
@@ -104,9 +110,9 @@ pub fn grow_session(logs: &Logs, clock: &ManualClock, iterations: u32, seed: u64
                 code: format!(
                     "const data = load('{topic}');\nconst byRegion = {{}};\nfor (const row of data.rows) {{\n  byRegion[row.region] = (byRegion[row.region] ?? 0) + row.amount;\n}}\nreturn byRegion;"
                 ),
-                result: Some(json!({"north": rng.next(100_000), "south": rng.next(100_000), "rows": rows})),
+                result: Some(raw(json!({"north": rng.next(100_000), "south": rng.next(100_000), "rows": rows}))),
                 execution_time: Some(10.0 + rng.next(300) as f64),
-                metadata: Some(json!({"task": format!("group {topic}")})),
+                metadata: Some(raw(json!({"task": format!("group {topic}")}))),
                 ..Default::default()
             })
             .unwrap();
@@ -123,7 +129,7 @@ pub fn grow_session(logs: &Logs, clock: &ManualClock, iterations: u32, seed: u64
                     "get".into()
                 },
                 status: "success".into(),
-                details: Some(json!(format!("notes/iteration-{n}.md"))),
+                details: Some(raw(json!(format!("notes/iteration-{n}.md")))),
                 extra: Default::default(),
             })
             .unwrap();

@@ -7,15 +7,13 @@
 
 use std::borrow::Cow;
 
-use serde_json::value::RawValue;
-
 use crate::core::log::stored_entry::{
     decode_string, field_bool, field_text, object_field, EntryView, Stored,
 };
 
 pub use crate::core::log::entry_facts::{EntryFacts, Part, Parts};
 pub(crate) use crate::core::log::new_entries::{
-    js_number, normalise_error, without_stamped, NewExecution, NewToolActivity,
+    js_number, normalise_error, NewExecution, NewToolActivity,
 };
 pub use crate::core::log::new_entries::{ExecutionInput, ToolActivityInput};
 
@@ -148,17 +146,17 @@ pub struct ToolActivityEntry {
 }
 
 impl EntryView for ExecutionEntry {
-    fn read(raw: &RawValue) -> Self {
+    fn read(json: &str) -> Self {
         ExecutionEntry {
-            facts: EntryFacts::read(raw.get()),
+            facts: EntryFacts::read(json),
         }
     }
 }
 
 impl EntryView for ToolActivityEntry {
-    fn read(raw: &RawValue) -> Self {
+    fn read(json: &str) -> Self {
         ToolActivityEntry {
-            facts: EntryFacts::read(raw.get()),
+            facts: EntryFacts::read(json),
         }
     }
 }

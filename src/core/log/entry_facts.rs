@@ -3,11 +3,8 @@
 
 use std::borrow::Cow;
 
-use serde::de::DeserializeSeed;
-use serde::Deserializer;
-use serde_json::value::RawValue;
-
-use crate::core::log::stored_entry::{field_iteration, field_text, object_field, Key};
+use crate::core::json::scan::members;
+use crate::core::log::stored_entry::{field_iteration, field_text, object_field};
 
 /// A field the prompt and the summary read, located in the entry's text when it is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,17 +90,23 @@ impl EntryFacts {
     /// The facts of the entry whose stored JSON is `text`; an entry that is not an object (or
     /// has a key that is not valid text) has none.
     pub fn read(text: &str) -> Self {
-        if !text.starts_with('{') {
+        let Some(fields) = members(text) else {
             return EntryFacts::default();
+        };
+        let mut facts = EntryFacts::default();
+        // A key given twice keeps its last value, as in `JSON.parse`.
+        for (key, value) in fields {
+            if let Some(slot) = Slot::of_key(&key) {
+                facts.take(text, slot, value);
+            }
         }
-        let mut reader = serde_json::Deserializer::from_str(text);
-        FactsSeed { text }
-            .deserialize(&mut reader)
-            .unwrap_or_default()
+        facts.iteration = facts.iteration.or(facts.context_iteration);
+        facts.vault_read = facts.parts.get(text, Part::Kind) == Some("\"vault\"")
+            && facts.parts.get(text, Part::Action) == Some("\"read\"");
+        facts
     }
 
-    fn take(&mut self, text: &str, slot: Slot, value: &RawValue) {
-        let json = value.get();
+    fn take(&mut self, text: &str, slot: Slot, json: &str) {
         match slot {
             Slot::Id => self.id = field_text(Some(json)).map(Cow::into_owned),
             Slot::Timestamp => self.timestamp = field_text(Some(json)).map(Cow::into_owned),
@@ -156,46 +159,4 @@ fn offset_in(text: &str, inner: &str) -> Option<usize> {
         .get(start..start + inner.len())
         .is_some_and(|slice| std::ptr::eq(slice, inner));
     same.then_some(start)
-}
-
-/// Reads [`EntryFacts`] from an entry's text in one pass: every value is captured as its JSON
-/// text, borrowed, and only the facts are decoded.
-struct FactsSeed<'a> {
-    text: &'a str,
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for FactsSeed<'de> {
-    type Value = EntryFacts;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<EntryFacts, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for FactsSeed<'de> {
-    type Value = EntryFacts;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an entry object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<EntryFacts, A::Error> {
-        let mut facts = EntryFacts::default();
-        // A key given twice keeps its last value, as in `JSON.parse`.
-        while let Some(key) = map.next_key::<Key<'de>>()? {
-            match Slot::of_key(key.as_str()) {
-                Some(slot) => {
-                    let value: &RawValue = map.next_value()?;
-                    facts.take(self.text, slot, value);
-                }
-                None => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        facts.iteration = facts.iteration.or(facts.context_iteration);
-        facts.vault_read = facts.parts.get(self.text, Part::Kind) == Some("\"vault\"")
-            && facts.parts.get(self.text, Part::Action) == Some("\"read\"");
-        Ok(facts)
-    }
 }

@@ -1,18 +1,11 @@
 //! The records the package writes when the app appends through it: the app's fields, stamped
 //! with id, timestamp and iteration (the input's own stamps give way).
 
-use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Map, Number, Value};
-
-/// Deserializes a field that is present, keeping an explicit `null` as `Some(Value::Null)`
-/// so that it is written back as `null` rather than dropped.
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
+use crate::core::json::read::{both, FromJson, Object, RawJson, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 
 /// The execution entry `appendExecution` writes: the app's fields, stamped.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct NewExecution {
     /// Unique id, `exec_…`.
     pub id: String,
@@ -25,24 +18,41 @@ pub(crate) struct NewExecution {
     /// The code that was run.
     pub code: String,
     /// What the code returned.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub result: Option<RawJson>,
     /// `{ message }` when the code threw, else `null`.
-    pub error: Value,
+    pub error: RawJson,
     /// Run time in milliseconds, written as JavaScript writes it (`3`, not `3.0`).
-    pub execution_time: Number,
+    pub execution_time: RawJson,
     /// Who ran it.
     pub source: String,
     /// Free-form data of the app.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Value>,
-    /// Any further fields of the input.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub metadata: Option<RawJson>,
+    /// Any further fields of the input, in the input's order.
+    pub extra: Vec<(String, RawJson)>,
+}
+
+impl ToJson for NewExecution {
+    fn write_json(&self, out: &mut String) {
+        let mut entry = ObjectOut::new(out);
+        entry
+            .field("id", &self.id)
+            .field("timestamp", &self.timestamp)
+            .field("iteration", &self.iteration)
+            .field("success", &self.success)
+            .field("code", &self.code)
+            .field_opt("result", &self.result)
+            .field("error", &self.error)
+            .field("executionTime", &self.execution_time)
+            .field("source", &self.source)
+            .field_opt("metadata", &self.metadata);
+        for (name, value) in &self.extra {
+            entry.field(name, value);
+        }
+    }
 }
 
 /// The tool entry `appendToolActivity` writes: the app's fields, stamped.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct NewToolActivity {
     /// Unique id, `tool_…`.
     pub id: String,
@@ -50,93 +60,143 @@ pub(crate) struct NewToolActivity {
     pub timestamp: String,
     /// The iteration it belongs to.
     pub iteration: u32,
-    /// The kind of tool.
-    #[serde(rename = "type")]
+    /// The kind of tool (`type`).
     pub kind: String,
     /// What the tool did.
     pub action: String,
     /// How it ended.
     pub status: String,
     /// Free-form details.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-    /// Any further fields of the input.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub details: Option<RawJson>,
+    /// Any further fields of the input, in the input's order.
+    pub extra: Vec<(String, RawJson)>,
+}
+
+impl ToJson for NewToolActivity {
+    fn write_json(&self, out: &mut String) {
+        let mut entry = ObjectOut::new(out);
+        entry
+            .field("id", &self.id)
+            .field("timestamp", &self.timestamp)
+            .field("iteration", &self.iteration)
+            .field("type", &self.kind)
+            .field("action", &self.action)
+            .field("status", &self.status)
+            .field_opt("details", &self.details);
+        for (name, value) in &self.extra {
+            entry.field(name, value);
+        }
+    }
 }
 
 /// The fields the store stamps on every appended entry; an input's own copies give way, so an
 /// entry read back and appended again is not stored with two `id`s.
 pub(crate) const STAMPED_FIELDS: [&str; 3] = ["id", "timestamp", "iteration"];
 
-/// `extra` without the fields the store stamps itself.
-pub(crate) fn without_stamped(mut extra: Map<String, Value>) -> Map<String, Value> {
-    for field in STAMPED_FIELDS {
-        extra.remove(field);
-    }
-    extra
+/// The fields of `input` that are neither in `own` nor stamped by the store.
+fn unstamped_rest(input: &Object<'_>, own: &[&str]) -> Vec<(String, RawJson)> {
+    let known: Vec<&str> = own.iter().chain(&STAMPED_FIELDS).copied().collect();
+    input.rest(&known)
 }
 
 /// What an app passes to `appendExecution`; the store adds id, timestamp and iteration.
-#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExecutionInput {
     /// Whether the code ran without throwing.
     pub success: bool,
     /// The code that was run.
     pub code: String,
-    /// What the code returned.
-    #[serde(default, deserialize_with = "present")]
-    pub result: Option<Value>,
+    /// What the code returned (an explicit `null` kept).
+    pub result: Option<RawJson>,
     /// The error: `{ message }`, a plain string, or `null`.
-    #[serde(default, deserialize_with = "present")]
-    pub error: Option<Value>,
+    pub error: Option<RawJson>,
     /// Run time in milliseconds (0 when not given).
-    #[serde(default)]
     pub execution_time: Option<f64>,
     /// Who ran it; `"auto"` when not given.
-    #[serde(default)]
     pub source: Option<String>,
-    /// Free-form data of the app.
-    #[serde(default, deserialize_with = "present")]
-    pub metadata: Option<Value>,
-    /// Any further fields, stored as given.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    /// Free-form data of the app (an explicit `null` kept).
+    pub metadata: Option<RawJson>,
+    /// Any further fields, stored as given (less the stamped ones).
+    pub extra: Vec<(String, RawJson)>,
+}
+
+impl FromJson for ExecutionInput {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let input = Object::read(json)?;
+        let (success, code) = both(input.req("success"), input.req("code"))?;
+        Ok(ExecutionInput {
+            success,
+            code,
+            result: input.get("result").map(RawJson::from),
+            error: input.get("error").map(RawJson::from),
+            execution_time: input.opt("executionTime")?,
+            source: input.opt("source")?,
+            metadata: input.get("metadata").map(RawJson::from),
+            extra: unstamped_rest(
+                &input,
+                &[
+                    "success",
+                    "code",
+                    "result",
+                    "error",
+                    "executionTime",
+                    "source",
+                    "metadata",
+                ],
+            ),
+        })
+    }
 }
 
 /// What an app passes to `appendToolActivity`; the store adds id, timestamp and iteration.
-#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolActivityInput {
-    /// The kind of tool.
-    #[serde(rename = "type")]
+    /// The kind of tool (`type`).
     pub kind: String,
     /// What the tool did.
     pub action: String,
     /// How it ended.
     pub status: String,
-    /// Free-form details.
-    #[serde(default, deserialize_with = "present")]
-    pub details: Option<Value>,
-    /// Any further fields, stored as given.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    /// Free-form details (an explicit `null` kept).
+    pub details: Option<RawJson>,
+    /// Any further fields, stored as given (less the stamped ones).
+    pub extra: Vec<(String, RawJson)>,
 }
 
-/// A JSON number for `value` that is written as an integer when it is one, as JavaScript does.
-pub(crate) fn js_number(value: f64) -> Number {
-    if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
-        Number::from(value as i64)
-    } else {
-        Number::from_f64(value).unwrap_or_else(|| Number::from(0))
+impl FromJson for ToolActivityInput {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let input = Object::read(json)?;
+        let ((kind, action), status) = both(
+            both(input.req("type"), input.req("action")),
+            input.req("status"),
+        )?;
+        Ok(ToolActivityInput {
+            kind,
+            action,
+            status,
+            details: input.get("details").map(RawJson::from),
+            extra: unstamped_rest(&input, &["type", "action", "status", "details"]),
+        })
     }
 }
 
+/// `value` as JavaScript writes the number (`3`, not `3.0`; `0` for what JSON cannot hold).
+pub(crate) fn js_number(value: f64) -> RawJson {
+    if !value.is_finite() || value == 0.0 {
+        return RawJson::from("0");
+    }
+    RawJson(crate::core::json::write::to_json(&value))
+}
+
 /// Normalises an execution error to the stored shape: `{ "message": … }` or `null`.
-pub(crate) fn normalise_error(error: Option<Value>) -> Value {
+pub(crate) fn normalise_error(error: Option<RawJson>) -> RawJson {
     match error {
-        None | Some(Value::Null) => Value::Null,
-        Some(Value::String(message)) => serde_json::json!({ "message": message }),
+        None => RawJson::from("null"),
+        Some(error) if error.get().starts_with('"') => {
+            let mut out = String::new();
+            ObjectOut::new(&mut out).raw("message", error.get());
+            RawJson(out)
+        }
         Some(other) => other,
     }
 }

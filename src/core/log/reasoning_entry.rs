@@ -2,15 +2,14 @@
 //! header, a compacted summary, or the model's text) and where it belongs, so that no app has
 //! to parse the package's header formats.
 
-use serde::Serialize;
+use crate::core::json::write::{ObjectOut, ToJson};
 
 use crate::core::log::iteration::{
     parse_iteration_header, parse_summary_header, parse_summary_source, SUMMARY_END,
 };
 
 /// What a reasoning entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReasoningKind {
     /// `=== ITERATION n ===`: the start of iteration n.
     Header,
@@ -21,8 +20,7 @@ pub enum ReasoningKind {
 }
 
 /// One entry of the reasoning log, described.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReasoningEntry {
     /// The entry as stored.
     pub text: String,
@@ -30,18 +28,31 @@ pub struct ReasoningEntry {
     pub kind: ReasoningKind,
     /// The iteration a header starts or a text belongs to (none for a summary, or for text
     /// before any iteration).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub iteration: Option<u32>,
     /// The iterations a summary replaced, first and last.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<[u32; 2]>,
     /// The archive that holds the originals a summary replaced, when it names one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub archive_key: Option<String>,
     /// A summary's own text: without its header line, the line naming its archive and its
     /// end line.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+}
+
+impl ToJson for ReasoningEntry {
+    fn write_json(&self, out: &mut String) {
+        let kind = match self.kind {
+            ReasoningKind::Header => "header",
+            ReasoningKind::Summary => "summary",
+            ReasoningKind::Text => "text",
+        };
+        ObjectOut::new(out)
+            .field("text", &self.text)
+            .field("kind", kind)
+            .field_opt("iteration", &self.iteration)
+            .field_opt("iterations", &self.iterations)
+            .field_opt("archiveKey", &self.archive_key)
+            .field_opt("summary", &self.summary);
+    }
 }
 
 impl ReasoningEntry {
@@ -126,7 +137,7 @@ mod tests {
         );
         let before_any = ReasoningEntry::describe("Session start", 0);
         assert_eq!(before_any.iteration, None);
-        let json = serde_json::to_string(&summary).unwrap();
+        let json = crate::core::json::write::to_json(&summary);
         assert!(
             json.contains(r#""kind":"summary","iterations":[1,6],"archiveKey":"#),
             "{json}"

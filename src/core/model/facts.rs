@@ -1,11 +1,11 @@
 //! The facts a summary must keep, as values: each fact, the app's pins, the ledger of one
 //! compaction, the coverage a summary achieved and the lines it could not back. `steps::ledger` draws and checks them.
 
-use serde::{Deserialize, Serialize};
+use crate::core::json::read::{one_of, FromJson, Object, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 
 /// What kind of fact a ledger line is, which decides how it is drawn and carried forward.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FactKind {
     /// The session's query, or the goal its first iteration states.
     Goal,
@@ -20,8 +20,7 @@ pub enum FactKind {
 }
 
 /// One fact a summary must keep: its text, and the terms that show it was kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fact {
     /// Stable across compactions: `goal`, `result:<task>`, `failure:<subject>`,
     /// `identifier:<token>`, `pin:<id>`.
@@ -37,7 +36,7 @@ pub struct Fact {
 }
 
 /// A fact the app pinned: every later summary must keep it until it is unpinned.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
     /// The id `pin()` returned.
     pub id: String,
@@ -80,21 +79,20 @@ impl std::fmt::Display for PinTextError {
 impl std::error::Error for PinTextError {}
 
 /// The facts one compaction's summary must keep, in the order the prompt lists them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ledger {
     /// The facts.
     pub facts: Vec<Fact>,
 }
 
 /// Which of the ledger's facts a summary kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Coverage {
     /// Every fact the summary had to keep (their texts).
     pub required: Vec<String>,
     /// Those the model's own answer kept.
     pub kept: Vec<String>,
     /// Those the answer lacked and the package added, in the ledger's words.
-    #[serde(default)]
     pub repaired: Vec<String>,
     /// Those the summary lost (none in a summary that was swapped in).
     pub missing: Vec<String>,
@@ -102,10 +100,115 @@ pub struct Coverage {
 
 /// A line of a summary that names what none of the compaction's sources holds: a number, id,
 /// file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnverifiedLine {
     /// The line as the model wrote it.
     pub line: String,
     /// What it names that no source holds, in the order it names them.
     pub items: Vec<String>,
+}
+
+/// Every fact kind with its stored name.
+const FACT_KINDS: [(&str, FactKind); 5] = [
+    ("goal", FactKind::Goal),
+    ("result", FactKind::Result),
+    ("failure", FactKind::Failure),
+    ("identifier", FactKind::Identifier),
+    ("pin", FactKind::Pin),
+];
+
+impl ToJson for FactKind {
+    fn write_json(&self, out: &mut String) {
+        if let Some((name, _)) = FACT_KINDS.iter().find(|(_, kind)| kind == self) {
+            name.write_json(out);
+        }
+    }
+}
+
+impl FromJson for FactKind {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        one_of(json, &FACT_KINDS)
+    }
+}
+
+impl ToJson for Fact {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("id", &self.id)
+            .field("kind", &self.kind)
+            .field("text", &self.text)
+            .field("exact", &self.exact)
+            .field("words", &self.words);
+    }
+}
+
+impl FromJson for Fact {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let fact = Object::read(json)?;
+        Ok(Fact {
+            id: fact.req("id")?,
+            kind: fact.req("kind")?,
+            text: fact.req("text")?,
+            exact: fact.req("exact")?,
+            words: fact.req("words")?,
+        })
+    }
+}
+
+impl ToJson for Pin {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("id", &self.id)
+            .field("text", &self.text);
+    }
+}
+
+impl FromJson for Pin {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let pin = Object::read(json)?;
+        Ok(Pin {
+            id: pin.req("id")?,
+            text: pin.req("text")?,
+        })
+    }
+}
+
+impl ToJson for Coverage {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("required", &self.required)
+            .field("kept", &self.kept)
+            .field("repaired", &self.repaired)
+            .field("missing", &self.missing);
+    }
+}
+
+impl FromJson for Coverage {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let coverage = Object::read(json)?;
+        Ok(Coverage {
+            required: coverage.req("required")?,
+            kept: coverage.req("kept")?,
+            repaired: coverage.or_default("repaired")?,
+            missing: coverage.req("missing")?,
+        })
+    }
+}
+
+impl ToJson for UnverifiedLine {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("line", &self.line)
+            .field("items", &self.items);
+    }
+}
+
+impl FromJson for UnverifiedLine {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let line = Object::read(json)?;
+        Ok(UnverifiedLine {
+            line: line.req("line")?,
+            items: line.req("items")?,
+        })
+    }
 }

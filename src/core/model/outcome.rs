@@ -1,13 +1,13 @@
 //! What a compaction reports: the dry-run plan and the result.
 
-use serde::Serialize;
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 
 use crate::core::model::facts::{Coverage, UnverifiedLine};
 use crate::core::model::token_usage::TokenUsage;
 
 /// Entries per log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EntryCounts {
     /// Reasoning entries.
     pub reasoning: usize,
@@ -18,8 +18,7 @@ pub struct EntryCounts {
 }
 
 /// What `compact()` would do now (no provider call).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompactionPlan {
     /// First and last iteration that would be compacted.
     pub iterations: [u32; 2],
@@ -33,7 +32,6 @@ pub struct CompactionPlan {
     pub estimated_tokens_after: usize,
     /// Why a compaction the user asked for would be refused now (no provider call is made);
     /// absent when it would go ahead.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
     /// The facts the summary will have to keep (the ledger, as its texts).
     pub ledger: Vec<String>,
@@ -51,8 +49,7 @@ pub fn saving(tokens_before: usize, tokens_after: usize) -> (usize, f64) {
 }
 
 /// What one successful compaction did.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompactionResult {
     /// First and last iteration compacted.
     pub iterations: [u32; 2],
@@ -80,19 +77,79 @@ pub struct CompactionResult {
     /// answer reported any).
     pub usage: Option<TokenUsage>,
     /// The model that gave the summary, when the provider says (Gemini's `modelVersion`).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub model: Option<String>,
     /// The facts the summary had to keep, and which it kept (all of them, or it failed).
-    #[serde(default)]
     pub coverage: Coverage,
     /// The lines that name what no source holds, each marked ` [unverified]` in the summary.
-    #[serde(default)]
     pub unverified: Vec<UnverifiedLine>,
     /// Parts the selection was summarised in: 1 unless its prompt exceeded the input budget.
-    #[serde(default = "one")]
     pub chunks: u32,
 }
 
-fn one() -> u32 {
-    1
+impl ToJson for EntryCounts {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("reasoning", &self.reasoning)
+            .field("execution", &self.execution)
+            .field("toolActivity", &self.tool_activity);
+    }
+}
+
+impl ToJson for CompactionPlan {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("iterations", &self.iterations)
+            .field("entries", &self.entries)
+            .field("tokensToCompact", &self.tokens_to_compact)
+            .field("promptTokens", &self.prompt_tokens)
+            .field("estimatedTokensAfter", &self.estimated_tokens_after)
+            .field_opt("refused", &self.refused)
+            .field("ledger", &self.ledger);
+    }
+}
+
+impl ToJson for CompactionResult {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("iterations", &self.iterations)
+            .field("tokensBefore", &self.tokens_before)
+            .field("tokensAfter", &self.tokens_after)
+            .field("tokensSaved", &self.tokens_saved)
+            .field("reduction", &self.reduction)
+            .field("contextUsageBefore", &self.context_usage_before)
+            .field("contextUsageAfter", &self.context_usage_after)
+            .field("attempts", &self.attempts)
+            .field("durationMs", &self.duration_ms)
+            .field("archiveKey", &self.archive_key)
+            .field("summary", &self.summary)
+            .field("usage", &self.usage)
+            .field_opt("model", &self.model)
+            .field("coverage", &self.coverage)
+            .field("unverified", &self.unverified)
+            .field("chunks", &self.chunks);
+    }
+}
+
+impl FromJson for CompactionResult {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let result = Object::read(json)?;
+        Ok(CompactionResult {
+            iterations: result.req("iterations")?,
+            tokens_before: result.req("tokensBefore")?,
+            tokens_after: result.req("tokensAfter")?,
+            tokens_saved: result.req("tokensSaved")?,
+            reduction: result.req("reduction")?,
+            context_usage_before: result.req("contextUsageBefore")?,
+            context_usage_after: result.req("contextUsageAfter")?,
+            attempts: result.req("attempts")?,
+            duration_ms: result.req("durationMs")?,
+            archive_key: result.req("archiveKey")?,
+            summary: result.req("summary")?,
+            usage: result.opt("usage")?,
+            model: result.opt("model")?,
+            coverage: result.or_default("coverage")?,
+            unverified: result.or_default("unverified")?,
+            chunks: result.opt("chunks")?.unwrap_or(1),
+        })
+    }
 }

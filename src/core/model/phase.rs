@@ -1,10 +1,9 @@
 //! The phases of a compaction, in the order they run.
 
-use serde::Serialize;
+use crate::core::json::write::ToJson;
 
 /// Where a compaction is (the `phase` of the compactor and of its events).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Phase {
     /// Nothing running.
     #[default]
@@ -122,5 +121,11 @@ impl Phase {
             Phase::Error => "Compaction failed; the logs are unchanged",
             Phase::RollingBack => "Restoring the archived logs",
         }
+    }
+}
+/// Written as its snake_case name.
+impl ToJson for Phase {
+    fn write_json(&self, out: &mut String) {
+        self.as_str().write_json(out);
     }
 }

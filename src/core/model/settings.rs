@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use serde::Deserialize;
+use crate::core::json::read::{one_of, FromJson, Object, ReadError};
+use crate::core::json::write::ToJson;
 
 /// What triggered a compaction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Trigger {
     /// A person pressed the button.
     #[default]
@@ -28,6 +28,21 @@ impl Trigger {
             Trigger::Auto => "auto",
             Trigger::ContextLimitError => "context_limit_error",
         }
+    }
+}
+
+impl ToJson for Trigger {
+    fn write_json(&self, out: &mut String) {
+        self.as_str().write_json(out);
+    }
+}
+
+impl FromJson for Trigger {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        one_of(
+            json,
+            &Trigger::ALL.map(|trigger| (trigger.as_str(), trigger)),
+        )
     }
 }
 
@@ -69,8 +84,7 @@ fn out_of_range(field: &'static str, message: impl Into<String>) -> Result<(), S
 }
 
 /// What a compaction does with ledger facts the model's answer lacks (`missingFacts`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MissingFacts {
     /// Add each in the ledger's words under its section; no further call.
     #[default]
@@ -82,8 +96,7 @@ pub enum MissingFacts {
 }
 
 /// What a compaction does with lines that name what no source holds (`unverified`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum UnverifiedLines {
     /// End each such line with ` [unverified]`.
     #[default]
@@ -95,8 +108,7 @@ pub enum UnverifiedLines {
 }
 
 /// Every tunable of a compaction (`CompactorOptions` in the README, less the provider).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompactorSettings {
     /// The app model's context window, in tokens.
     pub context_window_tokens: usize,
@@ -160,6 +172,93 @@ impl Default for CompactorSettings {
             unverified: UnverifiedLines::Mark,
             max_prompt_tokens: None,
         }
+    }
+}
+
+/// The option names of [`CompactorSettings`], as JavaScript gives them.
+pub const SETTINGS_FIELDS: &[&str] = &[
+    "contextWindowTokens",
+    "baseTokens",
+    "minIterations",
+    "recommendedUsage",
+    "autoTriggerUsage",
+    "temperature",
+    "maxOutputTokens",
+    "timeoutMs",
+    "maxRetries",
+    "retryDelayMs",
+    "maxArchives",
+    "archiveExpiryDays",
+    "instructions",
+    "archivePrefix",
+    "metricsKey",
+    "missingFacts",
+    "unverified",
+    "maxPromptTokens",
+];
+
+/// Options absent or `null` take their defaults; an unknown option is an error.
+impl FromJson for CompactorSettings {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let options = Object::read(json)?;
+        options.deny_unknown(SETTINGS_FIELDS)?;
+        let d = CompactorSettings::default();
+        Ok(CompactorSettings {
+            context_window_tokens: options
+                .opt("contextWindowTokens")?
+                .unwrap_or(d.context_window_tokens),
+            base_tokens: options.opt("baseTokens")?.unwrap_or(d.base_tokens),
+            min_iterations: options.opt("minIterations")?.unwrap_or(d.min_iterations),
+            recommended_usage: options
+                .opt("recommendedUsage")?
+                .unwrap_or(d.recommended_usage),
+            auto_trigger_usage: options
+                .opt("autoTriggerUsage")?
+                .unwrap_or(d.auto_trigger_usage),
+            temperature: options.opt("temperature")?,
+            max_output_tokens: options
+                .opt("maxOutputTokens")?
+                .unwrap_or(d.max_output_tokens),
+            timeout_ms: options.opt("timeoutMs")?.unwrap_or(d.timeout_ms),
+            max_retries: options.opt("maxRetries")?.unwrap_or(d.max_retries),
+            retry_delay_ms: options.opt("retryDelayMs")?.unwrap_or(d.retry_delay_ms),
+            max_archives: options.opt("maxArchives")?.unwrap_or(d.max_archives),
+            archive_expiry_days: options
+                .opt("archiveExpiryDays")?
+                .unwrap_or(d.archive_expiry_days),
+            instructions: options.opt("instructions")?,
+            archive_prefix: options.opt("archivePrefix")?,
+            metrics_key: options.opt("metricsKey")?,
+            missing_facts: options.opt("missingFacts")?.unwrap_or(d.missing_facts),
+            unverified: options.opt("unverified")?.unwrap_or(d.unverified),
+            max_prompt_tokens: options.opt("maxPromptTokens")?,
+        })
+    }
+}
+
+impl FromJson for MissingFacts {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        one_of(
+            json,
+            &[
+                ("repair", MissingFacts::Repair),
+                ("retry", MissingFacts::Retry),
+                ("fail", MissingFacts::Fail),
+            ],
+        )
+    }
+}
+
+impl FromJson for UnverifiedLines {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        one_of(
+            json,
+            &[
+                ("mark", UnverifiedLines::Mark),
+                ("retry", UnverifiedLines::Retry),
+                ("fail", UnverifiedLines::Fail),
+            ],
+        )
     }
 }
 

@@ -1,10 +1,10 @@
 //! Tokens a provider reports it spent.
 
-use serde::{Deserialize, Serialize};
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 
 /// Token counts a provider reports (Gemini's `usageMetadata`), summed over attempts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TokenUsage {
     /// Prompt tokens.
     pub prompt_tokens: u64,
@@ -13,8 +13,29 @@ pub struct TokenUsage {
     /// Thinking tokens (they count against `maxOutputTokens`).
     pub thinking_tokens: u64,
     /// Prompt tokens served from Gemini's context cache (part of `prompt_tokens`).
-    #[serde(default)]
     pub cached_tokens: u64,
+}
+
+impl ToJson for TokenUsage {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("promptTokens", &self.prompt_tokens)
+            .field("outputTokens", &self.output_tokens)
+            .field("thinkingTokens", &self.thinking_tokens)
+            .field("cachedTokens", &self.cached_tokens);
+    }
+}
+
+impl FromJson for TokenUsage {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let usage = Object::read(json)?;
+        Ok(TokenUsage {
+            prompt_tokens: usage.req("promptTokens")?,
+            output_tokens: usage.req("outputTokens")?,
+            thinking_tokens: usage.req("thinkingTokens")?,
+            cached_tokens: usage.or_default("cachedTokens")?,
+        })
+    }
 }
 
 impl TokenUsage {

@@ -2,17 +2,15 @@
 
 use std::cell::Cell;
 
-use serde::Serialize;
-
 use crate::core::error::redact::redact;
 use crate::core::error::CompactionError;
+use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::phase::Phase;
 use crate::core::model::settings::Trigger;
 
 /// One event of a compaction; `name()` is the DOM event type, the value its `detail`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum CompactionEvent {
     /// `compaction_start`
     Start {
@@ -21,7 +19,6 @@ pub enum CompactionEvent {
         /// The current iteration N (kept verbatim).
         iteration: u32,
         /// Usage (0..1) before.
-        #[serde(rename = "contextUsage")]
         context_usage: f64,
     },
     /// `compaction_phase_change`
@@ -40,13 +37,11 @@ pub enum CompactionEvent {
         /// What is happening, for people.
         message: String,
         /// Milliseconds since the compaction started.
-        #[serde(rename = "elapsedMs")]
         elapsed_ms: f64,
     },
     /// `compaction_archived`
     Archived {
         /// Key of the archive written.
-        #[serde(rename = "archiveKey")]
         archive_key: String,
         /// Its timestamp (epoch ms).
         timestamp: u64,
@@ -72,7 +67,6 @@ pub enum CompactionEvent {
         /// The attempt about to start (2 for the first retry).
         attempt: u32,
         /// The wait before it, in ms.
-        #[serde(rename = "waitMs")]
         wait_ms: u32,
         /// What happened, for people.
         message: String,
@@ -80,7 +74,6 @@ pub enum CompactionEvent {
     /// `compaction_rolled_back`
     RolledBack {
         /// The archive restored.
-        #[serde(rename = "archiveKey")]
         archive_key: String,
     },
     /// `archives_lost`: archives the live summaries name that are no longer stored (deleted,
@@ -105,6 +98,63 @@ impl CompactionEvent {
             CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
             CompactionEvent::ArchivesLost { .. } => "archives_lost",
         }
+    }
+}
+
+/// The event's `detail`: its fields, named in camelCase.
+impl ToJson for CompactionEvent {
+    fn write_json(&self, out: &mut String) {
+        let mut detail = ObjectOut::new(out);
+        match self {
+            CompactionEvent::Start {
+                trigger,
+                iteration,
+                context_usage,
+            } => detail
+                .field("trigger", trigger)
+                .field("iteration", iteration)
+                .field("contextUsage", context_usage),
+            CompactionEvent::PhaseChange { phase, previous } => {
+                detail.field("phase", phase).field("previous", previous)
+            }
+            CompactionEvent::Progress {
+                phase,
+                percent,
+                message,
+                elapsed_ms,
+            } => detail
+                .field("phase", phase)
+                .field("percent", &u32::from(*percent))
+                .field("message", message)
+                .field("elapsedMs", elapsed_ms),
+            CompactionEvent::Archived {
+                archive_key,
+                timestamp,
+            } => detail
+                .field("archiveKey", archive_key)
+                .field("timestamp", timestamp),
+            CompactionEvent::Complete { result } => detail.field("result", &**result),
+            CompactionEvent::Error {
+                code,
+                message,
+                phase,
+            } => detail
+                .field("code", *code)
+                .field("message", message)
+                .field("phase", phase),
+            CompactionEvent::Retry {
+                reason,
+                attempt,
+                wait_ms,
+                message,
+            } => detail
+                .field("reason", reason)
+                .field("attempt", attempt)
+                .field("waitMs", wait_ms)
+                .field("message", message),
+            CompactionEvent::RolledBack { archive_key } => detail.field("archiveKey", archive_key),
+            CompactionEvent::ArchivesLost { keys } => detail.field("keys", keys),
+        };
     }
 }
 

@@ -1,10 +1,13 @@
 //! The Gemini `generateContent` protocol: the request body and the reading of the reply.
 //! Transport (fetch, headers, abort) lives in the web layer; everything here is plain data.
 
-use serde_json::{json, Value};
+use std::borrow::Cow;
 
 use crate::core::error::redact::redact;
 use crate::core::error::{ProviderError, ProviderFailure};
+use crate::core::json::read::FromJson;
+use crate::core::json::scan::{document, field, items, string};
+use crate::core::json::write::ObjectOut;
 use crate::core::model::token_usage::TokenUsage;
 use crate::core::providers::port::GenerationSettings;
 use crate::core::steps::prompt::SYSTEM_INSTRUCTION;
@@ -84,14 +87,18 @@ impl Family {
         }
     }
 
-    /// The `thinkingConfig` this family gets: as little thinking as it allows.
-    pub fn thinking_config(self) -> Option<Value> {
+    /// The `thinkingConfig` this family gets, as JSON: as little thinking as it allows.
+    pub fn thinking_config(self) -> Option<String> {
+        let mut config = String::new();
         match self {
-            Family::Flash25 => Some(json!({ "thinkingBudget": 0 })),
-            Family::Pro25 => Some(json!({ "thinkingBudget": PRO_25_MIN_THINKING_BUDGET })),
-            Family::Gemini3 => Some(json!({ "thinkingLevel": "low" })),
-            Family::Gemma | Family::Alias | Family::Other => None,
-        }
+            Family::Flash25 => ObjectOut::new(&mut config).field("thinkingBudget", &0u32),
+            Family::Pro25 => {
+                ObjectOut::new(&mut config).field("thinkingBudget", &PRO_25_MIN_THINKING_BUDGET)
+            }
+            Family::Gemini3 => ObjectOut::new(&mut config).field("thinkingLevel", "low"),
+            Family::Gemma | Family::Alias | Family::Other => return None,
+        };
+        Some(config)
     }
 
     /// The temperature sent when the app set none (`None`: the model's own default).
@@ -132,43 +139,69 @@ fn encode_path_segment(text: &str) -> String {
         .collect()
 }
 
-/// The request body, shaped for the model's [`Family`]; an app's own `temperature` wins.
-pub fn request_body(prompt: &str, settings: &GenerationSettings) -> Value {
+/// The request body (JSON), shaped for the model's [`Family`]; an app's own `temperature` wins.
+pub fn request_body(prompt: &str, settings: &GenerationSettings) -> String {
     let family = Family::of(&settings.model);
-    let mut generation = json!({ "maxOutputTokens": settings.max_output_tokens });
     let temperature = if settings.temperature_set {
         Some(settings.temperature)
     } else {
         family.default_temperature()
     };
-    if let Some(temperature) = temperature {
-        generation["temperature"] = json!(temperature);
+    let mut generation = String::new();
+    {
+        let mut config = ObjectOut::new(&mut generation);
+        config.field("maxOutputTokens", &settings.max_output_tokens);
+        config.field_opt("temperature", &temperature);
+        if let Some(thinking) = family.thinking_config() {
+            config.raw("thinkingConfig", &thinking);
+        }
     }
-    if let Some(thinking) = family.thinking_config() {
-        generation["thinkingConfig"] = thinking;
+    let text_parts = |text: &str| {
+        let mut part = String::new();
+        ObjectOut::new(&mut part).field("text", text);
+        format!("[{part}]")
+    };
+    let mut body = String::new();
+    {
+        let mut request = ObjectOut::new(&mut body);
+        if family.takes_system_instruction() {
+            let mut user = String::new();
+            ObjectOut::new(&mut user)
+                .field("role", "user")
+                .raw("parts", &text_parts(prompt));
+            request.raw("contents", &format!("[{user}]"));
+            let mut system = String::new();
+            ObjectOut::new(&mut system).raw("parts", &text_parts(SYSTEM_INSTRUCTION));
+            request.raw("systemInstruction", &system);
+        } else {
+            let mut user = String::new();
+            ObjectOut::new(&mut user).field("role", "user").raw(
+                "parts",
+                &text_parts(&format!("{SYSTEM_INSTRUCTION}\n\n{prompt}")),
+            );
+            request.raw("contents", &format!("[{user}]"));
+        }
+        request.raw("generationConfig", &generation);
     }
-    if family.takes_system_instruction() {
-        json!({
-            "contents": [{ "role": "user", "parts": [{ "text": prompt }] }],
-            "systemInstruction": { "parts": [{ "text": SYSTEM_INSTRUCTION }] },
-            "generationConfig": generation,
-        })
-    } else {
-        json!({
-            "contents": [{ "role": "user", "parts": [{ "text": format!("{SYSTEM_INSTRUCTION}\n\n{prompt}") }] }],
-            "generationConfig": generation,
-        })
-    }
+    body
 }
 
-fn count(value: &Value, field: &str) -> u64 {
-    value.get(field).and_then(Value::as_u64).unwrap_or(0)
+/// The value at `path` (field names) under the object `json`.
+fn at<'a>(json: &'a str, path: &[&str]) -> Option<&'a str> {
+    path.iter().try_fold(json, |value, name| field(value, name))
 }
 
-fn text_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value
-        .pointer(pointer)
-        .and_then(Value::as_str)
+/// A whole count at `name` of `json`, 0 when absent or not one.
+fn count(json: &str, name: &str) -> u64 {
+    field(json, name)
+        .and_then(|value| u64::from_json(value).ok())
+        .unwrap_or(0)
+}
+
+/// The non-blank text at `path` under `json`.
+fn text_at<'a>(json: &'a str, path: &[&str]) -> Option<Cow<'a, str>> {
+    at(json, path)
+        .and_then(string)
         .filter(|s| !s.trim().is_empty())
 }
 
@@ -237,9 +270,9 @@ fn scrub_error(err: ProviderError, secret: &str) -> ProviderError {
 }
 
 fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> {
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let parsed = document(body).ok();
     if !(200..300).contains(&status) {
-        return Err(http_error(status, parsed.as_ref(), body, model).into());
+        return Err(http_error(status, parsed, body, model).into());
     }
     let reply = parsed.ok_or_else(|| ProviderError::Http {
         status: 502,
@@ -247,24 +280,24 @@ fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> 
         retry_after_ms: None,
         lasting: false,
     })?;
-    let usage = reply.get("usageMetadata").map(|u| TokenUsage {
+    let usage = field(reply, "usageMetadata").map(|u| TokenUsage {
         prompt_tokens: count(u, "promptTokenCount"),
         output_tokens: count(u, "candidatesTokenCount"),
         thinking_tokens: count(u, "thoughtsTokenCount"),
         cached_tokens: count(u, "cachedContentTokenCount"),
     });
-    let model_version = text_at(&reply, "/modelVersion").map(str::to_owned);
+    let model_version = text_at(reply, &["modelVersion"]).map(Cow::into_owned);
     let failed = |err: ProviderError| err.with_usage(usage);
-    let candidate = reply
-        .get("candidates")
-        .and_then(Value::as_array)
-        .and_then(|c| c.first());
+    let candidate = field(reply, "candidates")
+        .and_then(items)
+        .and_then(|mut c| c.next());
     let Some(candidate) = candidate else {
         // Google's SDKs read a reply without candidates but with promptFeedback as a block.
-        return Err(failed(match reply.get("promptFeedback") {
+        return Err(failed(match field(reply, "promptFeedback") {
             Some(feedback) => {
-                let reason = text_at(feedback, "/blockReason").unwrap_or("no reason given");
-                let explained = text_at(feedback, "/blockReasonMessage")
+                let reason =
+                    text_at(feedback, &["blockReason"]).unwrap_or(Cow::Borrowed("no reason given"));
+                let explained = text_at(feedback, &["blockReasonMessage"])
                     .map(|m| format!(": {m}"))
                     .unwrap_or_default();
                 ProviderError::Blocked(format!("the prompt was blocked ({reason}){explained}"))
@@ -272,8 +305,9 @@ fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> 
             None => ProviderError::Incomplete("the reply had no candidates".into()),
         }));
     };
-    let finish = text_at(candidate, "/finishReason").unwrap_or("STOP");
-    let finish_message = text_at(candidate, "/finishMessage")
+    let finish = text_at(candidate, &["finishReason"]).unwrap_or(Cow::Borrowed("STOP"));
+    let finish = finish.as_ref();
+    let finish_message = text_at(candidate, &["finishMessage"])
         .map(|m| format!(": {m}"))
         .unwrap_or_default();
     if BLOCKING_FINISHES.contains(&finish) {
@@ -281,14 +315,12 @@ fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> 
             "the answer was stopped ({finish}){finish_message}"
         ))));
     }
-    let text: String = candidate
-        .pointer("/content/parts")
-        .and_then(Value::as_array)
+    let text: String = at(candidate, &["content", "parts"])
+        .and_then(items)
         .map(|parts| {
             parts
-                .iter()
-                .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .filter(|p| field(p, "thought") != Some("true"))
+                .filter_map(|p| field(p, "text").and_then(string))
                 .collect()
         })
         .unwrap_or_default();
@@ -317,37 +349,35 @@ fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> 
 
 /// Whether a 429's quota cannot come back within a retry: a per-day quota, or a limit of 0
 /// (the model is not in the project's tier).
-fn lasting_quota(error: Option<&Value>, message: &str) -> bool {
+fn lasting_quota(error: Option<&str>, message: &str) -> bool {
     let violations = error
-        .and_then(|e| e.get("details"))
-        .and_then(Value::as_array)
+        .and_then(|e| field(e, "details"))
+        .and_then(items)
         .into_iter()
         .flatten()
         .filter(|d| {
-            d.get("@type").and_then(Value::as_str)
-                == Some("type.googleapis.com/google.rpc.QuotaFailure")
+            text_at(d, &["@type"]).as_deref() == Some("type.googleapis.com/google.rpc.QuotaFailure")
         })
-        .filter_map(|d| d.get("violations").and_then(Value::as_array))
+        .filter_map(|d| field(d, "violations").and_then(items))
         .flatten();
     let mut lasting = false;
     for violation in violations {
-        let id = text_at(violation, "/quotaId").unwrap_or_default();
-        let value = violation.get("quotaValue").and_then(|v| {
-            v.as_str()
-                .map(|s| s.contains('0') && s.trim().bytes().all(|b| b == b'0' || b == b'.'))
-                .or_else(|| v.as_f64().map(|n| n == 0.0))
+        let id = text_at(violation, &["quotaId"]).unwrap_or_default();
+        let value = field(violation, "quotaValue").and_then(|v| match string(v) {
+            Some(s) => Some(s.contains('0') && s.trim().bytes().all(|b| b == b'0' || b == b'.')),
+            None => f64::from_json(v).ok().map(|n| n == 0.0),
         });
         lasting |= id.contains("PerDay") || value == Some(true);
     }
     lasting || message.contains("limit: 0") || message.contains("per day")
 }
 
-fn http_error(status: u16, parsed: Option<&Value>, body: &str, model: &str) -> ProviderError {
-    let error = parsed.and_then(|v| v.get("error"));
+fn http_error(status: u16, parsed: Option<&str>, body: &str, model: &str) -> ProviderError {
+    let error = parsed.and_then(|v| field(v, "error"));
     let google_message = error
-        .and_then(|e| e.get("message"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+        .and_then(|e| field(e, "message"))
+        .and_then(string)
+        .map(Cow::into_owned)
         .unwrap_or_else(|| body.chars().take(200).collect());
     let lasting = status == 429 && lasting_quota(error, &google_message);
     let message = match status {
@@ -364,18 +394,16 @@ fn http_error(status: u16, parsed: Option<&Value>, body: &str, model: &str) -> P
         _ => google_message,
     };
     let retry_after_ms = error
-        .and_then(|e| e.get("details"))
-        .and_then(Value::as_array)
-        .and_then(|details| {
-            details.iter().find_map(|d| {
-                let is_retry_info = d.get("@type").and_then(Value::as_str)
+        .and_then(|e| field(e, "details"))
+        .and_then(items)
+        .and_then(|mut details| {
+            details.find_map(|d| {
+                let is_retry_info = text_at(d, &["@type"]).as_deref()
                     == Some("type.googleapis.com/google.rpc.RetryInfo");
-                is_retry_info
-                    .then(|| d.get("retryDelay").and_then(Value::as_str))
-                    .flatten()
+                is_retry_info.then(|| text_at(d, &["retryDelay"])).flatten()
             })
         })
-        .and_then(parse_duration_ms)
+        .and_then(|delay| parse_duration_ms(&delay))
         .map(|ms| ms.min(MAX_RETRY_DELAY_MS));
     ProviderError::Http {
         status,

@@ -4,9 +4,8 @@
 
 use std::future::Future;
 
-use serde::Serialize;
-
 use crate::core::error::{ProviderError, ProviderFailure};
+use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::facts::Ledger;
 use crate::core::model::settings::{CompactorSettings, DEFAULT_TEMPERATURE};
 use crate::core::model::token_usage::TokenUsage;
@@ -15,20 +14,29 @@ use crate::core::steps::digest::Digest;
 use crate::core::steps::selection::Selection;
 
 /// The generation settings passed to a provider (`GenerationSettings` in TypeScript).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GenerationSettings {
     /// Model id (providers without models report their own name).
     pub model: String,
     /// Sampling temperature (the app's `temperature` option, else 0.1).
     pub temperature: f64,
     /// Whether the app set `temperature` itself (then it wins over a model family's advice).
-    #[serde(skip)]
     pub temperature_set: bool,
     /// Output budget.
     pub max_output_tokens: u32,
     /// Time limit of the call in ms (the engine enforces it too).
     pub timeout_ms: u32,
+}
+
+/// Written without `temperature_set` (the provider sees the temperature to use).
+impl ToJson for GenerationSettings {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("model", &self.model)
+            .field("temperature", &self.temperature)
+            .field("maxOutputTokens", &self.max_output_tokens)
+            .field("timeoutMs", &self.timeout_ms);
+    }
 }
 
 impl GenerationSettings {

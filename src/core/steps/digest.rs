@@ -79,7 +79,7 @@ fn block<'t>(text: &'t str, label: &str, next: &[&str]) -> Option<&'t str> {
 
 /// A value from a log as compact text: JSON compacted where it parses, else as written.
 fn compact_value(text: &str) -> String {
-    match serde_json::from_str::<Box<serde_json::value::RawValue>>(text) {
+    match crate::core::json::scan::document(text) {
         Ok(_) => {
             let mut out = String::with_capacity(text.len());
             let mut in_string = false;

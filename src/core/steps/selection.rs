@@ -1,7 +1,7 @@
 //! Choosing what to compact: every entry of iterations before the current one.
 
-use serde::{Deserialize, Serialize};
-
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::PlacedIterations;
@@ -9,8 +9,7 @@ use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::outcome::EntryCounts;
 
 /// One value per compacted entry, log by log, in the order of the archived entries.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PerEntry<T> {
     /// Of the reasoning entries.
     pub reasoning_log: Vec<T>,
@@ -18,6 +17,26 @@ pub struct PerEntry<T> {
     pub execution_log: Vec<T>,
     /// Of the tool entries.
     pub tool_activity_log: Vec<T>,
+}
+
+impl<T: ToJson> ToJson for PerEntry<T> {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("reasoningLog", &self.reasoning_log)
+            .field("executionLog", &self.execution_log)
+            .field("toolActivityLog", &self.tool_activity_log);
+    }
+}
+
+impl<T: FromJson> FromJson for PerEntry<T> {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let logs = Object::read(json)?;
+        Ok(PerEntry {
+            reasoning_log: logs.req("reasoningLog")?,
+            execution_log: logs.req("executionLog")?,
+            tool_activity_log: logs.req("toolActivityLog")?,
+        })
+    }
 }
 
 /// Where each compacted entry stood in its log before the compaction (0-based), so that a
@@ -234,20 +253,16 @@ mod tests {
     fn compacted_tokens_are_the_tokens_of_the_originals() {
         let mut logs = LogSnapshot::default();
         for n in 1..=4u32 {
-            logs.reasoning
-                .push(Stored::encode(&iteration_header(n)).unwrap());
-            logs.reasoning.push(
-                Stored::encode(&format!("Step {n}: checked 40213 rows, 3 mismatched ids."))
-                    .unwrap(),
-            );
-            logs.execution.push(
-                Stored::encode(&serde_json::json!({
-                    "iteration": n, "code": format!("rows.filter((r) => r.week === {n})")
-                }))
-                .unwrap(),
-            );
-            logs.tool_activity
-                .push(Stored::encode(&serde_json::json!({"iteration": n, "type": "vfs"})).unwrap());
+            logs.reasoning.push(Stored::encode(&iteration_header(n)));
+            logs.reasoning.push(Stored::encode(&format!(
+                "Step {n}: checked 40213 rows, 3 mismatched ids."
+            )));
+            logs.execution.push(Stored::from_json_text(&format!(
+                r#"{{"iteration":{n},"code":"rows.filter((r) => r.week === {n})"}}"#
+            )));
+            logs.tool_activity.push(Stored::from_json_text(&format!(
+                r#"{{"iteration":{n},"type":"vfs"}}"#
+            )));
         }
         let selection = Selection::of(&logs);
         assert_eq!(selection.last, 3);

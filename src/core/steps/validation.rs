@@ -2,7 +2,7 @@
 //! refusal; and rewriting an answer to its canonical form (no fence, preamble or closing remark
 //! around it; `### emoji TITLE` headings).
 
-use serde::Serialize;
+use crate::core::json::write::{ObjectOut, ToJson};
 
 /// The six sections of a summary, in order: emoji and title.
 pub const SECTIONS: [(&str, &str); 6] = [
@@ -33,15 +33,23 @@ const REFUSALS: [&str; 5] = [
 ];
 
 /// The verdict on one summary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Validation {
     /// Whether the summary can be used.
     pub valid: bool,
     /// What is wrong with it, one sentence each.
     pub errors: Vec<String>,
     /// The required sections it lacks (titles).
-    #[serde(skip)]
     pub missing_sections: Vec<&'static str>,
+}
+
+/// Written as `{ valid, errors }` (the missing titles are in the errors).
+impl ToJson for Validation {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("valid", &self.valid)
+            .field("errors", &self.errors);
+    }
 }
 
 /// The canonical heading of a section: `### 🎯 OBJECTIVE ACHIEVED`.

@@ -1,16 +1,16 @@
 //! The format of an archive of compacted originals, and when it expires. [`super::archives`]
 //! writes, lists and removes them.
 
-use serde::de::IgnoredAny;
-use serde::ser::SerializeStruct;
-use serde::{Deserialize, Serialize, Serializer};
-
 use crate::core::error::StorageError;
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::scan::items;
+use crate::core::json::write::{write_array, ObjectOut, ToJson};
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::place;
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::facts::{Fact, Ledger};
+use crate::core::model::outcome::EntryCounts;
 use crate::core::model::settings::Trigger;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::selection::{EntryIterations, Positions, Selection};
@@ -31,8 +31,7 @@ pub(crate) fn expiry(timestamp: u64, lifetime_ms: f64) -> u64 {
 }
 
 /// The original entries an archive keeps, exactly as they were stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArchiveData {
     /// Reasoning entries.
     pub reasoning_log: Vec<StoredReasoning>,
@@ -53,8 +52,7 @@ impl From<ArchiveData> for LogSnapshot {
 }
 
 /// Usage figures at the time of archiving.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ArchiveMetadata {
     /// Usage (0..1) before the compaction.
     pub context_usage_before: f64,
@@ -65,8 +63,7 @@ pub struct ArchiveMetadata {
 /// `<prefix>archived_logs_<ms>`: the originals a compaction replaced. `D` is what `data` is
 /// read or written as: the entries themselves, only their counts ([`ArchiveEntryCounts`]), or
 /// a compaction's selection ([`SelectedData`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Archive<D = ArchiveData> {
     /// When it was written (epoch ms).
     pub timestamp: u64,
@@ -80,17 +77,14 @@ pub struct Archive<D = ArchiveData> {
     pub data: D,
     /// Where each original entry stood in its log (absent in archives of earlier versions:
     /// their entries go back first).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub positions: Option<Positions>,
     /// Usage figures.
     pub metadata: ArchiveMetadata,
     /// The iteration of each original entry, log by log (absent in archives of earlier
     /// versions: `recall` then places the entries itself).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry_iterations: Option<EntryIterations>,
     /// The facts the summary that replaced these entries had to keep (absent in archives of
     /// earlier versions); a later compaction requires them again.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger: Option<Vec<Fact>>,
 }
 
@@ -188,41 +182,118 @@ impl ArchiveData {
 }
 
 /// The logs of an archive, counted without building their entries (what a listing reads).
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ArchiveEntryCounts {
-    pub(crate) reasoning_log: Vec<IgnoredAny>,
-    pub(crate) execution_log: Vec<IgnoredAny>,
-    pub(crate) tool_activity_log: Vec<IgnoredAny>,
+#[derive(Debug)]
+pub struct ArchiveEntryCounts(pub EntryCounts);
+
+impl FromJson for ArchiveEntryCounts {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let data = Object::read(json)?;
+        let count = |name: &'static str| -> Result<usize, ReadError> {
+            let log = data.get(name).ok_or(ReadError::Missing(name))?;
+            items(log)
+                .map(Iterator::count)
+                .ok_or_else(|| ReadError::In(name, Box::new(ReadError::invalid(log, "an array"))))
+        };
+        Ok(ArchiveEntryCounts(EntryCounts {
+            reasoning: count("reasoningLog")?,
+            execution: count("executionLog")?,
+            tool_activity: count("toolActivityLog")?,
+        }))
+    }
 }
 
 /// The compacted entries of a [`Selection`], written as an archive's `data` without copying
 /// them.
 pub struct SelectedData<'a>(pub &'a Selection<'a>);
 
-impl Serialize for SelectedData<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl ToJson for SelectedData<'_> {
+    fn write_json(&self, out: &mut String) {
+        fn entries<T: ToJson>(out: &mut String, selected: &[(u32, &T)]) {
+            write_array::<T>(out, selected.iter().map(|(_, entry)| *entry));
+        }
         let selection = self.0;
-        let mut data = serializer.serialize_struct("ArchiveData", 3)?;
-        data.serialize_field("reasoningLog", &Entries(&selection.reasoning))?;
-        data.serialize_field("executionLog", &Entries(&selection.execution))?;
-        data.serialize_field("toolActivityLog", &Entries(&selection.tool_activity))?;
-        data.end()
+        out.push_str("{\"reasoningLog\":");
+        entries(out, &selection.reasoning);
+        out.push_str(",\"executionLog\":");
+        entries(out, &selection.execution);
+        out.push_str(",\"toolActivityLog\":");
+        entries(out, &selection.tool_activity);
+        out.push('}');
     }
 }
 
-/// Selected entries, serialised without their iteration numbers.
-struct Entries<'a, T>(&'a [(u32, T)]);
+impl ToJson for ArchiveData {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("reasoningLog", &self.reasoning_log)
+            .field("executionLog", &self.execution_log)
+            .field("toolActivityLog", &self.tool_activity_log);
+    }
+}
 
-impl<T: Serialize> Serialize for Entries<'_, T> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|(_, entry)| entry))
+impl FromJson for ArchiveData {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let data = Object::read(json)?;
+        Ok(ArchiveData {
+            reasoning_log: data.req("reasoningLog")?,
+            execution_log: data.req("executionLog")?,
+            tool_activity_log: data.req("toolActivityLog")?,
+        })
+    }
+}
+
+impl ToJson for ArchiveMetadata {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("contextUsageBefore", &self.context_usage_before)
+            .field("totalTokensBefore", &self.total_tokens_before);
+    }
+}
+
+impl FromJson for ArchiveMetadata {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let metadata = Object::read(json)?;
+        Ok(ArchiveMetadata {
+            context_usage_before: metadata.req("contextUsageBefore")?,
+            total_tokens_before: metadata.req("totalTokensBefore")?,
+        })
+    }
+}
+
+impl<D: ToJson> ToJson for Archive<D> {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("timestamp", &self.timestamp)
+            .field("expiresAt", &self.expires_at)
+            .field("iterations", &self.iterations)
+            .field("trigger", &self.trigger)
+            .field("data", &self.data)
+            .field_opt("positions", &self.positions)
+            .field("metadata", &self.metadata)
+            .field_opt("entryIterations", &self.entry_iterations)
+            .field_opt("ledger", &self.ledger);
+    }
+}
+
+impl<D: FromJson> FromJson for Archive<D> {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let archive = Object::read(json)?;
+        Ok(Archive {
+            timestamp: archive.req("timestamp")?,
+            expires_at: archive.req("expiresAt")?,
+            iterations: archive.req("iterations")?,
+            trigger: archive.req("trigger")?,
+            data: archive.req("data")?,
+            positions: archive.opt("positions")?,
+            metadata: archive.req("metadata")?,
+            entry_iterations: archive.opt("entryIterations")?,
+            ledger: archive.opt("ledger")?,
+        })
     }
 }
 
 /// An archive without its data, plus its key and stored size.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ArchiveInfo {
     /// Storage key.
     pub key: String,
@@ -239,10 +310,25 @@ pub struct ArchiveInfo {
     /// Stored size in bytes (UTF-16, as localStorage counts it).
     pub bytes: usize,
     /// Entries per log.
-    pub entries: crate::core::model::outcome::EntryCounts,
+    pub entries: EntryCounts,
     /// Whether `rollback` can put the originals back now: the summary that replaced them is in
     /// the reasoning log (a later compaction may have folded it into its own).
     pub restorable: bool,
+}
+
+impl ToJson for ArchiveInfo {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("key", &self.key)
+            .field("timestamp", &self.timestamp)
+            .field("expiresAt", &self.expires_at)
+            .field("iterations", &self.iterations)
+            .field("trigger", &self.trigger)
+            .field("metadata", &self.metadata)
+            .field("bytes", &self.bytes)
+            .field("entries", &self.entries)
+            .field("restorable", &self.restorable);
+    }
 }
 
 /// Reads one archive; invalid JSON is [`StorageError::Corrupt`] naming the key.

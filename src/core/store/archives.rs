@@ -4,13 +4,11 @@
 //! `list`, `read`, `delete`, `purge`, `enforce_limit`, `recall`, `carried_facts`, `lost`
 //! and `put_back` (a rollback's reads and writes).
 
-use serde::Serialize;
-
 use crate::core::error::{CompactionError, StorageError};
+use crate::core::json::write::ToJson;
 use crate::core::log::entries::StoredReasoning;
 use crate::core::log::iteration::{parse_summary_header, parse_summary_source};
 use crate::core::model::facts::Fact;
-use crate::core::model::outcome::EntryCounts;
 use crate::core::model::reasons::{BusyReason, Refusal};
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::{utf16_units, with_free_space, KeyValueStore};
@@ -60,7 +58,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
     /// Writes `archive` under `key`. A full store first loses expired archives (never `key`)
     /// before the write fails with the sizes; an unexpired archive is never removed to make
     /// room: it may be the only copy of entries the user wants back.
-    pub fn write<T: Serialize>(&self, key: &str, archive: &T) -> Result<(), StorageError> {
+    pub fn write<T: ToJson>(&self, key: &str, archive: &T) -> Result<(), StorageError> {
         let store = self.logs.store();
         loop {
             match write_json(store, key, archive) {
@@ -126,11 +124,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
             if let Ok(archive) = parse::<Archive<ArchiveEntryCounts>>(&key, &text) {
                 infos.push(ArchiveInfo {
                     bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
-                    entries: EntryCounts {
-                        reasoning: archive.data.reasoning_log.len(),
-                        execution: archive.data.execution_log.len(),
-                        tool_activity: archive.data.tool_activity_log.len(),
-                    },
+                    entries: archive.data.0,
                     key,
                     timestamp: archive.timestamp,
                     expires_at: archive.expires_at,

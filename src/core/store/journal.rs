@@ -11,9 +11,9 @@
 //!
 //! Recovery finishes a compaction whose three logs were all written, and undoes any other.
 
-use serde::{Deserialize, Serialize};
-
 use crate::core::error::{CompactionError, StorageError};
+use crate::core::json::read::{one_of, FromJson, Object, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::log::entries::StoredReasoning;
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::stored_entry::Stored;
@@ -34,8 +34,7 @@ use crate::core::store::raw_logs::{LogHashes, RawLogs, ReadLogs};
 use crate::core::store::stored_json::{read_value, write_json};
 
 /// How far the interrupted compaction got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum JournalStage {
     /// The archive may or may not be written; the logs are untouched.
     Archiving,
@@ -44,22 +43,58 @@ pub(crate) enum JournalStage {
 }
 
 /// `<prefix>compaction_journal`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct JournalRecord {
     /// How far the compaction got.
     pub stage: JournalStage,
     /// The archive it writes.
     pub archive_key: String,
     /// Hashes of the logs it is about to replace (stage `replacing`).
-    #[serde(default)]
     pub before: Option<LogHashes>,
     /// Hashes of the logs it is about to write (stage `replacing`).
-    #[serde(default)]
     pub after: Option<LogHashes>,
     /// The result it will report (stage `replacing`).
-    #[serde(default)]
     pub result: Option<CompactionResult>,
+}
+
+/// The stages with their stored names.
+const STAGES: [(&str, JournalStage); 2] = [
+    ("archiving", JournalStage::Archiving),
+    ("replacing", JournalStage::Replacing),
+];
+
+impl FromJson for JournalStage {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        one_of(json, &STAGES)
+    }
+}
+
+impl ToJson for JournalRecord {
+    fn write_json(&self, out: &mut String) {
+        let stage = STAGES
+            .iter()
+            .find(|(_, stage)| *stage == self.stage)
+            .map_or("", |(name, _)| name);
+        ObjectOut::new(out)
+            .field("stage", stage)
+            .field("archiveKey", &self.archive_key)
+            .field("before", &self.before)
+            .field("after", &self.after)
+            .field("result", &self.result);
+    }
+}
+
+impl FromJson for JournalRecord {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let record = Object::read(json)?;
+        Ok(JournalRecord {
+            stage: record.req("stage")?,
+            archive_key: record.req("archiveKey")?,
+            before: record.opt("before")?,
+            after: record.opt("after")?,
+            result: record.opt("result")?,
+        })
+    }
 }
 
 /// What recovery did with a compaction that a closed tab left half done.
@@ -189,13 +224,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         };
         let selection = commit.selection;
         let entry: StoredReasoning =
-            Stored::encode(&summary_entry(selection.last, archive_key, commit.summary)).map_err(
-                |err| {
-                    abandon(CompactionError::from(StorageError::Unavailable {
-                        reason: format!("could not encode the summary: {err}"),
-                    }))
-                },
-            )?;
+            Stored::encode(&summary_entry(selection.last, archive_key, commit.summary));
         let now_raw = logs.raw_logs().map_err(|e| abandon(e.into()))?;
         // Parsed again only when another writer changed the logs since they were read.
         let reparsed;

@@ -4,9 +4,9 @@
 
 use std::cell::Cell;
 
-use serde::{Deserialize, Serialize};
-
 use crate::core::error::{CompactionError, StorageError};
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::reasons::BusyReason;
 use crate::core::model::settings::{CompactorSettings, MAX_RETRY_WAIT_MS};
 use crate::core::ports::clock::Clock;
@@ -15,13 +15,30 @@ use crate::core::store::log_store::LogStore;
 use crate::core::store::stored_json::{read_value, write_json};
 
 /// `<prefix>compaction_lock`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Lease {
     /// The compactor instance holding it.
     pub owner: String,
     /// Epoch ms after which it no longer counts.
     pub expires_at: f64,
+}
+
+impl ToJson for Lease {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("owner", &self.owner)
+            .field("expiresAt", &self.expires_at);
+    }
+}
+
+impl FromJson for Lease {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let lease = Object::read(json)?;
+        Ok(Lease {
+            owner: lease.req("owner")?,
+            expires_at: lease.req("expiresAt")?,
+        })
+    }
 }
 
 /// The furthest ahead a lease can expire: longer than any compaction the options allow (every

@@ -1,15 +1,17 @@
 //! The three logs of a reasoning loop in a key-value store: appends, iterations, reads.
 
 use crate::core::error::StorageError;
+use crate::core::json::read::FromJson;
+use crate::core::json::scan::{document, field};
 use crate::core::log::entries::{
-    js_number, normalise_error, without_stamped, ExecutionInput, NewExecution, NewToolActivity,
-    StoredExecution, StoredReasoning, StoredToolActivity, ToolActivityInput,
+    js_number, normalise_error, ExecutionInput, NewExecution, NewToolActivity, StoredExecution,
+    StoredReasoning, StoredToolActivity, ToolActivityInput,
 };
 use crate::core::log::ids::IdGenerator;
 use crate::core::log::iteration::{iteration_header, named_iteration, parse_summary_header};
 use crate::core::log::reasoning_entry::ReasoningEntry;
 use crate::core::log::snapshot::{with_placed_iterations, LogSnapshot};
-use crate::core::log::stored_entry::{join_entries, parse_entries, EntryView, Stored};
+use crate::core::log::stored_entry::{join_entries, parse_entries, Stored};
 use crate::core::model::facts::{Pin, PinTextError};
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::storage::KeyValueStore;
@@ -94,18 +96,14 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// Whether an iteration was started (in this tab or another) and not yet finished.
     pub fn iteration_running(&self) -> bool {
-        #[derive(serde::Deserialize)]
-        struct Mark {
-            since: f64,
-        }
         let stored = self
             .store
             .get(&self.keys.iteration_running())
             .ok()
             .flatten();
         let fresh = stored
-            .and_then(|text| serde_json::from_str::<Mark>(&text).ok())
-            .is_some_and(|mark| self.clock.now_ms() - mark.since < RUNNING_MARK_MS);
+            .and_then(|text| f64::from_json(field(document(&text).ok()?, "since")?).ok())
+            .is_some_and(|since| self.clock.now_ms() - since < RUNNING_MARK_MS);
         self.running || fresh
     }
 
@@ -127,7 +125,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     fn push_reasoning(&mut self, text: &str) -> Result<(), StorageError> {
         let key = self.keys.reasoning();
         let mut log = self.stored_reasoning()?;
-        log.push(encode_entry(&key, text)?);
+        log.push(Stored::encode(text));
         self.store.set(&key, &join_entries(&log))
     }
 
@@ -141,22 +139,19 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         let mut logs = self.snapshot()?;
         let now = self.clock.now_ms();
         let key = self.keys.execution();
-        let entry: StoredExecution = encode_entry(
-            &key,
-            &NewExecution {
-                id: self.ids.next("exec", now),
-                timestamp: iso_timestamp(now),
-                iteration: logs.current_iteration(),
-                success: input.success,
-                code: input.code,
-                result: input.result,
-                error: normalise_error(input.error),
-                execution_time: js_number(input.execution_time.unwrap_or(0.0)),
-                source: input.source.unwrap_or_else(|| "auto".to_owned()),
-                metadata: input.metadata,
-                extra: without_stamped(input.extra),
-            },
-        )?;
+        let entry: StoredExecution = Stored::encode(&NewExecution {
+            id: self.ids.next("exec", now),
+            timestamp: iso_timestamp(now),
+            iteration: logs.current_iteration(),
+            success: input.success,
+            code: input.code,
+            result: input.result,
+            error: normalise_error(input.error),
+            execution_time: js_number(input.execution_time.unwrap_or(0.0)),
+            source: input.source.unwrap_or_else(|| "auto".to_owned()),
+            metadata: input.metadata,
+            extra: input.extra,
+        });
         logs.execution.push(entry.clone());
         self.store.set(&key, &join_entries(&logs.execution))?;
         Ok(entry)
@@ -171,19 +166,16 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         let mut logs = self.snapshot()?;
         let now = self.clock.now_ms();
         let key = self.keys.tool_activity();
-        let entry: StoredToolActivity = encode_entry(
-            &key,
-            &NewToolActivity {
-                id: self.ids.next("tool", now),
-                timestamp: iso_timestamp(now),
-                iteration: logs.current_iteration(),
-                kind: input.kind,
-                action: input.action,
-                status: input.status,
-                details: input.details,
-                extra: without_stamped(input.extra),
-            },
-        )?;
+        let entry: StoredToolActivity = Stored::encode(&NewToolActivity {
+            id: self.ids.next("tool", now),
+            timestamp: iso_timestamp(now),
+            iteration: logs.current_iteration(),
+            kind: input.kind,
+            action: input.action,
+            status: input.status,
+            details: input.details,
+            extra: input.extra,
+        });
         logs.tool_activity.push(entry.clone());
         self.store.set(&key, &join_entries(&logs.tool_activity))?;
         Ok(entry)
@@ -348,16 +340,6 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         self.finish_iteration();
         Ok(())
     }
-}
-
-/// A new entry, written as the JSON of `value` (for the log under `key`).
-fn encode_entry<V: EntryView, T: serde::Serialize + ?Sized>(
-    key: &str,
-    value: &T,
-) -> Result<Stored<V>, StorageError> {
-    Stored::encode(value).map_err(|err| StorageError::Unavailable {
-        reason: format!("could not encode an entry for \"{key}\": {err}"),
-    })
 }
 
 /// Why `pin()` pinned nothing.

@@ -1,9 +1,9 @@
 //! Compaction metrics, persisted under `<prefix>compaction_metrics` (or `metricsKey`), and the
 //! one type that updates them ([`Metrics`]).
 
-use serde::{Deserialize, Serialize};
-
 use crate::core::error::StorageError;
+use crate::core::json::read::{FromJson, Object, RawJson, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::token_usage::TokenUsage;
 use crate::core::ports::clock::Clock;
@@ -13,8 +13,7 @@ use crate::core::store::log_store::LogStore;
 use crate::core::store::stored_json::{read_value, write_json};
 
 /// Running totals over every compaction of these logs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompactionMetrics {
     /// Compactions attempted (successful plus failed).
     pub total_compactions: u32,
@@ -47,13 +46,11 @@ pub struct CompactionMetrics {
     /// What the last compaction cost and mended, successful or not.
     pub last_compaction: Option<CompactionCost>,
     /// Fields other code keeps here (GDRS's own `totalCostSaved`, …), written back as read.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub extra: Vec<(String, RawJson)>,
 }
 
 /// What one compaction cost and mended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CompactionCost {
     /// Provider calls.
     pub calls: u32,
@@ -61,6 +58,95 @@ pub struct CompactionCost {
     pub repaired_facts: u32,
     /// Lines marked ` [unverified]`.
     pub unverified_lines: u32,
+}
+
+/// The fields of [`CompactionMetrics`] as stored; any other field is other code's.
+const METRICS_FIELDS: &[&str] = &[
+    "totalCompactions",
+    "successfulCompactions",
+    "failedCompactions",
+    "averageReductionRatio",
+    "averageExecutionTime",
+    "totalTokensSaved",
+    "totalAttempts",
+    "totalPromptTokens",
+    "totalOutputTokens",
+    "totalThinkingTokens",
+    "lastCompactionAt",
+    "lastErrorCode",
+    "totalRepairedFacts",
+    "totalUnverifiedLines",
+    "lastCompaction",
+];
+
+/// Fields absent or `null` read as zero; other code's fields are kept, in their order.
+impl FromJson for CompactionMetrics {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let metrics = Object::read(json)?;
+        Ok(CompactionMetrics {
+            total_compactions: metrics.or_default("totalCompactions")?,
+            successful_compactions: metrics.or_default("successfulCompactions")?,
+            failed_compactions: metrics.or_default("failedCompactions")?,
+            average_reduction_ratio: metrics.or_default("averageReductionRatio")?,
+            average_execution_time: metrics.or_default("averageExecutionTime")?,
+            total_tokens_saved: metrics.or_default("totalTokensSaved")?,
+            total_attempts: metrics.or_default("totalAttempts")?,
+            total_prompt_tokens: metrics.or_default("totalPromptTokens")?,
+            total_output_tokens: metrics.or_default("totalOutputTokens")?,
+            total_thinking_tokens: metrics.or_default("totalThinkingTokens")?,
+            last_compaction_at: metrics.or_default("lastCompactionAt")?,
+            last_error_code: metrics.or_default("lastErrorCode")?,
+            total_repaired_facts: metrics.or_default("totalRepairedFacts")?,
+            total_unverified_lines: metrics.or_default("totalUnverifiedLines")?,
+            last_compaction: metrics.or_default("lastCompaction")?,
+            extra: metrics.rest(METRICS_FIELDS),
+        })
+    }
+}
+
+impl ToJson for CompactionMetrics {
+    fn write_json(&self, out: &mut String) {
+        let mut metrics = ObjectOut::new(out);
+        metrics
+            .field("totalCompactions", &self.total_compactions)
+            .field("successfulCompactions", &self.successful_compactions)
+            .field("failedCompactions", &self.failed_compactions)
+            .field("averageReductionRatio", &self.average_reduction_ratio)
+            .field("averageExecutionTime", &self.average_execution_time)
+            .field("totalTokensSaved", &self.total_tokens_saved)
+            .field("totalAttempts", &self.total_attempts)
+            .field("totalPromptTokens", &self.total_prompt_tokens)
+            .field("totalOutputTokens", &self.total_output_tokens)
+            .field("totalThinkingTokens", &self.total_thinking_tokens)
+            .field("lastCompactionAt", &self.last_compaction_at)
+            .field("lastErrorCode", &self.last_error_code)
+            .field("totalRepairedFacts", &self.total_repaired_facts)
+            .field("totalUnverifiedLines", &self.total_unverified_lines)
+            .field("lastCompaction", &self.last_compaction);
+        for (name, value) in &self.extra {
+            metrics.field(name, value);
+        }
+    }
+}
+
+impl FromJson for CompactionCost {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let cost = Object::read(json)?;
+        Ok(CompactionCost {
+            calls: cost.or_default("calls")?,
+            repaired_facts: cost.or_default("repairedFacts")?,
+            unverified_lines: cost.or_default("unverifiedLines")?,
+        })
+    }
+}
+
+impl ToJson for CompactionCost {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("calls", &self.calls)
+            .field("repairedFacts", &self.repaired_facts)
+            .field("unverifiedLines", &self.unverified_lines);
+    }
 }
 
 impl CompactionMetrics {
@@ -170,16 +256,23 @@ impl<'a, S: KeyValueStore> Metrics<'a, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::json::read::from_text;
+    use crate::core::json::write::to_json;
 
     #[test]
     fn fields_of_other_code_survive_an_update() {
         let stored = r#"{"totalCompactions":2,"totalCostSaved":0.0123,"note":{"by":"gdrs"}}"#;
-        let mut metrics: CompactionMetrics = serde_json::from_str(stored).unwrap();
+        let mut metrics: CompactionMetrics = from_text(stored).unwrap();
         metrics.total_compactions += 1;
-        let written: serde_json::Value = serde_json::to_value(&metrics).unwrap();
-        assert_eq!(written["totalCompactions"], 3);
-        assert_eq!(written["totalCostSaved"], 0.0123);
-        assert_eq!(written["note"]["by"], "gdrs");
+        let written = to_json(&metrics);
+        assert!(
+            written.starts_with(r#"{"totalCompactions":3,"#),
+            "{written}"
+        );
+        assert!(
+            written.ends_with(r#","totalCostSaved":0.0123,"note":{"by":"gdrs"}}"#),
+            "{written}"
+        );
     }
 
     #[test]

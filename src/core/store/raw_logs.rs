@@ -1,17 +1,16 @@
 //! The three logs as read at one moment: their stored text (to write back only what changed
 //! and to tell whether another writer changed them) and their parsed entries.
 
-use serde::{Deserialize, Serialize};
-
 use crate::core::error::StorageError;
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::{join_entries, parse_entries};
 use crate::core::log::text_hash::text_hash;
 use crate::core::store::keys::StorageKeys;
 
 /// FNV-1a hashes of the three stored log texts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct LogHashes {
     /// Of `<prefix>reasoning_log`.
     pub reasoning: String,
@@ -19,6 +18,26 @@ pub(crate) struct LogHashes {
     pub execution: String,
     /// Of `<prefix>tool_activity_log`.
     pub tool_activity: String,
+}
+
+impl ToJson for LogHashes {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("reasoning", &self.reasoning)
+            .field("execution", &self.execution)
+            .field("toolActivity", &self.tool_activity);
+    }
+}
+
+impl FromJson for LogHashes {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let hashes = Object::read(json)?;
+        Ok(LogHashes {
+            reasoning: hashes.req("reasoning")?,
+            execution: hashes.req("execution")?,
+            tool_activity: hashes.req("toolActivity")?,
+        })
+    }
 }
 
 /// The three logs as the exact texts stored (`None` for an absent key).

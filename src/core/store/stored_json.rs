@@ -1,13 +1,12 @@
 //! Reading and writing JSON values under one key, with typed errors for corrupt data.
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-
 use crate::core::error::StorageError;
+use crate::core::json::read::{from_text, FromJson};
+use crate::core::json::write::{to_json, ToJson};
 use crate::core::ports::storage::KeyValueStore;
 
 /// The value stored under `key`, or `None` when the key is absent.
-pub(crate) fn read_value<T: DeserializeOwned>(
+pub(crate) fn read_value<T: FromJson>(
     store: &impl KeyValueStore,
     key: &str,
 ) -> Result<Option<T>, StorageError> {
@@ -15,27 +14,20 @@ pub(crate) fn read_value<T: DeserializeOwned>(
 }
 
 /// Parses the text stored under `key`.
-pub fn parse<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, StorageError> {
-    serde_json::from_str(text).map_err(|err| StorageError::Corrupt {
+pub fn parse<T: FromJson>(key: &str, text: &str) -> Result<T, StorageError> {
+    from_text(text).map_err(|err| StorageError::Corrupt {
         key: key.to_owned(),
         reason: err.to_string(),
     })
 }
 
-/// `value` as the compact JSON stored under `key`.
-pub fn encode<T: Serialize + ?Sized>(key: &str, value: &T) -> Result<String, StorageError> {
-    serde_json::to_string(value).map_err(|err| StorageError::Unavailable {
-        reason: format!("could not encode the value for \"{key}\": {err}"),
-    })
-}
-
 /// Writes `value` as compact JSON under `key`.
-pub(crate) fn write_json<T: Serialize + ?Sized>(
+pub(crate) fn write_json<T: ToJson + ?Sized>(
     store: &impl KeyValueStore,
     key: &str,
     value: &T,
 ) -> Result<(), StorageError> {
-    store.set(key, &encode(key, value)?)
+    store.set(key, &to_json(value))
 }
 
 #[cfg(test)]
@@ -47,7 +39,7 @@ mod tests {
     fn an_absent_key_is_none_and_a_value_round_trips() {
         let store = MemoryStore::new();
         assert_eq!(read_value::<Vec<String>>(&store, "k").unwrap(), None);
-        write_json(&store, "k", &["a", "b"]).unwrap();
+        write_json(&store, "k", &["a", "b"][..]).unwrap();
         assert_eq!(
             read_value::<Vec<String>>(&store, "k").unwrap(),
             Some(vec!["a".to_owned(), "b".to_owned()])

@@ -1,4 +1,10 @@
 use super::*;
+use serde_json::Value;
+
+/// The request body as a value, to look into.
+fn body(prompt: &str, settings: &GenerationSettings) -> Value {
+    serde_json::from_str(&request_body(prompt, settings)).unwrap()
+}
 
 const KEY: &str = "AIzaSyTEST-0123456789abcdefghijklmnopq";
 
@@ -24,7 +30,7 @@ fn failed(status: u16, body: &str, model: &str, key: &str) -> Result<Reply, Prov
 
 #[test]
 fn each_family_gets_its_thinking_temperature_and_instruction() {
-    let config = |model: &str| request_body("P", &settings(model))["generationConfig"].clone();
+    let config = |model: &str| body("P", &settings(model))["generationConfig"].clone();
     let lite = config("gemini-2.5-flash-lite");
     assert_eq!(lite["thinkingConfig"]["thinkingBudget"], 0);
     assert_eq!(lite["temperature"], 0.1);
@@ -45,7 +51,7 @@ fn each_family_gets_its_thinking_temperature_and_instruction() {
     }
     let alias = config("gemini-flash-latest");
     assert!(alias.get("thinkingConfig").is_none() && alias.get("temperature").is_none());
-    let gemma = request_body("P", &settings("gemma-3-27b-it"));
+    let gemma = body("P", &settings("gemma-3-27b-it"));
     assert!(gemma.get("systemInstruction").is_none());
     let text = gemma["contents"][0]["parts"][0]["text"].as_str().unwrap();
     assert!(text.starts_with(SYSTEM_INSTRUCTION) && text.ends_with("\n\nP"));
@@ -54,10 +60,7 @@ fn each_family_gets_its_thinking_temperature_and_instruction() {
     let mut own = settings("gemini-3-flash");
     own.temperature = 0.3;
     own.temperature_set = true;
-    assert_eq!(
-        request_body("P", &own)["generationConfig"]["temperature"],
-        0.3
-    );
+    assert_eq!(body("P", &own)["generationConfig"]["temperature"], 0.3);
     assert_eq!(Family::of(DEFAULT_MODEL), Family::Gemini3);
 }
 
