@@ -1,5 +1,5 @@
 // The benchmark command's driver: size, token estimator accuracy, timings in Chromium.
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +36,10 @@ try {
 }
 if (timings.error) throw new Error(timings.error);
 
+// A `--timings` run keeps the fidelity figures of the last full run.
+if (!fidelity && existsSync(join(root, "bench/results.json"))) {
+  fidelity = JSON.parse(readFileSync(join(root, "bench/results.json"), "utf8")).fidelity;
+}
 const results = {
   date: new Date().toISOString().slice(0, 10),
   machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Chromium headless`,
@@ -58,5 +62,7 @@ const [, fifty, twoHundred] = timings.sessions;
 console.log(`\n200 iterations / 50 iterations: ${(twoHundred.oursMs / fifty.oursMs).toFixed(2)}×`);
 console.log("\n| text | real chars/token | estimator MAE | chars/4 MAE |\n| --- | ---: | ---: | ---: |");
 for (const r of estimator) console.log(`| ${r.kind} | ${r.charsPerToken.toFixed(2)} | ${(r.estimatorMae * 100).toFixed(1)}% | ${(r.charsOver4Mae * 100).toFixed(1)}% |`);
-console.log("\nFact retention over three chained compactions (bench/fidelity.mjs):\n");
-console.log(fidelityTable(fidelity));
+if (fidelity) {
+  console.log("\nFact retention over three chained compactions (bench/fidelity.mjs):\n");
+  console.log(fidelityTable(fidelity));
+}
