@@ -15,8 +15,6 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, env: { ...proces
 
 /** Groups, first match wins; a function's name after wasm-bindgen is its demangled Rust path. */
 const GROUPS = [
-  [/serde_json/, "serde_json"],
-  [/serde(_core)?::|serde\[/, "serde (derived and library impls)"],
   [/dlmalloc|__rdl_|__rust_(alloc|dealloc|realloc)/, "allocator"],
   [/<f64 as|flt2dec|dec2flt|zmij|itoa/, "number printing and parsing"],
   [/js_sys::futures|wasm_bindgen_futures/, "async bodies under future_to_promise"],
@@ -27,6 +25,7 @@ const GROUPS = [
   [/context_compactor::core::store/, "crate: store"],
   [/context_compactor::core::providers/, "crate: providers"],
   [/context_compactor::core::log/, "crate: log"],
+  [/context_compactor::core::json/, "crate: json"],
   [/context_compactor::core::run/, "crate: run"],
   [/context_compactor/, "crate: model, error, ports"],
   [/::fmt|escape_debug|core::panicking/, "core::fmt and panics"],
