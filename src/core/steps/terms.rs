@@ -13,22 +13,28 @@ pub(crate) const MAX_TOKEN_LEN: usize = 120;
 pub(crate) fn without_digit_commas(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let grouped = |i: usize| {
-        bytes[i] == b','
-            && i > 0
-            && bytes[i - 1].is_ascii_digit()
-            && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+        i > 0 && bytes[i - 1].is_ascii_digit() && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
     };
-    if !(0..bytes.len()).any(grouped) {
-        return Cow::Borrowed(text);
+    // Copied in slices between the removed commas; most texts have none and are not copied.
+    let mut out: Option<Vec<u8>> = None;
+    let (mut copied, mut at) = (0, 0);
+    while let Some(offset) = bytes[at..].iter().position(|b| *b == b',') {
+        let comma = at + offset;
+        if grouped(comma) {
+            let out = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
+            out.extend_from_slice(&bytes[copied..comma]);
+            copied = comma + 1;
+        }
+        at = comma + 1;
     }
-    let mut out = Vec::with_capacity(bytes.len());
-    for (i, &b) in bytes.iter().enumerate() {
-        if !grouped(i) {
-            out.push(b);
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.extend_from_slice(&bytes[copied..]);
+            // Only ASCII commas between ASCII digits were removed: the rest is the same UTF-8.
+            Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_owned()))
         }
     }
-    // Only ASCII commas between ASCII digits were removed: the rest is the same UTF-8.
-    Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_owned()))
 }
 
 /// The text of a reasoning entry without its header line when it is a marker.
@@ -77,20 +83,19 @@ const SEPARATORS: [bool; 256] = byte_set(b" \n\t\r\"'`<>()[]{},;|=*");
 /// pass over the bytes: the text of 1..N-1 can be megabytes.
 pub(crate) fn each_candidate<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
     let trim = |token: &'t str| trim_ascii_matching(token, &TRIMMED);
+    let bytes = text.as_bytes();
     let mut start = 0;
-    for (i, byte) in text.bytes().chain(std::iter::once(b' ')).enumerate() {
-        if !SEPARATORS[usize::from(byte)] {
-            continue;
+    loop {
+        let mut end = start;
+        while end < bytes.len() && !SEPARATORS[usize::from(bytes[end])] {
+            end += 1;
         }
-        let token = trim(&text[start..i]);
-        start = i + 1;
-        if token.is_empty() {
-            continue;
-        }
+        let token = trim(&text[start..end]);
         // Most tokens hold no colon: no URL, nothing to split.
-        if !token.bytes().any(|b| b == b':') || is_url(token) {
+        let colon = token.bytes().any(|b| b == b':');
+        if !token.is_empty() && (!colon || is_url(token)) {
             each(token);
-        } else if !token.contains("://") {
+        } else if colon && !token.contains("://") {
             for part in token.split(':') {
                 let part = trim(part);
                 if !part.is_empty() {
@@ -98,6 +103,10 @@ pub(crate) fn each_candidate<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
                 }
             }
         }
+        if end >= bytes.len() {
+            return;
+        }
+        start = end + 1;
     }
 }
 
@@ -219,6 +228,20 @@ mod tests {
             let expected = text.trim_matches(|c: char| c.is_ascii() && set.contains(&(c as u8)));
             assert_eq!(trim_ascii_matching(text, &byte_set(set)), expected);
         }
+    }
+
+    #[test]
+    fn only_commas_between_digits_are_removed() {
+        for (text, expected) in [
+            ("3,125,206 rows", "3125206 rows"),
+            ("[1,2,3], a,b, 4, 5,", "[123], a,b, 4, 5,"),
+            (",1,", ",1,"),
+            ("", ""),
+            ("日本1,000語", "日本1000語"),
+        ] {
+            assert_eq!(without_digit_commas(text), expected, "{text:?}");
+        }
+        assert!(matches!(without_digit_commas("a, b"), Cow::Borrowed(_)));
     }
 
     #[test]

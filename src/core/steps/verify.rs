@@ -94,12 +94,12 @@ fn items_in(line: &str) -> Vec<String> {
             add(token);
             return;
         }
-        for run in numeric_runs(token) {
+        each_number(token, |run| {
             let digits = run.bytes().filter(u8::is_ascii_digit).count();
             if digits >= 3 || run.contains('.') {
                 add(run);
             }
-        }
+        });
     });
     items
 }
@@ -117,34 +117,32 @@ fn is_number(token: &str) -> bool {
     digits > 0 && points <= 1
 }
 
-/// The numbers inside `text`: runs of digits and points, trimmed of points; a run with two
-/// points or more (a version, a date) is split at them. One pass over the bytes.
-fn numeric_runs(text: &str) -> impl Iterator<Item = &str> {
+/// Calls `each` with the numbers inside `text`, in order: runs of digits and points, trimmed of
+/// points; a run with two points or more (a version, a date) is split at them. One pass over
+/// the bytes.
+fn each_number<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
     let bytes = text.as_bytes();
     let numeric = |b: u8| b.is_ascii_digit() || b == b'.';
     let mut at = 0;
-    let runs = std::iter::from_fn(move || {
-        while at < bytes.len() && !numeric(bytes[at]) {
+    while at < bytes.len() {
+        if !numeric(bytes[at]) {
             at += 1;
-        }
-        if at == bytes.len() {
-            return None;
+            continue;
         }
         let start = at;
         while at < bytes.len() && numeric(bytes[at]) {
             at += 1;
         }
         // Digits and points are ASCII: both ends are character boundaries.
-        Some(trim_ascii_matching(&text[start..at], &POINT))
-    });
-    runs.flat_map(|run| {
-        let split = run.bytes().filter(|b| *b == b'.').count() > 1;
-        let whole = (!split).then_some(run);
-        whole
-            .into_iter()
-            .chain(run.split('.').filter(move |_| split))
-    })
-    .filter(|run| is_number(run))
+        let run = trim_ascii_matching(&text[start..at], &POINT);
+        if run.bytes().filter(|b| *b == b'.').count() > 1 {
+            run.split('.')
+                .filter(|part| is_number(part))
+                .for_each(&mut each);
+        } else if is_number(run) {
+            each(run);
+        }
+    }
 }
 
 /// The items still looking for a source.
@@ -302,7 +300,11 @@ impl Pending {
         let mut runs: Vec<&str> = Vec::new();
         let mut tokens: Vec<&str> = Vec::new();
         for text in &texts {
-            runs.extend(numeric_runs(text).filter(may_back));
+            each_number(text, |run| {
+                if may_back(&run) {
+                    runs.push(run);
+                }
+            });
             if !self.names.is_empty() {
                 each_candidate(text, |token| {
                     let bytes = token.as_bytes();
