@@ -56,6 +56,7 @@ fn compactor(logs: &JsLogStore, answers: &[&str], extra_options: &str) -> JsComp
         "prompt, settings",
         "globalThis.__prompts.push([prompt, settings]); const a = globalThis.__answers.shift(); \
          if (a === 'THROW') throw new Error('model exploded'); \
+         if (a === 'NUMBER') throw 1.5e21; \
          const block = prompt.split('## FACTS THE SUMMARY MUST KEEP\\n')[1]; \
          const facts = block ? block.split('\\n## ')[0].split('\\n').filter(l => l.startsWith('- ')) : []; \
          return Promise.resolve(typeof a === 'string' && facts.length ? a + '\\n' + facts.join('\\n') : a);",
@@ -268,6 +269,15 @@ async fn a_throwing_provider_busy_and_not_allowed_are_typed_errors() {
         .as_string()
         .unwrap()
         .contains("model exploded"));
+    assert_eq!(dump(prefix), before);
+    // A thrown number is named as JavaScript writes it.
+    let compactor = self::compactor(&logs, &["NUMBER", "NUMBER"], "");
+    let err = settle(compactor.compact(None)).await.unwrap_err();
+    let message = js_sys::Reflect::get(&err, &"message".into()).unwrap();
+    assert!(
+        message.as_string().unwrap().contains("the number 1.5e+21"),
+        "{message:?}"
+    );
     assert_eq!(dump(prefix), before);
 
     let compactor = self::compactor(&logs, &[SUMMARY], "");

@@ -77,7 +77,9 @@ pub fn thrown_message(value: &JsValue) -> String {
         return text;
     }
     if let Some(number) = value.as_f64() {
-        return format!("the number {number}");
+        // JavaScript's own `String(number)`: the float printer of Rust's `Display` is 14 KB.
+        let text = js_sys::Number::from(number).to_string_with_radix(10);
+        return format!("the number {}", text.map(String::from).unwrap_or_default());
     }
     let kind = value
         .js_typeof()

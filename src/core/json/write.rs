@@ -139,15 +139,106 @@ macro_rules! integers_to_json {
 integers_to_json!(u32, u64, usize, i64);
 
 /// A number as `JSON.stringify` writes it: whole numbers without a fraction, `null` for what
-/// JSON cannot hold (NaN, infinities).
+/// JSON cannot hold (NaN, infinities). See [`write_number`].
 impl ToJson for f64 {
     fn write_json(&self, out: &mut String) {
-        if self.is_finite() {
-            let _ = write!(out, "{self}");
+        write_number(out, *self);
+    }
+}
+
+/// Significant digits a fractional number is written with: every decimal of up to 15 digits
+/// reads back as itself, and what the package computes (ratios, shares) needs no more.
+const SIGNIFICANT: i32 = 15;
+
+/// Appends `value` in `JSON.stringify`'s layout: `null` for NaN and infinities, `0` for both
+/// zeros, whole numbers below 2^53 exactly, others rounded to [`SIGNIFICANT`] digits with
+/// trailing zeros cut, positional from 1e-6 to below 1e21 and `1.5e+21` beyond. (Not the
+/// shortest round trip the standard library's float printer finds: that printer is 14 KB of
+/// the module, and the numbers the package writes are whole or computed shares.)
+pub fn write_number(out: &mut String, value: f64) {
+    if !value.is_finite() {
+        out.push_str("null");
+        return;
+    }
+    if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+        // Whole and below 2^53: the cast is exact.
+        let _ = write!(out, "{}", value as i64);
+        return;
+    }
+    if value < 0.0 {
+        out.push('-');
+    }
+    let (digits, exponent) = decimal_digits(value.abs());
+    let digits = digits.trim_end_matches('0');
+    let point = exponent + 1; // digits before the point
+    if (-5..=21).contains(&point) {
+        if point <= 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
+            out.push_str(digits);
         } else {
-            out.push_str("null");
+            let point = point as usize;
+            if digits.len() <= point {
+                out.push_str(digits);
+                out.extend(std::iter::repeat_n('0', point - digits.len()));
+            } else {
+                out.push_str(&digits[..point]);
+                out.push('.');
+                out.push_str(&digits[point..]);
+            }
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let _ = write!(
+            out,
+            "e{}{}",
+            if exponent < 0 { '-' } else { '+' },
+            exponent.abs()
+        );
+    }
+}
+
+/// `value` × 10^`shift`, in steps that stay within `f64` (a subnormal needs 10^338).
+fn times_power_of_ten(mut value: f64, mut shift: i32) -> f64 {
+    while shift > 300 {
+        value *= 1e300;
+        shift -= 300;
+    }
+    while shift < -300 {
+        value /= 1e300;
+        shift += 300;
+    }
+    if shift >= 0 {
+        value * 10f64.powi(shift)
+    } else {
+        value / 10f64.powi(-shift)
+    }
+}
+
+/// The [`SIGNIFICANT`] digits of a positive, finite, non-zero `value` and the power of ten of
+/// the first: `(123450000000000, 2)` for 123.45.
+fn decimal_digits(value: f64) -> (String, i32) {
+    let low = 10u64.pow(SIGNIFICANT as u32 - 1);
+    // A first guess of the exponent from the binary one, corrected below.
+    let binary = ((value.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mut exponent = (f64::from(binary) * std::f64::consts::LOG10_2).floor() as i32;
+    let mut mantissa = 0;
+    // One or two corrections; a subnormal's binary exponent says less (up to 16 more).
+    for _ in 0..24 {
+        mantissa = times_power_of_ten(value, SIGNIFICANT - 1 - exponent).round() as u64;
+        if mantissa >= low * 10 {
+            exponent += 1;
+        } else if mantissa < low {
+            exponent -= 1;
+        } else {
+            break;
         }
     }
+    (mantissa.to_string(), exponent)
 }
 
 impl<T: ToJson + ?Sized> ToJson for &T {
@@ -202,6 +293,60 @@ mod tests {
         );
         for text in ["", "plain", "\u{8}\u{c}\r", "mixed \"quote\" \\ end\u{1f}"] {
             assert_eq!(from_text::<String>(&to_json(text)).as_deref(), Ok(text));
+        }
+    }
+
+    #[test]
+    fn numbers_are_laid_out_as_json_stringify_does() {
+        // The right-hand sides are what `JSON.stringify` gives (checked in Node 20).
+        for (value, json) in [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (3.0, "3"),
+            (-42.0, "-42"),
+            (1_732_000_000_123.0, "1732000000123"),
+            (9_007_199_254_740_991.0, "9007199254740991"),
+            (0.1, "0.1"),
+            (0.7, "0.7"),
+            (-2.5, "-2.5"),
+            (991.402745709, "991.402745709"),
+            (0.28, "0.28"),
+            (0.000_001, "0.000001"),
+            (0.000_001_5, "0.0000015"),
+            (1e-7, "1e-7"),
+            (1.5e-10, "1.5e-10"),
+            (1e21, "1e+21"),
+            (1.234_5e25, "1.2345e+25"),
+            (1e20, "100000000000000000000"),
+            (123_456.789, "123456.789"),
+            (f64::NAN, "null"),
+            (f64::INFINITY, "null"),
+        ] {
+            assert_eq!(to_json(&value), json, "{value:e}");
+        }
+        // Where JavaScript writes 16 or 17 digits, 15 are written.
+        assert_eq!(to_json(&(1.0 / 3.0)), "0.333333333333333");
+        for value in [
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1.0 / 7.0,
+            2.0f64.sqrt() * 1e-100,
+        ] {
+            let back: f64 = to_json(&value).parse().unwrap_or(f64::NAN);
+            assert!(((back - value) / value).abs() < 1e-14, "{value:e}");
+        }
+        // A fraction of up to 15 significant digits reads back as itself.
+        for value in [
+            0.1,
+            0.2,
+            0.3,
+            12.5,
+            99.99,
+            0.123_456_789_012_345,
+            271.828_182_845_904,
+        ] {
+            assert_eq!(to_json(&value).parse::<f64>(), Ok(value));
         }
     }
 

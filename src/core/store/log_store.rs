@@ -3,6 +3,7 @@
 use crate::core::error::StorageError;
 use crate::core::json::read::FromJson;
 use crate::core::json::scan::{document, field};
+use crate::core::json::write::write_number;
 use crate::core::log::entries::{
     js_number, normalise_error, ExecutionInput, NewExecution, NewToolActivity, StoredExecution,
     StoredReasoning, StoredToolActivity, ToolActivityInput,
@@ -83,7 +84,9 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// holds them.
     pub fn mark_iteration_running(&mut self) {
         self.running = true;
-        let mark = format!("{{\"since\":{}}}", self.clock.now_ms().max(0.0).floor());
+        let mut mark = String::from("{\"since\":");
+        write_number(&mut mark, self.clock.now_ms().max(0.0).floor());
+        mark.push('}');
         // Where storage refuses the mark, this tab still knows (other tabs cannot).
         let _ = self.store.set(&self.keys.iteration_running(), &mark);
     }
