@@ -151,7 +151,7 @@ impl ToJson for f64 {
 const SIGNIFICANT: i32 = 15;
 
 /// Appends `value` in `JSON.stringify`'s layout: `null` for NaN and infinities, `0` for both
-/// zeros, whole numbers below 2^53 exactly, others rounded to [`SIGNIFICANT`] digits with
+/// zeros, whole numbers below 2^53 exactly, others rounded to 15 significant digits with
 /// trailing zeros cut, positional from 1e-6 to below 1e21 and `1.5e+21` beyond. (Not the
 /// shortest round trip the standard library's float printer finds: that printer is 14 KB of
 /// the module, and the numbers the package writes are whole or computed shares.)
