@@ -33,21 +33,36 @@ pub(crate) struct NewExecution {
 
 impl ToJson for NewExecution {
     fn write_json(&self, out: &mut String) {
-        let mut entry = ObjectOut::new(out);
-        entry
-            .field("id", &self.id)
-            .field("timestamp", &self.timestamp)
-            .field("iteration", &self.iteration)
-            .field("success", &self.success)
-            .field("code", &self.code)
-            .field_opt("result", &self.result)
-            .field("error", &self.error)
-            .field("executionTime", &self.execution_time)
-            .field("source", &self.source)
-            .field_opt("metadata", &self.metadata);
-        for (name, value) in &self.extra {
-            entry.field(name, value);
-        }
+        let stamp = (self.id.as_str(), self.timestamp.as_str(), self.iteration);
+        write_appended(out, stamp, &self.extra, |entry| {
+            entry
+                .field("success", &self.success)
+                .field("code", &self.code)
+                .field_opt("result", &self.result)
+                .field("error", &self.error)
+                .field("executionTime", &self.execution_time)
+                .field("source", &self.source)
+                .field_opt("metadata", &self.metadata);
+        });
+    }
+}
+
+/// Writes an appended entry: the store's stamp (`id`, `timestamp`, `iteration`), then the
+/// entry's own fields, then the input's further fields in the input's order.
+fn write_appended(
+    out: &mut String,
+    (id, timestamp, iteration): (&str, &str, u32),
+    extra: &[(String, RawJson)],
+    own_fields: impl FnOnce(&mut ObjectOut<'_>),
+) {
+    let mut entry = ObjectOut::new(out);
+    entry
+        .field("id", id)
+        .field("timestamp", timestamp)
+        .field("iteration", &iteration);
+    own_fields(&mut entry);
+    for (name, value) in extra {
+        entry.field(name, value);
     }
 }
 
@@ -74,18 +89,14 @@ pub(crate) struct NewToolActivity {
 
 impl ToJson for NewToolActivity {
     fn write_json(&self, out: &mut String) {
-        let mut entry = ObjectOut::new(out);
-        entry
-            .field("id", &self.id)
-            .field("timestamp", &self.timestamp)
-            .field("iteration", &self.iteration)
-            .field("type", &self.kind)
-            .field("action", &self.action)
-            .field("status", &self.status)
-            .field_opt("details", &self.details);
-        for (name, value) in &self.extra {
-            entry.field(name, value);
-        }
+        let stamp = (self.id.as_str(), self.timestamp.as_str(), self.iteration);
+        write_appended(out, stamp, &self.extra, |entry| {
+            entry
+                .field("type", &self.kind)
+                .field("action", &self.action)
+                .field("status", &self.status)
+                .field_opt("details", &self.details);
+        });
     }
 }
 
