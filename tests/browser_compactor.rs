@@ -129,13 +129,17 @@ async fn a_whole_compaction_swaps_the_summary_in_archives_and_reports_events() {
 
     let key = result["archiveKey"].as_str().unwrap().to_owned();
     assert!(key.starts_with("bc_ok_archived_logs_"));
-    let archive = json_of(&compactor.read_archive(JsValue::from(&key)).unwrap());
+    let archive = json_of(
+        &settle(compactor.read_archive(JsValue::from(&key)))
+            .await
+            .unwrap(),
+    );
     assert_eq!(
         archive["data"]["reasoningLog"].as_array().unwrap()[..],
         before_reasoning.as_array().unwrap()[..10]
     );
     assert_eq!(archive["trigger"], "user");
-    let listed = json_of(&compactor.archives().unwrap());
+    let listed = json_of(&settle(compactor.archives()).await.unwrap());
     assert_eq!(listed[0]["key"], key.as_str());
     assert!(listed[0]["bytes"].as_u64().unwrap() > 1000);
 
@@ -209,7 +213,7 @@ async fn rollback_restores_the_originals_and_keeps_later_appends() {
         assert_eq!(find(&after), find(&before), "{log} restored byte for byte");
     }
     assert_eq!(
-        json_of(&compactor.archives().unwrap())
+        json_of(&settle(compactor.archives()).await.unwrap())
             .as_array()
             .unwrap()
             .len(),

@@ -7,8 +7,10 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::compactor::{read_archive, recall, rollback, BrowserLogs, Engine, JsCompactor};
-use super::convert::{string_arg, to_js};
+use super::compactor::{
+    delete_archive, list_archives, purge_archives, read_archive, recall, rollback, settled,
+    BrowserLogs, Engine, JsCompactor,
+};
 use super::js_error::ContextCompactorError;
 use super::log_store::JsLogStore;
 use super::typescript::ArchivesOptionsJs;
@@ -29,14 +31,6 @@ extern "C" {
 pub struct JsArchives {
     engine: Rc<Engine>,
     logs: Rc<BrowserLogs>,
-}
-
-/// `value` as a settled Promise.
-fn settled(value: JsResult<JsValue>) -> js_sys::Promise {
-    match value {
-        Ok(value) => js_sys::Promise::resolve(&value),
-        Err(err) => js_sys::Promise::reject(&err),
-    }
 }
 
 #[wasm_bindgen(js_class = Archives)]
@@ -64,7 +58,7 @@ impl JsArchives {
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn list(&self) -> js_sys::Promise {
-        settled((|| Ok(to_js(&self.engine.with_archives(|a| a.list())?)?))())
+        settled(list_archives(&self.engine))
     }
 
     /// One archive, whole; rejects `archive_missing` when it is no longer stored.
@@ -82,19 +76,13 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        settled((|| {
-            let key = string_arg(&key, "delete(key)")?;
-            self.engine.delete_archive(&key)?;
-            Ok(JsValue::UNDEFINED)
-        })())
+        settled(delete_archive(&self.engine, &key, "delete(key)"))
     }
 
     /// Removes the expired archives; resolves to how many.
     #[wasm_bindgen(js_name = purgeExpired, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired(&self) -> js_sys::Promise {
-        settled((|| {
-            Ok(JsValue::from(self.engine.with_archives(|a| a.purge())?))
-        })())
+        settled(purge_archives(&self.engine))
     }
 
     /// The archived originals of a compacted iteration; `null` when it was never compacted;

@@ -16,8 +16,8 @@ use super::log_store::JsLogStore;
 use super::store_lock::BrowserStoreLock;
 use super::timer::BrowserTimer;
 use super::typescript::{
-    ArchiveInfoList, ArchiveJs, CanCompactJs, CompactOptionsJs, CompactionMetricsJs,
-    CompactionPlanJs, CompactorOptionsJs, PhaseJs, RecalledJs,
+    CanCompactJs, CompactOptionsJs, CompactionMetricsJs, CompactionPlanJs, CompactorOptionsJs,
+    PhaseJs,
 };
 use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
@@ -244,6 +244,32 @@ impl JsCompactor {
     }
 }
 
+/// `value` as a settled Promise: the archive methods answer with Promises, as the archives'
+/// next home, IndexedDB, answers asynchronously.
+pub(super) fn settled(value: JsResult<JsValue>) -> js_sys::Promise {
+    match value {
+        Ok(value) => js_sys::Promise::resolve(&value),
+        Err(err) => js_sys::Promise::reject(&err),
+    }
+}
+
+/// The archives, newest first, expired ones excluded.
+pub(super) fn list_archives(engine: &Engine) -> JsResult<JsValue> {
+    Ok(to_js(&engine.with_archives(|a| a.list())?)?)
+}
+
+/// Removes the archive under `key` (an argument of the method `what`).
+pub(super) fn delete_archive(engine: &Engine, key: &JsValue, what: &str) -> JsResult<JsValue> {
+    let key = string_arg(key, what)?;
+    engine.delete_archive(&key)?;
+    Ok(JsValue::UNDEFINED)
+}
+
+/// Removes the expired archives; how many.
+pub(super) fn purge_archives(engine: &Engine) -> JsResult<JsValue> {
+    Ok(JsValue::from(engine.with_archives(|a| a.purge())?))
+}
+
 /// The archive under `key` (an argument of the method `what`), whole.
 pub(super) fn read_archive(engine: &Engine, key: &JsValue, what: &str) -> JsResult<JsValue> {
     let key = string_arg(key, what)?;
@@ -431,48 +457,49 @@ impl JsCompactor {
     }
 
     /// The archives, newest first, expired ones excluded.
-    pub fn archives(&self) -> JsResult<ArchiveInfoList> {
-        Ok(to_js(&self.engine.with_archives(|a| a.list())?)?)
+    #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
+    pub fn archives(&self) -> js_sys::Promise {
+        settled(list_archives(&self.engine))
     }
 
-    /// One archive, whole.
-    #[wasm_bindgen(js_name = readArchive)]
+    /// One archive, whole; rejects `archive_missing` when it is no longer stored.
+    #[wasm_bindgen(js_name = readArchive, unchecked_return_type = "Promise<Archive>")]
     pub fn read_archive(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
-    ) -> JsResult<ArchiveJs> {
-        Ok(read_archive(&self.engine, &key, "readArchive(key)")?.unchecked_into())
+    ) -> js_sys::Promise {
+        settled(read_archive(&self.engine, &key, "readArchive(key)"))
     }
 
     /// The archived originals of a compacted iteration (also across chained compactions), for
     /// an app that lets its model read back what a summary left out; `null` when the iteration
-    /// was never compacted (it is live). Throws `archive_missing`, `key` naming it, when the
+    /// was never compacted (it is live). Rejects `archive_missing`, `key` naming it, when the
     /// archive that held it is no longer stored (deleted, expired, or evicted).
     ///
     /// @example
-    /// const originals = compactor.recall(3);
+    /// const originals = await compactor.recall(3);
     /// if (originals) console.log(originals.reasoningLog.join("\n"));
+    #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveData | null>")]
     pub fn recall(
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
-    ) -> JsResult<RecalledJs> {
-        Ok(recall(&self.engine, &iteration, "recall(iteration)")?.unchecked_into())
+    ) -> js_sys::Promise {
+        settled(recall(&self.engine, &iteration, "recall(iteration)"))
     }
 
-    /// Removes one archive.
-    #[wasm_bindgen(js_name = deleteArchive)]
+    /// Removes one archive (refused while a compaction runs here or in another tab).
+    #[wasm_bindgen(js_name = deleteArchive, unchecked_return_type = "Promise<void>")]
     pub fn delete_archive(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
-    ) -> JsResult<()> {
-        let key = string_arg(&key, "deleteArchive(key)")?;
-        Ok(self.engine.delete_archive(&key)?)
+    ) -> js_sys::Promise {
+        settled(delete_archive(&self.engine, &key, "deleteArchive(key)"))
     }
 
-    /// Removes expired archives; returns how many.
-    #[wasm_bindgen(js_name = purgeExpiredArchives)]
-    pub fn purge_expired_archives(&self) -> JsResult<usize> {
-        Ok(self.engine.with_archives(|a| a.purge())?)
+    /// Removes expired archives; resolves to how many.
+    #[wasm_bindgen(js_name = purgeExpiredArchives, unchecked_return_type = "Promise<number>")]
+    pub fn purge_expired_archives(&self) -> js_sys::Promise {
+        settled(purge_archives(&self.engine))
     }
 
     /// The persisted metrics.

@@ -416,12 +416,6 @@ extern "C" {
     /// `CompactionPlan` in TypeScript.
     #[wasm_bindgen(typescript_type = "CompactionPlan")]
     pub type CompactionPlanJs;
-    /// `ArchiveInfo[]` in TypeScript.
-    #[wasm_bindgen(typescript_type = "ArchiveInfo[]")]
-    pub type ArchiveInfoList;
-    /// `Archive` in TypeScript.
-    #[wasm_bindgen(typescript_type = "Archive")]
-    pub type ArchiveJs;
     /// `CompactionMetrics` in TypeScript.
     #[wasm_bindgen(typescript_type = "CompactionMetrics")]
     pub type CompactionMetricsJs;
@@ -437,7 +431,4 @@ extern "C" {
     /// `Pin[]` in TypeScript.
     #[wasm_bindgen(typescript_type = "Pin[]")]
     pub type PinList;
-    /// `ArchiveData | null` in TypeScript.
-    #[wasm_bindgen(typescript_type = "ArchiveData | null")]
-    pub type RecalledJs;
 }

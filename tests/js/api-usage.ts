@@ -112,8 +112,8 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
   if (!verdict.ok) return null;
   try {
     const result: CompactionResult = await compactor.compact({ trigger: "user" });
-    const infos: ArchiveInfo[] = compactor.archives();
-    const archive: Archive = compactor.readArchive(result.archiveKey);
+    const infos: ArchiveInfo[] = await compactor.archives();
+    const archive: Archive = await compactor.readArchive(result.archiveKey);
     console.log(infos[0]?.bytes, archive.data.executionLog.length);
     // The coverage ledger: what the summary had to keep, pins, and the originals read back.
     const coverage: Coverage = result.coverage;
@@ -122,12 +122,12 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
     const pinId: string = await logs.withLock(() => logs.pin("Amounts are in euros."));
     const pins: Pin[] = logs.pins();
     logs.unpin(pinId);
-    const originals = compactor.recall(result.iterations[0]);
+    const originals = await compactor.recall(result.iterations[0]);
     const firstLine: string | undefined = originals?.reasoningLog[0];
     console.log(coverage.kept.length, coverage.missing, facts[0]?.kind, ledger.length, pins.length, firstLine);
     await compactor.rollback(result.archiveKey);
-    compactor.deleteArchive(result.archiveKey);
-    const purged: number = compactor.purgeExpiredArchives();
+    await compactor.deleteArchive(result.archiveKey);
+    const purged: number = await compactor.purgeExpiredArchives();
     const metrics: CompactionMetrics = compactor.metrics();
     console.log(purged, metrics.averageReductionRatio, metrics.totalRepairedFacts, metrics.lastCompaction?.calls);
     const unverified: UnverifiedLine[] = result.unverified;

@@ -86,19 +86,18 @@ function act(page, kind, tag) {
           });
         case "compact":
           return compactor.compact().then((result) => ({ compacted: result.archiveKey }), refused);
-        case "rollback": {
-          const [newest] = compactor.archives();
-          if (!newest) return {};
-          return compactor.rollback(newest.key).then(() => ({ rolledBack: newest.key }), refused);
-        }
+        case "rollback":
+          return compactor.archives().then(([newest]) =>
+            newest ? compactor.rollback(newest.key).then(() => ({ rolledBack: newest.key }), refused) : {},
+          );
         case "delete":
-          return logs.withLock(() => {
-            const all = compactor.archives();
+          return logs.withLock(async () => {
+            const all = await compactor.archives();
             if (all.length === 0) return {};
             const oldest = all[all.length - 1];
-            const archive = compactor.readArchive(oldest.key);
+            const archive = await compactor.readArchive(oldest.key);
             try {
-              compactor.deleteArchive(oldest.key);
+              await compactor.deleteArchive(oldest.key);
             } catch (err) {
               return refused(err);
             }
@@ -183,11 +182,12 @@ test(`two tabs appending, compacting, rolling back, deleting archives and reload
   // A compaction a reload interrupted is settled by the next compactor of that tab.
   for (const page of pages) await page.evaluate(() => window.chaos.compactor.recover());
   const stored = await pages[0].evaluate(() =>
-    window.chaos.logs.withLock(() => {
+    window.chaos.logs.withLock(async () => {
       const { logs, compactor } = window.chaos;
+      const infos = await compactor.archives();
       return {
         live: { reasoningLog: logs.reasoningLog(), executionLog: logs.executionLog(), toolActivityLog: logs.toolActivityLog() },
-        archives: compactor.archives().map((info) => compactor.readArchive(info.key).data),
+        archives: await Promise.all(infos.map(async (info) => (await compactor.readArchive(info.key)).data)),
       };
     }),
   );

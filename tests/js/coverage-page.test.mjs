@@ -52,7 +52,7 @@ test("pins survive three chained compactions; recall gives back iteration 2 as i
         namesArchive: logs.reasoningLog()[0].split("\n")[1].includes(result.archiveKey),
       });
     }
-    const recalled = compactor.recall(2);
+    const recalled = await compactor.recall(2);
     const pins = logs.pins();
     logs.unpin(pinned);
     return {
@@ -63,7 +63,7 @@ test("pins survive three chained compactions; recall gives back iteration 2 as i
       recalled: { executionLog: recalled.executionLog.map((e) => JSON.stringify(e)), toolActivityLog: recalled.toolActivityLog.map((e) => JSON.stringify(e)) },
       recalledReasoning: recalled.reasoningLog,
       iteration2,
-      live: compactor.recall(logs.currentIteration),
+      live: await compactor.recall(logs.currentIteration),
     };
   });
   for (const [i, round] of outcome.rounds.entries()) {
@@ -196,7 +196,7 @@ test("an archive another script removed is reported: archives_lost on the next p
       recall: await caught(() => compactor.recall(2)),
       read: await caught(() => compactor.readArchive(lost[0])),
       rollback: await caught(() => compactor.rollback(lost[0])),
-      live: compactor.recall(new LogStore().currentIteration),
+      live: await compactor.recall(new LogStore().currentIteration),
     };
   });
   assert.deepEqual(outcome.lost, [key]);

@@ -35,7 +35,7 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
       const logs = new LogStore();
       const compactor = new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 6000 });
       const result = await compactor.compact();
-      const archive = compactor.readArchive(result.archiveKey);
+      const archive = await compactor.readArchive(result.archiveKey);
       const archiveText = localStorage.getItem(result.archiveKey);
       const live = texts();
       const executions = logs.executionLog();
