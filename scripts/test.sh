@@ -86,8 +86,8 @@ check "cargo clippy (wasm32)" cargo clippy --all-targets --target wasm32-unknown
 check "the core depends on no browser crate" bash -c '! cargo tree --no-default-features -e normal,dev | grep -E "wasm-bindgen|js-sys|web-sys"'
 check "the core depends on no crate at all (its JSON is its own)" bash -c '[ "$(cargo tree --no-default-features -e normal --prefix none | wc -l)" = 1 ]'
 tests "cargo test (core, native, no browser crates)" cargo test --no-default-features --features testing
-tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor --test browser_gemini
-tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini
+tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
+tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
 check "cargo doc without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 check "package build (web, bundler and node flavours into pkg/)" bash scripts/build.sh pkg
 tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/js/

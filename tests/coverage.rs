@@ -323,7 +323,11 @@ fn recall_returns_the_originals_byte_for_byte_after_two_chained_compactions() {
     // The live iteration is not archived; a deleted archive is named, never an empty answer
     // (it recalled `None` before #27).
     assert_eq!(rig.compactor.with_archives(|a| a.recall(11)).unwrap(), None);
-    rig.compactor.delete_archive(&first.archive_key).unwrap();
+    context_compactor::core::ports::timer::run_ready(
+        rig.compactor.delete_archive(&first.archive_key),
+    )
+    .unwrap()
+    .unwrap();
     let err = rig.compactor.with_archives(|a| a.recall(2)).unwrap_err();
     assert_eq!(err.key(), Some(first.archive_key.as_str()));
 }

@@ -13,14 +13,16 @@ use std::rc::Rc;
 use common::census::{assert_nothing_lost, census, identities};
 use common::*;
 use context_compactor::core::error::ProviderError;
+use context_compactor::core::error::StorageError;
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::model::settings::{
     CompactorSettings, MissingFacts, Trigger, UnverifiedLines,
 };
+use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::RecordingSink;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
-use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::ports::timer::{run_ready, LocalBoxFuture};
 use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::providers::port::SummaryProvider;
 use context_compactor::core::run::compactor::Compactor;
@@ -399,6 +401,194 @@ fn crash_cases(matrix: &Matrix) {
     );
 }
 
+/// An archive database whose commits fail once the tab has closed (its localStorage crashed).
+#[derive(Clone)]
+struct ClosingDatabase {
+    db: MemoryArchiveStore,
+    tab: FaultyStore,
+}
+
+impl KeyValueStore for ClosingDatabase {
+    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
+        self.db.get(key)
+    }
+    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+        self.db.set(key, value)
+    }
+    fn remove(&self, key: &str) -> Result<(), StorageError> {
+        self.db.remove(key)
+    }
+    fn keys(&self) -> Result<Vec<String>, StorageError> {
+        self.db.keys()
+    }
+}
+
+impl ArchiveStore for ClosingDatabase {
+    fn refresh(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
+        self.db.refresh()
+    }
+    fn commit(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
+        if self.tab.crashed() {
+            self.db.fail_commits(Some(StorageError::ArchiveDatabase {
+                reason: "the tab was closed".into(),
+                quota: false,
+            }));
+        }
+        self.db.commit()
+    }
+    fn read_committed(
+        &self,
+        key: &str,
+    ) -> LocalBoxFuture<'static, Result<Option<String>, StorageError>> {
+        self.db.read_committed(key)
+    }
+}
+
+/// A tab whose archives are in `db` (IndexedDB's double).
+fn database_tab(
+    store: &FaultyStore,
+    db: Rc<dyn ArchiveStore>,
+    clock: &ManualClock,
+    owner: &str,
+) -> Tab {
+    let t = tab(store, clock, Box::new(OfflineProvider), owner);
+    Tab {
+        compactor: t.compactor.with_archive_store(db),
+        ..t
+    }
+}
+
+/// The logs in `memory` and the archives committed to `db`, in one store for the census.
+fn with_database(memory: &MemoryStore, db: &MemoryArchiveStore) -> MemoryStore {
+    let merged = MemoryStore::new();
+    for store in [memory, db.committed()] {
+        for key in store.keys().unwrap() {
+            merged
+                .set(&key, &store.get(&key).unwrap().unwrap())
+                .unwrap();
+        }
+    }
+    merged
+}
+
+/// [`seeded_store`] with its archives in an archive database.
+fn seeded_database() -> (MemoryStore, MemoryArchiveStore, ManualClock) {
+    let (memory, clock) = (MemoryStore::new(), ManualClock::new(NOV_22_2026));
+    let db = MemoryArchiveStore::new();
+    let t = database_tab(
+        &FaultyStore::over(memory.clone()),
+        Rc::new(db.clone()),
+        &clock,
+        "a",
+    );
+    let logs = logs_over(&memory, &clock);
+    grow_session(&logs, &clock, 5, 1);
+    run_ready(t.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    grow_session(&logs, &clock, 4, 2);
+    assert!(!holds_an_archive(&memory), "the archive is in the database");
+    assert_eq!(db.committed().keys().unwrap().len(), 1);
+    (memory, db, clock)
+}
+
+fn database_cases(matrix: &Matrix) {
+    for (case, quota) in [
+        ("IndexedDB refuses the archive: its quota is reached", true),
+        (
+            "IndexedDB refuses the archive: blocked by another tab's version change",
+            false,
+        ),
+    ] {
+        let (memory, db, clock) = seeded_database();
+        let before = census(&with_database(&memory, &db));
+        let committed_before = db.committed().keys().unwrap();
+        db.fail_commits(Some(StorageError::ArchiveDatabase {
+            reason: case.into(),
+            quota,
+        }));
+        let t = database_tab(
+            &FaultyStore::over(memory.clone()),
+            Rc::new(db.clone()),
+            &clock,
+            "a",
+        );
+        let logs_before = stored_logs(&memory);
+        let result = run_ready(t.compactor.compact(Trigger::User)).unwrap();
+        let code = if quota {
+            "storage_quota"
+        } else {
+            "storage_unavailable"
+        };
+        assert_eq!(result.as_ref().unwrap_err().code().as_str(), code);
+        assert_eq!(stored_logs(&memory), logs_before, "{case}: logs untouched");
+        assert!(memory.get("gdrs_compaction_journal").unwrap().is_none());
+        assert_eq!(db.committed().keys().unwrap(), committed_before);
+        assert_nothing_lost(case, &before, &with_database(&memory, &db));
+        matrix.row(case, outcome_of(&result));
+    }
+
+    // Count the localStorage writes of one whole compaction, then close the tab after each.
+    let (memory, db, clock) = seeded_database();
+    let store = FaultyStore::over(memory.clone());
+    let t = database_tab(&store, Rc::new(db.clone()), &clock, "a");
+    run_ready(t.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    let total_writes = store.writes();
+    let (mut completed, mut rolled_back, mut between) = (0, 0, 0);
+    for stop_after in 0..total_writes {
+        let (memory, db, clock) = seeded_database();
+        let before = census(&with_database(&memory, &db));
+        let logs_before = stored_logs(&memory);
+        let store = FaultyStore::over(memory.clone());
+        store.crash_after(stop_after);
+        let closing = ClosingDatabase {
+            db: db.other_tab(),
+            tab: store.clone(),
+        };
+        let t = database_tab(&store, Rc::new(closing), &clock, "closed-tab");
+        drop(run_ready(t.compactor.compact(Trigger::User)).unwrap());
+        if db.committed().keys().unwrap().len() == 2 && stored_logs(&memory) == logs_before {
+            between += 1;
+        }
+        clock.advance(10.0 * 60_000.0);
+        let reloaded = database_tab(
+            &FaultyStore::over(memory.clone()),
+            Rc::new(db.other_tab()),
+            &clock,
+            "new-tab",
+        );
+        match run_ready(reloaded.compactor.recover()).unwrap().unwrap() {
+            Some(context_compactor::core::store::journal::Recovered::Completed(_)) => {
+                completed += 1
+            }
+            Some(context_compactor::core::store::journal::Recovered::RolledBack(_)) => {
+                rolled_back += 1
+            }
+            None => {}
+        }
+        let case = format!("IndexedDB archives, stop after write {stop_after}");
+        assert!(
+            memory.get("gdrs_compaction_journal").unwrap().is_none(),
+            "{case}"
+        );
+        assert!(
+            !holds_an_archive(&memory),
+            "{case}: no archive in localStorage"
+        );
+        assert_nothing_lost(&case, &before, &with_database(&memory, &db));
+    }
+    assert!(
+        between > 0,
+        "some stop fell between the IndexedDB commit and the swap"
+    );
+    matrix.row(
+        &format!("archives in IndexedDB: tab closed after each of the {total_writes} localStorage write steps ({between} between the IndexedDB commit and the swap), then reloaded"),
+        format!("recovered from the journal, the archive found in IndexedDB: {completed} finished, {rolled_back} undone, the rest needed nothing"),
+    );
+}
+
 fn tab_cases(matrix: &Matrix) {
     // Two tabs at once.
     let (memory, clock) = seeded_store();
@@ -567,6 +757,7 @@ fn fault_matrix() {
     provider_cases(&matrix);
     quota_cases(&matrix);
     crash_cases(&matrix);
+    database_cases(&matrix);
     tab_cases(&matrix);
     corrupt_cases(&matrix);
     for (case, outcome) in common::hostile::all() {

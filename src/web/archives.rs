@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::compactor::{
-    delete_archive, list_archives, purge_archives, read_archive, recall, rollback, settled,
-    BrowserLogs, Engine, JsCompactor,
+    delete_archive, list_archives, purge_archives, read_archive, recall, rollback, BrowserLogs,
+    Engine, JsCompactor,
 };
 use super::js_error::ContextCompactorError;
 use super::log_store::JsLogStore;
@@ -58,7 +58,7 @@ impl JsArchives {
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn list(&self) -> js_sys::Promise {
-        settled(list_archives(&self.engine))
+        list_archives(&self.engine)
     }
 
     /// One archive, whole; rejects `archive_missing` when it is no longer stored.
@@ -67,7 +67,7 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        settled(read_archive(&self.engine, &key, "read(key)"))
+        read_archive(&self.engine, key, "read(key)")
     }
 
     /// Removes one archive (refused while a compaction runs here or in another tab).
@@ -76,13 +76,13 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        settled(delete_archive(&self.engine, &key, "delete(key)"))
+        delete_archive(&self.engine, key, "delete(key)")
     }
 
     /// Removes the expired archives; resolves to how many.
     #[wasm_bindgen(js_name = purgeExpired, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired(&self) -> js_sys::Promise {
-        settled(purge_archives(&self.engine))
+        purge_archives(&self.engine)
     }
 
     /// The archived originals of a compacted iteration; `null` when it was never compacted;
@@ -93,7 +93,7 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> js_sys::Promise {
-        settled(recall(&self.engine, &iteration, "recall(iteration)"))
+        recall(&self.engine, iteration, "recall(iteration)")
     }
 
     /// Puts an archive's originals back in place of its summary; later appends stay.

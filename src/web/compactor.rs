@@ -6,6 +6,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use super::archive_database::ArchiveDatabase;
 use super::clock::BrowserClock;
 use super::convert::{count_arg, from_js, string_arg, to_js};
 use super::custom_provider::CustomProvider;
@@ -23,7 +24,7 @@ use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
-use crate::core::model::settings::{CompactorSettings, Trigger};
+use crate::core::model::settings::{ArchiveBackend, CompactorSettings, Trigger};
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
 use crate::core::providers::port::SummaryProvider;
@@ -244,45 +245,64 @@ impl JsCompactor {
     }
 }
 
-/// `value` as a settled Promise: the archive methods answer with Promises, as the archives'
-/// next home, IndexedDB, answers asynchronously.
-pub(super) fn settled(value: JsResult<JsValue>) -> js_sys::Promise {
-    match value {
-        Ok(value) => js_sys::Promise::resolve(&value),
-        Err(err) => js_sys::Promise::reject(&err),
-    }
-}
-
 /// The archives, newest first, expired ones excluded.
-pub(super) fn list_archives(engine: &Engine) -> JsResult<JsValue> {
-    Ok(to_js(&engine.with_archives(|a| a.list())?)?)
+pub(super) fn list_archives(engine: &Rc<Engine>) -> js_sys::Promise {
+    let engine = Rc::clone(engine);
+    future_to_promise(async move { Ok(to_js(&engine.read_archives(|a| a.list()).await??)?) })
 }
 
 /// Removes the archive under `key` (an argument of the method `what`).
-pub(super) fn delete_archive(engine: &Engine, key: &JsValue, what: &str) -> JsResult<JsValue> {
-    let key = string_arg(key, what)?;
-    engine.delete_archive(&key)?;
-    Ok(JsValue::UNDEFINED)
+pub(super) fn delete_archive(
+    engine: &Rc<Engine>,
+    key: JsValue,
+    what: &'static str,
+) -> js_sys::Promise {
+    // Refused as called: the archive of a compaction running now is its only copy.
+    if let Err(err) = engine.may_delete_archive() {
+        return js_sys::Promise::reject(&err.into());
+    }
+    let engine = Rc::clone(engine);
+    future_to_promise(async move {
+        engine.delete_archive(&string_arg(&key, what)?).await?;
+        Ok(JsValue::UNDEFINED)
+    })
 }
 
 /// Removes the expired archives; how many.
-pub(super) fn purge_archives(engine: &Engine) -> JsResult<JsValue> {
-    Ok(JsValue::from(engine.with_archives(|a| a.purge())?))
+pub(super) fn purge_archives(engine: &Rc<Engine>) -> js_sys::Promise {
+    let engine = Rc::clone(engine);
+    future_to_promise(async move { Ok(JsValue::from(engine.purge_archives().await?)) })
 }
 
 /// The archive under `key` (an argument of the method `what`), whole.
-pub(super) fn read_archive(engine: &Engine, key: &JsValue, what: &str) -> JsResult<JsValue> {
-    let key = string_arg(key, what)?;
-    Ok(to_js(&engine.with_archives(|a| a.read(&key))?)?)
+pub(super) fn read_archive(
+    engine: &Rc<Engine>,
+    key: JsValue,
+    what: &'static str,
+) -> js_sys::Promise {
+    let engine = Rc::clone(engine);
+    future_to_promise(async move {
+        let key = string_arg(&key, what)?;
+        Ok(to_js(&engine.read_archives(|a| a.read(&key)).await??)?)
+    })
 }
 
 /// The archived originals of the compacted iteration `iteration` (an argument of the method
 /// `what`), or `null` when it was never compacted.
-pub(super) fn recall(engine: &Engine, iteration: &JsValue, what: &str) -> JsResult<JsValue> {
-    let iteration = count_arg(iteration, what)?;
-    Ok(match engine.with_archives(|a| a.recall(iteration))? {
-        Some(data) => to_js(&data)?,
-        None => JsValue::NULL,
+pub(super) fn recall(
+    engine: &Rc<Engine>,
+    iteration: JsValue,
+    what: &'static str,
+) -> js_sys::Promise {
+    let engine = Rc::clone(engine);
+    future_to_promise(async move {
+        let iteration = count_arg(&iteration, what)?;
+        Ok(
+            match engine.read_archives(|a| a.recall(iteration)).await?? {
+                Some(data) => to_js(&data)?,
+                None => JsValue::NULL,
+            },
+        )
     })
 }
 
@@ -305,6 +325,17 @@ fn engine_over(
     what: &str,
 ) -> JsResult<(Engine, web_sys::EventTarget)> {
     let lock = BrowserStoreLock::over(logs.borrow().keys());
+    let database = match settings.archive_store {
+        Some(ArchiveBackend::LocalStorage) => None,
+        Some(ArchiveBackend::IndexedDb) => Some(ArchiveDatabase::open().ok_or_else(|| {
+            invalid(
+                &format!("{what}.archiveStore"),
+                "\"indexedDB\" is not available in this browser; use \"localStorage\"",
+            )
+        })?),
+        // IndexedDB where the browser has it; else beside the logs, as before.
+        None => ArchiveDatabase::open(),
+    };
     let sink = EventTargetSink::new().ok_or_else(|| {
         ContextCompactorError::new(ErrorCode::InvalidInput, "this host has no EventTarget")
     })?;
@@ -319,6 +350,10 @@ fn engine_over(
     .map_err(|reason| invalid(what, reason))?
     .with_owner(tab_id())
     .with_lock(Box::new(lock));
+    let engine = match database {
+        Some(database) => engine.with_archive_store(Rc::new(database)),
+        None => engine,
+    };
     Ok((engine, events))
 }
 
@@ -459,7 +494,7 @@ impl JsCompactor {
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn archives(&self) -> js_sys::Promise {
-        settled(list_archives(&self.engine))
+        list_archives(&self.engine)
     }
 
     /// One archive, whole; rejects `archive_missing` when it is no longer stored.
@@ -468,7 +503,7 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        settled(read_archive(&self.engine, &key, "readArchive(key)"))
+        read_archive(&self.engine, key, "readArchive(key)")
     }
 
     /// The archived originals of a compacted iteration (also across chained compactions), for
@@ -484,7 +519,7 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> js_sys::Promise {
-        settled(recall(&self.engine, &iteration, "recall(iteration)"))
+        recall(&self.engine, iteration, "recall(iteration)")
     }
 
     /// Removes one archive (refused while a compaction runs here or in another tab).
@@ -493,13 +528,13 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        settled(delete_archive(&self.engine, &key, "deleteArchive(key)"))
+        delete_archive(&self.engine, key, "deleteArchive(key)")
     }
 
     /// Removes expired archives; resolves to how many.
     #[wasm_bindgen(js_name = purgeExpiredArchives, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired_archives(&self) -> js_sys::Promise {
-        settled(purge_archives(&self.engine))
+        purge_archives(&self.engine)
     }
 
     /// The persisted metrics.

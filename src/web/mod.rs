@@ -2,6 +2,7 @@
 //! implementations of the core's ports (localStorage, `Date.now`). No rules live here.
 
 mod abort_on_drop;
+mod archive_database;
 mod archives;
 mod clock;
 mod compactor;

@@ -125,6 +125,7 @@ export interface CompactorOptions {
   /** Extra guidance appended to the prompt. */ instructions?: string;
   /** The app's own measure: tokens of the prompt it would send now (an app whose prompt holds only part of the logs). Usage is then this over `contextWindowTokens`; return undefined to fall back to the package's count. */ promptTokens?: () => number | undefined;
   /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
+  /** Where the archives are kept: `"indexedDB"` (off the app's localStorage; archives found in localStorage move there on first open, under the store lock, each read back before its key goes) or `"localStorage"` (beside the logs, for apps whose own code reads them there). A compactor and an `Archives` over the same logs must agree. @default "indexedDB" where the browser has it, else "localStorage" */ archiveStore?: "indexedDB" | "localStorage";
   /** Key of the metrics; default `${prefix}compaction_metrics`. Fields other code keeps there survive. */ metricsKey?: string;
   /** Ledger facts the model's answer lacks: "repair" adds each in the ledger's words under its section (no further call); "retry" asks once more naming them, then repairs; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "repair" */ missingFacts?: "repair" | "retry" | "fail";
   /** Lines naming a number (three digits or more, or with a decimal point), id, file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger (digit grouping and a rounding of a real number are not new): "mark" ends each with " [unverified]"; "retry" asks once more naming them, then marks; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "mark" */ unverified?: "mark" | "retry" | "fail";
@@ -198,6 +199,7 @@ export interface ReasoningEntry {
  * the archives (the same names and defaults as in `CompactorOptions`). */
 export interface ArchivesOptions {
   /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
+  /** Where the archives are kept: `"indexedDB"` (off the app's localStorage; archives found in localStorage move there on first open, under the store lock, each read back before its key goes) or `"localStorage"` (beside the logs, for apps whose own code reads them there). A compactor and an `Archives` over the same logs must agree. @default "indexedDB" where the browser has it, else "localStorage" */ archiveStore?: "indexedDB" | "localStorage";
   /** Archives kept at most. @default 10 */ maxArchives?: number;
   /** Days an archive is kept. @default 30 */ archiveExpiryDays?: number;
 }

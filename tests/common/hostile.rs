@@ -317,9 +317,8 @@ pub fn archives_are_neither_deleted_nor_rolled_back_while_another_tab_compacts()
         NOV_22_2026 + 60_000.0
     );
     memory.set("gdrs_compaction_lock", &lease).unwrap();
-    let err = rig
-        .compactor
-        .delete_archive(&result.archive_key)
+    let err = run_ready(rig.compactor.delete_archive(&result.archive_key))
+        .unwrap()
         .unwrap_err();
     assert!(matches!(err, CompactionError::Busy(_)), "{err}");
     let err = run_ready(rig.compactor.rollback(&result.archive_key))
@@ -328,7 +327,9 @@ pub fn archives_are_neither_deleted_nor_rolled_back_while_another_tab_compacts()
     assert!(matches!(err, CompactionError::Busy(_)), "{err}");
     assert!(memory.get(&result.archive_key).unwrap().is_some());
     memory.remove("gdrs_compaction_lock").unwrap();
-    rig.compactor.delete_archive(&result.archive_key).unwrap();
+    run_ready(rig.compactor.delete_archive(&result.archive_key))
+        .unwrap()
+        .unwrap();
     row(
         "`deleteArchive` or `rollback` while a compaction runs in another tab",
         "`busy`; the archive stays (deleted once the compaction is over)",

@@ -485,3 +485,27 @@ pub fn progress_messages(rig: &Rig) -> Vec<String> {
         })
         .collect()
 }
+
+/// The archive API's reads, synchronous for tests whose stores answer at once.
+pub trait ArchivesNow<S, C> {
+    /// Runs `read` over the compactor's archives as committed.
+    fn with_archives<T>(
+        &self,
+        read: impl FnOnce(&context_compactor::core::store::archives::Archives<'_, S, C>) -> T,
+    ) -> T;
+}
+
+impl<S, C> ArchivesNow<S, C> for Compactor<S, C>
+where
+    S: context_compactor::core::ports::storage::KeyValueStore,
+    C: context_compactor::core::ports::clock::Clock,
+{
+    fn with_archives<T>(
+        &self,
+        read: impl FnOnce(&context_compactor::core::store::archives::Archives<'_, S, C>) -> T,
+    ) -> T {
+        context_compactor::core::ports::timer::run_ready(self.read_archives(read))
+            .expect("an archive store in memory answers at once")
+            .expect("the archive store refreshes")
+    }
+}

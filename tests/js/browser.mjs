@@ -81,3 +81,65 @@ export async function setWindow(page, tokens) {
   await page.fill("#set-window", String(tokens));
   await page.dispatchEvent("#set-window", "change");
 }
+
+/** In the page: the archives in the package's IndexedDB database whose keys start with
+ * `prefix`, as `{ key: text }`; `{}` when there is no database (it is never created here). */
+export async function databaseArchives(prefix = "") {
+  const db = await new Promise((resolve) => {
+    const request = indexedDB.open("context-compactor-archives");
+    request.onupgradeneeded = () => request.transaction.abort();
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => resolve(null);
+  });
+  if (!db) return {};
+  if (!db.objectStoreNames.contains("archives")) {
+    db.close();
+    return {};
+  }
+  const store = db.transaction("archives").objectStore("archives");
+  const answer = (request) =>
+    new Promise((resolve, reject) => {
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  const [keys, values] = await Promise.all([answer(store.getAllKeys()), answer(store.getAll())]);
+  db.close();
+  const found = {};
+  keys.forEach((key, i) => {
+    if (key.startsWith(prefix)) found[key] = values[i];
+  });
+  return found;
+}
+
+/** In the page: removes `key` from the package's IndexedDB database, as the browser's
+ * eviction or other code could. */
+export async function removeDatabaseArchive(key) {
+  const db = await new Promise((resolve, reject) => {
+    const request = indexedDB.open("context-compactor-archives");
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  await new Promise((resolve, reject) => {
+    const tx = db.transaction(["archives", "meta"], "readwrite");
+    tx.objectStore("archives").delete(key);
+    // Raise the generation, as any writer does, so that open copies read the database again.
+    const meta = tx.objectStore("meta");
+    const read = meta.get("generation");
+    read.onsuccess = () => meta.put((Number(read.result) || 0) + 1, "generation");
+    tx.oncomplete = resolve;
+    tx.onabort = () => reject(tx.error);
+  });
+  db.close();
+}
+
+/** Waits (at most `timeout` ms) until the package's IndexedDB database holds an archive whose
+ * key starts with `prefix`; its key. */
+export async function waitForDatabaseArchive(page, prefix, timeout) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const keys = Object.keys(await page.evaluate(databaseArchives, prefix));
+    if (keys.length > 0) return keys[0];
+    if (Date.now() > deadline) throw new Error(`no archive under ${prefix} after ${timeout} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

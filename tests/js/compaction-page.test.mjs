@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { iterate, launch, openPage, outputDir, setWindow, useGemini } from "./browser.mjs";
+import { databaseArchives, iterate, launch, openPage, outputDir, setWindow, useGemini, waitForDatabaseArchive } from "./browser.mjs";
 
 let env;
 before(async () => {
@@ -135,14 +135,10 @@ test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
   await page.click("#settings summary");
   await setWindow(page, 2600);
   await page.check("#toggle-auto");
-  const archiveKey = await page.waitForFunction(
-    () => Object.keys(localStorage).find((k) => k.startsWith("gdrs_archived_logs_")),
-    null,
-    { timeout: 40_000 },
-  );
-  const key = await archiveKey.jsonValue();
+  // The archive is in IndexedDB, the demo's default archive store.
+  const key = await waitForDatabaseArchive(page, "gdrs_archived_logs_", 40_000);
   await page.click("#btn-pause");
-  const archive = await page.evaluate((k) => JSON.parse(localStorage.getItem(k)), key);
+  const archive = JSON.parse((await page.evaluate(databaseArchives, key))[key]);
   assert.equal(archive.trigger, "auto");
   assert.ok(archive.metadata.contextUsageBefore >= 0.85, `usage before ${archive.metadata.contextUsageBefore}`);
   // Once done, the automatic compaction's panel gives the logs back: a line says what happened.
@@ -167,6 +163,7 @@ test("an automatic compaction that fails pauses Auto, closes its panel and says 
   assert.equal(await page.evaluate(() => document.getElementById("compaction-dialog").open), false, "the panel closed");
   assert.match(await page.textContent("#message"), /HTTP 500|API failed/);
   assert.equal(await page.evaluate(() => Object.keys(localStorage).some((k) => k.startsWith("gdrs_archived_logs_"))), false);
+  assert.deepEqual(await page.evaluate(databaseArchives, "gdrs_archived_logs_"), {});
   await page.screenshot({ path: join(outputDir, "auto-compaction-failed.png") });
   // Chromium logs each HTTP error response itself ("Failed to load resource").
   assert.deepEqual(errors.filter((e) => !e.startsWith("Failed to load resource")), []);

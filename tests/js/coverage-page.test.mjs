@@ -3,7 +3,7 @@
 // provider that loses facts retried then refused by name, recall of the originals.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch, openPage } from "./browser.mjs";
+import { launch, openPage, removeDatabaseArchive } from "./browser.mjs";
 
 let env;
 before(async () => {
@@ -172,10 +172,10 @@ test("an archive another script removed is reported: archives_lost on the next p
       logs.finishIteration();
     }
     const result = await new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 4000 }).compact();
-    // Other code (or the browser's eviction) removes the archive.
-    localStorage.removeItem(result.archiveKey);
     return result.archiveKey;
   });
+  // The browser's eviction (or other code) removes the archive from IndexedDB.
+  await page.evaluate(removeDatabaseArchive, key);
   const outcome = await page.evaluate(async () => {
     const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
     const compactor = new Compactor(new LogStore(), { provider: { type: "offline" } });

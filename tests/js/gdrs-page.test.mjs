@@ -36,7 +36,16 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
       const compactor = new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 6000 });
       const result = await compactor.compact();
       const archive = await compactor.readArchive(result.archiveKey);
-      const archiveText = localStorage.getItem(result.archiveKey);
+      // The archive as stored in IndexedDB (the default archive store), read before the rollback removes it.
+      const archiveText = await new Promise((resolve, reject) => {
+        const request = indexedDB.open("context-compactor-archives");
+        request.onerror = () => reject(request.error);
+        request.onsuccess = () => {
+          const read = request.result.transaction("archives").objectStore("archives").get(result.archiveKey);
+          read.onsuccess = () => { request.result.close(); resolve(read.result); };
+          read.onerror = () => reject(read.error);
+        };
+      });
       const live = texts();
       const executions = logs.executionLog();
       const recent = logs.recentReasoning(3);
@@ -101,6 +110,7 @@ test("with the options an app like GDRS sets, the app's own archive listing find
     const compactor = new Compactor(logs, {
       provider: { type: "offline" },
       contextWindowTokens: 6000,
+      archiveStore: "localStorage", // the app reads its archives there
       archivePrefix: "gdrs_compaction_archive_",
       metricsKey: "gdrs_compaction_metrics",
       maxArchives: 10,

@@ -106,6 +106,14 @@ pub enum StorageError {
         /// What the platform reported.
         reason: String,
     },
+    /// The archive database (IndexedDB) refused a transaction or could not be opened; none of
+    /// the transaction's writes is stored.
+    ArchiveDatabase {
+        /// What was being done and what the browser reported.
+        reason: String,
+        /// Whether the browser's quota was the reason.
+        quota: bool,
+    },
 }
 
 impl StorageError {
@@ -115,6 +123,8 @@ impl StorageError {
             StorageError::Corrupt { .. } => ErrorCode::StorageCorrupt,
             StorageError::Quota { .. } => ErrorCode::StorageQuota,
             StorageError::Unavailable { .. } => ErrorCode::StorageUnavailable,
+            StorageError::ArchiveDatabase { quota: true, .. } => ErrorCode::StorageQuota,
+            StorageError::ArchiveDatabase { quota: false, .. } => ErrorCode::StorageUnavailable,
         }
     }
 
@@ -122,7 +132,7 @@ impl StorageError {
     pub fn key(&self) -> Option<&str> {
         match self {
             StorageError::Corrupt { key, .. } | StorageError::Quota { key, .. } => Some(key),
-            StorageError::Unavailable { .. } => None,
+            StorageError::Unavailable { .. } | StorageError::ArchiveDatabase { .. } => None,
         }
     }
 }
@@ -156,6 +166,10 @@ impl fmt::Display for StorageError {
             StorageError::Unavailable { reason } => {
                 write!(f, "localStorage is not available: {reason}")
             }
+            StorageError::ArchiveDatabase { reason, .. } => write!(
+                f,
+                "the archive database (IndexedDB) failed: {reason}; nothing was changed"
+            ),
         }
     }
 }

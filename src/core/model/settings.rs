@@ -107,6 +107,27 @@ pub enum UnverifiedLines {
     Fail,
 }
 
+/// Where the archives are kept (`archiveStore`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArchiveBackend {
+    /// IndexedDB: off the app's localStorage, with the browser's larger quota.
+    IndexedDb,
+    /// localStorage beside the logs, for apps whose own code reads archives there.
+    LocalStorage,
+}
+
+impl FromJson for ArchiveBackend {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        one_of(
+            json,
+            &[
+                ("indexedDB", ArchiveBackend::IndexedDb),
+                ("localStorage", ArchiveBackend::LocalStorage),
+            ],
+        )
+    }
+}
+
 /// Every tunable of a compaction (`CompactorOptions` in the README, less the provider).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompactorSettings {
@@ -148,6 +169,8 @@ pub struct CompactorSettings {
     /// Input budget of one summary call, in tokens; a larger prompt is summarised in parts,
     /// then merged. When absent, the provider's model family says (none for custom providers).
     pub max_prompt_tokens: Option<usize>,
+    /// Where the archives are kept; when absent, IndexedDB where the browser has it.
+    pub archive_store: Option<ArchiveBackend>,
 }
 
 impl Default for CompactorSettings {
@@ -171,6 +194,7 @@ impl Default for CompactorSettings {
             missing_facts: MissingFacts::Repair,
             unverified: UnverifiedLines::Mark,
             max_prompt_tokens: None,
+            archive_store: None,
         }
     }
 }
@@ -195,6 +219,7 @@ pub const SETTINGS_FIELDS: &[&str] = &[
     "missingFacts",
     "unverified",
     "maxPromptTokens",
+    "archiveStore",
 ];
 
 /// Options absent or `null` take their defaults; an unknown option is an error.
@@ -232,6 +257,7 @@ impl FromJson for CompactorSettings {
             missing_facts: options.opt("missingFacts")?.unwrap_or(d.missing_facts),
             unverified: options.opt("unverified")?.unwrap_or(d.unverified),
             max_prompt_tokens: options.opt("maxPromptTokens")?,
+            archive_store: options.opt("archiveStore")?,
         })
     }
 }

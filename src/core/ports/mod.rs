@@ -5,6 +5,7 @@
 //! | port | browser implementation |
 //! | --- | --- |
 //! | [`storage::KeyValueStore`] | `localStorage` |
+//! | [`archive_store::ArchiveStore`] | IndexedDB, copied in memory |
 //! | [`clock::Clock`] | `Date.now()` |
 //! | [`timer::Timer`] | `setTimeout` |
 //! | [`events::EventSink`] | an `EventTarget` |
@@ -12,6 +13,7 @@
 //! | [`usage::UsageMeasure`] | the app's `promptTokens()` |
 //! | [`cancel::Cancel`] | tripped by the app's `AbortSignal` or `abort()` |
 
+pub mod archive_store;
 pub mod cancel;
 pub mod clock;
 pub mod events;

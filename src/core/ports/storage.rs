@@ -53,6 +53,24 @@ pub(crate) fn with_free_space(store: &impl KeyValueStore, err: StorageError) -> 
     }
 }
 
+impl<T: KeyValueStore + ?Sized> KeyValueStore for &T {
+    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
+        (**self).get(key)
+    }
+    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+        (**self).set(key, value)
+    }
+    fn remove(&self, key: &str) -> Result<(), StorageError> {
+        (**self).remove(key)
+    }
+    fn keys(&self) -> Result<Vec<String>, StorageError> {
+        (**self).keys()
+    }
+    fn quota_units(&self) -> Option<usize> {
+        (**self).quota_units()
+    }
+}
+
 impl<T: KeyValueStore + ?Sized> KeyValueStore for Rc<T> {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
         (**self).get(key)

@@ -25,16 +25,22 @@ use crate::core::store::stored_json::{parse, write_json};
 /// How many summaries deep `recall` follows archives that hold earlier summaries.
 const MAX_SUMMARY_CHAIN: usize = 64;
 
-/// The archives of `logs` under `keys` (a compactor's archive prefix).
+/// The archives of `logs` under `keys` (a compactor's archive prefix), held in `store`.
 pub struct Archives<'a, S, C> {
     logs: &'a LogStore<S, C>,
     keys: &'a StorageKeys,
+    store: &'a dyn KeyValueStore,
 }
 
 impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
-    /// The archives of `logs` whose keys `keys` names.
-    pub fn new(logs: &'a LogStore<S, C>, keys: &'a StorageKeys) -> Self {
-        Self { logs, keys }
+    /// The archives of `logs` whose keys `keys` names, held in `store` (the logs' own store or
+    /// an [`ArchiveStore`](crate::core::ports::archive_store::ArchiveStore)).
+    pub fn new(
+        logs: &'a LogStore<S, C>,
+        keys: &'a StorageKeys,
+        store: &'a dyn KeyValueStore,
+    ) -> Self {
+        Self { logs, keys, store }
     }
 
     fn now(&self) -> f64 {
@@ -44,12 +50,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
     /// A free archive key and its timestamp: now, or the first free millisecond after.
     pub fn next_key(&self) -> Result<(String, u64), StorageError> {
         let mut timestamp = self.now().max(0.0) as u64;
-        while self
-            .logs
-            .store()
-            .get(&self.keys.archive(timestamp))?
-            .is_some()
-        {
+        while self.store.get(&self.keys.archive(timestamp))?.is_some() {
             timestamp += 1;
         }
         Ok((self.keys.archive(timestamp), timestamp))
@@ -59,7 +60,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
     /// before the write fails with the sizes; an unexpired archive is never removed to make
     /// room: it may be the only copy of entries the user wants back.
     pub fn write<T: ToJson>(&self, key: &str, archive: &T) -> Result<(), StorageError> {
-        let store = self.logs.store();
+        let store = &self.store;
         loop {
             match write_json(store, key, archive) {
                 Ok(()) => return Ok(()),
@@ -77,7 +78,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
             .iter()
             .find(|info| info.key != keep && info.expires_at as f64 <= now)
         {
-            Some(expired) => self.logs.store().remove(&expired.key).map(|()| true),
+            Some(expired) => self.store.remove(&expired.key).map(|()| true),
             None => Ok(false),
         }
     }
@@ -106,7 +107,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
 
     /// Every readable archive, newest first, without reading `skip`, and whether `skip` exists.
     fn stored(&self, skip: Option<&str>) -> Result<(Vec<ArchiveInfo>, bool), StorageError> {
-        let store = self.logs.store();
+        let store = &self.store;
         let mut infos = Vec::new();
         let mut skipped = false;
         for key in store.keys()? {
@@ -141,7 +142,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
 
     /// The archive under `key` as stored; `None` when it is gone.
     pub fn read_stored(&self, key: &str) -> Result<Option<Archive>, StorageError> {
-        read_archive(self.logs.store(), key)
+        read_archive(&self.store, key)
     }
 
     /// One archive, whole; refused for a key that is not one of these archives,
@@ -172,7 +173,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
         if named.is_empty() {
             return Ok(named);
         }
-        let stored = self.logs.store().keys()?;
+        let stored = self.store.keys()?;
         Ok(named
             .into_iter()
             .filter(|key| !stored.contains(key))
@@ -216,7 +217,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
 
     /// Removes the archive under `key`, which the caller has checked is one of these.
     pub(crate) fn remove(&self, key: &str) -> Result<(), StorageError> {
-        self.logs.store().remove(key)
+        self.store.remove(key)
     }
 
     /// Removes expired archives; how many went.

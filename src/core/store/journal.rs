@@ -203,6 +203,13 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         }
     }
 
+    /// Undoes steps 1 and 2 of a compaction whose logs were never touched: its archive and
+    /// the journal go (a failure of either is settled by the next load).
+    pub fn abandon(&self, archives: &Archives<'_, S, C>, archive_key: &str) {
+        let _ = archives.remove(archive_key);
+        let _ = self.finish();
+    }
+
     /// Steps 3 to 5: writes `commit`'s summary entry in place of the selected entries, keeping
     /// anything appended since `before` was read, under a journal (stage `replacing`) that lets
     /// a later load finish or undo it. `result` is given the tokens the logs gained: the entry
@@ -218,8 +225,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
     ) -> Result<CompactionResult, CompactionError> {
         let logs = self.logs;
         let abandon = |err: CompactionError| {
-            let _ = archives.remove(archive_key);
-            let _ = self.finish();
+            self.abandon(archives, archive_key);
             err
         };
         let selection = commit.selection;

@@ -9,6 +9,7 @@ pub mod keys;
 pub mod lease;
 pub mod log_store;
 pub mod metrics;
+pub mod migration;
 pub mod raw_logs;
 pub mod stored_json;
 pub mod view;

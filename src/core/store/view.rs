@@ -26,6 +26,8 @@ pub struct LogView<'a, S, C> {
     pub logs: &'a LogStore<S, C>,
     /// The logs' keys with the compactor's archive prefix and metrics key.
     pub keys: &'a StorageKeys,
+    /// The store the archives are in.
+    pub archives: &'a dyn KeyValueStore,
     /// The compactor's options.
     pub settings: &'a CompactorSettings,
     /// The compactor's side of the lease.
@@ -89,7 +91,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         selection: &Selection<'_>,
         digest: &Digest,
     ) -> Result<Ledger, StorageError> {
-        let carried = Archives::new(self.logs, self.keys).carried_facts(selection);
+        let carried = Archives::new(self.logs, self.keys, self.archives).carried_facts(selection);
         Ok(Ledger::draw(
             selection,
             digest,

@@ -25,7 +25,6 @@ use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::allowed;
 use crate::core::steps::selection::Selection;
 use crate::core::store::archive::ArchiveMetadata;
-use crate::core::store::archives::Archives;
 use crate::core::store::journal::{Commit, Journal};
 
 /// One compaction's hold on its compactor: the compactor is busy from [`Compactor::claim`]
@@ -120,7 +119,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// refusal before the provider was asked) also covers the lease's release: two holds for a
     /// compaction, one for a refusal.
     async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
-        let mut held = Some(self.lock.acquire().await?);
+        let mut held = Some(self.hold().await?);
         run.working_since_ms = self.now();
         self.lease.take(&self.logs.borrow())?;
         let outcome = self.run(run, &mut held).await;
@@ -166,7 +165,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     ) -> Result<CompactionResult, CompactionError> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed). We hold the lease.
-        self.settle_journal()?;
+        self.settle_journal().await?;
         let mut observed = self.observe()?;
         allowed(&self.settings, &observed.input, run.trigger)?;
         self.events.emit(CompactionEvent::Start {
@@ -217,7 +216,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let accepted = self.summarise(run, &request, compacted_tokens).await?;
         let summary = accepted.summary;
 
-        *held = Some(self.lock.acquire().await?);
+        *held = Some(self.hold().await?);
         run.working_since_ms = self.now();
         // The last moment a cancellation is honoured: from here on the compaction completes.
         if run.cancel.is_cancelled() {
@@ -238,9 +237,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         };
         let (archive_key, timestamp) = {
             let logs = self.logs.borrow();
-            let archives = Archives::new(&logs, &self.keys);
-            Journal::of(&logs).archive(&archives, &commit)?
+            Journal::of(&logs).archive(&self.archives(&logs), &commit)?
         };
+        // The archive is durable before any log changes; a store that refuses it (full, or
+        // blocked by another tab) leaves nothing behind.
+        if let Err(err) = self.commit_archives().await {
+            let logs = self.logs.borrow();
+            Journal::of(&logs).abandon(&self.archives(&logs), &archive_key);
+            return Err(err.into());
+        }
         self.events.emit(CompactionEvent::Archived {
             archive_key: archive_key.clone(),
             timestamp,
@@ -248,37 +253,49 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.take_a_break(run).await;
 
         self.advance(run, Phase::Replacing, None);
-        let logs = self.logs.borrow();
-        let archives = Archives::new(&logs, &self.keys);
         let kept_tokens = tokens_before - compacted_tokens;
-        let swap = Journal::of(&logs).swap_in(&archives, before, &commit, &archive_key, |added| {
-            let tokens_after = kept_tokens + added;
-            let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
-            CompactionResult {
-                iterations: [1, selection.last],
-                tokens_before,
-                tokens_after,
-                tokens_saved,
-                reduction,
-                context_usage_before: usage_before,
-                // A prompt size the app reported described the prompt before the compaction.
-                context_usage_after: self.view(&logs).usage_at(tokens_after, false),
-                attempts: run.attempts.count,
-                duration_ms: (self.now() - run.started_ms).max(0.0),
-                archive_key: archive_key.clone(),
-                coverage: accepted.coverage.clone(),
-                unverified: accepted.unverified.clone(),
-                summary: summary.clone(),
-                usage: run.attempts.usage,
-                model: run.attempts.model.clone(),
-                chunks: run.attempts.parts,
-            }
-        });
+        let (swap, removed) = {
+            let logs = self.logs.borrow();
+            let archives = self.archives(&logs);
+            let swap =
+                Journal::of(&logs).swap_in(&archives, before, &commit, &archive_key, |added| {
+                    let tokens_after = kept_tokens + added;
+                    let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
+                    CompactionResult {
+                        iterations: [1, selection.last],
+                        tokens_before,
+                        tokens_after,
+                        tokens_saved,
+                        reduction,
+                        context_usage_before: usage_before,
+                        // A prompt size the app reported described the prompt before the compaction.
+                        context_usage_after: self.view(&logs).usage_at(tokens_after, false),
+                        attempts: run.attempts.count,
+                        duration_ms: (self.now() - run.started_ms).max(0.0),
+                        archive_key: archive_key.clone(),
+                        coverage: accepted.coverage.clone(),
+                        unverified: accepted.unverified.clone(),
+                        summary: summary.clone(),
+                        usage: run.attempts.usage,
+                        model: run.attempts.model.clone(),
+                        chunks: run.attempts.parts,
+                    }
+                });
+            let removed = match &swap {
+                // Old archives beyond the limits go now (a failure leaves one too many, never a loss).
+                Ok(result) => {
+                    archives.enforce_limit(self.settings.max_archives, Some(&result.archive_key))
+                }
+                // The swap was undone and its archive removed.
+                Err(_) => Ok(Vec::new()),
+            };
+            (swap, removed)
+        };
+        if swap.is_err() || removed.is_ok_and(|keys| !keys.is_empty()) {
+            let _ = self.commit_archives().await;
+        }
         let result = swap?;
         self.usage.forget_report();
-        // Old archives beyond the limits go now (a failure leaves one too many, never a loss).
-        let _ = archives.enforce_limit(self.settings.max_archives, Some(&result.archive_key));
-        drop(logs);
 
         self.advance(run, Phase::RecordingMetrics, None);
         let at = iso_timestamp(self.now());

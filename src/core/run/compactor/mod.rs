@@ -13,11 +13,12 @@ use crate::core::model::outcome::CompactionPlan;
 use crate::core::model::phase::Phase;
 use crate::core::model::reasons::Refusal;
 use crate::core::model::settings::{CompactorSettings, SettingsError, Trigger};
+use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::cancel::Cancel;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::{EventSink, Reporter};
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::ports::store_lock::{StoreLock, Unshared};
+use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
 use crate::core::ports::timer::Timer;
 use crate::core::ports::usage::{PromptUsage, UsageMeasure};
 use crate::core::providers::attempts::Attempts;
@@ -30,6 +31,7 @@ use crate::core::store::keys::StorageKeys;
 use crate::core::store::lease::LeaseHolder;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::metrics::{CompactionMetrics, Metrics};
+use crate::core::store::migration::{migrate, waiting};
 use crate::core::store::view::{LogView, Observed};
 
 /// Compacts the logs of one [`LogStore`] with one provider.
@@ -45,6 +47,10 @@ pub struct Compactor<S, C> {
     lease: LeaseHolder,
     /// Taken for every write, so that tabs sharing the store do not lose each other's.
     lock: Box<dyn StoreLock>,
+    /// Where the archives are when not in the logs' own store (IndexedDB in the browser).
+    archive_store: Option<Rc<dyn ArchiveStore>>,
+    /// Whether the archives the logs' own store held have moved into the archive store.
+    migrated: Cell<bool>,
     /// The app's own measure of its prompt, and the size it last reported.
     usage: PromptUsage,
     busy: Rc<Cell<bool>>,
@@ -87,6 +93,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             settings,
             keys,
             lock: Box::new(Unshared),
+            archive_store: None,
+            migrated: Cell::new(false),
             usage: PromptUsage::default(),
             busy: Rc::new(Cell::new(false)),
             frozen: Cell::new(false),
@@ -99,6 +107,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// is taken to be this compactor's alone.
     pub fn with_lock(mut self, lock: Box<dyn StoreLock>) -> Self {
         self.lock = lock;
+        self
+    }
+
+    /// Keeps the archives in `store` instead of the logs' own store. The journal stays with the
+    /// logs and names each archive before it is written, so a compaction is undone or
+    /// finished across the two stores as in one.
+    pub fn with_archive_store(mut self, store: Rc<dyn ArchiveStore>) -> Self {
+        self.archive_store = Some(store);
         self
     }
 
@@ -148,11 +164,72 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.logs.borrow().clock().now_ms()
     }
 
+    /// The store the archives are in: the archive store given, else the logs' own.
+    fn archive_store<'a>(&'a self, logs: &'a LogStore<S, C>) -> &'a dyn KeyValueStore {
+        match &self.archive_store {
+            Some(store) => store.as_ref(),
+            None => logs.store(),
+        }
+    }
+
+    /// The archives of `logs`.
+    fn archives<'a>(&'a self, logs: &'a LogStore<S, C>) -> Archives<'a, S, C> {
+        Archives::new(logs, &self.keys, self.archive_store(logs))
+    }
+
+    /// Runs `act` over the archives, the logs borrowed for it alone (never across an await).
+    fn on_archives<T>(&self, act: impl FnOnce(&Archives<'_, S, C>) -> T) -> T {
+        act(&self.archives(&self.logs.borrow()))
+    }
+
+    /// Brings the archive store's copy up to date with every tab's commits.
+    async fn refresh_archives(&self) -> Result<(), StorageError> {
+        match &self.archive_store {
+            Some(store) => store.refresh().await,
+            None => Ok(()),
+        }
+    }
+
+    /// Takes the store lock and brings the archives up to date, moving any the logs' own store
+    /// still holds into the archive store: what every hold starts with.
+    async fn hold(&self) -> Result<LockHeld, StorageError> {
+        let held = self.lock.acquire().await?;
+        self.refresh_archives().await?;
+        if let (Some(store), false) = (&self.archive_store, self.migrated.get()) {
+            migrate(&self.logs, store.as_ref(), &self.keys).await?;
+            self.migrated.set(true);
+        }
+        Ok(held)
+    }
+
+    /// Moves the archives the logs' own store holds into the archive store (under the store
+    /// lock, once per compactor; without a lock hold when there are none).
+    async fn ensure_migrated(&self) -> Result<(), StorageError> {
+        if self.archive_store.is_none() || self.migrated.get() {
+            return Ok(());
+        }
+        if waiting(&self.logs.borrow(), &self.keys)?.is_empty() {
+            self.migrated.set(true);
+            return Ok(());
+        }
+        drop(self.hold().await?);
+        Ok(())
+    }
+
+    /// Makes the archive writes since the last commit durable (all or none).
+    async fn commit_archives(&self) -> Result<(), StorageError> {
+        match &self.archive_store {
+            Some(store) => store.commit().await,
+            None => Ok(()),
+        }
+    }
+
     /// The logs as this compactor sees them.
     fn view<'a>(&'a self, logs: &'a LogStore<S, C>) -> LogView<'a, S, C> {
         LogView {
             logs,
             keys: &self.keys,
+            archives: self.archive_store(logs),
             settings: &self.settings,
             lease: &self.lease,
             usage: &self.usage,
@@ -203,10 +280,16 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.view(&self.logs.borrow()).plan(self.busy.get())
     }
 
-    /// Runs `read` over the archives of these logs (list, read, recall, purge: see
-    /// [`Archives`]); deleting one goes through [`Compactor::delete_archive`].
-    pub fn with_archives<T>(&self, read: impl FnOnce(&Archives<'_, S, C>) -> T) -> T {
-        read(&Archives::new(&self.logs.borrow(), &self.keys))
+    /// Runs `read` over the archives of these logs as every tab committed them (list, read,
+    /// recall: see [`Archives`]); removing them goes through [`Compactor::delete_archive`] and
+    /// [`Compactor::purge_archives`].
+    pub async fn read_archives<T>(
+        &self,
+        read: impl FnOnce(&Archives<'_, S, C>) -> T,
+    ) -> Result<T, StorageError> {
+        self.ensure_migrated().await?;
+        self.refresh_archives().await?;
+        Ok(self.on_archives(read))
     }
 
     /// The persisted metrics.

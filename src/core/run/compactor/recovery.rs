@@ -9,7 +9,6 @@ use crate::core::model::reasons::BusyReason;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::store::archives::Archives;
 use crate::core::store::journal::{Journal, Recovered};
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
@@ -22,17 +21,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if self.busy.get() {
             return Ok(None);
         }
-        self.report_lost_archives();
+        // Archives that cannot be read now, or have not moved yet, are not reported lost.
+        if self.ensure_migrated().await.is_ok() && self.refresh_archives().await.is_ok() {
+            self.report_lost_archives();
+        }
         // Nearly always there is nothing to settle: then no store lock (every `new Compactor`
         // recovers, and a hold is a Web Lock and an IndexedDB transaction).
         if !Journal::of(&self.logs.borrow()).is_present()? {
             return Ok(None);
         }
-        let held = self.lock.acquire().await?;
-        let outcome = match self.lease.held_elsewhere(&self.logs.borrow()) {
+        let held = self.hold().await?;
+        let elsewhere = self.lease.held_elsewhere(&self.logs.borrow());
+        let outcome = match elsewhere {
             _ if self.busy.get() => return Ok(None),
             Ok(true) => return Ok(None),
-            Ok(false) => self.settle_journal(),
+            Ok(false) => self.settle_journal().await,
             Err(err) => Err(err.into()),
         };
         if let Err(err) = &outcome {
@@ -46,17 +49,23 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Tells the app (`archives_lost`) which archives the live summaries name that are no
     /// longer stored; a failed read reports nothing here (the next read reports it).
     fn report_lost_archives(&self) {
-        let lost = Archives::new(&self.logs.borrow(), &self.keys).lost();
+        let lost = self.on_archives(|a| a.lost());
         if let Some(keys) = lost.ok().filter(|keys| !keys.is_empty()) {
             self.events.emit(CompactionEvent::ArchivesLost { keys });
         }
     }
 
     /// Settles a journal an interrupted compaction left and tells the app; the lease is checked.
-    pub(super) fn settle_journal(&self) -> Result<Option<Recovered>, CompactionError> {
-        let logs = self.logs.borrow();
-        let settled = Journal::of(&logs).settle(&Archives::new(&logs, &self.keys))?;
-        drop(logs);
+    /// An archive it removes and the store fails to forget stays listed: one too many, never
+    /// a loss.
+    pub(super) async fn settle_journal(&self) -> Result<Option<Recovered>, CompactionError> {
+        let settled = {
+            let logs = self.logs.borrow();
+            Journal::of(&logs).settle(&self.archives(&logs))?
+        };
+        if settled.is_some() {
+            let _ = self.commit_archives().await;
+        }
         if let Some(recovered) = &settled {
             self.events.emit(recovered.event());
         }
@@ -77,11 +86,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if self.busy.get() {
             return Err(CompactionError::Busy(BusyReason::RollbackWhileCompacting));
         }
-        let held = self.lock.acquire().await?;
+        let held = self.hold().await?;
         self.refuse_while_compacting(BusyReason::RollbackWhileCompacting)?;
         self.busy.set(true);
         self.events.enter(Phase::RollingBack);
-        let outcome = Archives::new(&self.logs.borrow(), &self.keys).put_back(archive_key);
+        let outcome = self.on_archives(|a| a.put_back(archive_key));
+        // The originals are live again: an archive the store fails to forget stays listed.
+        if outcome.is_ok() {
+            let _ = self.commit_archives().await;
+        }
         match &outcome {
             Ok(()) => {
                 self.events.enter(Phase::Idle);
@@ -99,10 +112,32 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         outcome
     }
 
+    /// Whether [`Compactor::delete_archive`] is refused now; a caller checks it as the app
+    /// calls (from a `compaction_archived` listener, say), before the archive store answers.
+    pub fn may_delete_archive(&self) -> Result<(), CompactionError> {
+        self.refuse_while_compacting(BusyReason::DeleteWhileCompacting)
+    }
+
     /// Removes one archive; refused while a compaction runs here or in another tab (its archive
     /// may be the only copy of the originals until the swap is done).
-    pub fn delete_archive(&self, key: &str) -> Result<(), CompactionError> {
+    pub async fn delete_archive(&self, key: &str) -> Result<(), CompactionError> {
+        self.ensure_migrated().await?;
+        self.refresh_archives().await?;
         self.refuse_while_compacting(BusyReason::DeleteWhileCompacting)?;
-        Archives::new(&self.logs.borrow(), &self.keys).delete(key)
+        let deleted = self.on_archives(|a| a.delete(key));
+        deleted?;
+        Ok(self.commit_archives().await?)
+    }
+
+    /// Removes the expired archives; how many went.
+    pub async fn purge_archives(&self) -> Result<usize, CompactionError> {
+        self.ensure_migrated().await?;
+        self.refresh_archives().await?;
+        let purged = self.on_archives(|a| a.purge());
+        let purged = purged?;
+        if purged > 0 {
+            self.commit_archives().await?;
+        }
+        Ok(purged)
     }
 }

@@ -1,0 +1,185 @@
+// The archive database: one IndexedDB object store of archive texts keyed by their storage
+// key, and a generation number that every commit raises in the same transaction, so that a
+// tab can tell in one read whether its copy is still current.
+
+const DATABASE = "context-compactor-archives";
+const ARCHIVES = "archives";
+const META = "meta";
+const GENERATION = "generation";
+/** How long an open waits behind another tab's version change of the database. */
+const OPEN_MS = 3000;
+
+let opening = null;
+
+/** An `Error` saying `what` failed and what the browser reported; `quota` when it was full. */
+function failure(what, error) {
+  const name = (error && error.name) || "Error";
+  const detail = error && error.message ? `${name}: ${error.message}` : name;
+  const err = new Error(`${what} (${detail})`);
+  err.quota = name === "QuotaExceededError";
+  return err;
+}
+
+/** Whether this browser provides IndexedDB at all (it may still refuse to open it). */
+export function archiveDatabaseAvailable() {
+  try {
+    return typeof globalThis.indexedDB?.open === "function";
+  } catch {
+    return false;
+  }
+}
+
+function hasStores(db) {
+  return db.objectStoreNames.contains(ARCHIVES) && db.objectStoreNames.contains(META);
+}
+
+/** The database at its current version; one that lacks the stores (created by other code) is
+ * opened once more at the next version, which adds them. */
+function open() {
+  if (opening) return opening;
+  const attempt = openAt(undefined).then((db) => (hasStores(db) ? db : upgraded(db)));
+  opening = attempt;
+  attempt.catch(() => {
+    if (opening === attempt) opening = null;
+  });
+  return attempt;
+}
+
+function upgraded(db) {
+  const version = db.version + 1;
+  db.close();
+  return openAt(version).then((next) => {
+    if (hasStores(next)) return next;
+    next.close();
+    throw failure(`IndexedDB "${DATABASE}" could not be opened`, {
+      name: "NotFoundError",
+      message: "it lacks its object stores",
+    });
+  });
+}
+
+function openAt(version) {
+  return new Promise((resolve, reject) => {
+    const what = `IndexedDB "${DATABASE}" could not be opened`;
+    let request;
+    try {
+      request = version === undefined ? globalThis.indexedDB.open(DATABASE) : globalThis.indexedDB.open(DATABASE, version);
+    } catch (error) {
+      reject(failure(what, error));
+      return;
+    }
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(failure(what, {
+        name: "BlockedError",
+        message: `another tab's version change kept it blocked for ${OPEN_MS} ms`,
+      }));
+    }, OPEN_MS);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(ARCHIVES)) db.createObjectStore(ARCHIVES);
+      if (!db.objectStoreNames.contains(META)) db.createObjectStore(META);
+    };
+    request.onsuccess = () => {
+      clearTimeout(timer);
+      const db = request.result;
+      // Another tab changing the database's version: let it, and open again next time.
+      db.onversionchange = () => {
+        db.close();
+        forget(db);
+      };
+      db.onclose = () => forget(db);
+      if (late) db.close();
+      else resolve(db);
+    };
+    request.onerror = () => {
+      clearTimeout(timer);
+      reject(failure(what, request.error));
+    };
+  });
+}
+
+/** Forgets the connection `db` once it is closed: the next call opens a new one. */
+function forget(db) {
+  const current = opening;
+  if (current) current.then((open) => {
+    if (open === db && opening === current) opening = null;
+  }, () => {});
+}
+
+/** A transaction over both stores, or a rejection saying why there is none. */
+async function transaction(mode, what) {
+  try {
+    return (await open()).transaction([ARCHIVES, META], mode);
+  } catch (error) {
+    if (opening === null) throw error; // the open itself failed, and said why
+    // A connection closed by a version change: open a new one, once.
+    opening = null;
+  }
+  try {
+    return (await open()).transaction([ARCHIVES, META], mode);
+  } catch (error) {
+    opening = null;
+    throw failure(what, error);
+  }
+}
+
+/** Every archive and the generation, or `null` when the generation is still `known`. */
+export async function loadArchives(known) {
+  const what = "IndexedDB could not be read";
+  const tx = await transaction("readonly", what);
+  return new Promise((resolve, reject) => {
+    let loaded = null;
+    const read = tx.objectStore(META).get(GENERATION);
+    read.onsuccess = () => {
+      const generation = Number(read.result) || 0;
+      if (generation === known) return;
+      const store = tx.objectStore(ARCHIVES);
+      const keys = store.getAllKeys();
+      const values = store.getAll();
+      values.onsuccess = () => {
+        loaded = { generation, keys: keys.result, values: values.result };
+      };
+    };
+    tx.oncomplete = () => resolve(loaded);
+    tx.onabort = () => reject(failure(what, tx.error));
+  });
+}
+
+/** Writes (`values[i]` a string) and deletes (`null`) in one transaction, complete before it
+ * resolves to the new generation and whether another tab had committed since `known`. */
+export async function commitArchives(known, keys, values) {
+  const what = "IndexedDB did not store the archives";
+  const tx = await transaction("readwrite", what);
+  return new Promise((resolve, reject) => {
+    const meta = tx.objectStore(META);
+    const store = tx.objectStore(ARCHIVES);
+    let generation = 0;
+    let stale = false;
+    const read = meta.get(GENERATION);
+    read.onsuccess = () => {
+      const previous = Number(read.result) || 0;
+      stale = previous !== known;
+      generation = previous + 1;
+      meta.put(generation, GENERATION);
+    };
+    keys.forEach((key, i) => {
+      if (values[i] === null) store.delete(key);
+      else store.put(values[i], key);
+    });
+    tx.oncomplete = () => resolve({ generation, stale });
+    tx.onabort = () => reject(failure(what, tx.error));
+  });
+}
+
+/** The archive text under `key` as the database holds it (`undefined` when absent). */
+export async function readCommitted(key) {
+  const what = "IndexedDB could not be read";
+  const tx = await transaction("readonly", what);
+  return new Promise((resolve, reject) => {
+    const read = tx.objectStore(ARCHIVES).get(key);
+    tx.oncomplete = () => resolve(read.result);
+    tx.onabort = () => reject(failure(what, tx.error));
+  });
+}

@@ -1,0 +1,185 @@
+//! The archive store port over IndexedDB (`archive_database.js`): the archives of every prefix
+//! in one object store, copied into memory so that the core reads them synchronously. A copy
+//! is brought up to date only when another writer raised the database's generation, and a
+//! commit writes the keys changed since the last one in a single transaction.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+use js_sys::{Array, JsString};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::js_error::thrown_message;
+use super::lone_surrogates;
+use crate::core::error::StorageError;
+use crate::core::ports::archive_store::ArchiveStore;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::ports::timer::LocalBoxFuture;
+
+#[wasm_bindgen(module = "/src/web/archive_database.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = archiveDatabaseAvailable)]
+    fn archive_database_available() -> bool;
+    #[wasm_bindgen(js_name = loadArchives)]
+    fn load_archives(known: f64) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = commitArchives)]
+    fn commit_archives(known: f64, keys: Array, values: Array) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = readCommitted)]
+    fn read_committed(key: &str) -> js_sys::Promise;
+}
+
+/// The generation of a copy that was never loaded (the database's start at 0).
+const NEVER_LOADED: f64 = -1.0;
+
+/// The archives in IndexedDB, as this compactor last read them plus its uncommitted writes.
+#[derive(Clone)]
+pub struct ArchiveDatabase {
+    copy: Rc<RefCell<Copy>>,
+}
+
+struct Copy {
+    /// The database's generation this copy shows.
+    generation: f64,
+    entries: BTreeMap<String, String>,
+    /// Keys written or removed since the last commit.
+    pending: BTreeSet<String>,
+}
+
+impl ArchiveDatabase {
+    /// The database, when this browser provides IndexedDB.
+    pub fn open() -> Option<Self> {
+        archive_database_available().then(|| Self {
+            copy: Rc::new(RefCell::new(Copy {
+                generation: NEVER_LOADED,
+                entries: BTreeMap::new(),
+                pending: BTreeSet::new(),
+            })),
+        })
+    }
+}
+
+fn failed(err: &JsValue) -> StorageError {
+    let quota = js_sys::Reflect::get(err, &"quota".into()).is_ok_and(|quota| quota.is_truthy());
+    StorageError::ArchiveDatabase {
+        reason: thrown_message(err),
+        quota,
+    }
+}
+
+fn field(object: &JsValue, name: &str) -> JsValue {
+    js_sys::Reflect::get(object, &name.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn text_of(value: JsValue) -> Option<String> {
+    value
+        .dyn_into::<JsString>()
+        .ok()
+        .map(|js| lone_surrogates::from_js(&js))
+}
+
+impl KeyValueStore for ArchiveDatabase {
+    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
+        Ok(self.copy.borrow().entries.get(key).cloned())
+    }
+
+    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+        let mut copy = self.copy.borrow_mut();
+        copy.entries.insert(key.to_owned(), value.to_owned());
+        copy.pending.insert(key.to_owned());
+        Ok(())
+    }
+
+    fn remove(&self, key: &str) -> Result<(), StorageError> {
+        let mut copy = self.copy.borrow_mut();
+        copy.entries.remove(key);
+        copy.pending.insert(key.to_owned());
+        Ok(())
+    }
+
+    fn keys(&self) -> Result<Vec<String>, StorageError> {
+        Ok(self.copy.borrow().entries.keys().cloned().collect())
+    }
+}
+
+impl ArchiveStore for ArchiveDatabase {
+    fn refresh(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
+        let copy = Rc::clone(&self.copy);
+        Box::pin(async move {
+            // Uncommitted writes stay until their commit, which reloads when it fails.
+            if !copy.borrow().pending.is_empty() {
+                return Ok(());
+            }
+            let known = copy.borrow().generation;
+            let loaded = JsFuture::from(load_archives(known))
+                .await
+                .map_err(|err| failed(&err))?;
+            if loaded.is_null() || loaded.is_undefined() {
+                return Ok(());
+            }
+            let keys: Array = field(&loaded, "keys").unchecked_into();
+            let values: Array = field(&loaded, "values").unchecked_into();
+            let entries = keys
+                .iter()
+                .zip(values.iter())
+                .filter_map(|(key, value)| Some((key.as_string()?, text_of(value)?)))
+                .collect();
+            let mut copy = copy.borrow_mut();
+            if copy.pending.is_empty() {
+                copy.entries = entries;
+                copy.generation = field(&loaded, "generation")
+                    .as_f64()
+                    .unwrap_or(NEVER_LOADED);
+            }
+            Ok(())
+        })
+    }
+
+    fn commit(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
+        let this = self.clone();
+        Box::pin(async move {
+            let (keys, values, known) = {
+                let mut copy = this.copy.borrow_mut();
+                let pending = std::mem::take(&mut copy.pending);
+                let (keys, values) = (Array::new(), Array::new());
+                for key in pending {
+                    let value = match copy.entries.get(&key) {
+                        Some(text) => lone_surrogates::to_js(text).into(),
+                        None => JsValue::NULL,
+                    };
+                    keys.push(&key.into());
+                    values.push(&value);
+                }
+                (keys, values, copy.generation)
+            };
+            if keys.length() == 0 {
+                return Ok(());
+            }
+            let committed = JsFuture::from(commit_archives(known, keys, values)).await;
+            this.copy.borrow_mut().generation = match &committed {
+                // Another writer committed in between: read everything again next time.
+                Ok(done) if field(done, "stale").is_truthy() => NEVER_LOADED,
+                Ok(done) => field(done, "generation").as_f64().unwrap_or(NEVER_LOADED),
+                Err(_) => NEVER_LOADED,
+            };
+            if let Err(err) = committed {
+                // None of the writes is stored: the copy goes back to what the database holds.
+                let _ = this.refresh().await;
+                return Err(failed(&err));
+            }
+            Ok(())
+        })
+    }
+
+    fn read_committed(
+        &self,
+        key: &str,
+    ) -> LocalBoxFuture<'static, Result<Option<String>, StorageError>> {
+        let reading = JsFuture::from(read_committed(key));
+        Box::pin(async move {
+            let value = reading.await.map_err(|err| failed(&err))?;
+            Ok(text_of(value))
+        })
+    }
+}

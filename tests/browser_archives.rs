@@ -1,0 +1,226 @@
+//! The IndexedDB archive backend in real browsers: where a compaction's archive goes, byte for
+//! byte; the move of localStorage archives on first open; a database another tab keeps blocked.
+#![cfg(target_arch = "wasm32")]
+
+use context_compactor::web::{JsArchives, JsCompactor, JsLogStore};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+mod browser_support;
+
+use browser_support::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// In the page: the archives in the package's database whose keys start with the argument, as
+/// `{ key: text }` (`{}` before the package created it).
+const DATABASE_ARCHIVES: &str = r#"
+  const db = await new Promise((resolve) => {
+    const request = indexedDB.open("context-compactor-archives");
+    request.onupgradeneeded = () => request.transaction.abort();
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => resolve(null);
+  });
+  if (!db) return {};
+  const store = db.transaction("archives").objectStore("archives");
+  const answer = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+  const [keys, values] = await Promise.all([answer(store.getAllKeys()), answer(store.getAll())]);
+  db.close();
+  const found = {};
+  keys.forEach((key, i) => { if (key.startsWith(prefix)) found[key] = values[i]; });
+  return found;
+"#;
+
+async fn database_archives(prefix: &str) -> Vec<(String, String)> {
+    let read = js_sys::Function::new_with_args(
+        "prefix",
+        &format!("return (async () => {{ {DATABASE_ARCHIVES} }})();"),
+    );
+    let promise: js_sys::Promise = read
+        .call1(&JsValue::NULL, &prefix.into())
+        .unwrap()
+        .unchecked_into();
+    let found = JsFuture::from(promise).await.unwrap();
+    let mut out: Vec<(String, String)> = js_sys::Object::entries(&found.unchecked_into())
+        .iter()
+        .map(|pair| {
+            let pair: js_sys::Array = pair.unchecked_into();
+            (
+                pair.get(0).as_string().unwrap(),
+                pair.get(1).as_string().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every localStorage key under `prefix` cleared, then `iterations` finished ones; an entry of
+/// the first holds a lone surrogate and a number beyond 2^53 (as GDRS stores them).
+fn session(prefix: &str, iterations: u32) -> JsLogStore {
+    let s = storage();
+    let keys: Vec<String> = (0..s.length().unwrap())
+        .filter_map(|i| s.key(i).unwrap())
+        .filter(|k| k.starts_with(prefix))
+        .collect();
+    for key in keys {
+        s.remove_item(&key).unwrap();
+    }
+    let logs = JsLogStore::new(Some(
+        js(&format!(r#"{{"prefix":"{prefix}"}}"#)).unchecked_into(),
+    ))
+    .unwrap();
+    for n in 1..=iterations {
+        logs.start_iteration().unwrap();
+        let text = format!(
+            "Iteration {n}: grouped sales.csv by region; total {} rows.",
+            40_000 + n * 17
+        );
+        logs.append_reasoning(JsValue::from(&text)).unwrap();
+        logs.append_execution(
+            js(&format!(
+                r#"{{"success":true,"code":"return {n};","result":1180591620717411303424,"executionTime":{n}}}"#
+            ))
+            .unchecked_into(),
+        )
+        .unwrap();
+        logs.finish_iteration();
+    }
+    // A lone surrogate, as a JavaScript string can hold it.
+    let reasoning = s
+        .get_item(&format!("{prefix}reasoning_log"))
+        .unwrap()
+        .unwrap();
+    let reasoning = reasoning.replacen("Iteration 1:", "Iteration 1: Ab\\ud83d", 1);
+    s.set_item(&format!("{prefix}reasoning_log"), &reasoning)
+        .unwrap();
+    logs
+}
+
+fn offline(logs: &JsLogStore, extra_options: &str) -> JsCompactor {
+    let options = js(&format!(
+        r#"{{"provider":{{"type":"offline"}},"contextWindowTokens":1000{extra_options}}}"#
+    ));
+    JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap()
+}
+
+async fn settle(promise: js_sys::Promise) -> Result<JsValue, JsValue> {
+    JsFuture::from(promise).await
+}
+
+#[wasm_bindgen_test]
+async fn a_compaction_archives_in_indexeddb_byte_for_byte_and_reads_it_back() {
+    let prefix = "idb_ok_";
+    let logs = session(prefix, 6);
+    let compactor = offline(&logs, "");
+    let result = json_of(&settle(compactor.compact(None)).await.unwrap());
+    let key = result["archiveKey"].as_str().unwrap().to_owned();
+    // Not in localStorage: in the database, as the package wrote it.
+    assert!(storage().get_item(&key).unwrap().is_none());
+    let stored = database_archives(prefix).await;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].0, key);
+    let text = &stored[0].1;
+    assert!(
+        text.contains("1.1805916207174113e+21"),
+        "2^70 as JSON.stringify wrote it"
+    );
+    assert!(text.contains("Ab\\ud83d"), "the lone surrogate kept");
+    // The archive API reads it; recall finds iteration 1's text with its lone surrogate.
+    // Its texts hold a lone surrogate, which JSON text cannot: read its fields in place.
+    let archive = settle(compactor.read_archive(key.clone().into()))
+        .await
+        .unwrap();
+    let iterations = js_sys::Reflect::get(&archive, &"iterations".into()).unwrap();
+    assert_eq!(json_of(&iterations)[0], 1);
+    let recalled = settle(compactor.recall(1.into())).await.unwrap();
+    let first: String = js_sys::Reflect::get(&recalled, &"reasoningLog".into())
+        .unwrap()
+        .unchecked_into::<js_sys::Array>()
+        .get(1)
+        .as_string()
+        .unwrap_or_default();
+    assert!(first.starts_with("Iteration 1: Ab"), "{first}");
+    // Archives over the same logs, without a provider, see it too; rollback removes it there.
+    let archives = JsArchives::new(JsValue::from(logs), None).unwrap();
+    let listed = json_of(&settle(archives.list()).await.unwrap());
+    assert_eq!(listed[0]["key"], key.as_str());
+    settle(archives.rollback(key.clone().into())).await.unwrap();
+    assert!(database_archives(prefix).await.is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn archives_in_localstorage_move_to_indexeddb_on_first_open() {
+    let prefix = "idb_move_";
+    let logs = session(prefix, 6);
+    let local = offline(&logs, r#","archiveStore":"localStorage""#);
+    let result = json_of(&settle(local.compact(None)).await.unwrap());
+    let key = result["archiveKey"].as_str().unwrap().to_owned();
+    let text = storage()
+        .get_item(&key)
+        .unwrap()
+        .expect("archived in localStorage");
+    assert!(database_archives(prefix).await.is_empty());
+
+    let moved = offline(&logs, "");
+    let listed = json_of(&settle(moved.archives()).await.unwrap());
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert!(
+        storage().get_item(&key).unwrap().is_none(),
+        "the localStorage key went"
+    );
+    assert_eq!(
+        database_archives(prefix).await,
+        vec![(key, text)],
+        "byte for byte"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_database_kept_blocked_by_another_version_change_fails_the_compaction_cleanly() {
+    let prefix = "idb_blocked_";
+    let logs = session(prefix, 6);
+    // Another script holds a connection it never closes and asks for a newer version: the
+    // upgrade waits on it, and every later open waits behind the upgrade.
+    let block = eval(
+        r#"return new Promise((resolve) => {
+          const first = indexedDB.open("context-compactor-archives");
+          first.onsuccess = () => {
+            globalThis.__held = first.result;
+            const upgrade = indexedDB.open("context-compactor-archives", first.result.version + 1);
+            upgrade.onblocked = () => resolve("blocked");
+            globalThis.__upgrade = upgrade;
+          };
+        });"#,
+    );
+    let compactor = offline(&logs, "");
+    // Its connection closes on the version change; the first open is the package's own.
+    assert_eq!(
+        JsFuture::from(block.unchecked_into::<js_sys::Promise>())
+            .await
+            .unwrap(),
+        "blocked"
+    );
+    let before = dump(prefix);
+    let err = settle(compactor.compact(None)).await.unwrap_err();
+    assert_eq!(error_code(&err), "storage_unavailable");
+    assert!(
+        error_message(&err).contains("blocked"),
+        "{}",
+        error_message(&err)
+    );
+    assert_eq!(dump(prefix), before, "logs, journal and lease as they were");
+    // The other script lets go: the upgrade goes through and the next compaction works.
+    eval("globalThis.__held.close(); return null;");
+    let upgraded = eval(
+        "return new Promise((resolve) => { const u = globalThis.__upgrade; \
+         u.onsuccess = () => { u.result.close(); resolve(true); }; if (u.readyState === 'done') { u.result.close(); resolve(true); } });",
+    );
+    JsFuture::from(upgraded.unchecked_into::<js_sys::Promise>())
+        .await
+        .unwrap();
+    let result = json_of(&settle(compactor.compact(None)).await.unwrap());
+    let key = result["archiveKey"].as_str().unwrap();
+    assert_eq!(database_archives(prefix).await[0].0, key);
+}
