@@ -39,6 +39,16 @@ try {
   firstVisits.sort((a, b) => a - b);
   timings.instantiateMs = firstVisits[4];
   timings.instantiateRangeMs = [firstVisits[0], firstVisits[8]];
+  // The archive backends side by side, each in a fresh context (its own storage).
+  timings.storage = [];
+  for (const archiveStore of ["localStorage", "indexedDB"]) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`http://127.0.0.1:${server.address().port}/bench/instantiate.html`);
+    await page.waitForFunction(() => window.instantiateMs !== undefined, null, { timeout: 60_000 });
+    timings.storage.push(await page.evaluate(async (store) => (await import("/bench/storage.mjs")).measureBackend(store), archiveStore));
+    await context.close();
+  }
   // `--timings`: the size, the estimator and the timings only (a minute, not five), to measure
   // two commits side by side.
   if (!process.argv.includes("--timings")) {
@@ -71,6 +81,12 @@ console.log("\n| session | tokens | ours (ms) | JS baseline (ms) | floor (ms) | 
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const s of timings.sessions) {
   console.log(`| ${s.iterations} iterations | ${s.tokens.toLocaleString("en-US")} | ${s.oursMs.toFixed(1)} | ${s.jsBaselineMs.toFixed(1)} | ${s.floorMs.toFixed(1)} | ${(s.oursMs / s.jsBaselineMs).toFixed(2)} | ${(s.oursMs / s.floorMs).toFixed(2)} | ${s.longestTaskMs.toFixed(0)} | ${s.readAndCountMs.toFixed(1)} | ${s.appendMs.toFixed(1)} / ${s.jsAppendMs.toFixed(1)} |`);
+}
+console.log("\n| archives in | compactions done | failed | one compaction (median, range) | archives kept | their bytes | localStorage free for the app |");
+console.log("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
+for (const r of timings.storage) {
+  const range = r.rangeMs ? `${r.medianMs.toFixed(1)} ms (${r.rangeMs.map((ms) => ms.toFixed(1)).join("–")})` : "—";
+  console.log(`| ${r.archiveStore} | ${r.compacted} | ${r.failures.length ? r.failures.join(", ") : "none"} | ${range} | ${r.archives} | ${kb(r.archiveBytes)} | ${kb(r.localStorageFree)} |`);
 }
 const [, fifty, twoHundred] = timings.sessions;
 console.log(`\n200 iterations / 50 iterations: ${(twoHundred.oursMs / fifty.oursMs).toFixed(2)}×`);

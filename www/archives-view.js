@@ -61,6 +61,19 @@ export async function renderArchives() {
       return tr;
     }),
   );
+  await renderStorage(listed);
+}
+
+/** One line: where the archives are, what they take, and the localStorage left to the app. */
+async function renderStorage(listed) {
+  const store = archives();
+  const { localStorageFree } = await store.estimate();
+  const bytes = listed.reduce((sum, info) => sum + info.bytes, 0);
+  const where = store.archiveStore === "indexedDB" ? "IndexedDB" : "localStorage";
+  const count = listed.length === 1 ? "1 archive" : `${listed.length} archives`;
+  $("archive-storage").textContent =
+    `${count} (${(bytes / 1024).toFixed(1)} KB) kept in ${where}; ` +
+    `${(localStorageFree / 1048576).toFixed(1)} MB of localStorage left for the app's logs.`;
 }
 
 export async function viewArchive(key, opener = document.activeElement) {

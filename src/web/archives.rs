@@ -55,6 +55,17 @@ impl JsArchives {
         })
     }
 
+    /// Where the archives are kept: `"indexedDB"` or `"localStorage"`.
+    #[wasm_bindgen(getter, js_name = archiveStore, unchecked_return_type = "\"indexedDB\" | \"localStorage\"")]
+    pub fn archive_store(&self) -> String {
+        let store = if self.engine.has_archive_store() {
+            "indexedDB"
+        } else {
+            "localStorage"
+        };
+        store.to_owned()
+    }
+
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn list(&self) -> js_sys::Promise {

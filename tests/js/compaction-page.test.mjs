@@ -44,6 +44,10 @@ test("six iterations compacted offline: success panel, summary in the log, archi
   // Listed by date first; the key is a detail under it.
   assert.equal(await page.textContent("#archive-rows tr .archive-key"), result.archiveKey);
   assert.match(await page.textContent("#archive-rows tr td:nth-child(2)"), /^1–5$/);
+  // Where it is, and what is left of localStorage: the archive is not in it.
+  await page.waitForFunction(() => document.getElementById("archive-storage").textContent.includes("1 archive"));
+  assert.match(await page.textContent("#archive-storage"), /^1 archive \([\d.]+ KB\) kept in IndexedDB; [\d.]+ MB of localStorage left for the app's logs\.$/);
+  assert.deepEqual(Object.keys(await page.evaluate(databaseArchives, "gdrs_archived_logs_")), [result.archiveKey]);
   await page.screenshot({ path: join(outputDir, "compact-logs.png"), fullPage: true });
 
   // Restoring throws the summary away: the page asks first, and a "no" changes nothing.

@@ -118,6 +118,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self
     }
 
+    /// Whether the archives are in an archive store of their own (IndexedDB in the browser)
+    /// rather than beside the logs.
+    pub fn has_archive_store(&self) -> bool {
+        self.archive_store.is_some()
+    }
+
     /// Names this instance in the cross-tab lease; every tab's compactor needs its own name.
     pub fn with_owner(mut self, owner: impl Into<String>) -> Self {
         self.lease = LeaseHolder::new(owner.into(), &self.settings);
