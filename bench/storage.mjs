@@ -7,8 +7,8 @@ import { simulateIteration } from "/simulate.js";
 
 const COMPACTIONS = 20;
 const ITERATIONS_PER_COMPACTION = 8;
-/** A code execution's output, as an agent that prints a table preview logs it: 24 KB. */
-const PREVIEW = Array.from({ length: 400 }, (_, i) => `${i},north,2026-03-${String((i % 28) + 1).padStart(2, "0")},${(i * 7919) % 100000}`).join("\n");
+/** A code execution's output, as an agent that prints a table preview logs it: 72 KB. */
+const PREVIEW = Array.from({ length: 1200 }, (_, i) => `${i},north,2026-03-${String((i % 28) + 1).padStart(2, "0")},${(i * 7919) % 100000}`).join("\n");
 
 export async function measureBackend(archiveStore) {
   await init();

@@ -125,8 +125,9 @@ async function transaction(mode, what) {
   }
 }
 
-/** Every archive and the generation, or `null` when the generation is still `known`. */
-export async function loadArchives(known) {
+/** Every archive whose key starts with `prefix`, and the generation; `null` when the
+ * generation is still `known`. */
+export async function loadArchives(known, prefix) {
   const what = "IndexedDB could not be read";
   const tx = await transaction("readonly", what);
   return new Promise((resolve, reject) => {
@@ -136,8 +137,10 @@ export async function loadArchives(known) {
       const generation = Number(read.result) || 0;
       if (generation === known) return;
       const store = tx.objectStore(ARCHIVES);
-      const keys = store.getAllKeys();
-      const values = store.getAll();
+      // Keys are strings compared by UTF-16 unit: the prefix's keys lie below prefix + U+FFFF.
+      const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`);
+      const keys = store.getAllKeys(range);
+      const values = store.getAll(range);
       values.onsuccess = () => {
         loaded = { generation, keys: keys.result, values: values.result };
       };

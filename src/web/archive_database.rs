@@ -23,7 +23,7 @@ extern "C" {
     #[wasm_bindgen(js_name = archiveDatabaseAvailable)]
     fn archive_database_available() -> bool;
     #[wasm_bindgen(js_name = loadArchives)]
-    fn load_archives(known: f64) -> js_sys::Promise;
+    fn load_archives(known: f64, prefix: &str) -> js_sys::Promise;
     #[wasm_bindgen(js_name = commitArchives)]
     fn commit_archives(known: f64, keys: Array, values: Array) -> js_sys::Promise;
     #[wasm_bindgen(js_name = readCommitted)]
@@ -33,9 +33,11 @@ extern "C" {
 /// The generation of a copy that was never loaded (the database's start at 0).
 const NEVER_LOADED: f64 = -1.0;
 
-/// The archives in IndexedDB, as this compactor last read them plus its uncommitted writes.
+/// The archives in IndexedDB under one key prefix, as this compactor last read them plus its
+/// uncommitted writes.
 #[derive(Clone)]
 pub struct ArchiveDatabase {
+    prefix: Rc<str>,
     copy: Rc<RefCell<Copy>>,
 }
 
@@ -48,9 +50,10 @@ struct Copy {
 }
 
 impl ArchiveDatabase {
-    /// The database, when this browser provides IndexedDB.
-    pub fn open() -> Option<Self> {
+    /// The archives under `prefix` in the database, when this browser provides IndexedDB.
+    pub fn open(prefix: &str) -> Option<Self> {
         archive_database_available().then(|| Self {
+            prefix: Rc::from(prefix),
             copy: Rc::new(RefCell::new(Copy {
                 generation: NEVER_LOADED,
                 entries: BTreeMap::new(),
@@ -105,14 +108,14 @@ impl KeyValueStore for ArchiveDatabase {
 
 impl ArchiveStore for ArchiveDatabase {
     fn refresh(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
-        let copy = Rc::clone(&self.copy);
+        let (copy, prefix) = (Rc::clone(&self.copy), Rc::clone(&self.prefix));
         Box::pin(async move {
             // Uncommitted writes stay until their commit, which reloads when it fails.
             if !copy.borrow().pending.is_empty() {
                 return Ok(());
             }
             let known = copy.borrow().generation;
-            let loaded = JsFuture::from(load_archives(known))
+            let loaded = JsFuture::from(load_archives(known, &prefix))
                 .await
                 .map_err(|err| failed(&err))?;
             if loaded.is_null() || loaded.is_undefined() {

@@ -325,16 +325,20 @@ fn engine_over(
     what: &str,
 ) -> JsResult<(Engine, web_sys::EventTarget)> {
     let lock = BrowserStoreLock::over(logs.borrow().keys());
+    let archive_keys = logs.borrow().keys().for_settings(&settings);
+    let prefix = archive_keys.archive_prefix();
     let database = match settings.archive_store {
         Some(ArchiveBackend::LocalStorage) => None,
-        Some(ArchiveBackend::IndexedDb) => Some(ArchiveDatabase::open().ok_or_else(|| {
-            invalid(
-                &format!("{what}.archiveStore"),
-                "\"indexedDB\" is not available in this browser; use \"localStorage\"",
-            )
-        })?),
+        Some(ArchiveBackend::IndexedDb) => {
+            Some(ArchiveDatabase::open(prefix).ok_or_else(|| {
+                invalid(
+                    &format!("{what}.archiveStore"),
+                    "\"indexedDB\" is not available in this browser; use \"localStorage\"",
+                )
+            })?)
+        }
         // IndexedDB where the browser has it; else beside the logs, as before.
-        None => ArchiveDatabase::open(),
+        None => ArchiveDatabase::open(prefix),
     };
     let sink = EventTargetSink::new().ok_or_else(|| {
         ContextCompactorError::new(ErrorCode::InvalidInput, "this host has no EventTarget")

@@ -103,6 +103,11 @@ impl StorageKeys {
         format!("context-compactor:{}", self.prefix)
     }
 
+    /// What every archive key starts with.
+    pub fn archive_prefix(&self) -> &str {
+        &self.archive_prefix
+    }
+
     /// The archive written at `timestamp_ms`.
     pub fn archive(&self, timestamp_ms: u64) -> String {
         format!("{}{timestamp_ms}", self.archive_prefix)
