@@ -161,18 +161,18 @@ fn first_open_moves_every_archive_and_lists_them() {
         &clock,
         Rc::new(db.clone()),
     );
-    let listed = compactor.with_archives(|a| a.list()).unwrap();
+    let listed = compactor.read_archives(|a| a.list()).unwrap();
     assert_eq!(listed.len(), 3);
     assert_moved("first open", &memory, &db, &before);
     // Recall reads the moved archives: iteration 1 was compacted first.
-    assert!(compactor.with_archives(|a| a.recall(1)).unwrap().is_some());
+    assert!(compactor.read_archives(|a| a.recall(1)).unwrap().is_some());
     // A second open finds nothing to move and takes no lock for it.
     let again = opened(
         &FaultyStore::over(memory.clone()),
         &clock,
         Rc::new(db.other_tab()),
     );
-    assert_eq!(again.with_archives(|a| a.list()).unwrap().len(), 3);
+    assert_eq!(again.read_archives(|a| a.list()).unwrap().len(), 3);
     assert_moved("second open", &memory, &db, &before);
 }
 
@@ -189,9 +189,7 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
             calls: Rc::new(Cell::new(0)),
         };
         let tab = opened(&FaultyStore::over(memory.clone()), &clock, Rc::new(closing));
-        let err = run_ready(tab.read_archives(|a| a.list()))
-            .unwrap()
-            .unwrap_err();
+        let err = run_ready(tab.refresh_archives_now()).unwrap().unwrap_err();
         assert!(err.to_string().contains("the tab was closed"), "{err}");
         // Nothing is lost: every archive is in localStorage or committed to the database.
         for (key, text) in &before {
@@ -207,7 +205,7 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
             Rc::new(db.other_tab()),
         );
         assert_eq!(
-            reopened.with_archives(|a| a.list()).unwrap().len(),
+            reopened.read_archives(|a| a.list()).unwrap().len(),
             3,
             "stop {stop}"
         );
@@ -225,13 +223,13 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
         let store = FaultyStore::over(memory.clone());
         store.crash_after(removed);
         let tab = opened(&store, &clock, Rc::new(db.clone()));
-        assert!(run_ready(tab.read_archives(|a| a.list())).unwrap().is_err());
+        assert!(run_ready(tab.refresh_archives_now()).unwrap().is_err());
         let reopened = opened(
             &FaultyStore::over(memory.clone()),
             &clock,
             Rc::new(db.other_tab()),
         );
-        assert_eq!(reopened.with_archives(|a| a.list()).unwrap().len(), 3);
+        assert_eq!(reopened.read_archives(|a| a.list()).unwrap().len(), 3);
         assert_moved(
             &format!("closed after {removed} removals"),
             &memory,

@@ -7,10 +7,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::compactor::{
-    delete_archive, list_archives, purge_archives, read_archive, recall, rollback, BrowserLogs,
-    Engine, JsCompactor,
-};
+use super::compactor::{archive_call, rollback, ArchiveCall, BrowserLogs, Engine, JsCompactor};
 use super::js_error::ContextCompactorError;
 use super::log_store::JsLogStore;
 use super::typescript::ArchivesOptionsJs;
@@ -69,7 +66,7 @@ impl JsArchives {
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn list(&self) -> js_sys::Promise {
-        list_archives(&self.engine)
+        archive_call(&self.engine, ArchiveCall::List)
     }
 
     /// One archive, whole; rejects `archive_missing` when it is no longer stored.
@@ -78,7 +75,7 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        read_archive(&self.engine, key, "read(key)")
+        archive_call(&self.engine, ArchiveCall::Read(key, "read(key)"))
     }
 
     /// Removes one archive (refused while a compaction runs here or in another tab).
@@ -87,13 +84,13 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        delete_archive(&self.engine, key, "delete(key)")
+        archive_call(&self.engine, ArchiveCall::Delete(key, "delete(key)"))
     }
 
     /// Removes the expired archives; resolves to how many.
     #[wasm_bindgen(js_name = purgeExpired, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired(&self) -> js_sys::Promise {
-        purge_archives(&self.engine)
+        archive_call(&self.engine, ArchiveCall::Purge)
     }
 
     /// The archived originals of a compacted iteration; `null` when it was never compacted;
@@ -104,7 +101,10 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> js_sys::Promise {
-        recall(&self.engine, iteration, "recall(iteration)")
+        archive_call(
+            &self.engine,
+            ArchiveCall::Recall(iteration, "recall(iteration)"),
+        )
     }
 
     /// Puts an archive's originals back in place of its summary; later appends stay.

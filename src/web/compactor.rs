@@ -245,64 +245,54 @@ impl JsCompactor {
     }
 }
 
-/// The archives, newest first, expired ones excluded.
-pub(super) fn list_archives(engine: &Rc<Engine>) -> js_sys::Promise {
-    let engine = Rc::clone(engine);
-    future_to_promise(async move { Ok(to_js(&engine.read_archives(|a| a.list()).await??)?) })
+/// One call of the archive API, with its argument and the method that took it.
+pub(super) enum ArchiveCall {
+    /// The archives, newest first, expired ones excluded.
+    List,
+    /// The archive under the key, whole.
+    Read(JsValue, &'static str),
+    /// The archived originals of the compacted iteration, or `null` when it was never compacted.
+    Recall(JsValue, &'static str),
+    /// Removes the archive under the key.
+    Delete(JsValue, &'static str),
+    /// Removes the expired archives; how many.
+    Purge,
 }
 
-/// Removes the archive under `key` (an argument of the method `what`).
-pub(super) fn delete_archive(
-    engine: &Rc<Engine>,
-    key: JsValue,
-    what: &'static str,
-) -> js_sys::Promise {
+/// `call` over `engine`'s archives, answered as a Promise once the archive store answered (one
+/// async body for every call: each adds its own state machine to the download).
+pub(super) fn archive_call(engine: &Rc<Engine>, call: ArchiveCall) -> js_sys::Promise {
     // Refused as called: the archive of a compaction running now is its only copy.
-    if let Err(err) = engine.may_delete_archive() {
+    if let (ArchiveCall::Delete(..), Err(err)) = (&call, engine.may_delete_archive()) {
         return js_sys::Promise::reject(&err.into());
     }
     let engine = Rc::clone(engine);
     future_to_promise(async move {
-        engine.delete_archive(&string_arg(&key, what)?).await?;
-        Ok(JsValue::UNDEFINED)
-    })
-}
-
-/// Removes the expired archives; how many.
-pub(super) fn purge_archives(engine: &Rc<Engine>) -> js_sys::Promise {
-    let engine = Rc::clone(engine);
-    future_to_promise(async move { Ok(JsValue::from(engine.purge_archives().await?)) })
-}
-
-/// The archive under `key` (an argument of the method `what`), whole.
-pub(super) fn read_archive(
-    engine: &Rc<Engine>,
-    key: JsValue,
-    what: &'static str,
-) -> js_sys::Promise {
-    let engine = Rc::clone(engine);
-    future_to_promise(async move {
-        let key = string_arg(&key, what)?;
-        Ok(to_js(&engine.read_archives(|a| a.read(&key)).await??)?)
-    })
-}
-
-/// The archived originals of the compacted iteration `iteration` (an argument of the method
-/// `what`), or `null` when it was never compacted.
-pub(super) fn recall(
-    engine: &Rc<Engine>,
-    iteration: JsValue,
-    what: &'static str,
-) -> js_sys::Promise {
-    let engine = Rc::clone(engine);
-    future_to_promise(async move {
-        let iteration = count_arg(&iteration, what)?;
-        Ok(
-            match engine.read_archives(|a| a.recall(iteration)).await?? {
-                Some(data) => to_js(&data)?,
-                None => JsValue::NULL,
-            },
-        )
+        let key = |value: &JsValue, what| string_arg(value, what);
+        Ok(match call {
+            ArchiveCall::Delete(value, what) => {
+                engine.delete_archive(&key(&value, what)?).await?;
+                JsValue::UNDEFINED
+            }
+            ArchiveCall::Purge => JsValue::from(engine.purge_archives().await?),
+            ArchiveCall::List => {
+                engine.refresh_archives_now().await?;
+                to_js(&engine.with_archives(|a| a.list())?)?
+            }
+            ArchiveCall::Read(value, what) => {
+                let key = key(&value, what)?;
+                engine.refresh_archives_now().await?;
+                to_js(&engine.with_archives(|a| a.read(&key))?)?
+            }
+            ArchiveCall::Recall(value, what) => {
+                let iteration = count_arg(&value, what)?;
+                engine.refresh_archives_now().await?;
+                match engine.with_archives(|a| a.recall(iteration))? {
+                    Some(data) => to_js(&data)?,
+                    None => JsValue::NULL,
+                }
+            }
+        })
     })
 }
 
@@ -498,7 +488,7 @@ impl JsCompactor {
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn archives(&self) -> js_sys::Promise {
-        list_archives(&self.engine)
+        archive_call(&self.engine, ArchiveCall::List)
     }
 
     /// One archive, whole; rejects `archive_missing` when it is no longer stored.
@@ -507,7 +497,7 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        read_archive(&self.engine, key, "readArchive(key)")
+        archive_call(&self.engine, ArchiveCall::Read(key, "readArchive(key)"))
     }
 
     /// The archived originals of a compacted iteration (also across chained compactions), for
@@ -523,7 +513,10 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> js_sys::Promise {
-        recall(&self.engine, iteration, "recall(iteration)")
+        archive_call(
+            &self.engine,
+            ArchiveCall::Recall(iteration, "recall(iteration)"),
+        )
     }
 
     /// Removes one archive (refused while a compaction runs here or in another tab).
@@ -532,13 +525,13 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        delete_archive(&self.engine, key, "deleteArchive(key)")
+        archive_call(&self.engine, ArchiveCall::Delete(key, "deleteArchive(key)"))
     }
 
     /// Removes expired archives; resolves to how many.
     #[wasm_bindgen(js_name = purgeExpiredArchives, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired_archives(&self) -> js_sys::Promise {
-        purge_archives(&self.engine)
+        archive_call(&self.engine, ArchiveCall::Purge)
     }
 
     /// The persisted metrics.

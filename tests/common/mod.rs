@@ -486,10 +486,11 @@ pub fn progress_messages(rig: &Rig) -> Vec<String> {
         .collect()
 }
 
-/// The archive API's reads, synchronous for tests whose stores answer at once.
+/// The archive API's reads, synchronous for tests whose stores answer at once: the archive
+/// store refreshed (and archives in the logs' store moved) first.
 pub trait ArchivesNow<S, C> {
     /// Runs `read` over the compactor's archives as committed.
-    fn with_archives<T>(
+    fn read_archives<T>(
         &self,
         read: impl FnOnce(&context_compactor::core::store::archives::Archives<'_, S, C>) -> T,
     ) -> T;
@@ -500,12 +501,13 @@ where
     S: context_compactor::core::ports::storage::KeyValueStore,
     C: context_compactor::core::ports::clock::Clock,
 {
-    fn with_archives<T>(
+    fn read_archives<T>(
         &self,
         read: impl FnOnce(&context_compactor::core::store::archives::Archives<'_, S, C>) -> T,
     ) -> T {
-        context_compactor::core::ports::timer::run_ready(self.read_archives(read))
+        context_compactor::core::ports::timer::run_ready(self.refresh_archives_now())
             .expect("an archive store in memory answers at once")
-            .expect("the archive store refreshes")
+            .expect("the archive store refreshes");
+        self.with_archives(read)
     }
 }

@@ -183,11 +183,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         Archives::new(logs, &self.keys, self.archive_store(logs))
     }
 
-    /// Runs `act` over the archives, the logs borrowed for it alone (never across an await).
-    fn on_archives<T>(&self, act: impl FnOnce(&Archives<'_, S, C>) -> T) -> T {
-        act(&self.archives(&self.logs.borrow()))
-    }
-
     /// Brings the archive store's copy up to date with every tab's commits.
     async fn refresh_archives(&self) -> Result<(), StorageError> {
         match &self.archive_store {
@@ -286,16 +281,19 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.view(&self.logs.borrow()).plan(self.busy.get())
     }
 
-    /// Runs `read` over the archives of these logs as every tab committed them (list, read,
-    /// recall: see [`Archives`]); removing them goes through [`Compactor::delete_archive`] and
-    /// [`Compactor::purge_archives`].
-    pub async fn read_archives<T>(
-        &self,
-        read: impl FnOnce(&Archives<'_, S, C>) -> T,
-    ) -> Result<T, StorageError> {
+    /// Brings the archives up to date with every tab's commits (moving any the logs' own store
+    /// still holds): what a read of the archive API awaits before [`Compactor::with_archives`].
+    pub async fn refresh_archives_now(&self) -> Result<(), StorageError> {
         self.ensure_migrated().await?;
-        self.refresh_archives().await?;
-        Ok(self.on_archives(read))
+        self.refresh_archives().await
+    }
+
+    /// Runs `read` over the archives of these logs as last refreshed (list, read, recall: see
+    /// [`Archives`]); removing them goes through [`Compactor::delete_archive`] and
+    /// [`Compactor::purge_archives`].
+    /// The logs are borrowed for `read` alone (never across an await).
+    pub fn with_archives<T>(&self, read: impl FnOnce(&Archives<'_, S, C>) -> T) -> T {
+        read(&self.archives(&self.logs.borrow()))
     }
 
     /// The persisted metrics.

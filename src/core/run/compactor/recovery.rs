@@ -49,7 +49,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Tells the app (`archives_lost`) which archives the live summaries name that are no
     /// longer stored; a failed read reports nothing here (the next read reports it).
     fn report_lost_archives(&self) {
-        let lost = self.on_archives(|a| a.lost());
+        let lost = self.with_archives(|a| a.lost());
         if let Some(keys) = lost.ok().filter(|keys| !keys.is_empty()) {
             self.events.emit(CompactionEvent::ArchivesLost { keys });
         }
@@ -90,7 +90,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.refuse_while_compacting(BusyReason::RollbackWhileCompacting)?;
         self.busy.set(true);
         self.events.enter(Phase::RollingBack);
-        let outcome = self.on_archives(|a| a.put_back(archive_key));
+        let outcome = self.with_archives(|a| a.put_back(archive_key));
         // The originals are live again: an archive the store fails to forget stays listed.
         if outcome.is_ok() {
             let _ = self.commit_archives().await;
@@ -124,7 +124,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.ensure_migrated().await?;
         self.refresh_archives().await?;
         self.refuse_while_compacting(BusyReason::DeleteWhileCompacting)?;
-        let deleted = self.on_archives(|a| a.delete(key));
+        let deleted = self.with_archives(|a| a.delete(key));
         deleted?;
         Ok(self.commit_archives().await?)
     }
@@ -133,7 +133,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     pub async fn purge_archives(&self) -> Result<usize, CompactionError> {
         self.ensure_migrated().await?;
         self.refresh_archives().await?;
-        let purged = self.on_archives(|a| a.purge());
+        let purged = self.with_archives(|a| a.purge());
         let purged = purged?;
         if purged > 0 {
             self.commit_archives().await?;
