@@ -22,7 +22,7 @@ use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveS
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::RecordingSink;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
-use context_compactor::core::ports::timer::{run_ready, LocalBoxFuture};
+use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::providers::port::SummaryProvider;
 use context_compactor::core::run::compactor::Compactor;
@@ -401,49 +401,6 @@ fn crash_cases(matrix: &Matrix) {
     );
 }
 
-/// An archive database whose commits fail once the tab has closed (its localStorage crashed).
-#[derive(Clone)]
-struct ClosingDatabase {
-    db: MemoryArchiveStore,
-    tab: FaultyStore,
-}
-
-impl KeyValueStore for ClosingDatabase {
-    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        self.db.get(key)
-    }
-    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
-        self.db.set(key, value)
-    }
-    fn remove(&self, key: &str) -> Result<(), StorageError> {
-        self.db.remove(key)
-    }
-    fn keys(&self) -> Result<Vec<String>, StorageError> {
-        self.db.keys()
-    }
-}
-
-impl ArchiveStore for ClosingDatabase {
-    fn refresh(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
-        self.db.refresh()
-    }
-    fn commit(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
-        if self.tab.crashed() {
-            self.db.fail_commits(Some(StorageError::ArchiveDatabase {
-                reason: "the tab was closed".into(),
-                quota: false,
-            }));
-        }
-        self.db.commit()
-    }
-    fn read_committed(
-        &self,
-        key: &str,
-    ) -> LocalBoxFuture<'static, Result<Option<String>, StorageError>> {
-        self.db.read_committed(key)
-    }
-}
-
 /// A tab whose archives are in `db` (IndexedDB's double).
 fn database_tab(
     store: &FaultyStore,
@@ -503,10 +460,10 @@ fn database_cases(matrix: &Matrix) {
         let (memory, db, clock) = seeded_database();
         let before = census(&with_database(&memory, &db));
         let committed_before = db.committed().keys().unwrap();
-        db.fail_commits(Some(StorageError::ArchiveDatabase {
+        db.fail_commits(StorageError::ArchiveDatabase {
             reason: case.into(),
             quota,
-        }));
+        });
         let t = database_tab(
             &FaultyStore::over(memory.clone()),
             Rc::new(db.clone()),
@@ -543,10 +500,16 @@ fn database_cases(matrix: &Matrix) {
         let logs_before = stored_logs(&memory);
         let store = FaultyStore::over(memory.clone());
         store.crash_after(stop_after);
-        let closing = ClosingDatabase {
-            db: db.other_tab(),
-            tab: store.clone(),
-        };
+        // The database's commits fail once the tab has closed (its localStorage crashed).
+        let closing = db.other_tab();
+        let tab = store.clone();
+        closing.fail_when(move || match tab.crashed() {
+            true => Err(StorageError::ArchiveDatabase {
+                reason: "the tab was closed".into(),
+                quota: false,
+            }),
+            false => Ok(()),
+        });
         let t = database_tab(&store, Rc::new(closing), &clock, "closed-tab");
         drop(run_ready(t.compactor.compact(Trigger::User)).unwrap());
         if db.committed().keys().unwrap().len() == 2 && stored_logs(&memory) == logs_before {

@@ -15,7 +15,7 @@ use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveS
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::RecordingSink;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
-use context_compactor::core::ports::timer::{run_ready, LocalBoxFuture};
+use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::run::compactor::Compactor;
 
@@ -52,64 +52,22 @@ fn archives_in(store: &MemoryStore) -> Vec<(String, String)> {
 }
 
 /// An archive database whose commits and read-backs fail from the `stop`-th on (a tab closed
-/// mid-migration), over `db`.
-#[derive(Clone)]
-struct Interrupted {
-    db: MemoryArchiveStore,
-    stop: usize,
-    calls: Rc<Cell<usize>>,
-}
-
-impl Interrupted {
-    fn step(&self) -> Result<(), StorageError> {
-        let call = self.calls.get();
-        self.calls.set(call + 1);
-        if call >= self.stop {
-            return Err(StorageError::ArchiveDatabase {
+/// mid-migration).
+fn interrupted(stop: usize) -> MemoryArchiveStore {
+    let db = MemoryArchiveStore::new();
+    let calls = Cell::new(0);
+    db.fail_when(move || {
+        let call = calls.get();
+        calls.set(call + 1);
+        match call >= stop {
+            true => Err(StorageError::ArchiveDatabase {
                 reason: "the tab was closed".into(),
                 quota: false,
-            });
+            }),
+            false => Ok(()),
         }
-        Ok(())
-    }
-}
-
-impl KeyValueStore for Interrupted {
-    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        self.db.get(key)
-    }
-    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
-        self.db.set(key, value)
-    }
-    fn remove(&self, key: &str) -> Result<(), StorageError> {
-        self.db.remove(key)
-    }
-    fn keys(&self) -> Result<Vec<String>, StorageError> {
-        self.db.keys()
-    }
-}
-
-impl ArchiveStore for Interrupted {
-    fn refresh(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
-        self.db.refresh()
-    }
-    fn commit(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
-        if let Err(err) = self.step() {
-            self.db.fail_commits(Some(err));
-        }
-        let commit = self.db.commit();
-        self.db.fail_commits(None);
-        commit
-    }
-    fn read_committed(
-        &self,
-        key: &str,
-    ) -> LocalBoxFuture<'static, Result<Option<String>, StorageError>> {
-        match self.step() {
-            Ok(()) => self.db.read_committed(key),
-            Err(err) => Box::pin(std::future::ready(Err(err))),
-        }
-    }
+    });
+    db
 }
 
 /// A compactor over `store` (the tab's localStorage) with its archives in `db`.
@@ -182,13 +140,12 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
     // Each archive takes a commit and a read-back: stop before every one of them.
     for stop in 0..2 * reference.len() {
         let (memory, clock, before) = local_archives();
-        let db = MemoryArchiveStore::new();
-        let closing = Interrupted {
-            db: db.clone(),
-            stop,
-            calls: Rc::new(Cell::new(0)),
-        };
-        let tab = opened(&FaultyStore::over(memory.clone()), &clock, Rc::new(closing));
+        let db = interrupted(stop);
+        let tab = opened(
+            &FaultyStore::over(memory.clone()),
+            &clock,
+            Rc::new(db.clone()),
+        );
         let err = run_ready(tab.refresh_archives_now()).unwrap().unwrap_err();
         assert!(err.to_string().contains("the tab was closed"), "{err}");
         // Nothing is lost: every archive is in localStorage or committed to the database.

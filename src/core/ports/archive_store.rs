@@ -44,8 +44,20 @@ pub struct MemoryArchiveStore {
     committed: MemoryStore,
     copy: MemoryStore,
     pending: Rc<RefCell<Vec<String>>>,
-    fail_commits: Rc<RefCell<Option<StorageError>>>,
+    failure: Rc<RefCell<Option<FailureCheck>>>,
     commits: Rc<RefCell<usize>>,
+}
+
+/// The test's rule for which calls fail.
+#[cfg(any(test, feature = "testing"))]
+#[derive(Clone)]
+struct FailureCheck(Rc<dyn Fn() -> Result<(), StorageError>>);
+
+#[cfg(any(test, feature = "testing"))]
+impl std::fmt::Debug for FailureCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FailureCheck")
+    }
 }
 
 #[cfg(any(test, feature = "testing"))]
@@ -63,9 +75,20 @@ impl MemoryArchiveStore {
         }
     }
 
-    /// Every later commit fails with `err` (`None`: commits succeed again).
-    pub fn fail_commits(&self, err: Option<StorageError>) {
-        *self.fail_commits.borrow_mut() = err;
+    /// Every later commit and read-back first asks `check`; the error it returns fails that
+    /// call, and a failed commit drops the writes it carried, as a failed transaction does.
+    pub fn fail_when(&self, check: impl Fn() -> Result<(), StorageError> + 'static) {
+        *self.failure.borrow_mut() = Some(FailureCheck(Rc::new(check)));
+    }
+
+    /// Every later commit and read-back fails with `err`.
+    pub fn fail_commits(&self, err: StorageError) {
+        self.fail_when(move || Err(err.clone()));
+    }
+
+    fn check(&self) -> Result<(), StorageError> {
+        let check = self.failure.borrow().clone();
+        check.map_or(Ok(()), |check| (check.0)())
     }
 
     /// The committed state, as the store itself holds it.
@@ -123,10 +146,9 @@ impl ArchiveStore for MemoryArchiveStore {
     }
 
     fn commit(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
-        let failure = self.fail_commits.borrow().clone();
-        let outcome = match failure {
-            Some(err) => self.reload().and(Err(err)),
-            None => {
+        let outcome = match self.check() {
+            Err(err) => self.reload().and(Err(err)),
+            Ok(()) => {
                 let keys = std::mem::take(&mut *self.pending.borrow_mut());
                 let written = keys.iter().try_for_each(|key| match self.copy.get(key)? {
                     Some(value) => self.committed.set(key, &value),
@@ -143,6 +165,6 @@ impl ArchiveStore for MemoryArchiveStore {
         &self,
         key: &str,
     ) -> LocalBoxFuture<'static, Result<Option<String>, StorageError>> {
-        ready(self.committed.get(key))
+        ready(self.check().and_then(|()| self.committed.get(key)))
     }
 }

@@ -53,41 +53,30 @@ pub(crate) fn with_free_space(store: &impl KeyValueStore, err: StorageError) -> 
     }
 }
 
-impl<T: KeyValueStore + ?Sized> KeyValueStore for &T {
-    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        (**self).get(key)
-    }
-    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
-        (**self).set(key, value)
-    }
-    fn remove(&self, key: &str) -> Result<(), StorageError> {
-        (**self).remove(key)
-    }
-    fn keys(&self) -> Result<Vec<String>, StorageError> {
-        (**self).keys()
-    }
-    fn quota_units(&self) -> Option<usize> {
-        (**self).quota_units()
-    }
+/// A store behind a reference or an `Rc` is the store itself.
+macro_rules! forward_key_value_store {
+    ($($pointer:ty),+) => {$(
+        impl<T: KeyValueStore + ?Sized> KeyValueStore for $pointer {
+            fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
+                (**self).get(key)
+            }
+            fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+                (**self).set(key, value)
+            }
+            fn remove(&self, key: &str) -> Result<(), StorageError> {
+                (**self).remove(key)
+            }
+            fn keys(&self) -> Result<Vec<String>, StorageError> {
+                (**self).keys()
+            }
+            fn quota_units(&self) -> Option<usize> {
+                (**self).quota_units()
+            }
+        }
+    )+};
 }
 
-impl<T: KeyValueStore + ?Sized> KeyValueStore for Rc<T> {
-    fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        (**self).get(key)
-    }
-    fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
-        (**self).set(key, value)
-    }
-    fn remove(&self, key: &str) -> Result<(), StorageError> {
-        (**self).remove(key)
-    }
-    fn keys(&self) -> Result<Vec<String>, StorageError> {
-        (**self).keys()
-    }
-    fn quota_units(&self) -> Option<usize> {
-        (**self).quota_units()
-    }
-}
+forward_key_value_store!(&T, Rc<T>);
 
 /// Size of a string as localStorage's quota counts it: UTF-16 code units.
 pub fn utf16_units(text: &str) -> usize {
