@@ -1,7 +1,8 @@
 // Where the bytes of the web entry's wasm go: builds the release module as `scripts/build.sh`
 // does (wasm-bindgen, then `wasm-opt -Oz`), but keeps the function names (`wasm-opt -g`), and
 // sums the code of each function into groups by what it belongs to. Prints a Markdown table.
-// Usage: node scripts/size-breakdown.mjs [--json]
+// Usage: node scripts/size-breakdown.mjs [--json | --functions] (--functions: every function,
+// its size, group and name, one a line, largest first)
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, homedir } from "node:os";
@@ -130,7 +131,12 @@ try {
   const rows = [...groups].sort((a, b) => b[1].bytes - a[1].bytes).map(([group, e]) => ({ group, ...e, share: e.bytes / code }));
   const data = sections.find((s) => s.id === 11);
   const largest = [...functions].sort((a, b) => b.size - a.size).slice(0, 12);
-  if (process.argv.includes("--json")) {
+  if (process.argv.includes("--functions")) {
+    for (const f of [...functions].sort((a, b) => b.size - a.size)) {
+      const group = (GROUPS.find(([pattern]) => pattern.test(f.name)) ?? [null, "other"])[1];
+      console.log(`${f.size}\t${group}\t${f.name.replace(/::h[0-9a-f]{16}$/, "")}`);
+    }
+  } else if (process.argv.includes("--json")) {
     console.log(JSON.stringify({ code, data, rows, largest }));
   } else {
     console.log(`code section ${code.toLocaleString("en-US")} B raw in ${functions.length} functions; data section ${data.size.toLocaleString("en-US")} B raw, ${data.gzip.toLocaleString("en-US")} B gzip\n`);

@@ -7,24 +7,26 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Each wing of `src/core`, bottom to top, with the wings it may import besides its own.
-const WINGS: [(&str, &[&str]); 9] = [
-    ("json", &[]),
-    ("model", &["json"]),
-    ("error", &["json", "model"]),
-    ("log", &["json", "model", "error"]),
-    ("ports", &["json", "model", "error"]),
-    ("steps", &["json", "model", "error", "log"]),
+const WINGS: [(&str, &[&str]); 10] = [
+    ("order", &[]),
+    ("json", &["order"]),
+    ("model", &["order", "json"]),
+    ("error", &["order", "json", "model"]),
+    ("log", &["order", "json", "model", "error"]),
+    ("ports", &["order", "json", "model", "error"]),
+    ("steps", &["order", "json", "model", "error", "log"]),
     (
         "store",
-        &["json", "model", "error", "log", "ports", "steps"],
+        &["order", "json", "model", "error", "log", "ports", "steps"],
     ),
     (
         "providers",
-        &["json", "model", "error", "log", "ports", "steps"],
+        &["order", "json", "model", "error", "log", "ports", "steps"],
     ),
     (
         "run",
         &[
+            "order",
             "json",
             "model",
             "error",

@@ -5,20 +5,22 @@
 //! below it (`tests/layering.rs` holds the table and fails on anything else, and on any import
 //! cycle between files). ARCHITECTURE.md has the map.
 //!
-//! 0. [`json`]: JSON text read as spans and written field by field;
-//! 1. [`model`]: the values every step shares (settings, outcome, facts, phases, reasons);
-//! 2. [`error`]: typed errors and their stable codes;
-//! 3. [`log`]: what an entry, an iteration and a snapshot of the logs are;
-//! 4. [`ports`]: the traits of the outside world (storage, clock, timer, events, lock, usage);
-//! 5. [`steps`]: the steps of one compaction as functions of their inputs;
-//! 6. [`store`]: every key name and the protocols that read and write them;
-//! 7. [`providers`]: the summary provider port and where summaries come from;
-//! 8. [`run`]: the orchestrator.
+//! 0. [`order`]: the crate's one sort;
+//! 1. [`json`]: JSON text read as spans and written field by field;
+//! 2. [`model`]: the values every step shares (settings, outcome, facts, phases, reasons);
+//! 3. [`error`]: typed errors and their stable codes;
+//! 4. [`log`]: what an entry, an iteration and a snapshot of the logs are;
+//! 5. [`ports`]: the traits of the outside world (storage, clock, timer, events, lock, usage);
+//! 6. [`steps`]: the steps of one compaction as functions of their inputs;
+//! 7. [`store`]: every key name and the protocols that read and write them;
+//! 8. [`providers`]: the summary provider port and where summaries come from;
+//! 9. [`run`]: the orchestrator.
 
 pub mod error;
 pub mod json;
 pub mod log;
 pub mod model;
+pub mod order;
 pub mod ports;
 pub mod providers;
 pub mod run;

@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use crate::core::log::entries::{EntryFacts, ExecutionEntry, ToolActivityEntry};
 use crate::core::log::iteration::{named_iteration, parse_summary_header};
 use crate::core::log::stored_entry::Stored;
+use crate::core::order::sort_by;
 
 /// The iteration of every entry, and the current iteration.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -151,7 +152,7 @@ impl<'a> Timeline<'a> {
             .flat_map(|(facts, known)| facts.iter().zip(known.iter()))
             .filter_map(|(fact, n)| Some((iso_time(fact.timestamp.as_deref()?)?, (*n)?)))
             .collect();
-        points.sort_unstable();
+        sort_by(&mut points, Ord::cmp);
         Timeline { points }
     }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::core::log::entries::StoredToolActivity;
 use crate::core::log::iteration::{parse_iteration_header, parse_summary_header};
+use crate::core::order::sort_by_key;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::heading_section;
 
@@ -139,7 +140,7 @@ impl Digest {
         for (n, entry) in &selection.reasoning {
             source.read_reasoning(*n, entry);
         }
-        source.runs.sort_by_key(|run| run.iteration);
+        sort_by_key(&mut source.runs, |run| run.iteration);
         for (n, entry) in &selection.tool_activity {
             source.read_tool(*n, entry);
         }
@@ -326,6 +327,6 @@ impl Digest {
                     .then_some(latest_iteration)
             });
         }
-        self.failures.sort_by_key(|f| f.iteration);
+        sort_by_key(&mut self.failures, |f| f.iteration);
     }
 }

@@ -7,6 +7,7 @@ use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::PlacedIterations;
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::outcome::EntryCounts;
+use crate::core::order::sort_unique;
 
 /// One value per compacted entry, log by log, in the order of the archived entries.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -201,8 +202,7 @@ impl<'a> Selection<'a> {
             .filter(|n| *n >= 1)
             .chain((self.last >= 1).then_some(self.last))
             .collect();
-        iterations.sort_unstable();
-        iterations.dedup();
+        sort_unique(&mut iterations);
         iterations
     }
 }

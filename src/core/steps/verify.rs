@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use crate::core::model::facts::{Ledger, UnverifiedLine};
+use crate::core::order::sort_unique;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::{
     byte_set, each_candidate, is_identifier, is_url, trim_ascii_matching, without_digit_commas,
@@ -315,10 +316,8 @@ impl Pending {
                 });
             }
         }
-        runs.sort_unstable();
-        runs.dedup();
-        tokens.sort_unstable();
-        tokens.dedup();
+        sort_unique(&mut runs);
+        sort_unique(&mut tokens);
         let found = |index: &[&str], item: &str| index.binary_search(&item).is_ok();
         self.numbers.retain(|number| !found(&runs, &number.text));
         self.names.retain(|name| !found(&tokens, name));

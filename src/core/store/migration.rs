@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 
 use crate::core::error::StorageError;
+use crate::core::order::sort_by;
 use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
@@ -23,7 +24,7 @@ pub fn waiting<S: KeyValueStore, C: Clock>(
         .into_iter()
         .filter(|key| keys.archive_timestamp(key).is_some())
         .collect();
-    waiting.sort();
+    sort_by(&mut waiting, Ord::cmp);
     Ok(waiting)
 }
 
