@@ -224,3 +224,56 @@ async fn a_database_kept_blocked_by_another_version_change_fails_the_compaction_
     let key = result["archiveKey"].as_str().unwrap();
     assert_eq!(database_archives(prefix).await[0].0, key);
 }
+
+/// In the page: beside the archive `first` (a key in localStorage), two older ones the next
+/// compaction must evict: one whose start read ends in half an emoji (UTF-16 unit 4,095 is a
+/// high surrogate) and one whose head is longer than that start (1,500 iterations). Returns
+/// their keys.
+const PLANT_OLDER_ARCHIVES: &str = r#"
+  const text = localStorage.getItem(first);
+  const ts = Number(first.split("_").pop());
+  const older = (by) => first.replace(String(ts), String(ts - by));
+  const at = text.indexOf('"reasoningLog":[') + 16;
+  const split = text.slice(0, at) + JSON.stringify("x".repeat(4094 - at) + "😀") + "," + text.slice(at);
+  if (split.charCodeAt(4095) !== 0xd83d) throw new Error("the emoji is not at the cut");
+  const many = Array.from({ length: 1500 }, (_, i) => i + 1);
+  const long = text.replace(/"iterations":\[[^\]]*\]/, `"iterations":${JSON.stringify(many)}`);
+  if (long.indexOf('"trigger"') < 4096) throw new Error("the head fits the start");
+  localStorage.setItem(older(10), split);
+  localStorage.setItem(older(20), long);
+  return [older(10), older(20)];
+"#;
+
+#[wasm_bindgen_test]
+async fn archives_in_local_storage_are_chosen_for_eviction_by_the_start_of_their_text() {
+    let prefix = "ls_heads_";
+    let logs = session(prefix, 6);
+    let compactor = offline(&logs, r#","archiveStore":"localStorage","maxArchives":1"#);
+    let first = json_of(&settle(compactor.compact(None)).await.unwrap())["archiveKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let plant = js_sys::Function::new_with_args("first", PLANT_OLDER_ARCHIVES);
+    let planted = json_of(&plant.call1(&JsValue::NULL, &first.clone().into()).unwrap());
+    for n in 7..=12 {
+        logs.start_iteration().unwrap();
+        let text = format!("Iteration {n}: {}", "checked the totals again. ".repeat(12));
+        logs.append_reasoning(JsValue::from(&text)).unwrap();
+        logs.finish_iteration();
+    }
+    let newest = json_of(&settle(compactor.compact(None)).await.unwrap())["archiveKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(storage().get_item(&newest).unwrap().is_some());
+    for key in [
+        first.as_str(),
+        planted[0].as_str().unwrap(),
+        planted[1].as_str().unwrap(),
+    ] {
+        assert!(
+            storage().get_item(key).unwrap().is_none(),
+            "{key} is beyond maxArchives 1 and is evicted"
+        );
+    }
+}

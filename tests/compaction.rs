@@ -549,6 +549,59 @@ fn archives_beyond_the_limit_or_expired_are_removed_at_the_next_compaction() {
 }
 
 #[test]
+fn eviction_chooses_by_the_heads_and_removes_only_archives_that_read_whole() {
+    let settings = CompactorSettings {
+        max_archives: 1,
+        ..small_window()
+    };
+    let rig = Rig::offline(
+        MemoryStore::new(),
+        context_compactor::core::ports::clock::ManualClock::new(NOV_22_2026),
+        settings,
+    );
+    grow_session(&rig.logs, &rig.clock, 4, 0);
+    let first = compact(&rig, Trigger::User).unwrap().archive_key;
+    // The first archive's entries no longer read (its head still does); a second archive
+    // has its fields in another order than the package writes them.
+    let text = rig.memory.get(&first).unwrap().unwrap();
+    let cut = text.find("\"data\"").unwrap() + 20;
+    rig.memory.set(&first, &text[..cut]).unwrap();
+    let timestamp: u64 = first.rsplit('_').next().unwrap().parse().unwrap();
+    let older = |by: u64| first.replace(&timestamp.to_string(), &(timestamp - by).to_string());
+    let reordered_key = older(10);
+    let (head, rest) = text.split_at(text.find(",\"data\"").unwrap());
+    let reordered = format!("{{{},{}}}", &rest[1..rest.len() - 1], &head[1..]);
+    assert!(serde_json::from_str::<serde_json::Value>(&reordered).is_ok());
+    rig.memory.set(&reordered_key, &reordered).unwrap();
+    // A third covers so many iterations that its head is longer than the start read of it.
+    let long_key = older(20);
+    let listed = text.split("\"iterations\":").nth(1).unwrap();
+    let listed = &listed[..=listed.find(']').unwrap()];
+    let many: Vec<String> = (1..=1_500).map(|n| n.to_string()).collect();
+    let long = text.replacen(listed, &format!("[{}]", many.join(",")), 1);
+    assert!(long.find("\"data\"").unwrap() > 4_096);
+    rig.memory.set(&long_key, &long).unwrap();
+
+    rig.clock.advance(1_000.0);
+    grow_session(&rig.logs, &rig.clock, 4, 1);
+    let newest = compact(&rig, Trigger::User).unwrap().archive_key;
+    assert!(rig.memory.get(&newest).unwrap().is_some());
+    assert!(
+        rig.memory.get(&reordered_key).unwrap().is_none(),
+        "an archive in another field order is read whole and evicted"
+    );
+    assert!(
+        rig.memory.get(&long_key).unwrap().is_none(),
+        "an archive whose head is longer than its start is read whole and evicted"
+    );
+    assert_eq!(
+        rig.memory.get(&first).unwrap().as_deref(),
+        Some(&text[..cut]),
+        "an archive whose entries do not read is left alone"
+    );
+}
+
+#[test]
 fn a_failed_auto_compaction_is_not_repeated_until_the_logs_grow() {
     let rig = session(
         8,

@@ -15,7 +15,7 @@ use super::js_error::thrown_message;
 use super::lone_surrogates;
 use crate::core::error::StorageError;
 use crate::core::ports::archive_store::ArchiveStore;
-use crate::core::ports::storage::KeyValueStore;
+use crate::core::ports::storage::{start_of, KeyValueStore};
 use crate::core::ports::timer::LocalBoxFuture;
 
 #[wasm_bindgen(module = "/src/web/archive_database.js")]
@@ -44,7 +44,7 @@ pub struct ArchiveDatabase {
 struct Copy {
     /// The database's generation this copy shows.
     generation: f64,
-    entries: BTreeMap<String, String>,
+    entries: BTreeMap<String, Text>,
     /// Keys written or removed since the last commit.
     pending: BTreeSet<String>,
 }
@@ -71,6 +71,13 @@ fn failed(err: &JsValue) -> StorageError {
     }
 }
 
+/// An archive's text in the copy: as the database gave it, converted when first read whole
+/// (a compaction reads the start of most archives and the whole of few), or as written here.
+enum Text {
+    Loaded(JsString),
+    Read(String),
+}
+
 fn field(object: &JsValue, name: &str) -> JsValue {
     js_sys::Reflect::get(object, &name.into()).unwrap_or(JsValue::UNDEFINED)
 }
@@ -84,12 +91,34 @@ fn text_of(value: JsValue) -> Option<String> {
 
 impl KeyValueStore for ArchiveDatabase {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        Ok(self.copy.borrow().entries.get(key).cloned())
+        let mut copy = self.copy.borrow_mut();
+        let Some(text) = copy.entries.get_mut(key) else {
+            return Ok(None);
+        };
+        if let Text::Loaded(js) = text {
+            *text = Text::Read(lone_surrogates::from_js(js));
+        }
+        Ok(match text {
+            Text::Read(text) => Some(text.clone()),
+            Text::Loaded(_) => None,
+        })
+    }
+
+    fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
+        let copy = self.copy.borrow();
+        Ok(copy.entries.get(key).map(|text| match text {
+            Text::Loaded(js) => {
+                let end = u32::try_from(units).unwrap_or(u32::MAX);
+                lone_surrogates::from_js(&js.slice(0, end.min(js.length())))
+            }
+            Text::Read(text) => start_of(text, units).to_owned(),
+        }))
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
         let mut copy = self.copy.borrow_mut();
-        copy.entries.insert(key.to_owned(), value.to_owned());
+        copy.entries
+            .insert(key.to_owned(), Text::Read(value.to_owned()));
         copy.pending.insert(key.to_owned());
         Ok(())
     }
@@ -126,7 +155,9 @@ impl ArchiveStore for ArchiveDatabase {
             let entries = keys
                 .iter()
                 .zip(values.iter())
-                .filter_map(|(key, value)| Some((key.as_string()?, text_of(value)?)))
+                .filter_map(|(key, value)| {
+                    Some((key.as_string()?, Text::Loaded(value.dyn_into().ok()?)))
+                })
                 .collect();
             let mut copy = copy.borrow_mut();
             if copy.pending.is_empty() {
@@ -148,7 +179,8 @@ impl ArchiveStore for ArchiveDatabase {
                 let (keys, values) = (Array::new(), Array::new());
                 for key in pending {
                     let value = match copy.entries.get(&key) {
-                        Some(text) => lone_surrogates::to_js(text).into(),
+                        Some(Text::Read(text)) => lone_surrogates::to_js(text).into(),
+                        Some(Text::Loaded(js)) => js.into(),
                         None => JsValue::NULL,
                     };
                     keys.push(&key.into());

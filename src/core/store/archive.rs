@@ -3,7 +3,7 @@
 
 use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, Object, ReadError};
-use crate::core::json::scan::items;
+use crate::core::json::scan::{items, members};
 use crate::core::json::write::{write_array, ObjectOut, ToJson};
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::log::iteration::parse_summary_header;
@@ -292,6 +292,61 @@ impl<D: FromJson> FromJson for Archive<D> {
     }
 }
 
+/// What an archive says of itself before its data: enough to order, expire and find it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchiveHead {
+    /// Storage key.
+    pub key: String,
+    /// When it was written (epoch ms).
+    pub timestamp: u64,
+    /// When it may be purged (epoch ms).
+    pub expires_at: u64,
+    /// The iterations it covers.
+    pub iterations: Vec<u32>,
+}
+
+impl ArchiveHead {
+    /// The head of the archive `text` stored under `key`. The package writes these fields
+    /// first, so they are read without scanning the entries that follow; an archive written
+    /// in another order is read whole. `None` when it is not a readable archive.
+    pub fn read(key: &str, text: &str) -> Option<Self> {
+        Self::from_start(key, text).or_else(|| {
+            let whole = parse::<Archive<ArchiveEntryCounts>>(key, text).ok()?;
+            Some(Self {
+                key: key.to_owned(),
+                timestamp: whole.timestamp,
+                expires_at: whole.expires_at,
+                iterations: whole.iterations,
+            })
+        })
+    }
+
+    /// The head from the members that open `start` (the start of an archive's text, or all
+    /// of it), when they hold it; never scans past it.
+    pub fn from_start(key: &str, start: &str) -> Option<Self> {
+        let (mut timestamp, mut expires_at, mut iterations) = (None, None, None);
+        for (name, value) in members(start)? {
+            match name.as_ref() {
+                "timestamp" => timestamp = u64::from_json(value).ok(),
+                "expiresAt" => expires_at = u64::from_json(value).ok(),
+                "iterations" => iterations = Vec::<u32>::from_json(value).ok(),
+                _ => {}
+            }
+            if let (Some(timestamp), Some(expires_at), Some(iterations)) =
+                (timestamp, expires_at, &iterations)
+            {
+                return Some(Self {
+                    key: key.to_owned(),
+                    timestamp,
+                    expires_at,
+                    iterations: iterations.clone(),
+                });
+            }
+        }
+        None
+    }
+}
+
 /// An archive without its data, plus its key and stored size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchiveInfo {
@@ -337,4 +392,32 @@ pub fn read_archive(
     key: &str,
 ) -> Result<Option<Archive>, StorageError> {
     store.get(key)?.map(|text| parse(key, &text)).transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_is_read_from_the_fields_before_the_data_without_reading_on() {
+        let head = |text: &str| ArchiveHead::read("k", text);
+        let expected = Some(ArchiveHead {
+            key: "k".into(),
+            timestamp: 5,
+            expires_at: 9,
+            iterations: vec![1, 2],
+        });
+        // What follows the head is never scanned: here it is not even JSON.
+        let written =
+            r#"{"timestamp":5,"expiresAt":9,"iterations":[1,2],"data":{"reasoningLog":[tru"#;
+        assert_eq!(head(written), expected);
+        // Other code's field order: the archive is read whole, and must read.
+        let reordered = r#"{"trigger":"auto","iterations":[1,2],"data":{"reasoningLog":[],"executionLog":[],"toolActivityLog":[]},"metadata":{"contextUsageBefore":0.5,"totalTokensBefore":10},"expiresAt":9,"timestamp":5}"#;
+        assert_eq!(head(reordered), expected);
+        assert_eq!(
+            head(&reordered.replace("\"timestamp\":5", "\"timestamp\":\"5\"")),
+            None
+        );
+        assert_eq!(head("[1]"), None);
+    }
 }

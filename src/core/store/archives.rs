@@ -16,12 +16,16 @@ use crate::core::ports::storage::{utf16_units, with_free_space, KeyValueStore};
 use crate::core::steps::selection::{EntryIterations, Selection};
 use crate::core::steps::swap::{restore, summary_is_live};
 use crate::core::store::archive::{
-    read_archive, Archive, ArchiveData, ArchiveEntryCounts, ArchiveInfo,
+    read_archive, Archive, ArchiveData, ArchiveEntryCounts, ArchiveHead, ArchiveInfo,
 };
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::RawLogs;
 use crate::core::store::stored_json::{parse, write_json};
+
+/// How much of an archive's text is read for its head (`ArchiveHead`): the fields before
+/// its entries, iterations included, fit unless it covers about a thousand iterations.
+const HEAD_UNITS: usize = 4_096;
 
 /// How many summaries deep `recall` follows archives that hold earlier summaries.
 const MAX_SUMMARY_CHAIN: usize = 64;
@@ -74,14 +78,13 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
     /// Removes one expired archive other than `keep`; whether one went.
     fn free_expired(&self, keep: &str) -> Result<bool, StorageError> {
         let now = self.now();
-        let (infos, _) = self.stored(None)?;
-        match infos
-            .iter()
-            .find(|info| info.key != keep && info.expires_at as f64 <= now)
-        {
-            Some(expired) => self.store.remove(&expired.key).map(|()| true),
-            None => Ok(false),
+        let (heads, _) = self.heads(Some(keep))?;
+        for expired in heads.iter().filter(|head| head.expires_at as f64 <= now) {
+            if self.evict(&expired.key)? {
+                return Ok(true);
+            }
         }
+        Ok(false)
     }
 
     /// The archives, newest first, expired ones excluded, each saying whether `rollback` can
@@ -108,10 +111,61 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
 
     /// Every readable archive, newest first, without reading `skip`, and whether `skip` exists.
     fn stored(&self, skip: Option<&str>) -> Result<(Vec<ArchiveInfo>, bool), StorageError> {
-        let store = &self.store;
-        let mut infos = Vec::new();
+        // An unreadable archive is left alone: reported by `read`, never destroyed.
+        let (mut infos, skipped) = self.each_stored(skip, |key| {
+            let Some(text) = self.store.get(&key)? else {
+                return Ok(None);
+            };
+            let Ok(archive) = parse::<Archive<ArchiveEntryCounts>>(&key, &text) else {
+                return Ok(None);
+            };
+            Ok(Some(ArchiveInfo {
+                bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
+                entries: archive.data.0,
+                key,
+                timestamp: archive.timestamp,
+                expires_at: archive.expires_at,
+                iterations: archive.iterations,
+                trigger: archive.trigger,
+                metadata: archive.metadata,
+                restorable: false,
+            }))
+        })?;
+        sort_by(&mut infos, |a, b| {
+            b.timestamp.cmp(&a.timestamp).then(b.key.cmp(&a.key))
+        });
+        Ok((infos, skipped))
+    }
+
+    /// The head of every archive whose head reads, newest first, without reading `skip`, and
+    /// whether `skip` exists: what eviction and `recall` need, without scanning the entries.
+    fn heads(&self, skip: Option<&str>) -> Result<(Vec<ArchiveHead>, bool), StorageError> {
+        let (mut heads, skipped) = self.each_stored(skip, |key| {
+            let Some(start) = self.store.get_start(&key, HEAD_UNITS)? else {
+                return Ok(None);
+            };
+            if let Some(head) = ArchiveHead::from_start(&key, &start) {
+                return Ok(Some(head));
+            }
+            let text = self.store.get(&key)?;
+            Ok(text.and_then(|text| ArchiveHead::read(&key, &text)))
+        })?;
+        sort_by(&mut heads, |a, b| {
+            b.timestamp.cmp(&a.timestamp).then(b.key.cmp(&a.key))
+        });
+        Ok((heads, skipped))
+    }
+
+    /// What `read` makes of the archive under each key other than `skip` (those it gives
+    /// `None` for are left out), and whether `skip` exists.
+    fn each_stored<T>(
+        &self,
+        skip: Option<&str>,
+        read: impl Fn(String) -> Result<Option<T>, StorageError>,
+    ) -> Result<(Vec<T>, bool), StorageError> {
+        let mut found = Vec::new();
         let mut skipped = false;
-        for key in store.keys()? {
+        for key in self.store.keys()? {
             if self.keys.archive_timestamp(&key).is_none() {
                 continue;
             }
@@ -119,28 +173,22 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
                 skipped = true;
                 continue;
             }
-            let Some(text) = store.get(&key)? else {
-                continue;
-            };
-            // An unreadable archive is left alone: reported by `read`, never destroyed.
-            if let Ok(archive) = parse::<Archive<ArchiveEntryCounts>>(&key, &text) {
-                infos.push(ArchiveInfo {
-                    bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
-                    entries: archive.data.0,
-                    key,
-                    timestamp: archive.timestamp,
-                    expires_at: archive.expires_at,
-                    iterations: archive.iterations,
-                    trigger: archive.trigger,
-                    metadata: archive.metadata,
-                    restorable: false,
-                });
-            }
+            found.extend(read(key)?);
         }
-        sort_by(&mut infos, |a, b| {
-            b.timestamp.cmp(&a.timestamp).then(b.key.cmp(&a.key))
-        });
-        Ok((infos, skipped))
+        Ok((found, skipped))
+    }
+
+    /// Removes the archive under `key` when it reads whole: one whose head reads but whose
+    /// entries do not is left alone, as an unreadable one is. Whether it went.
+    fn evict(&self, key: &str) -> Result<bool, StorageError> {
+        let readable = match self.store.get(key)? {
+            Some(text) => parse::<Archive<ArchiveEntryCounts>>(key, &text).is_ok(),
+            None => false,
+        };
+        if readable {
+            self.remove(key)?;
+        }
+        Ok(readable)
     }
 
     /// The archive under `key` as stored; `None` when it is gone.
@@ -229,21 +277,23 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
     }
 
     /// Removes expired archives, then the oldest beyond `max_archives`, never `keep` (which
-    /// takes one of the places and is not read). Returns the keys removed.
+    /// takes one of the places and is not read). Only the heads are read to choose; an archive
+    /// that does not read whole is never removed. Returns the keys removed.
     pub fn enforce_limit(
         &self,
         max_archives: usize,
         keep: Option<&str>,
     ) -> Result<Vec<String>, StorageError> {
         let now = self.now();
-        let (infos, keeping) = self.stored(keep)?;
+        let (heads, keeping) = self.heads(keep)?;
         let mut removed = Vec::new();
         let mut kept = usize::from(keeping);
         // Newest first: the expired go, then everything past max_archives.
-        for info in infos {
-            if (info.expires_at as f64) <= now || kept >= max_archives {
-                self.remove(&info.key)?;
-                removed.push(info.key);
+        for head in heads {
+            if (head.expires_at as f64) <= now || kept >= max_archives {
+                if self.evict(&head.key)? {
+                    removed.push(head.key);
+                }
             } else {
                 kept += 1;
             }
@@ -255,12 +305,12 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
     /// it was never compacted (it is live); `ArchiveMissing` naming the archive that held it
     /// when that archive is no longer stored (deleted, expired, evicted).
     pub fn recall(&self, iteration: u32) -> Result<Option<ArchiveData>, CompactionError> {
-        let (infos, _) = self.stored(None)?;
-        for info in infos
+        let (heads, _) = self.heads(None)?;
+        for head in heads
             .iter()
-            .filter(|info| info.iterations.contains(&iteration))
+            .filter(|head| head.iterations.contains(&iteration))
         {
-            let Some(archive) = self.read_stored(&info.key)? else {
+            let Some(archive) = self.read_stored(&head.key)? else {
                 continue;
             };
             let placed;
