@@ -37,17 +37,18 @@ function buildSession(iterations, perIteration) {
 
 /** Puts the logs back as they were. `gdrs_store_version` stays: without it the store lock's
  * next holder waits its 2 s catch-up for a version that never arrives (see "Several tabs"). */
-async function restore(snapshot) {
+async function restore(snapshot, archives = {}) {
   for (const key of Object.keys(localStorage)) {
     if (key !== "gdrs_store_version") localStorage.removeItem(key);
   }
   for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
-  await clearArchiveDatabase();
+  for (const [k, v] of Object.entries(archives.localStorage ?? {})) localStorage.setItem(k, v);
+  await setArchiveDatabase(archives.indexedDB ?? {});
 }
 
-/** Empties the package's IndexedDB archive database (raising its generation, as a writer
- * does), so that every run starts without archives in either store. */
-async function clearArchiveDatabase() {
+/** Leaves the package's IndexedDB archive database holding `archives` only (raising its
+ * generation, as a writer does), so that every run starts with the same archives. */
+async function setArchiveDatabase(archives) {
   const db = await new Promise((resolve) => {
     const request = indexedDB.open("context-compactor-archives");
     request.onupgradeneeded = () => request.transaction.abort();
@@ -57,7 +58,9 @@ async function clearArchiveDatabase() {
   if (!db) return;
   await new Promise((resolve, reject) => {
     const tx = db.transaction(["archives", "meta"], "readwrite");
-    tx.objectStore("archives").clear();
+    const store = tx.objectStore("archives");
+    store.clear();
+    for (const [k, v] of Object.entries(archives)) store.put(v, k);
     const meta = tx.objectStore("meta");
     const read = meta.get("generation");
     read.onsuccess = () => meta.put((Number(read.result) || 0) + 1, "generation");
@@ -67,18 +70,36 @@ async function clearArchiveDatabase() {
   db.close();
 }
 
+/** Ten archives of the session `snapshot`, as ten earlier compactions of it would have left
+ * them (written a day apart, the newest yesterday): the archives a session that compacts
+ * regularly keeps at `maxArchives` 10. */
+async function tenArchives(snapshot, tokens) {
+  await restore(snapshot);
+  const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, archiveStore: "localStorage" });
+  const { archiveKey } = await compactor.compact({ trigger: "context_limit_error" });
+  const text = localStorage.getItem(archiveKey);
+  const written = Number(archiveKey.split("_").pop());
+  const archives = {};
+  for (let day = 1; day <= 10; day++) {
+    const timestamp = written - day * 86_400_000;
+    archives[archiveKey.replace(String(written), String(timestamp))] = text.replace(`"timestamp":${written}`, `"timestamp":${timestamp}`);
+  }
+  return archives;
+}
+
 /**
  * Medians of `rounds` timed runs of every variant, after two untimed rounds that warm up the
  * JIT and the caches. The variants take turns within a round, so that a slow spell of the
  * machine weighs on all of them alike. Returns the medians and, per variant, the time windows
  * of its timed runs.
  */
-async function timeAll(variants, snapshot, rounds) {
+async function timeAll(variants, snapshot, rounds, archives) {
+  variants = Object.fromEntries(Object.entries(variants).filter(([, run]) => run));
   const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   const windows = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   for (let round = -2; round < rounds; round++) {
     for (const [name, run] of Object.entries(variants)) {
-      await restore(snapshot);
+      await restore(snapshot, archives[name]);
       await new Promise((resolve) => setTimeout(resolve, 20));
       const start = performance.now();
       await run();
@@ -89,7 +110,7 @@ async function timeAll(variants, snapshot, rounds) {
       }
     }
   }
-  return { medians: Object.fromEntries(Object.entries(times).map(([name, xs]) => [name, median(xs)])), times, windows };
+  return { medians: Object.fromEntries(Object.entries(times).map(([name, xs]) => [name, median(xs) ?? null])), times, windows };
 }
 
 async function main() {
@@ -100,6 +121,10 @@ async function main() {
   const entry = { success: true, code: "rows.length", result: 40213, executionTime: 3 };
   for (const [iterations, perIteration] of [[10, 4], [50, 4], [200, 4]]) {
     const { snapshot, tokens, chars } = buildSession(iterations, perIteration);
+    const kept = await tenArchives(snapshot, tokens);
+    // Ten archives of the 380K-token session do not fit in localStorage's 5 MiB with it.
+    const keptUnits = Object.values(kept).reduce((n, text) => n + text.length, chars);
+    const fitsLocalStorage = keptUnits < 4_500_000;
     const rounds = iterations >= 200 ? 7 : 11;
     // Long tasks are attributed to compact() when they start during one of its timed runs;
     // the session building above is one long task that must not be charged to it.
@@ -121,6 +146,18 @@ async function main() {
           const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0 });
           await compactor.compact({ trigger: "context_limit_error" });
         },
+        // The same with the ten archives of earlier compactions kept (one is evicted).
+        oursTenArchives: fitsLocalStorage && (async () => {
+          const logs = new LogStore();
+          const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "localStorage" });
+          await compactor.compact({ trigger: "context_limit_error" });
+        }),
+        // ... in IndexedDB, read by a compactor made for this compaction (a page's first).
+        oursIndexedDbTenArchives: async () => {
+          const logs = new LogStore();
+          const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0 });
+          await compactor.compact({ trigger: "context_limit_error" });
+        },
         // One read of the three logs with a token count, the unit the engine repeats.
         readAndCount: async () => new LogStore().estimateTokens(),
         jsBaseline: () => jsCompaction(generate),
@@ -135,13 +172,15 @@ async function main() {
       },
       snapshot,
       rounds,
+      { oursTenArchives: { localStorage: kept }, oursIndexedDbTenArchives: { indexedDB: kept } },
     );
     await new Promise((resolve) => setTimeout(resolve, 50));
     observer.disconnect();
-    const during = longTasks.filter((e) => [...windows.ours, ...windows.oursIndexedDb].some(([from, to]) => e.startTime >= from - 1 && e.startTime <= to));
+    const during = longTasks.filter((e) => [...windows.ours, ...windows.oursIndexedDb, ...(windows.oursTenArchives ?? []), ...windows.oursIndexedDbTenArchives].some(([from, to]) => e.startTime >= from - 1 && e.startTime <= to));
     results.sessions.push({
       iterations, tokens, chars,
-      oursMs: medians.ours, oursIndexedDbMs: medians.oursIndexedDb, readAndCountMs: medians.readAndCount, jsBaselineMs: medians.jsBaseline,
+      oursMs: medians.ours, oursIndexedDbMs: medians.oursIndexedDb,
+      oursTenArchivesMs: medians.oursTenArchives, oursIndexedDbTenArchivesMs: medians.oursIndexedDbTenArchives, readAndCountMs: medians.readAndCount, jsBaselineMs: medians.jsBaseline,
       floorMs: medians.floor, appendMs: medians.append, jsAppendMs: medians.jsAppend,
       longestTaskMs: Math.max(0, ...during.map((e) => e.duration)),
       runsMs: times,

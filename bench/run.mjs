@@ -77,10 +77,10 @@ writeFileSync(join(root, "bench/results.json"), JSON.stringify(results, null, 2)
 const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
 console.log(`date ${results.date}; ${results.machine}`);
 console.log(`download: ${kb(size.total.raw)} raw, ${kb(size.total.gzip)} gzip, ${kb(size.total.brotli)} brotli; instantiate ${timings.instantiateMs.toFixed(1)} ms (median of 9 first visits, ${timings.instantiateRangeMs.map((ms) => ms.toFixed(1)).join("–")})`);
-console.log("\n| session | tokens | ours (ms) | ours, IndexedDB archives (ms) | JS baseline (ms) | floor (ms) | ours / JS | ours / floor | longest task (ms) | one read + count (ms) | append: ours / JS (ms) |");
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log("\n| session | tokens | ours (ms) | ours, IndexedDB archives (ms) | ours, 10 archives kept: localStorage / IndexedDB (ms) | JS baseline (ms) | floor (ms) | ours / JS | ours / floor | longest task (ms) | one read + count (ms) | append: ours / JS (ms) |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const s of timings.sessions) {
-  console.log(`| ${s.iterations} iterations | ${s.tokens.toLocaleString("en-US")} | ${s.oursMs.toFixed(1)} | ${s.oursIndexedDbMs.toFixed(1)} | ${s.jsBaselineMs.toFixed(1)} | ${s.floorMs.toFixed(1)} | ${(s.oursMs / s.jsBaselineMs).toFixed(2)} | ${(s.oursMs / s.floorMs).toFixed(2)} | ${s.longestTaskMs.toFixed(0)} | ${s.readAndCountMs.toFixed(1)} | ${s.appendMs.toFixed(1)} / ${s.jsAppendMs.toFixed(1)} |`);
+  console.log(`| ${s.iterations} iterations | ${s.tokens.toLocaleString("en-US")} | ${s.oursMs.toFixed(1)} | ${s.oursIndexedDbMs.toFixed(1)} | ${s.oursTenArchivesMs?.toFixed(1) ?? "— (does not fit)"} / ${s.oursIndexedDbTenArchivesMs.toFixed(1)} | ${s.jsBaselineMs.toFixed(1)} | ${s.floorMs.toFixed(1)} | ${(s.oursMs / s.jsBaselineMs).toFixed(2)} | ${(s.oursMs / s.floorMs).toFixed(2)} | ${s.longestTaskMs.toFixed(0)} | ${s.readAndCountMs.toFixed(1)} | ${s.appendMs.toFixed(1)} / ${s.jsAppendMs.toFixed(1)} |`);
 }
 console.log("\n| archives in | compactions done | failed | one compaction (median, range) | archives kept | their bytes | localStorage free for the app |");
 console.log("| --- | ---: | --- | ---: | ---: | ---: | ---: |");

@@ -28,6 +28,7 @@ const GROUPS = [
   [/context_compactor::core::log/, "crate: log"],
   [/context_compactor::core::json/, "crate: json"],
   [/context_compactor::core::run/, "crate: run"],
+  [/context_compactor::core::order/, "crate: order (the one sort, the one map)"],
   [/context_compactor/, "crate: model, error, ports"],
   [/::fmt|escape_debug|core::panicking/, "core::fmt and panics"],
   [/sort/, "sorting"],

@@ -4,7 +4,6 @@
 //! commit writes the keys changed since the last one in a single transaction.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use js_sys::{Array, JsString};
@@ -14,6 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::js_error::thrown_message;
 use super::lone_surrogates;
 use crate::core::error::StorageError;
+use crate::core::order::sorted_map::SortedMap;
 use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::storage::{start_of, KeyValueStore};
 use crate::core::ports::timer::LocalBoxFuture;
@@ -44,9 +44,9 @@ pub struct ArchiveDatabase {
 struct Copy {
     /// The database's generation this copy shows.
     generation: f64,
-    entries: BTreeMap<String, Text>,
+    entries: SortedMap<String, Text>,
     /// Keys written or removed since the last commit.
-    pending: BTreeSet<String>,
+    pending: SortedMap<String, ()>,
 }
 
 impl ArchiveDatabase {
@@ -56,8 +56,8 @@ impl ArchiveDatabase {
             prefix: Rc::from(prefix),
             copy: Rc::new(RefCell::new(Copy {
                 generation: NEVER_LOADED,
-                entries: BTreeMap::new(),
-                pending: BTreeSet::new(),
+                entries: SortedMap::new(),
+                pending: SortedMap::new(),
             })),
         })
     }
@@ -119,14 +119,14 @@ impl KeyValueStore for ArchiveDatabase {
         let mut copy = self.copy.borrow_mut();
         copy.entries
             .insert(key.to_owned(), Text::Read(value.to_owned()));
-        copy.pending.insert(key.to_owned());
+        copy.pending.insert(key.to_owned(), ());
         Ok(())
     }
 
     fn remove(&self, key: &str) -> Result<(), StorageError> {
         let mut copy = self.copy.borrow_mut();
         copy.entries.remove(key);
-        copy.pending.insert(key.to_owned());
+        copy.pending.insert(key.to_owned(), ());
         Ok(())
     }
 
@@ -177,7 +177,7 @@ impl ArchiveStore for ArchiveDatabase {
                 let mut copy = this.copy.borrow_mut();
                 let pending = std::mem::take(&mut copy.pending);
                 let (keys, values) = (Array::new(), Array::new());
-                for key in pending {
+                for (key, ()) in pending {
                     let value = match copy.entries.get(&key) {
                         Some(Text::Read(text)) => lone_surrogates::to_js(text).into(),
                         Some(Text::Loaded(js)) => js.into(),

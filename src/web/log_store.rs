@@ -1,7 +1,6 @@
 //! `LogStore` for JavaScript: the core log store over localStorage.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
@@ -19,6 +18,7 @@ use super::typescript::{
 };
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::log::stored_entry::join_entries;
+use crate::core::order::sorted_map::SortedMap;
 use crate::core::ports::store_lock::StoreLock;
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::keys::DEFAULT_PREFIX;
@@ -48,7 +48,7 @@ const STORE_ID: &str = "__contextCompactorStoreId";
 thread_local! {
     /// The stores of the `LogStore`s alive in this module, by id: a `Compactor` is given a
     /// plain JavaScript value and must tell a `LogStore` from anything else.
-    static OPEN: RefCell<HashMap<u32, Weak<RefCell<BrowserLogStore>>>> = RefCell::new(HashMap::new());
+    static OPEN: RefCell<SortedMap<u32, Weak<RefCell<BrowserLogStore>>>> = RefCell::new(SortedMap::new());
     static NEXT_ID: Cell<u32> = const { Cell::new(1) };
 }
 

@@ -17,12 +17,11 @@
 //!
 //! The current iteration is the highest known in any log.
 
-use std::collections::HashMap;
-
 use crate::core::log::entries::{EntryFacts, ExecutionEntry, ToolActivityEntry};
 use crate::core::log::iteration::{named_iteration, parse_summary_header};
 use crate::core::log::stored_entry::Stored;
-use crate::core::order::sort_by;
+use crate::core::order::sort::sort_by;
+use crate::core::order::sorted_map::SortedMap;
 
 /// The iteration of every entry, and the current iteration.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -121,21 +120,14 @@ pub fn place(
 }
 
 /// Ids that name one iteration only among the tool entries that state theirs.
-fn unique_ids<'a>(facts: &[&'a EntryFacts]) -> HashMap<&'a str, u32> {
-    let mut ids: HashMap<&str, Option<u32>> = HashMap::new();
-    for fact in facts {
-        if let (Some(id), Some(n)) = (fact.id.as_deref(), fact.iteration) {
-            ids.entry(id)
-                .and_modify(|seen| {
-                    if *seen != Some(n) {
-                        *seen = None;
-                    }
-                })
-                .or_insert(Some(n));
-        }
-    }
-    ids.into_iter()
-        .filter_map(|(id, n)| Some((id, n?)))
+fn unique_ids<'a>(facts: &[&'a EntryFacts]) -> SortedMap<&'a str, u32> {
+    let stated = facts
+        .iter()
+        .filter_map(|fact| Some((fact.id.as_deref()?, fact.iteration?)));
+    SortedMap::grouped(stated)
+        .into_iter()
+        .filter(|(_, named)| named.iter().all(|n| *n == named[0]))
+        .map(|(id, named)| (id, named[0]))
         .collect()
 }
 
@@ -224,7 +216,7 @@ fn reasoning_named(
     execution: &[&EntryFacts],
     execution_known: &[Option<u32>],
 ) -> Vec<Option<u32>> {
-    let mut executions: Option<HashMap<&str, u32>> = None;
+    let mut executions: Option<SortedMap<&str, u32>> = None;
     reasoning
         .iter()
         .map(|entry| {
@@ -258,14 +250,18 @@ pub(crate) fn marker_field<'a>(entry: &'a str, marker: &str, field: &str) -> Opt
 }
 
 /// The iterations of vault reads, per vault id, in log order.
-fn vault_reads(tools: &[Stored<ToolActivityEntry>], placed: &[u32]) -> HashMap<String, Vec<u32>> {
-    let mut reads: HashMap<String, Vec<u32>> = HashMap::new();
-    for (entry, n) in tools.iter().zip(placed) {
-        if let (Some(id), true) = (&entry.facts.id, entry.facts.vault_read) {
-            reads.entry(id.clone()).or_default().push(*n);
-        }
-    }
-    reads
+fn vault_reads<'a>(
+    tools: &'a [Stored<ToolActivityEntry>],
+    placed: &[u32],
+) -> SortedMap<&'a str, Vec<u32>> {
+    SortedMap::grouped(tools.iter().zip(placed).filter_map(|(entry, n)| {
+        let id = entry
+            .facts
+            .id
+            .as_deref()
+            .filter(|_| entry.facts.vault_read)?;
+        Some((id, *n))
+    }))
 }
 
 /// Reasoning entries placed: named ones by their name, vault reads by the matching tool entry,
@@ -273,7 +269,7 @@ fn vault_reads(tools: &[Stored<ToolActivityEntry>], placed: &[u32]) -> HashMap<S
 fn reasoning_placed(
     reasoning: &[Stored<String>],
     named: &[Option<u32>],
-    mut vault_reads: HashMap<String, Vec<u32>>,
+    mut vault_reads: SortedMap<&str, Vec<u32>>,
     current: u32,
 ) -> Vec<u32> {
     let mut floor = 0;

@@ -2,11 +2,10 @@
 //! (GDRS-aware: its markers, executions, vault reads and failures) and handed to the ledger and
 //! the offline summary. Its text helpers are in [`text`].
 
-use std::collections::BTreeMap;
-
 use crate::core::log::entries::StoredToolActivity;
 use crate::core::log::iteration::{parse_iteration_header, parse_summary_header};
-use crate::core::order::sort_by_key;
+use crate::core::order::sort::sort_by_key;
+use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::heading_section;
 
@@ -47,8 +46,8 @@ pub struct Digest {
     pub(crate) reasoning: Vec<(u32, String)>,
     pub(crate) runs: Vec<Run>,
     pub(crate) failures: Vec<Failure>,
-    pub(crate) earlier: BTreeMap<usize, Vec<String>>,
-    pub(crate) tools: BTreeMap<String, (BTreeMap<String, usize>, Option<String>)>,
+    pub(crate) earlier: SortedMap<usize, Vec<String>>,
+    pub(crate) tools: SortedMap<String, (SortedMap<String, usize>, Option<String>)>,
     /// Successful tool operations as `(iteration, "kind:id")`.
     pub(crate) tool_successes: Vec<(u32, String)>,
     pub(crate) tool_count: usize,
@@ -119,8 +118,8 @@ impl Digest {
             reasoning: Vec::new(),
             runs: Vec::new(),
             failures: Vec::new(),
-            earlier: BTreeMap::new(),
-            tools: BTreeMap::new(),
+            earlier: SortedMap::new(),
+            tools: SortedMap::new(),
             tool_successes: Vec::new(),
             tool_count: 0,
         };
@@ -161,7 +160,7 @@ impl Digest {
                             continue;
                         }
                     }
-                    self.earlier.entry(i).or_default().push(point.to_owned());
+                    self.earlier.entry_or_default(i).push(point.to_owned());
                 }
             }
             return;
@@ -273,8 +272,8 @@ impl Digest {
         if let Some(id) = &entry.facts.id {
             self.tool_successes.push((n, format!("{kind}:{id}")));
         }
-        let slot = self.tools.entry(kind.into_owned()).or_default();
-        *slot.0.entry(action.into_owned()).or_default() += 1;
+        let slot = self.tools.entry_or_default(kind.into_owned());
+        *slot.0.entry_or_default(action.into_owned()) += 1;
         if let Some(details) = fields.details() {
             slot.1 = Some(details.into_owned());
         } else if let Some(id) = &entry.facts.id {

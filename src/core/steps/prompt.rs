@@ -1,14 +1,14 @@
 //! The compaction prompt: what to keep, what to drop, the history, the output format.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::core::log::entries::{StoredExecution, StoredToolActivity, ToolFields};
+use crate::core::log::entries::{StoredExecution, StoredToolActivity};
 use crate::core::log::iteration::{parse_iteration_header, parse_summary_header};
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::Ledger;
 use crate::core::model::settings::CompactorSettings;
+use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::{canonical_heading, heading_of, Validation, SECTIONS};
 
@@ -166,14 +166,13 @@ fn push_tools(out: &mut String, entries: &[(u32, &StoredToolActivity)], budget: 
     if entries.is_empty() {
         out.push_str("(no tool operations)\n");
     }
-    let mut by_type: BTreeMap<Cow<str>, Vec<(u32, ToolFields)>> = BTreeMap::new();
-    for (n, entry) in entries {
+    let by_type = SortedMap::grouped(entries.iter().map(|(n, entry)| {
         let fields = entry.fields();
-        by_type
-            .entry(fields.kind().unwrap_or_else(|| "unknown".into()))
-            .or_default()
-            .push((*n, fields));
-    }
+        (
+            fields.kind().unwrap_or_else(|| "unknown".into()),
+            (*n, fields),
+        )
+    }));
     for (kind, items) in by_type {
         let _ = writeln!(out, "\n{} ({} operations)", neutralise(&kind), items.len());
         for (n, fields) in items {

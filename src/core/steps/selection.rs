@@ -7,7 +7,7 @@ use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::PlacedIterations;
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::outcome::EntryCounts;
-use crate::core::order::sort_unique;
+use crate::core::order::sort::sort_unique;
 
 /// One value per compacted entry, log by log, in the order of the archived entries.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use crate::core::model::facts::{Ledger, UnverifiedLine};
-use crate::core::order::sort_unique;
+use crate::core::order::sort::sort_unique;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::{
     byte_set, each_candidate, is_identifier, is_url, trim_ascii_matching, without_digit_commas,

@@ -10,7 +10,7 @@ use crate::core::log::entries::StoredReasoning;
 use crate::core::log::iteration::{parse_summary_header, parse_summary_source};
 use crate::core::model::facts::Fact;
 use crate::core::model::reasons::{BusyReason, Refusal};
-use crate::core::order::sort_by;
+use crate::core::order::sort::sort_by;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::{utf16_units, with_free_space, KeyValueStore};
 use crate::core::steps::selection::{EntryIterations, Selection};

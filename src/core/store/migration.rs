@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 
 use crate::core::error::StorageError;
-use crate::core::order::sort_by;
+use crate::core::order::sort::sort_by;
 use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
