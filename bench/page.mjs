@@ -35,11 +35,12 @@ function buildSession(iterations, perIteration) {
   return { snapshot, tokens: logs.estimateTokens(), chars: Object.values(snapshot).reduce((t, v) => t + v.length, 0) };
 }
 
-/** Puts the logs back as they were. `gdrs_store_version` stays: without it the store lock's
- * next holder waits its 2 s catch-up for a version that never arrives (see "Several tabs"). */
+/** Puts the logs back as they were, every other key cleared (the store lock's version too: a
+ * tab whose own write was the last one does not wait for it, see "Several tabs"), and the
+ * archives given, in either store. */
 async function restore(snapshot, archives = {}) {
   for (const key of Object.keys(localStorage)) {
-    if (key !== "gdrs_store_version") localStorage.removeItem(key);
+    localStorage.removeItem(key);
   }
   for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
   for (const [k, v] of Object.entries(archives.localStorage ?? {})) localStorage.setItem(k, v);
@@ -70,13 +71,21 @@ async function setArchiveDatabase(archives) {
   db.close();
 }
 
+/** A run of `compact()` by a compactor made for it over the stored logs, with its archives in
+ * `archiveStore`; resolves to its result. */
+function compactOnce(tokens, archiveStore) {
+  return async () => {
+    const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore });
+    return compactor.compact({ trigger: "context_limit_error" });
+  };
+}
+
 /** Ten archives of the session `snapshot`, as ten earlier compactions of it would have left
  * them (written a day apart, the newest yesterday): the archives a session that compacts
  * regularly keeps at `maxArchives` 10. */
 async function tenArchives(snapshot, tokens) {
   await restore(snapshot);
-  const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, archiveStore: "localStorage" });
-  const { archiveKey } = await compactor.compact({ trigger: "context_limit_error" });
+  const { archiveKey } = await compactOnce(tokens, "localStorage")();
   const text = localStorage.getItem(archiveKey);
   const written = Number(archiveKey.split("_").pop());
   const archives = {};
@@ -135,29 +144,13 @@ async function main() {
     const { medians, times, windows } = await timeAll(
       {
         // Archives in localStorage, as the JavaScript baseline keeps them.
-        ours: async () => {
-          const logs = new LogStore();
-          const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "localStorage" });
-          await compactor.compact({ trigger: "context_limit_error" });
-        },
+        ours: compactOnce(tokens, "localStorage"),
         // The default: archives in IndexedDB.
-        oursIndexedDb: async () => {
-          const logs = new LogStore();
-          const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0 });
-          await compactor.compact({ trigger: "context_limit_error" });
-        },
-        // The same with the ten archives of earlier compactions kept (one is evicted).
-        oursTenArchives: fitsLocalStorage && (async () => {
-          const logs = new LogStore();
-          const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "localStorage" });
-          await compactor.compact({ trigger: "context_limit_error" });
-        }),
-        // ... in IndexedDB, read by a compactor made for this compaction (a page's first).
-        oursIndexedDbTenArchives: async () => {
-          const logs = new LogStore();
-          const compactor = new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0 });
-          await compactor.compact({ trigger: "context_limit_error" });
-        },
+        oursIndexedDb: compactOnce(tokens, "indexedDB"),
+        // The same with the ten archives of earlier compactions kept (one is evicted); in
+        // IndexedDB read by a compactor made for this compaction (a page's first).
+        oursTenArchives: fitsLocalStorage && compactOnce(tokens, "localStorage"),
+        oursIndexedDbTenArchives: compactOnce(tokens, "indexedDB"),
         // One read of the three logs with a token count, the unit the engine repeats.
         readAndCount: async () => new LogStore().estimateTokens(),
         jsBaseline: () => jsCompaction(generate),
