@@ -89,6 +89,8 @@ for (const r of timings.storage) {
   const store = r.afterLocalStorage ? `${r.archiveStore}, after 20 compactions with localStorage archives (${kb(r.localStorageFreeBefore)} free then)` : r.archiveStore;
   console.log(`| ${store} | ${r.compacted} | ${r.failures.length ? r.failures.join(", ") : "none"} | ${range} | ${r.archives} | ${kb(r.archiveBytes)} | ${kb(r.localStorageFree)} |`);
 }
+const lock = timings.lock;
+console.log(`\nstore lock, uncontended (median of 200): withLock ${lock.withLockMs.toFixed(2)} ms; by hand: Web Lock ${lock.webLockMs.toFixed(2)}, IndexedDB transaction ${lock.transactionMs.toFixed(2)}, both ${lock.webLockAndTransactionMs.toFixed(2)} ms`);
 const [, fifty, twoHundred] = timings.sessions;
 console.log(`\n200 iterations / 50 iterations: ${(twoHundred.oursMs / fifty.oursMs).toFixed(2)}×`);
 console.log("\n| text | real chars/token | estimator MAE | chars/4 MAE |\n| --- | ---: | ---: | ---: |");
