@@ -4,7 +4,7 @@
 // test deleted on purpose).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch } from "./browser.mjs";
+import { launch, databaseArchives } from "./browser.mjs";
 
 const RUN_MS = Number(process.env.CHAOS_MS ?? 30_000);
 const TABS = 2;
@@ -85,7 +85,11 @@ function act(page, kind, tag) {
             return { appended: [tag] };
           });
         case "compact":
-          return compactor.compact().then((result) => ({ compacted: result.archiveKey }), refused);
+          return compactor.compact().then(
+            // Where the archive went: the default store is IndexedDB, never localStorage.
+            (result) => ({ compacted: result.archiveKey, archivedInLocalStorage: localStorage.getItem(result.archiveKey) !== null }),
+            refused,
+          );
         case "rollback":
           return compactor.archives().then(([newest]) =>
             newest ? compactor.rollback(newest.key).then(() => ({ rolledBack: newest.key }), refused) : {},
@@ -161,6 +165,7 @@ async function drive(page, tab, random, ledger, deadline) {
     if (outcome.appended) for (const t of entryTags(kind, tag)) ledger.confirmed.add(t);
     if (outcome.deleted) for (const t of tagsOf(outcome.deleted)) ledger.deleted.add(t);
     if (outcome.compacted) ledger.counts.compact += 1;
+    if (outcome.archivedInLocalStorage) ledger.archivedInLocalStorage += 1;
     if (outcome.rolledBack) ledger.counts.rollback += 1;
     if (outcome.deleted) ledger.counts.delete += 1;
     if (outcome.refused) ledger.counts.refused[outcome.refused] = (ledger.counts.refused[outcome.refused] ?? 0) + 1;
@@ -175,6 +180,7 @@ test(`two tabs appending, compacting, rolling back, deleting archives and reload
     maybe: new Set(),
     deleted: new Set(),
     counts: { compact: 0, rollback: 0, delete: 0, reload: 0, refused: {} },
+    archivedInLocalStorage: 0,
   };
   const deadline = Date.now() + RUN_MS;
   await Promise.all(pages.map((page, tab) => drive(page, tab, generator(seed * 31 + tab), ledger, deadline)));
@@ -203,6 +209,10 @@ test(`two tabs appending, compacting, rolling back, deleting archives and reload
   assert.deepEqual({ lost, twice, unknown, deletedButPresent }, { lost: [], twice: [], unknown: [], deletedButPresent: [] }, report);
   const { compact, rollback, delete: deleted, reload } = ledger.counts;
   assert.ok(compact >= 3 && rollback >= 1 && deleted >= 1 && reload >= 1, `too little happened: ${report}`);
+  // Every archive went to the default store, IndexedDB; what is left of them is there too.
+  assert.equal(ledger.archivedInLocalStorage, 0, report);
+  const inDatabase = await pages[0].evaluate(databaseArchives, "gdrs_archived_logs_");
+  assert.equal(Object.keys(inDatabase).length, stored.archives.length, report);
   assert.deepEqual(errors, []);
   console.log(`chaos: ${report}`);
   await context.close();
