@@ -95,22 +95,18 @@ impl KeyValueStore for ArchiveDatabase {
         let Some(text) = copy.entries.get_mut(key) else {
             return Ok(None);
         };
-        if let Text::Loaded(js) = text {
-            *text = Text::Read(lone_surrogates::from_js(js));
-        }
-        Ok(match text {
-            Text::Read(text) => Some(text.clone()),
-            Text::Loaded(_) => None,
-        })
+        let read = match text {
+            Text::Read(read) => return Ok(Some(read.clone())),
+            Text::Loaded(js) => lone_surrogates::from_js(js),
+        };
+        *text = Text::Read(read.clone());
+        Ok(Some(read))
     }
 
     fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
         let copy = self.copy.borrow();
         Ok(copy.entries.get(key).map(|text| match text {
-            Text::Loaded(js) => {
-                let end = u32::try_from(units).unwrap_or(u32::MAX);
-                lone_surrogates::from_js(&js.slice(0, end.min(js.length())))
-            }
+            Text::Loaded(js) => lone_surrogates::start_from_js(js, units),
             Text::Read(text) => start_of(text, units).to_owned(),
         }))
     }

@@ -77,12 +77,8 @@ impl KeyValueStore for BrowserStorage {
 
     fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
         let value = self.of_strings().get_item(key).map_err(unavailable)?;
-        let end = u32::try_from(units).unwrap_or(u32::MAX);
         // Only the start crosses into wasm; it stays out of the cache of whole texts.
-        Ok(value.map(|js| match js.length() > end {
-            true => lone_surrogates::from_js(&js.slice(0, end)),
-            false => text_cache::text_of(key, &js),
-        }))
+        Ok(value.map(|js| lone_surrogates::start_from_js(&js, units)))
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {

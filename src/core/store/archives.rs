@@ -30,6 +30,12 @@ const HEAD_UNITS: usize = 4_096;
 /// How many summaries deep `recall` follows archives that hold earlier summaries.
 const MAX_SUMMARY_CHAIN: usize = 64;
 
+/// Sorts archives newest first by the timestamp and key `written` gives each (the later key
+/// first among archives of one millisecond).
+fn newest_first<T>(archives: &mut [T], written: impl Fn(&T) -> (u64, &String)) {
+    sort_by(archives, |a, b| written(b).cmp(&written(a)));
+}
+
 /// The archives of `logs` under `keys` (a compactor's archive prefix), held in `store`.
 pub struct Archives<'a, S, C> {
     logs: &'a LogStore<S, C>,
@@ -131,9 +137,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
                 restorable: false,
             }))
         })?;
-        sort_by(&mut infos, |a, b| {
-            b.timestamp.cmp(&a.timestamp).then(b.key.cmp(&a.key))
-        });
+        newest_first(&mut infos, |info| (info.timestamp, &info.key));
         Ok((infos, skipped))
     }
 
@@ -150,9 +154,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
             let text = self.store.get(&key)?;
             Ok(text.and_then(|text| ArchiveHead::read(&key, &text)))
         })?;
-        sort_by(&mut heads, |a, b| {
-            b.timestamp.cmp(&a.timestamp).then(b.key.cmp(&a.key))
-        });
+        newest_first(&mut heads, |head| (head.timestamp, &head.key));
         Ok((heads, skipped))
     }
 

@@ -22,7 +22,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Ok(None);
         }
         // Archives that cannot be read now, or have not moved yet, are not reported lost.
-        if self.ensure_migrated().await.is_ok() && self.refresh_archives().await.is_ok() {
+        if self.refresh_archives_now().await.is_ok() {
             self.report_lost_archives();
         }
         // Nearly always there is nothing to settle: then no store lock (every `new Compactor`
@@ -121,9 +121,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Removes one archive; refused while a compaction runs here or in another tab (its archive
     /// may be the only copy of the originals until the swap is done).
     pub async fn delete_archive(&self, key: &str) -> Result<(), CompactionError> {
-        self.ensure_migrated().await?;
-        self.refresh_archives().await?;
-        self.refuse_while_compacting(BusyReason::DeleteWhileCompacting)?;
+        self.refresh_archives_now().await?;
+        self.may_delete_archive()?;
         let deleted = self.with_archives(|a| a.delete(key));
         deleted?;
         Ok(self.commit_archives().await?)
@@ -131,8 +130,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Removes the expired archives; how many went.
     pub async fn purge_archives(&self) -> Result<usize, CompactionError> {
-        self.ensure_migrated().await?;
-        self.refresh_archives().await?;
+        self.refresh_archives_now().await?;
         let purged = self.with_archives(|a| a.purge());
         let purged = purged?;
         if purged > 0 {
