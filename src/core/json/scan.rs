@@ -179,6 +179,37 @@ pub fn document(text: &str) -> Result<&str, SyntaxError> {
     Ok(&text[start..end])
 }
 
+/// The items of the array that is the whole of `text` (whitespace around it allowed), each as
+/// its text, read in one pass where [`document`] and [`items`] take two; `None` when `text`
+/// holds anything else or is not valid JSON ([`document`] says why).
+pub fn array_document(text: &str) -> Option<Vec<&str>> {
+    let b = text.as_bytes();
+    let open = skip_space(b, 0);
+    if b.get(open) != Some(&b'[') {
+        return None;
+    }
+    let mut found = Vec::new();
+    let mut at = skip_space(b, open + 1);
+    if b.get(at) == Some(&b']') {
+        at += 1;
+    } else {
+        loop {
+            let end = value_end(text, at).ok()?;
+            found.push(&text[at..end]);
+            let after = skip_space(b, end);
+            match b.get(after) {
+                Some(b',') => at = skip_space(b, after + 1),
+                Some(b']') => {
+                    at = after + 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    (skip_space(b, at) == b.len()).then_some(found)
+}
+
 /// The members of an object read with [`document`] or [`value_end`], in order: each key
 /// decoded and each value as its text. Text that is not such an object yields nothing more.
 pub struct Members<'a> {
@@ -398,6 +429,33 @@ mod tests {
         let array: Vec<&str> = items("[ 1 ,\"b\",[ ] ]").unwrap().collect();
         assert_eq!(array, ["1", "\"b\"", "[ ]"]);
         assert_eq!(items("[]").unwrap().count(), 0);
+    }
+
+    #[test]
+    fn an_array_document_is_read_in_one_pass_as_document_and_items_read_it() {
+        let texts = [
+            " [ 1 ,\"b\",[ ] , {\"a\":[2]} ] ",
+            "[]",
+            "[ ]\n",
+            "[\"\\ud83d\"]",
+            "[1,]",
+            "[1 2]",
+            "[1}",
+            "[1] [2]",
+            "[\"a",
+            "[",
+            "",
+            "{\"a\":1}",
+            "null",
+            "[1,,2]",
+        ];
+        for text in texts {
+            let two_passes = document(text)
+                .ok()
+                .and_then(items)
+                .map(Iterator::collect::<Vec<_>>);
+            assert_eq!(array_document(text), two_passes, "{text:?}");
+        }
     }
 
     #[test]

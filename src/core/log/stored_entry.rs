@@ -104,6 +104,9 @@ pub fn parse_entries<V: EntryView>(
     let Some(text) = text else {
         return Ok(Vec::new());
     };
+    if let Some(found) = scan::array_document(text) {
+        return Ok(found.into_iter().map(Stored::from_json_text).collect());
+    }
     let corrupt = |reason: String| StorageError::Corrupt {
         key: key.to_owned(),
         reason,

@@ -45,7 +45,15 @@ pub fn unbacked_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
             pending.add(item);
         }
     }
-    pending.find_in_sources(selection, ledger);
+    // The ledger's facts are few and back most items; the entries are read only for the rest.
+    let facts = ledger
+        .facts
+        .iter()
+        .map(|fact| without_digit_commas(&fact.text));
+    pending.find_in(&facts.collect::<Vec<_>>());
+    if !pending.is_done() {
+        pending.find_in(&entry_texts(selection));
+    }
     claimed
         .into_iter()
         .filter_map(|(index, line, items)| {
@@ -274,16 +282,13 @@ impl Pending {
         self.names.is_empty() && self.numbers.is_empty()
     }
 
-    /// Drops every item a source backs. The sources are read once: their numbers and the
-    /// tokens that may be names are sorted, so that most items are found by a binary search;
-    /// only the rest are looked for as roundings and inside longer tokens.
-    fn find_in_sources(&mut self, selection: &Selection, ledger: &Ledger) {
-        if self.is_done() {
-            return;
-        }
-        let texts = source_texts(selection, ledger);
+    /// Drops every item one of `texts` backs. The texts are read once: each of their numbers
+    /// and of the tokens that may be names is looked up among the few items, so that most
+    /// items are found by a binary search; only the rest are looked for as roundings and
+    /// inside longer tokens.
+    fn find_in(&mut self, texts: &[Cow<'_, str>]) {
         // Most of the sources' tokens are told apart from every item by their first byte and
-        // length alone, and are not kept.
+        // length alone, and are not looked up.
         let mut first_bytes = [false; 256];
         let mut lengths = [false; MAX_TOKEN_LEN + 1];
         for name in &self.names {
@@ -298,11 +303,13 @@ impl Pending {
             digit_counts[digits.saturating_sub(1)] = true;
         }
         let may_back = |run: &&str| digit_counts[whole_digits(run).min(MAX_TOKEN_LEN + 1)];
+        let mut numbers = Sought::of(self.numbers.iter().map(|number| number.text.as_str()));
+        let mut names = Sought::of(self.names.iter().map(String::as_str));
         let mut runs: Vec<&str> = Vec::new();
-        let mut tokens: Vec<&str> = Vec::new();
-        for text in &texts {
+        for text in texts {
             each_number(text, |run| {
                 if may_back(&run) {
+                    numbers.see(run);
                     runs.push(run);
                 }
             });
@@ -311,34 +318,66 @@ impl Pending {
                     let bytes = token.as_bytes();
                     if first_bytes[usize::from(bytes[0])] && lengths[bytes.len().min(MAX_TOKEN_LEN)]
                     {
-                        tokens.push(token);
+                        names.see(token);
                     }
                 });
             }
         }
-        sort_unique(&mut runs);
-        sort_unique(&mut tokens);
-        let found = |index: &[&str], item: &str| index.binary_search(&item).is_ok();
-        self.numbers.retain(|number| !found(&runs, &number.text));
-        self.names.retain(|name| !found(&tokens, name));
+        self.numbers
+            .retain(|number| !numbers.was_seen(&number.text));
+        self.names.retain(|name| !names.was_seen(name));
         if !self.numbers.is_empty() {
+            sort_unique(&mut runs);
             for run in &runs {
                 self.numbers.retain(|number| !number.backed_by(run));
             }
         }
         if !self.names.is_empty() {
-            for text in &texts {
+            for text in texts {
                 self.names.retain(|name| !text.contains(name.as_str()));
             }
         }
     }
 }
 
-/// The texts a summary's items may come from, digit grouping removed: the compacted entries
-/// (the stored text of an execution or tool entry holds every field: its id, metadata,
-/// result) and the ledger. A line an earlier summary marked backs nothing: a claim is not
+/// The texts of a summary's items, sorted, and which of them the sources have shown: each
+/// token of the sources is looked up among the few items, instead of the many tokens being
+/// sorted.
+struct Sought {
+    texts: Vec<String>,
+    seen: Vec<bool>,
+}
+
+impl Sought {
+    fn of<'i>(items: impl Iterator<Item = &'i str>) -> Self {
+        let mut texts: Vec<String> = items.map(str::to_owned).collect();
+        sort_unique(&mut texts);
+        let seen = vec![false; texts.len()];
+        Sought { texts, seen }
+    }
+
+    fn position(&self, text: &str) -> Option<usize> {
+        self.texts
+            .binary_search_by(|item| item.as_str().cmp(text))
+            .ok()
+    }
+
+    fn see(&mut self, token: &str) {
+        if let Some(at) = self.position(token) {
+            self.seen[at] = true;
+        }
+    }
+
+    fn was_seen(&self, item: &str) -> bool {
+        self.position(item).is_some_and(|at| self.seen[at])
+    }
+}
+
+/// The compacted entries' texts, digit grouping removed, where a summary's items not in the
+/// ledger may come from (the stored text of an execution or tool entry holds every field: its
+/// id, metadata, result). A line an earlier summary marked backs nothing: a claim is not
 /// verified by repeating it.
-fn source_texts<'a>(selection: &'a Selection, ledger: &'a Ledger) -> Vec<Cow<'a, str>> {
+fn entry_texts<'a>(selection: &'a Selection) -> Vec<Cow<'a, str>> {
     let mut texts: Vec<Cow<'a, str>> = Vec::new();
     for (_, entry) in &selection.reasoning {
         let text: &str = entry;
@@ -352,8 +391,7 @@ fn source_texts<'a>(selection: &'a Selection, ledger: &'a Ledger) -> Vec<Cow<'a,
     }
     let stored = selection.execution.iter().map(|(_, e)| e.json());
     let stored = stored.chain(selection.tool_activity.iter().map(|(_, e)| e.json()));
-    let facts = ledger.facts.iter().map(|fact| fact.text.as_str());
-    texts.extend(stored.chain(facts).map(without_digit_commas));
+    texts.extend(stored.map(without_digit_commas));
     texts
 }
 
@@ -395,6 +433,28 @@ mod tests {
         assert!(!backed("5000", "12"));
         assert!(!backed("10000", "600"));
         assert!(!backed("0.3", "3"));
+    }
+
+    #[test]
+    fn items_are_found_exactly_as_roundings_and_inside_longer_tokens_text_after_text() {
+        let mut pending = Pending::default();
+        let backed = ["98765", "12.5", "991.4", "sales_2024.csv", "exec_ab12"];
+        for item in backed.iter().chain(&["98765", "4242", "ghost_file.csv"]) {
+            pending.add(item);
+        }
+        pending.find_in(&[Cow::Borrowed("- loaded 98765 rows")]);
+        assert!(!pending.is_unbacked("98765"));
+        assert!(pending.is_unbacked("12.5"));
+        pending.find_in(&[
+            Cow::Borrowed(r#"{"result":991.402745709,"file":"/data/sales_2024.csv"}"#),
+            Cow::Borrowed("12.5% of exec_ab12 in 4243 ms"),
+        ]);
+        for item in backed {
+            assert!(!pending.is_unbacked(item), "{item}");
+        }
+        assert!(pending.is_unbacked("4242"));
+        assert!(pending.is_unbacked("ghost_file.csv"));
+        assert!(!pending.is_done());
     }
 
     #[test]
