@@ -11,7 +11,7 @@ use std::ops::Deref;
 
 use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, ReadError};
-use crate::core::json::scan::{self, items, SyntaxError};
+use crate::core::json::scan::{self, SyntaxError};
 use crate::core::json::write::ToJson;
 
 pub(crate) use crate::core::json::scan::field as object_field;
@@ -101,11 +101,17 @@ pub fn parse_entries<V: EntryView>(
     key: &str,
     text: Option<&str>,
 ) -> Result<Vec<Stored<V>>, StorageError> {
-    let Some(text) = text else {
-        return Ok(Vec::new());
+    let found = match text {
+        Some(text) => log_items(key, text)?,
+        None => Vec::new(),
     };
+    Ok(found.into_iter().map(Stored::from_json_text).collect())
+}
+
+/// The items of the stored log `text`, each as its JSON text (none for `null`).
+fn log_items<'t>(key: &str, text: &'t str) -> Result<Vec<&'t str>, StorageError> {
     if let Some(found) = scan::array_document(text) {
-        return Ok(found.into_iter().map(Stored::from_json_text).collect());
+        return Ok(found);
     }
     let corrupt = |reason: String| StorageError::Corrupt {
         key: key.to_owned(),
@@ -115,9 +121,7 @@ pub fn parse_entries<V: EntryView>(
     if json == "null" {
         return Ok(Vec::new());
     }
-    let entries =
-        items(json).ok_or_else(|| corrupt(ReadError::invalid(json, "an array").to_string()))?;
-    Ok(entries.map(Stored::from_json_text).collect())
+    Err(corrupt(ReadError::invalid(json, "an array").to_string()))
 }
 
 /// The JSON array of `entries`, each written as its stored text.
