@@ -6,7 +6,6 @@
 //! package needs, leniently: any field may be absent or of another type.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 
 use crate::core::log::stored_entry::{
     decode_string, field_bool, field_text, object_field, EntryView, Stored,
@@ -47,7 +46,7 @@ impl<'a> Located<'a> {
 
 /// The fields of an execution entry the prompt and the summary read, as stored.
 #[derive(Debug, Clone, Copy)]
-pub struct ExecutionFields<'a>(Located<'a>, &'a OnceCell<Box<str>>);
+pub struct ExecutionFields<'a>(Located<'a>);
 
 impl<'a> ExecutionFields<'a> {
     fn part(&self, part: Part) -> Option<&'a str> {
@@ -59,13 +58,9 @@ impl<'a> ExecutionFields<'a> {
         field_bool(self.part(Part::Success))
     }
 
-    /// The code that was run (empty when absent), decoded once: the digest, the ledger and
-    /// the prompt each read it.
-    pub fn code(&self) -> &'a str {
-        self.1.get_or_init(|| {
-            let code = field_text(self.part(Part::Code)).unwrap_or_default();
-            code.into_owned().into_boxed_str()
-        })
+    /// The code that was run (empty when absent).
+    pub fn code(&self) -> Cow<'a, str> {
+        field_text(self.part(Part::Code)).unwrap_or_default()
     }
 
     /// What the code returned, as its stored JSON (`None` when absent or `null`).
@@ -141,8 +136,6 @@ pub(crate) trait HasFacts {
 pub struct ExecutionEntry {
     /// Id, timestamp and stated iteration.
     pub facts: EntryFacts,
-    /// The code, once it was read ([`ExecutionFields::code`]).
-    code: OnceCell<Box<str>>,
 }
 
 /// One tool operation of the reasoning loop (`gdrs_tool_activity_log`), as placed.
@@ -156,7 +149,6 @@ impl EntryView for ExecutionEntry {
     fn read(json: &str) -> Self {
         ExecutionEntry {
             facts: EntryFacts::read(json),
-            code: OnceCell::new(),
         }
     }
 }
@@ -198,7 +190,7 @@ impl ToolActivityEntry {
 impl Stored<ExecutionEntry> {
     /// The fields the prompt and the summary read, located when the entry was read.
     pub fn fields(&self) -> ExecutionFields<'_> {
-        ExecutionFields(Located::of(self), &self.view().code)
+        ExecutionFields(Located::of(self))
     }
 }
 

@@ -125,7 +125,7 @@ impl Digest {
         };
         for (n, entry) in &selection.execution {
             let fields = entry.fields();
-            let code = fields.code().to_owned();
+            let code = fields.code().into_owned();
             source.runs.push(Run {
                 iteration: *n,
                 id: entry.facts.id.clone(),

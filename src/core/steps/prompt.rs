@@ -151,7 +151,7 @@ fn push_execution(out: &mut String, entries: &[(u32, &StoredExecution)], budget:
             index + 1
         );
         let code = fields.code();
-        let _ = writeln!(out, "{}", fenced("js", &cut_to(code, budget)));
+        let _ = writeln!(out, "{}", fenced("js", &cut_to(&code, budget)));
         if let Some(message) = fields.error_message() {
             let _ = writeln!(out, "Error: {}", neutralise(&cut_to(&message, budget)));
         } else if let Some(result) = fields.result_json() {

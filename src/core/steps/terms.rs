@@ -48,7 +48,7 @@ pub(crate) fn reasoning_text(entry: &StoredReasoning) -> &str {
 
 pub(crate) fn execution_text(entry: &StoredExecution) -> String {
     let fields = entry.fields();
-    let mut text = fields.code().to_owned();
+    let mut text = fields.code().into_owned();
     for part in [
         fields.result_json().map(str::to_owned),
         fields.error_message(),
