@@ -1,39 +1,8 @@
 // Runs in headless Chromium: builds seeded sessions, then times compact() against the plain-JS
 // baseline and the localStorage/JSON floor. Results land in window.benchResults.
 import init, { LogStore, Compactor, estimateTokens } from "/pkg/context_compactor.js";
-import { simulateIteration } from "/www/simulate.js";
 import { jsCompaction, floor } from "/bench/baseline.mjs";
-
-const SUMMARY = [
-  "### 🎯 OBJECTIVE ACHIEVED", "- Totals per region computed for every dataset.",
-  "### 📊 KEY DISCOVERIES", "- North leads; duplicated ids explained the gap.",
-  "### ✅ SUCCESSFUL SOLUTIONS", "- A plain loop over rows with a totals map.",
-  "### 🔧 TOOLS USED SUCCESSFULLY", "- vfs write, fetch get",
-  "### 💡 CRITICAL INSIGHTS", "- Array.prototype.groupBy does not exist here.",
-  "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING", "- Verify against the reference report next.",
-].join("\n");
-// A provider that answers at once and, as a model following the prompt does, keeps the facts
-// it lists.
-const generate = async (prompt) => {
-  const block = String(prompt).split("## FACTS THE SUMMARY MUST KEEP\n")[1];
-  const facts = block ? block.split("\n## ")[0].split("\n").filter((line) => line.startsWith("- ")) : [];
-  return [SUMMARY, ...facts].join("\n");
-};
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-function buildSession(iterations, perIteration) {
-  localStorage.clear();
-  const logs = new LogStore();
-  for (let i = 0; i < iterations; i++) {
-    const n = logs.startIteration();
-    for (let k = 0; k < perIteration; k++) simulateIteration(logs, n, 1000 + k);
-    logs.finishIteration();
-  }
-  logs.startIteration();
-  logs.finishIteration();
-  const snapshot = Object.fromEntries(["gdrs_reasoning_log", "gdrs_execution_log", "gdrs_tool_activity_log"].map((k) => [k, localStorage.getItem(k)]));
-  return { snapshot, tokens: logs.estimateTokens(), chars: Object.values(snapshot).reduce((t, v) => t + v.length, 0) };
-}
+import { buildSession, generate, median } from "/bench/session.mjs";
 
 /** Puts the logs back as they were, every other key cleared (the store lock's version too: a
  * tab whose own write was the last one does not wait for it, see "Several tabs"), and the
@@ -168,7 +137,7 @@ async function main() {
   const results = { instantiateMs, sessions: [] };
   const entry = { success: true, code: "rows.length", result: 40213, executionTime: 3 };
   for (const [iterations, perIteration] of [[10, 4], [50, 4], [200, 4]]) {
-    const { snapshot, tokens, chars } = buildSession(iterations, perIteration);
+    const { snapshot, tokens, chars } = buildSession(LogStore, iterations, perIteration);
     const kept = await tenArchives(snapshot, tokens);
     // Ten archives of the 380K-token session do not fit in localStorage's 5 MiB with it.
     const keptUnits = Object.values(kept).reduce((n, text) => n + text.length, chars);

@@ -1,0 +1,37 @@
+// Runs in headless Chromium: times `compact()` of two builds of the package in one page, run
+// for run in turns (the first of each pair alternating), so that both see the same machine,
+// JIT and storage. Each build is its own module instance, served under /a/ and /b/.
+import initA, * as a from "/a/context_compactor.js";
+import initB, * as b from "/b/context_compactor.js";
+import { buildSession, generate, median } from "/bench/session.mjs";
+
+/** Medians (ms) of `rounds` compactions by each build of a session of `iterations`
+ * iterations, after two untimed rounds. */
+window.compareBuilds = async (iterations, rounds) => {
+  await initA();
+  await initB();
+  const { snapshot, tokens } = buildSession(a.LogStore, iterations, 4);
+  const builds = { a, b };
+  const times = { a: [], b: [] };
+  for (let round = -2; round < rounds; round++) {
+    for (const name of round % 2 === 0 ? ["a", "b"] : ["b", "a"]) {
+      // The logs back as they were. The store lock's version stays: two module instances do
+      // not know each other's writes as their own, and without it each would wait the lock's
+      // catch-up for the other.
+      for (const key of Object.keys(localStorage)) {
+        if (!key.endsWith("store_version")) localStorage.removeItem(key);
+      }
+      for (const [key, text] of Object.entries(snapshot)) localStorage.setItem(key, text);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const { Compactor, LogStore } = builds[name];
+      const start = performance.now();
+      const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "localStorage" });
+      await compactor.compact({ trigger: "context_limit_error" });
+      const ms = performance.now() - start;
+      compactor.free();
+      if (round >= 0) times[name].push(ms);
+    }
+  }
+  return { tokens, a: median(times.a), b: median(times.b) };
+};
+window.abReady = true;

@@ -1,0 +1,39 @@
+// What the benchmark pages share: the provider that answers at once, the seeded sessions of
+// the demo's simulated loop, and the median.
+import { simulateIteration } from "/www/simulate.js";
+
+const SUMMARY = [
+  "### 🎯 OBJECTIVE ACHIEVED", "- Totals per region computed for every dataset.",
+  "### 📊 KEY DISCOVERIES", "- North leads; duplicated ids explained the gap.",
+  "### ✅ SUCCESSFUL SOLUTIONS", "- A plain loop over rows with a totals map.",
+  "### 🔧 TOOLS USED SUCCESSFULLY", "- vfs write, fetch get",
+  "### 💡 CRITICAL INSIGHTS", "- Array.prototype.groupBy does not exist here.",
+  "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING", "- Verify against the reference report next.",
+].join("\n");
+
+/** A provider that answers at once and, as a model following the prompt does, keeps the facts
+ * it lists. */
+export const generate = async (prompt) => {
+  const block = String(prompt).split("## FACTS THE SUMMARY MUST KEEP\n")[1];
+  const facts = block ? block.split("\n## ")[0].split("\n").filter((line) => line.startsWith("- ")) : [];
+  return [SUMMARY, ...facts].join("\n");
+};
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The logs of `iterations` iterations of the simulated loop (`perIteration` steps each) and an
+ * empty current one, written through `LogStore` (the package's class) into a cleared
+ * localStorage: the three logs' text, their estimated tokens and their length in units. */
+export function buildSession(LogStore, iterations, perIteration) {
+  localStorage.clear();
+  const logs = new LogStore();
+  for (let i = 0; i < iterations; i++) {
+    const n = logs.startIteration();
+    for (let k = 0; k < perIteration; k++) simulateIteration(logs, n, 1000 + k);
+    logs.finishIteration();
+  }
+  logs.startIteration();
+  logs.finishIteration();
+  const snapshot = Object.fromEntries(["gdrs_reasoning_log", "gdrs_execution_log", "gdrs_tool_activity_log"].map((k) => [k, localStorage.getItem(k)]));
+  return { snapshot, tokens: logs.estimateTokens(), chars: Object.values(snapshot).reduce((t, v) => t + v.length, 0) };
+}
