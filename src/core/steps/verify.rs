@@ -287,6 +287,9 @@ impl Pending {
     /// items are found by a binary search; only the rest are looked for as roundings and
     /// inside longer tokens.
     fn find_in(&mut self, texts: &[Cow<'_, str>]) {
+        if self.is_done() {
+            return;
+        }
         // Most of the sources' tokens are told apart from every item by their first byte and
         // length alone, and are not looked up.
         let mut first_bytes = [false; 256];
