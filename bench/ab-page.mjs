@@ -5,14 +5,16 @@ import initA, * as a from "/a/context_compactor.js";
 import initB, * as b from "/b/context_compactor.js";
 import { buildSession, generate, median } from "/bench/session.mjs";
 
-/** Medians (ms) of `rounds` compactions by each build of a session of `iterations`
- * iterations, after two untimed rounds. */
+/** Medians (ms), per build, of `rounds` compactions of a session of `iterations` iterations
+ * and of as many reads of its logs with a token count (`new LogStore().estimateTokens()`, what
+ * `contextUsage()` costs), after two untimed rounds. */
 window.compareBuilds = async (iterations, rounds) => {
   await initA();
   await initB();
   const { snapshot, tokens } = buildSession(a.LogStore, iterations, 4);
   const builds = { a, b };
   const times = { a: [], b: [] };
+  const reads = { a: [], b: [] };
   for (let round = -2; round < rounds; round++) {
     for (const name of round % 2 === 0 ? ["a", "b"] : ["b", "a"]) {
       // The logs back as they were. The store lock's version stays: two module instances do
@@ -24,14 +26,20 @@ window.compareBuilds = async (iterations, rounds) => {
       for (const [key, text] of Object.entries(snapshot)) localStorage.setItem(key, text);
       await new Promise((resolve) => setTimeout(resolve, 10));
       const { Compactor, LogStore } = builds[name];
+      const readStart = performance.now();
+      new LogStore().estimateTokens();
+      const readMs = performance.now() - readStart;
       const start = performance.now();
       const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "localStorage" });
       await compactor.compact({ trigger: "context_limit_error" });
       const ms = performance.now() - start;
       compactor.free();
-      if (round >= 0) times[name].push(ms);
+      if (round >= 0) {
+        times[name].push(ms);
+        reads[name].push(readMs);
+      }
     }
   }
-  return { tokens, a: median(times.a), b: median(times.b) };
+  return { tokens, a: median(times.a), b: median(times.b), readA: median(reads.a), readB: median(reads.b) };
 };
 window.abReady = true;

@@ -91,8 +91,13 @@ impl<V: EntryView> FromJson for Stored<V> {
 /// A reasoning entry reads as its text: a JSON string decoded, anything else as its JSON.
 impl EntryView for String {
     fn read(json: &str) -> Self {
-        decode_string(json).unwrap_or_else(|| json.to_owned())
+        reasoning_text(json).into_owned()
     }
+}
+
+/// The text a reasoning entry stored as `json` reads as (see `impl EntryView for String`).
+pub(crate) fn reasoning_text(json: &str) -> Cow<'_, str> {
+    scan::string(json).unwrap_or(Cow::Borrowed(json))
 }
 
 /// The entries of a stored log `text` (under `key`); absent text or `null` is an empty log.
@@ -101,15 +106,19 @@ pub fn parse_entries<V: EntryView>(
     key: &str,
     text: Option<&str>,
 ) -> Result<Vec<Stored<V>>, StorageError> {
-    let found = match text {
-        Some(text) => log_items(key, text)?,
-        None => Vec::new(),
-    };
+    let found = log_items(key, text)?;
     Ok(found.into_iter().map(Stored::from_json_text).collect())
 }
 
-/// The items of the stored log `text`, each as its JSON text (none for `null`).
-fn log_items<'t>(key: &str, text: &'t str) -> Result<Vec<&'t str>, StorageError> {
+/// The items of the stored log `text` (under `key`), each as its JSON text; none for an
+/// absent text or `null`. Text that is not a JSON array is [`StorageError::Corrupt`].
+pub(crate) fn log_items<'t>(
+    key: &str,
+    text: Option<&'t str>,
+) -> Result<Vec<&'t str>, StorageError> {
+    let Some(text) = text else {
+        return Ok(Vec::new());
+    };
     if let Some(found) = scan::array_document(text) {
         return Ok(found);
     }

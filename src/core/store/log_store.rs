@@ -298,7 +298,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// Estimated tokens of all three logs.
     pub fn estimate_tokens(&self) -> Result<usize, StorageError> {
-        Ok(self.snapshot()?.estimate_tokens())
+        self.raw_logs()?.estimate_tokens(&self.keys)
     }
 
     /// Pins `text`: every later summary must keep it until [`LogStore::unpin`]. Returns its id.

@@ -5,8 +5,9 @@ use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::log::snapshot::LogSnapshot;
-use crate::core::log::stored_entry::{join_entries, parse_entries};
+use crate::core::log::stored_entry::{join_entries, log_items, parse_entries, reasoning_text};
 use crate::core::log::text_hash::text_hash;
+use crate::core::log::tokens::estimate_tokens;
 use crate::core::store::keys::StorageKeys;
 
 /// FNV-1a hashes of the three stored log texts.
@@ -71,6 +72,28 @@ impl RawLogs {
         })
     }
 
+    /// Estimated tokens of the entries these texts hold, counted as
+    /// [`LogSnapshot::estimate_tokens`] counts them (a reasoning entry's text, any other
+    /// entry's JSON) without copying the entries out or reading their fields.
+    pub fn estimate_tokens(&self, keys: &StorageKeys) -> Result<usize, StorageError> {
+        let reasoning = log_items(&keys.reasoning(), self.reasoning.as_deref())?;
+        let mut tokens: usize = reasoning
+            .iter()
+            .map(|json| estimate_tokens(&reasoning_text(json)))
+            .sum();
+        for (key, text) in [
+            (keys.execution(), &self.execution),
+            (keys.tool_activity(), &self.tool_activity),
+        ] {
+            let entries = log_items(&key, text.as_deref())?;
+            tokens += entries
+                .iter()
+                .map(|json| estimate_tokens(json))
+                .sum::<usize>();
+        }
+        Ok(tokens)
+    }
+
     /// FNV-1a hashes of the three texts.
     pub(crate) fn hashes(&self) -> LogHashes {
         LogHashes {
@@ -88,4 +111,49 @@ pub struct ReadLogs {
     pub raw: RawLogs,
     /// The entries those texts hold.
     pub parsed: LogSnapshot,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logs(reasoning: Option<&str>, execution: Option<&str>, tools: Option<&str>) -> RawLogs {
+        RawLogs {
+            reasoning: reasoning.map(str::to_owned),
+            execution: execution.map(str::to_owned),
+            tool_activity: tools.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn the_count_without_the_entries_is_the_count_of_the_entries() {
+        let keys = StorageKeys::default();
+        for raw in [
+            logs(None, None, None),
+            logs(Some("null"), Some(" [ ] "), Some("null")),
+            logs(
+                Some(
+                    r#"["=== ITERATION 1 ===", "line\none \"q\" \ud83d\ude00", 42, {"text":"x"}, "lone \ud83d"]"#,
+                ),
+                Some(
+                    r#"[{"id":"exec_1","code":"rows.length\nrows[0]","result":1.1805916207174113e+21}, null]"#,
+                ),
+                Some(r#"[{"type":"vault","action":"read","details":{"path":"a/b.csv"}}]"#),
+            ),
+            logs(Some("[\"日本語のテキスト、12345\"]"), None, Some("[]")),
+        ] {
+            let counted = raw.estimate_tokens(&keys);
+            let parsed = raw.parse(&keys).map(|snapshot| snapshot.estimate_tokens());
+            assert_eq!(counted, parsed, "{raw:?}");
+        }
+        for corrupt in [
+            logs(Some("[1,]"), None, None),
+            logs(None, Some("{}"), None),
+            logs(None, None, Some("[\"a\"")),
+        ] {
+            let counted = corrupt.estimate_tokens(&keys);
+            assert!(counted.is_err(), "{corrupt:?}");
+            assert_eq!(counted, corrupt.parse(&keys).map(|s| s.estimate_tokens()));
+        }
+    }
 }
