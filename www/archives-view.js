@@ -25,9 +25,14 @@ function liveSummaryOf(archive, key) {
 export async function renderArchives() {
   const listed = await archives().list();
   $("archive-empty").hidden = listed.length > 0;
+  // The list is drawn again on every event of the package, a restore's own among them: the
+  // button that has the focus gets it back in its archive's new row, or Continue does.
+  const focused = $("archive-rows").contains(document.activeElement) ? document.activeElement : null;
+  const focusedKey = focused?.closest("tr")?.dataset.key;
   $("archive-rows").replaceChildren(
     ...listed.map((info) => {
       const tr = el("tr");
+      tr.dataset.key = info.key;
       const first = info.iterations[0];
       const last = info.iterations[info.iterations.length - 1];
       // By date, iterations and size; the storage key is a detail under the date.
@@ -61,6 +66,11 @@ export async function renderArchives() {
       return tr;
     }),
   );
+  if (focused) {
+    const row = [...$("archive-rows").rows].find((tr) => tr.dataset.key === focusedKey);
+    const same = row && [...row.querySelectorAll("button")].find((b) => b.textContent === focused.textContent && !b.disabled);
+    (same ?? $("btn-continue")).focus();
+  }
   await renderStorage(listed);
 }
 

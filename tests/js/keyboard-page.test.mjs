@@ -57,6 +57,41 @@ test("a session from the keyboard: continue, compact, view, restore, with focus 
   await page.close();
 });
 
+// The archive list is drawn again on every event of the package (a restore's own
+// `compaction_rolled_back` among them, while the restore is still finishing): a button of a
+// row that stays keeps the focus, one whose row went hands it to Continue, never to <body>.
+test("a redrawn archive list keeps the focus on the button that had it", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  page.on("dialog", (dialog) => dialog.accept());
+  for (let round = 0; round < 2; round++) {
+    // Iterations until compaction is worth it (bounded).
+    for (let i = 0; i < 20 && (await page.isDisabled("#btn-compact")); i++) {
+      await page.click("#btn-continue");
+      await page.waitForFunction(() => !document.getElementById("btn-continue").disabled);
+    }
+    await page.click("#btn-compact");
+    await page.waitForSelector("#success-view:not([hidden])");
+    await page.keyboard.press("Escape");
+  }
+  await page.waitForFunction(() => document.querySelectorAll("#archive-rows tr").length === 2);
+  const redraw = () => page.evaluate(async () => (await import("/ui.js")).rerender());
+  await page.locator("#archive-rows tr").nth(1).getByText("View").focus();
+  const row = () => page.evaluate(() => document.activeElement.closest("tr")?.querySelector(".archive-key")?.textContent);
+  const before = await row();
+  await redraw();
+  assert.equal(await focused(page), "View", "the same button of the redrawn row");
+  assert.equal(await row(), before, "in the same archive's row");
+  // A row that goes: its archive deleted behind the page's back, then the list redrawn.
+  await page.evaluate(async (key) => {
+    const { Archives, LogStore } = await import("/pkg/context_compactor.js");
+    await new Archives(new LogStore()).delete(key);
+  }, before);
+  await redraw();
+  assert.equal(await focused(page), "btn-continue", "Continue, when the row is gone");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the entry tabs answer to the arrow keys and each controls its panel", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   await page.click(".manual summary");
