@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use crate::core::model::facts::{Ledger, UnverifiedLine};
 use crate::core::order::sort::sort_unique;
+use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::{
     byte_set, each_candidate, is_identifier, is_url, trim_ascii_matching, without_digit_commas,
@@ -306,13 +307,27 @@ impl Pending {
             digit_counts[digits.saturating_sub(1)] = true;
         }
         let may_back = |run: &&str| digit_counts[whole_digits(run).min(MAX_TOKEN_LEN + 1)];
-        let mut numbers = Sought::of(self.numbers.iter().map(|number| number.text.as_str()));
-        let mut names = Sought::of(self.names.iter().map(String::as_str));
+        // The items by text, each marked once a source shows it.
+        let mut numbers: SortedMap<String, bool> = self
+            .numbers
+            .iter()
+            .map(|number| (number.text.clone(), false))
+            .collect();
+        let mut names: SortedMap<String, bool> = self
+            .names
+            .iter()
+            .map(|name| (name.clone(), false))
+            .collect();
+        let see = |items: &mut SortedMap<String, bool>, token: &str| {
+            if let Some(seen) = items.get_mut(token) {
+                *seen = true;
+            }
+        };
         let mut runs: Vec<&str> = Vec::new();
         for text in texts {
             each_number(text, |run| {
                 if may_back(&run) {
-                    numbers.see(run);
+                    see(&mut numbers, run);
                     runs.push(run);
                 }
             });
@@ -321,14 +336,14 @@ impl Pending {
                     let bytes = token.as_bytes();
                     if first_bytes[usize::from(bytes[0])] && lengths[bytes.len().min(MAX_TOKEN_LEN)]
                     {
-                        names.see(token);
+                        see(&mut names, token);
                     }
                 });
             }
         }
-        self.numbers
-            .retain(|number| !numbers.was_seen(&number.text));
-        self.names.retain(|name| !names.was_seen(name));
+        let seen = |items: &SortedMap<String, bool>, item: &str| items.get(item) == Some(&true);
+        self.numbers.retain(|number| !seen(&numbers, &number.text));
+        self.names.retain(|name| !seen(&names, name));
         if !self.numbers.is_empty() {
             sort_unique(&mut runs);
             for run in &runs {
@@ -340,39 +355,6 @@ impl Pending {
                 self.names.retain(|name| !text.contains(name.as_str()));
             }
         }
-    }
-}
-
-/// The texts of a summary's items, sorted, and which of them the sources have shown: each
-/// token of the sources is looked up among the few items, instead of the many tokens being
-/// sorted.
-struct Sought {
-    texts: Vec<String>,
-    seen: Vec<bool>,
-}
-
-impl Sought {
-    fn of<'i>(items: impl Iterator<Item = &'i str>) -> Self {
-        let mut texts: Vec<String> = items.map(str::to_owned).collect();
-        sort_unique(&mut texts);
-        let seen = vec![false; texts.len()];
-        Sought { texts, seen }
-    }
-
-    fn position(&self, text: &str) -> Option<usize> {
-        self.texts
-            .binary_search_by(|item| item.as_str().cmp(text))
-            .ok()
-    }
-
-    fn see(&mut self, token: &str) {
-        if let Some(at) = self.position(token) {
-            self.seen[at] = true;
-        }
-    }
-
-    fn was_seen(&self, item: &str) -> bool {
-        self.position(item).is_some_and(|at| self.seen[at])
     }
 }
 
