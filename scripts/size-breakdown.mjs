@@ -35,6 +35,9 @@ const GROUPS = [
   [/alloc::|hashbrown|btree|std::collections/, "collections, String, Vec"],
 ];
 
+/** The group of the function `name`: the first of `GROUPS` that matches it. */
+const groupOf = (name) => (GROUPS.find(([pattern]) => pattern.test(name)) ?? [null, "other (core, std, unnamed)"])[1];
+
 /** The sizes of a module's sections and the size of each function body, with its name. */
 function readModule(bytes) {
   let at = 8;
@@ -123,7 +126,7 @@ try {
   const code = functions.reduce((total, f) => total + f.size, 0);
   const groups = new Map();
   for (const f of functions) {
-    const group = (GROUPS.find(([pattern]) => pattern.test(f.name)) ?? [null, "other (core, std, unnamed)"])[1];
+    const group = groupOf(f.name);
     const entry = groups.get(group) ?? { bytes: 0, functions: 0 };
     entry.bytes += f.size;
     entry.functions += 1;
@@ -134,8 +137,7 @@ try {
   const largest = [...functions].sort((a, b) => b.size - a.size).slice(0, 12);
   if (process.argv.includes("--functions")) {
     for (const f of [...functions].sort((a, b) => b.size - a.size)) {
-      const group = (GROUPS.find(([pattern]) => pattern.test(f.name)) ?? [null, "other"])[1];
-      console.log(`${f.size}\t${group}\t${f.name.replace(/::h[0-9a-f]{16}$/, "")}`);
+      console.log(`${f.size}\t${groupOf(f.name)}\t${f.name.replace(/::h[0-9a-f]{16}$/, "")}`);
     }
   } else if (process.argv.includes("--json")) {
     console.log(JSON.stringify({ code, data, rows, largest }));
