@@ -3,7 +3,7 @@
 // JIT and storage. Each build is its own module instance, served under /a/ and /b/.
 import initA, * as a from "/a/context_compactor.js";
 import initB, * as b from "/b/context_compactor.js";
-import { buildSession, generate, median } from "/bench/session.mjs";
+import { buildSession, compactOnce, median } from "/bench/session.mjs";
 
 /** Medians (ms), per build, of `rounds` compactions of a session of `iterations` iterations
  * and of as many reads of its logs with a token count (`new LogStore().estimateTokens()`, what
@@ -25,15 +25,12 @@ window.compareBuilds = async (iterations, rounds) => {
       }
       for (const [key, text] of Object.entries(snapshot)) localStorage.setItem(key, text);
       await new Promise((resolve) => setTimeout(resolve, 10));
-      const { Compactor, LogStore } = builds[name];
       const readStart = performance.now();
-      new LogStore().estimateTokens();
+      new builds[name].LogStore().estimateTokens();
       const readMs = performance.now() - readStart;
       const start = performance.now();
-      const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "localStorage" });
-      await compactor.compact({ trigger: "context_limit_error" });
+      await compactOnce(builds[name], tokens, "localStorage");
       const ms = performance.now() - start;
-      compactor.free();
       if (round >= 0) {
         times[name].push(ms);
         reads[name].push(readMs);

@@ -2,7 +2,7 @@
 // baseline and the localStorage/JSON floor. Results land in window.benchResults.
 import init, { LogStore, Compactor, estimateTokens } from "/pkg/context_compactor.js";
 import { jsCompaction, floor } from "/bench/baseline.mjs";
-import { buildSession, generate, median } from "/bench/session.mjs";
+import { buildSession, compactOnce, generate, median } from "/bench/session.mjs";
 
 /** Puts the logs back as they were, every other key cleared (the store lock's version too: a
  * tab whose own write was the last one does not wait for it, see "Several tabs"), and the
@@ -42,19 +42,14 @@ async function setArchiveDatabase(archives) {
 
 /** A run of `compact()` by a compactor made for it over the stored logs, with its archives in
  * `archiveStore`; resolves to its result. */
-function compactOnce(tokens, archiveStore) {
-  return async () => {
-    const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore });
-    return compactor.compact({ trigger: "context_limit_error" });
-  };
-}
+const compactRun = (tokens, archiveStore) => () => compactOnce({ Compactor, LogStore }, tokens, archiveStore);
 
 /** Ten archives of the session `snapshot`, as ten earlier compactions of it would have left
  * them (written a day apart, the newest yesterday): the archives a session that compacts
  * regularly keeps at `maxArchives` 10. */
 async function tenArchives(snapshot, tokens) {
   await restore(snapshot);
-  const { archiveKey } = await compactOnce(tokens, "localStorage")();
+  const { archiveKey } = await compactOnce({ Compactor, LogStore }, tokens, "localStorage");
   const text = localStorage.getItem(archiveKey);
   const written = Number(archiveKey.split("_").pop());
   const archives = {};
@@ -152,13 +147,13 @@ async function main() {
     const { medians, times, windows } = await timeAll(
       {
         // Archives in localStorage, as the JavaScript baseline keeps them.
-        ours: compactOnce(tokens, "localStorage"),
+        ours: compactRun(tokens, "localStorage"),
         // The default: archives in IndexedDB.
-        oursIndexedDb: compactOnce(tokens, "indexedDB"),
+        oursIndexedDb: compactRun(tokens, "indexedDB"),
         // The same with the ten archives of earlier compactions kept (one is evicted); in
         // IndexedDB read by a compactor made for this compaction (a page's first).
-        oursTenArchives: fitsLocalStorage && compactOnce(tokens, "localStorage"),
-        oursIndexedDbTenArchives: compactOnce(tokens, "indexedDB"),
+        oursTenArchives: fitsLocalStorage && compactRun(tokens, "localStorage"),
+        oursIndexedDbTenArchives: compactRun(tokens, "indexedDB"),
         // One read of the three logs with a token count, the unit the engine repeats.
         readAndCount: async () => new LogStore().estimateTokens(),
         jsBaseline: () => jsCompaction(generate),

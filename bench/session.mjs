@@ -1,5 +1,5 @@
 // What the benchmark pages share: the provider that answers at once, the seeded sessions of
-// the demo's simulated loop, and the median.
+// the demo's simulated loop, one timed compaction, and the median.
 import { simulateIteration } from "/www/simulate.js";
 
 const SUMMARY = [
@@ -36,4 +36,12 @@ export function buildSession(LogStore, iterations, perIteration) {
   logs.finishIteration();
   const snapshot = Object.fromEntries(["gdrs_reasoning_log", "gdrs_execution_log", "gdrs_tool_activity_log"].map((k) => [k, localStorage.getItem(k)]));
   return { snapshot, tokens: logs.estimateTokens(), chars: Object.values(snapshot).reduce((t, v) => t + v.length, 0) };
+}
+
+/** One `compact()` of the stored logs by a compactor of the package `build` (its `Compactor`
+ * and `LogStore`) made for it, with this file's provider and its archives in `archiveStore`;
+ * resolves to its result. */
+export function compactOnce({ Compactor, LogStore }, tokens, archiveStore) {
+  const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore });
+  return compactor.compact({ trigger: "context_limit_error" });
 }
