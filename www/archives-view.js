@@ -138,7 +138,6 @@ export async function rollback(key) {
   } catch (err) {
     showError(err);
   }
-  // The restored archive's row goes with the list: focus must not stay on it.
+  // The restored archive's row goes with the list (which moves the focus off it).
   await rerender();
-  if (document.activeElement === document.body) $("btn-continue").focus();
 }
