@@ -3,9 +3,11 @@
 //! sliced, so their bytes stay as stored.
 //!
 //! - [`scan`]: where a value ends, members and items as text, strings decoded;
+//! - [`number`]: decimal text to `f64`, rounded as `JSON.parse` rounds it;
 //! - [`read`]: [`read::FromJson`] with errors naming the field;
 //! - [`mod@write`]: [`write::ToJson`], compact text in the order given.
 
+pub mod number;
 pub mod read;
 pub mod scan;
 pub mod write;

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::core::json::number::parse_decimal;
 use crate::core::json::scan::{document, items, members, string, SyntaxError};
 
 /// Why a JSON text is not the value wanted.
@@ -218,7 +219,7 @@ impl FromJson for bool {
 impl FromJson for f64 {
     fn from_json(json: &str) -> Result<Self, ReadError> {
         match json.as_bytes().first() {
-            Some(b'-' | b'0'..=b'9') => json.parse().ok(),
+            Some(b'-' | b'0'..=b'9') => parse_decimal(json),
             _ => None,
         }
         .ok_or_else(|| ReadError::invalid(json, "a number"))

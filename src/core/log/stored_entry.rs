@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::ops::Deref;
 
 use crate::core::error::StorageError;
+use crate::core::json::number::parse_decimal;
 use crate::core::json::read::{FromJson, ReadError};
 use crate::core::json::scan::{self, SyntaxError};
 use crate::core::json::write::ToJson;
@@ -166,9 +167,9 @@ pub(crate) fn field_iteration(json: Option<&str>) -> Option<u32> {
     if let Ok(n) = json.parse::<u32>() {
         return Some(n);
     }
-    let number: f64 = match decode_string(json) {
-        Some(text) => text.trim().parse().ok()?,
-        None => json.trim().parse().ok()?,
+    let number = match decode_string(json) {
+        Some(text) => parse_decimal(text.trim())?,
+        None => parse_decimal(json.trim())?,
     };
     (number.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&number))
         .then_some(number as u32)
