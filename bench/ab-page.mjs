@@ -5,9 +5,10 @@ import initA, * as a from "/a/context_compactor.js";
 import initB, * as b from "/b/context_compactor.js";
 import { buildSession, compactOnce, median } from "/bench/session.mjs";
 
-/** Medians (ms), per build, of `rounds` compactions of a session of `iterations` iterations
- * and of as many reads of its logs with a token count (`new LogStore().estimateTokens()`, what
- * `contextUsage()` costs), after two untimed rounds. */
+/** Medians (ms), per build, of `rounds` compactions of a session of `iterations` iterations,
+ * of as many reads of its logs with a token count (`new LogStore().estimateTokens()`, what
+ * `contextUsage()` costs) and of as many appends of one execution (`appendExecution`, which
+ * reads the three logs for the iteration number), after two untimed rounds. */
 window.compareBuilds = async (iterations, rounds) => {
   await initA();
   await initB();
@@ -15,6 +16,7 @@ window.compareBuilds = async (iterations, rounds) => {
   const builds = { a, b };
   const times = { a: [], b: [] };
   const reads = { a: [], b: [] };
+  const appends = { a: [], b: [] };
   for (let round = -2; round < rounds; round++) {
     for (const name of round % 2 === 0 ? ["a", "b"] : ["b", "a"]) {
       // The logs back as they were. The store lock's version stays: two module instances do
@@ -28,15 +30,20 @@ window.compareBuilds = async (iterations, rounds) => {
       const readStart = performance.now();
       new builds[name].LogStore().estimateTokens();
       const readMs = performance.now() - readStart;
+      const logs = new builds[name].LogStore();
+      const appendStart = performance.now();
+      logs.appendExecution({ success: true, code: "rows.length", result: 1042, executionTime: 3 });
+      const appendMs = performance.now() - appendStart;
       const start = performance.now();
       await compactOnce(builds[name], tokens, "localStorage");
       const ms = performance.now() - start;
       if (round >= 0) {
         times[name].push(ms);
         reads[name].push(readMs);
+        appends[name].push(appendMs);
       }
     }
   }
-  return { tokens, a: median(times.a), b: median(times.b), readA: median(reads.a), readB: median(reads.b) };
+  return { tokens, a: median(times.a), b: median(times.b), readA: median(reads.a), readB: median(reads.b), appendA: median(appends.a), appendB: median(appends.b) };
 };
 window.abReady = true;

@@ -1,5 +1,5 @@
-// Two builds of the package measured side by side in one page: `compact()` and one read of the
-// logs with a token count by each at 10, 50 and 200 iterations, run for run in turns, so that
+// Two builds of the package measured side by side in one page: `compact()`, one read of the
+// logs with a token count and one append by each at 10, 50 and 200 iterations, run for run in turns, so that
 // a slow spell of the machine weighs on both alike (separate runs of `bench/run.mjs` moved by
 // up to 40% on this machine).
 // Usage: node bench/ab.mjs <package dir A> <package dir B>
@@ -27,12 +27,12 @@ try {
   await page.goto(`http://127.0.0.1:${server.address().port}/bench/ab.html`);
   await page.waitForFunction(() => window.abReady, null, { timeout: 60_000 });
   console.log(`A: ${dirA}\nB: ${dirB}\n`);
-  console.log("| session | tokens | compact(): A (ms) | B (ms) | B / A | one read + count: A (ms) | B (ms) | B / A |");
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| session | tokens | compact(): A (ms) | B (ms) | B / A | one read + count: A (ms) | B (ms) | B / A | one append: A (ms) | B (ms) | B / A |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const [iterations, rounds] of [[10, 41], [50, 31], [200, 21]]) {
-    const { tokens, a, b, readA, readB } = await page.evaluate(([n, r]) => window.compareBuilds(n, r), [iterations, rounds]);
+    const { tokens, a, b, readA, readB, appendA, appendB } = await page.evaluate(([n, r]) => window.compareBuilds(n, r), [iterations, rounds]);
     const ms = (x) => x.toFixed(1);
-    console.log(`| ${iterations} iterations | ${tokens.toLocaleString("en-US")} | ${ms(a)} | ${ms(b)} | ${(b / a).toFixed(2)} | ${ms(readA)} | ${ms(readB)} | ${(readB / readA).toFixed(2)} |`);
+    console.log(`| ${iterations} iterations | ${tokens.toLocaleString("en-US")} | ${ms(a)} | ${ms(b)} | ${(b / a).toFixed(2)} | ${ms(readA)} | ${ms(readB)} | ${(readB / readA).toFixed(2)} | ${ms(appendA)} | ${ms(appendB)} | ${(appendB / appendA).toFixed(2)} |`);
   }
 } finally {
   await browser.close();

@@ -106,6 +106,18 @@ impl EntryFacts {
         facts
     }
 
+    /// `iteration`, else `context.iteration`, of the entry whose stored JSON is `text`: what
+    /// [`EntryFacts::read`] gives as `iteration`, without reading the other fields.
+    pub fn stated_iteration(text: &str) -> Option<u32> {
+        let mut facts = EntryFacts::default();
+        for (key, value) in members(text)? {
+            if let Some(slot @ (Slot::Iteration | Slot::Context)) = Slot::of_key(&key) {
+                facts.take(text, slot, value);
+            }
+        }
+        facts.iteration.or(facts.context_iteration)
+    }
+
     fn take(&mut self, text: &str, slot: Slot, json: &str) {
         match slot {
             Slot::Id => self.id = field_text(Some(json)).map(Cow::into_owned),

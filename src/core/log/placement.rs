@@ -220,21 +220,25 @@ fn reasoning_named(
     reasoning
         .iter()
         .map(|entry| {
-            named_iteration(entry)
-                .or_else(|| parse_summary_header(entry).map(|(_, last)| last))
-                .or_else(|| {
-                    let id = marker_field(entry, "=== JAVASCRIPT EXECUTION ===", "ID: ")?;
-                    let executions = executions.get_or_insert_with(|| {
-                        execution
-                            .iter()
-                            .zip(execution_known)
-                            .filter_map(|(fact, n)| Some((fact.id.as_deref()?, (*n)?)))
-                            .collect()
-                    });
-                    executions.get(id).copied()
-                })
+            stated_reasoning_iteration(entry).or_else(|| {
+                let id = marker_field(entry, "=== JAVASCRIPT EXECUTION ===", "ID: ")?;
+                let executions = executions.get_or_insert_with(|| {
+                    execution
+                        .iter()
+                        .zip(execution_known)
+                        .filter_map(|(fact, n)| Some((fact.id.as_deref()?, (*n)?)))
+                        .collect()
+                });
+                executions.get(id).copied()
+            })
         })
         .collect()
+}
+
+/// The iteration a reasoning entry's first line names: an iteration header or marker, or the
+/// last iteration of a summary.
+pub(crate) fn stated_reasoning_iteration(entry: &str) -> Option<u32> {
+    named_iteration(entry).or_else(|| parse_summary_header(entry).map(|(_, last)| last))
 }
 
 /// The value of the line `field…` in an entry whose first line is `marker`.

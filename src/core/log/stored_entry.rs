@@ -136,15 +136,36 @@ pub(crate) fn log_items<'t>(
 
 /// The JSON array of `entries`, each written as its stored text.
 pub fn join_entries<'a, V: 'a>(entries: impl IntoIterator<Item = &'a Stored<V>>) -> String {
+    join_items(entries.into_iter().map(Stored::json))
+}
+
+/// The JSON array of `items`, each a JSON value's text.
+pub(crate) fn join_items<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = String::from("[");
-    for (i, entry) in entries.into_iter().enumerate() {
+    for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(entry.json());
+        out.push_str(item);
     }
     out.push(']');
     out
+}
+
+/// The text of the reasoning entry stored as `json` (see [`reasoning_text`]) when its first
+/// line can be a header: `None` when the text starts with a character other than whitespace
+/// or `=`, which no header does, so that most entries are not decoded.
+pub(crate) fn reasoning_header_text(json: &str) -> Option<Cow<'_, str>> {
+    let Some(body) = json.strip_prefix('"') else {
+        return Some(reasoning_text(json));
+    };
+    let cannot_start_a_header = |first: u8| {
+        first.is_ascii() && first != b'=' && first != b'\\' && !char::from(first).is_whitespace()
+    };
+    match body.as_bytes().first() {
+        Some(&first) if cannot_start_a_header(first) => None,
+        _ => Some(reasoning_text(json)),
+    }
 }
 
 /// The text of a JSON string value `json`; lone surrogates (valid in `JSON.parse`, not in Rust

@@ -12,7 +12,7 @@ use crate::core::log::ids::IdGenerator;
 use crate::core::log::iteration::{iteration_header, named_iteration, parse_summary_header};
 use crate::core::log::reasoning_entry::ReasoningEntry;
 use crate::core::log::snapshot::{with_placed_iterations, LogSnapshot};
-use crate::core::log::stored_entry::{join_entries, parse_entries, Stored};
+use crate::core::log::stored_entry::{join_entries, join_items, parse_entries, Stored};
 use crate::core::model::facts::{Pin, PinTextError};
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::storage::KeyValueStore;
@@ -112,7 +112,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
 
     /// The highest iteration any log names or implies, 0 when all are empty.
     pub fn current_iteration(&self) -> Result<u32, StorageError> {
-        Ok(self.snapshot()?.current_iteration())
+        Ok(self.raw_logs()?.items(&self.keys)?.current_iteration())
     }
 
     /// Appends reasoning text to the current iteration. It never starts an iteration or poses as
@@ -138,8 +138,10 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         &mut self,
         input: ExecutionInput,
     ) -> Result<StoredExecution, StorageError> {
-        // One read serves both the iteration number and the log appended to.
-        let mut logs = self.snapshot()?;
+        // One read serves both the iteration number and the log appended to; the entries
+        // stay slices of the stored text, written back as they were.
+        let raw = self.raw_logs()?;
+        let logs = raw.items(&self.keys)?;
         let now = self.clock.now_ms();
         let key = self.keys.execution();
         let entry: StoredExecution = Stored::encode(&NewExecution {
@@ -155,8 +157,8 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             metadata: input.metadata,
             extra: input.extra,
         });
-        logs.execution.push(entry.clone());
-        self.store.set(&key, &join_entries(&logs.execution))?;
+        let appended = join_items(logs.execution.iter().copied().chain([entry.json()]));
+        self.store.set(&key, &appended)?;
         Ok(entry)
     }
 
@@ -166,7 +168,8 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         &mut self,
         input: ToolActivityInput,
     ) -> Result<StoredToolActivity, StorageError> {
-        let mut logs = self.snapshot()?;
+        let raw = self.raw_logs()?;
+        let logs = raw.items(&self.keys)?;
         let now = self.clock.now_ms();
         let key = self.keys.tool_activity();
         let entry: StoredToolActivity = Stored::encode(&NewToolActivity {
@@ -179,8 +182,8 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             details: input.details,
             extra: input.extra,
         });
-        logs.tool_activity.push(entry.clone());
-        self.store.set(&key, &join_entries(&logs.tool_activity))?;
+        let appended = join_items(logs.tool_activity.iter().copied().chain([entry.json()]));
+        self.store.set(&key, &appended)?;
         Ok(entry)
     }
 

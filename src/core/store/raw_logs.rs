@@ -4,8 +4,12 @@
 use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::log::entries::EntryFacts;
+use crate::core::log::placement::stated_reasoning_iteration;
 use crate::core::log::snapshot::LogSnapshot;
-use crate::core::log::stored_entry::{join_entries, log_items, parse_entries, reasoning_text};
+use crate::core::log::stored_entry::{
+    join_entries, log_items, parse_entries, reasoning_header_text, reasoning_text,
+};
 use crate::core::log::text_hash::text_hash;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::store::keys::StorageKeys;
@@ -72,26 +76,21 @@ impl RawLogs {
         })
     }
 
+    /// The items of the three texts, each as its JSON text; text that is not a JSON array is
+    /// an error naming its key, as in [`RawLogs::parse`].
+    pub(crate) fn items(&self, keys: &StorageKeys) -> Result<LogItems<'_>, StorageError> {
+        Ok(LogItems {
+            reasoning: log_items(&keys.reasoning(), self.reasoning.as_deref())?,
+            execution: log_items(&keys.execution(), self.execution.as_deref())?,
+            tool_activity: log_items(&keys.tool_activity(), self.tool_activity.as_deref())?,
+        })
+    }
+
     /// Estimated tokens of the entries these texts hold, counted as
-    /// [`LogSnapshot::estimate_tokens`] counts them (a reasoning entry's text, any other
-    /// entry's JSON) without copying the entries out or reading their fields.
+    /// [`LogSnapshot::estimate_tokens`] counts them, without copying the entries out or reading
+    /// their fields.
     pub fn estimate_tokens(&self, keys: &StorageKeys) -> Result<usize, StorageError> {
-        let reasoning = log_items(&keys.reasoning(), self.reasoning.as_deref())?;
-        let mut tokens: usize = reasoning
-            .iter()
-            .map(|json| estimate_tokens(&reasoning_text(json)))
-            .sum();
-        for (key, text) in [
-            (keys.execution(), &self.execution),
-            (keys.tool_activity(), &self.tool_activity),
-        ] {
-            let entries = log_items(&key, text.as_deref())?;
-            tokens += entries
-                .iter()
-                .map(|json| estimate_tokens(json))
-                .sum::<usize>();
-        }
-        Ok(tokens)
+        Ok(self.items(keys)?.estimate_tokens())
     }
 
     /// FNV-1a hashes of the three texts.
@@ -101,6 +100,52 @@ impl RawLogs {
             execution: text_hash(self.execution.as_deref()),
             tool_activity: text_hash(self.tool_activity.as_deref()),
         }
+    }
+}
+
+/// The entries of the three logs as the slices of their stored texts, for what can be known
+/// without copying them out or reading every field.
+pub(crate) struct LogItems<'a> {
+    /// Of `<prefix>reasoning_log`.
+    pub reasoning: Vec<&'a str>,
+    /// Of `<prefix>execution_log`.
+    pub execution: Vec<&'a str>,
+    /// Of `<prefix>tool_activity_log`.
+    pub tool_activity: Vec<&'a str>,
+}
+
+impl LogItems<'_> {
+    /// Estimated tokens, counted as [`LogSnapshot::estimate_tokens`] counts them (a reasoning
+    /// entry's text, any other entry's JSON).
+    pub fn estimate_tokens(&self) -> usize {
+        let reasoning: usize = self
+            .reasoning
+            .iter()
+            .map(|json| estimate_tokens(&reasoning_text(json)))
+            .sum();
+        let others: usize = self
+            .execution
+            .iter()
+            .chain(&self.tool_activity)
+            .map(|json| estimate_tokens(json))
+            .sum();
+        reasoning + others
+    }
+
+    /// The current iteration, as [`LogSnapshot::current_iteration`] gives it: the highest an
+    /// entry states (an execution or tool entry naming another's id or a reasoning entry
+    /// naming an execution implies none higher).
+    pub fn current_iteration(&self) -> u32 {
+        let reasoning = self
+            .reasoning
+            .iter()
+            .filter_map(|json| stated_reasoning_iteration(&reasoning_header_text(json)?));
+        let others = self
+            .execution
+            .iter()
+            .chain(&self.tool_activity)
+            .filter_map(|json| EntryFacts::stated_iteration(json));
+        reasoning.chain(others).max().unwrap_or(0)
     }
 }
 
@@ -154,6 +199,74 @@ mod tests {
             let counted = corrupt.estimate_tokens(&keys);
             assert!(counted.is_err(), "{corrupt:?}");
             assert_eq!(counted, corrupt.parse(&keys).map(|s| s.estimate_tokens()));
+        }
+    }
+
+    #[test]
+    fn the_iteration_read_from_the_items_is_the_one_the_entries_give() {
+        let reasoning = [
+            r#""=== ITERATION 3 ===""#,
+            r#""  === ITERATION 12 ===\nbody""#,
+            r#""\t=== ITERATION 5 ===""#,
+            "\"\u{3000}=== ITERATION 40 ===\"",
+            r#""\u3000=== ITERATION 41 ===""#,
+            r#""\u000b=== ITERATION 42 ===""#,
+            r#""\u003d== ITERATION 55 ===""#,
+            r#""\n=== ITERATION 99 ===""#,
+            r#""x\n=== ITERATION 50 ===""#,
+            r#""\"=== ITERATION 66 ===\"""#,
+            r#""=== ITERATION 7 ERROR ===""#,
+            r#""=== ITERATION 4294967295 ===""#,
+            r#""=== COMPACTED SUMMARY (Iterations 1-9) ===\n### OBJECTIVE ACHIEVED""#,
+            r#""=== JAVASCRIPT EXECUTION ===\nID: exec_a\nok""#,
+            r#""plain = text""#,
+            "42",
+            r#"{"text":"=== ITERATION 77 ==="}"#,
+        ];
+        let execution = [
+            r#"{"id":"exec_a","iteration":4}"#,
+            r#"{"id":"exec_b"}"#,
+            r#"{"iteration":"6"}"#,
+            r#"{"iteration":"x","context":{"iteration":11}}"#,
+            r#"{"context":{"iteration":13}}"#,
+            r#"{"iteration":3,"iteration":21}"#,
+            r#"{"iteration":1e1}"#,
+            r#"{"iteration":-1}"#,
+            r#"{"iteration":2.5}"#,
+            r#"{"id":"exec_c","iteration":null,"context":{"iteration":" 15 "}}"#,
+            "null",
+            "7",
+            r#""text""#,
+        ];
+        let tools = [
+            r#"{"id":"exec_b","iteration":17,"type":"js_execute"}"#,
+            r#"{"type":"vault","action":"read","iteration":2}"#,
+            r#"{"context":{"iteration":19}}"#,
+            "{}",
+        ];
+        let keys = StorageKeys::default();
+        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        let mut pick = |pool: &[&str]| -> Option<String> {
+            let mut chosen = Vec::new();
+            for item in pool {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                if seed % 4 == 0 {
+                    chosen.push(*item);
+                }
+            }
+            (seed % 7 != 0).then(|| format!("[{}]", chosen.join(", ")))
+        };
+        for _ in 0..3000 {
+            let raw = RawLogs {
+                reasoning: pick(&reasoning),
+                execution: pick(&execution),
+                tool_activity: pick(&tools),
+            };
+            let from_items = raw.items(&keys).map(|items| items.current_iteration());
+            let from_entries = raw.parse(&keys).map(|logs| logs.current_iteration());
+            assert_eq!(from_items, from_entries, "{raw:?}");
         }
     }
 }
