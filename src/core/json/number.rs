@@ -17,13 +17,18 @@ const KEPT_DIGITS: usize = 800;
 /// one digit) and an optional exponent (`e` or `E`, an optional sign, digits). Anything else,
 /// `inf` and `NaN` included, is `None`; a value beyond the doubles is an infinity.
 pub fn parse_decimal(text: &str) -> Option<f64> {
-    let (negative, unsigned) = match text.as_bytes().first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
+    let (negative, unsigned) = split_sign(text.as_bytes());
     let magnitude = Decimal::read(unsigned)?.value();
     Some(if negative { -magnitude } else { magnitude })
+}
+
+/// Whether `bytes` start with `-`, and the bytes after a leading `-` or `+`.
+fn split_sign(bytes: &[u8]) -> (bool, &[u8]) {
+    match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, bytes),
+    }
 }
 
 /// A non-negative decimal: `digits` (ASCII, no leading or trailing zero) × 10^`exponent`.
@@ -39,9 +44,8 @@ const EXACT_POWERS: [f64; 23] = [
 ];
 
 impl Decimal {
-    /// The decimal `text` (no sign), or `None` when it is not one.
-    fn read(text: &str) -> Option<Decimal> {
-        let bytes = text.as_bytes();
+    /// The decimal `bytes` (no sign), or `None` when they are not one.
+    fn read(bytes: &[u8]) -> Option<Decimal> {
         let mut at = 0;
         let mut digits = Vec::new();
         let mut exponent: i64 = 0;
@@ -123,8 +127,8 @@ impl Decimal {
             .fold(0, |whole, digit| whole * 10 + u64::from(digit - b'0'))
     }
 
-    /// A double within a few hundred units in the last place of the value (0 and the largest
-    /// finite double stand in for values beyond them).
+    /// A double near the value, from its first 19 digits (the largest finite double stands
+    /// in for an estimate beyond it).
     fn estimate(&self) -> f64 {
         let used = self.digits.len().min(19);
         // |power| stays below 1200: the checks in `value` bound count + exponent.
@@ -146,10 +150,11 @@ impl Decimal {
 
     /// The nearest double, found by moving from `start` one double at a time.
     fn nearest_from(&self, start: f64) -> f64 {
+        let scaled = self.scaled_digits();
         let mut bits = start.to_bits();
         let odd = |bits: u64| bits & 1 == 1;
         loop {
-            let above = self.compare(upper_halfway(bits));
+            let above = self.compare(&scaled, upper_halfway(bits));
             if above == Ordering::Greater || (above == Ordering::Equal && odd(bits)) {
                 if bits == f64::MAX.to_bits() {
                     return f64::INFINITY;
@@ -160,7 +165,7 @@ impl Decimal {
             if bits == 0 {
                 return 0.0;
             }
-            let below = self.compare(lower_halfway(bits));
+            let below = self.compare(&scaled, lower_halfway(bits));
             if below == Ordering::Less || (below == Ordering::Equal && odd(bits)) {
                 bits -= 1;
                 continue;
@@ -169,13 +174,22 @@ impl Decimal {
         }
     }
 
-    /// How the value compares with `mantissa` × 2^`power`.
-    fn compare(&self, (mantissa, power): (u64, i64)) -> Ordering {
-        let mut decimal = Big::from_digits(&self.digits);
+    /// The digits as a whole number, times 10^exponent when the exponent is positive (a
+    /// negative one scales the other side of every comparison instead).
+    fn scaled_digits(&self) -> Big {
+        let mut scaled = Big::from_digits(&self.digits);
+        if self.exponent > 0 {
+            scaled.mul_pow10(self.exponent as u32);
+        }
+        scaled
+    }
+
+    /// How the value, whose digits are `scaled` (see [`Decimal::scaled_digits`]), compares with
+    /// `mantissa` × 2^`power`.
+    fn compare(&self, scaled: &Big, (mantissa, power): (u64, i64)) -> Ordering {
+        let mut decimal = scaled.clone();
         let mut binary = Big::from_u64(mantissa);
-        if self.exponent >= 0 {
-            decimal.mul_pow10(self.exponent as u32);
-        } else {
+        if self.exponent < 0 {
             binary.mul_pow10(self.exponent.unsigned_abs() as u32);
         }
         if power >= 0 {
@@ -194,11 +208,7 @@ fn written_exponent(bytes: &[u8]) -> Option<i64> {
     if !matches!(first, b'e' | b'E') {
         return None;
     }
-    let (negative, digits) = match rest.first()? {
-        b'-' => (true, &rest[1..]),
-        b'+' => (false, &rest[1..]),
-        _ => (false, rest),
-    };
+    let (negative, digits) = split_sign(rest);
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
@@ -237,7 +247,7 @@ fn lower_halfway(bits: u64) -> (u64, i64) {
 }
 
 /// A non-negative whole number in base 2^32, least significant limb first, no zero limb last.
-#[derive(PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 struct Big(Vec<u32>);
 
 impl Big {

@@ -268,7 +268,7 @@ fn the_walk_finds_the_nearest_double_from_any_start_across_binades() {
     for value in starts_from {
         for text in around_halfway(value) {
             let wanted = std_bits(&text).unwrap_or_default();
-            let Some(decimal) = Decimal::read(&text) else {
+            let Some(decimal) = Decimal::read(text.as_bytes()) else {
                 panic!("{text:?} is a decimal");
             };
             for distance in [0, 1, 2, 40] {
