@@ -19,7 +19,7 @@
 
 use crate::core::log::entries::{EntryFacts, ExecutionEntry, ToolActivityEntry};
 use crate::core::log::iteration::{named_iteration, parse_summary_header};
-use crate::core::log::stored_entry::Stored;
+use crate::core::log::stored_entry::{reasoning_header_text, Stored};
 use crate::core::order::sort::sort_by;
 use crate::core::order::sorted_map::SortedMap;
 
@@ -89,6 +89,25 @@ pub fn current_iteration(
     tool_activity: &[Stored<ToolActivityEntry>],
 ) -> u32 {
     known(reasoning, execution, tool_activity).current
+}
+
+/// [`current_iteration`] from the logs' items as stored (each entry's JSON text), without
+/// reading them into entries: only the iterations entries state count, because one an entry
+/// implies (an execution through its tool entry's id, a reasoning entry through the execution
+/// it names) is always one another entry states.
+pub(crate) fn current_iteration_of_items(
+    reasoning: &[&str],
+    execution: &[&str],
+    tool_activity: &[&str],
+) -> u32 {
+    let reasoning = reasoning
+        .iter()
+        .filter_map(|json| stated_reasoning_iteration(&reasoning_header_text(json)?));
+    let others = execution
+        .iter()
+        .chain(tool_activity)
+        .filter_map(|json| EntryFacts::stated_iteration(json));
+    reasoning.chain(others).max().unwrap_or(0)
 }
 
 /// Places every entry of the three logs (see the module documentation).
@@ -237,7 +256,7 @@ fn reasoning_named(
 
 /// The iteration a reasoning entry's first line names: an iteration header or marker, or the
 /// last iteration of a summary.
-pub(crate) fn stated_reasoning_iteration(entry: &str) -> Option<u32> {
+fn stated_reasoning_iteration(entry: &str) -> Option<u32> {
     named_iteration(entry).or_else(|| parse_summary_header(entry).map(|(_, last)| last))
 }
 

@@ -4,12 +4,9 @@
 use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
-use crate::core::log::entries::EntryFacts;
-use crate::core::log::placement::stated_reasoning_iteration;
+use crate::core::log::placement::current_iteration_of_items;
 use crate::core::log::snapshot::LogSnapshot;
-use crate::core::log::stored_entry::{
-    join_entries, log_items, parse_entries, reasoning_header_text, reasoning_text,
-};
+use crate::core::log::stored_entry::{join_entries, log_items, parse_entries, reasoning_text};
 use crate::core::log::text_hash::text_hash;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::store::keys::StorageKeys;
@@ -132,20 +129,9 @@ impl LogItems<'_> {
         reasoning + others
     }
 
-    /// The current iteration, as [`LogSnapshot::current_iteration`] gives it: the highest an
-    /// entry states (an execution or tool entry naming another's id or a reasoning entry
-    /// naming an execution implies none higher).
+    /// The current iteration, as [`LogSnapshot::current_iteration`] gives it.
     pub fn current_iteration(&self) -> u32 {
-        let reasoning = self
-            .reasoning
-            .iter()
-            .filter_map(|json| stated_reasoning_iteration(&reasoning_header_text(json)?));
-        let others = self
-            .execution
-            .iter()
-            .chain(&self.tool_activity)
-            .filter_map(|json| EntryFacts::stated_iteration(json));
-        reasoning.chain(others).max().unwrap_or(0)
+        current_iteration_of_items(&self.reasoning, &self.execution, &self.tool_activity)
     }
 }
 
