@@ -1,7 +1,7 @@
 // Two builds of the package measured side by side in one page: `compact()`, one read of the
-// logs with a token count and one append by each at 10, 50 and 200 iterations, run for run in turns, so that
-// a slow spell of the machine weighs on both alike (separate runs of `bench/run.mjs` moved by
-// up to 40% on this machine).
+// logs with a token count and one append by each at 10, 50 and 200 iterations, run for run in
+// turns, so that a slow spell of the machine weighs on both alike (separate runs of
+// `bench/run.mjs` moved by up to 40% on this machine).
 // Usage: node bench/ab.mjs <package dir A> <package dir B>
 // Each directory is a `scripts/build.sh` output: for the commit before, build it in a worktree
 // (`git worktree add /tmp/before HEAD~1 && cd /tmp/before && bash scripts/build.sh`).
