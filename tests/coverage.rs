@@ -15,8 +15,6 @@ use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::CompactionEvent;
 use context_compactor::core::ports::storage::MemoryStore;
 use context_compactor::core::ports::timer::run_ready;
-use context_compactor::core::steps::digest::Digest;
-use context_compactor::core::steps::selection::Selection;
 use context_compactor::core::store::archive::read_archive;
 
 fn compact(rig: &Rig) -> Result<CompactionResult, CompactionError> {
@@ -344,12 +342,7 @@ fn the_ledger_holds_identifiers_the_current_iteration_still_uses() {
         .unwrap();
         logs.finish_iteration();
     }
-    let snapshot = rig.logs.borrow().snapshot().unwrap();
-    let selection = Selection::of(&snapshot);
-    let ledger = rig
-        .compactor
-        .ledger_of(&selection, &Digest::of(&selection))
-        .unwrap();
+    let ledger = rig.compactor.ledger().unwrap();
     let identifiers: Vec<&str> = ledger
         .facts
         .iter()

@@ -50,6 +50,11 @@ struct Copy {
 }
 
 impl ArchiveDatabase {
+    /// Whether this browser has IndexedDB.
+    pub fn available() -> bool {
+        archive_database_available()
+    }
+
     /// The archives under `prefix` in the database, when this browser provides IndexedDB.
     pub fn open(prefix: &str) -> Option<Self> {
         archive_database_available().then(|| Self {

@@ -6,15 +6,14 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::archive_database::ArchiveDatabase;
+use super::archives::{archive_call, copy_object, invalid, shelf_of, ArchiveCall, BrowserLogs};
 use super::clock::BrowserClock;
-use super::convert::{count_arg, from_js, string_arg, to_js};
+use super::convert::{from_js, string_arg, to_js};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::local_storage::BrowserStorage;
 use super::log_store::JsLogStore;
-use super::store_lock::BrowserStoreLock;
 use super::timer::BrowserTimer;
 use super::typescript::{
     CanCompactJs, CompactOptionsJs, CompactionMetricsJs, CompactionPlanJs, CompactorOptionsJs,
@@ -24,7 +23,8 @@ use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
-use crate::core::model::settings::{ArchiveBackend, CompactorSettings, Trigger};
+use crate::core::model::outcome::Wait;
+use crate::core::model::settings::{CompactorSettings, Trigger};
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
 use crate::core::providers::port::SummaryProvider;
@@ -32,8 +32,6 @@ use crate::core::store::journal::Recovered;
 
 /// The core compactor over the browser's storage and clock.
 pub(super) type Engine = crate::core::run::compactor::Compactor<BrowserStorage, BrowserClock>;
-/// The core log store over the browser's storage, shared by a `LogStore` and its compactors.
-pub(super) type BrowserLogs = std::cell::RefCell<super::log_store::BrowserLogStore>;
 type JsResult<T> = Result<T, JsValue>;
 
 #[derive(Default)]
@@ -54,25 +52,16 @@ impl FromJson for CompactOptions {
 struct CanCompact {
     ok: bool,
     reason: Option<String>,
+    waits_for: Option<Wait>,
 }
 
 impl ToJson for CanCompact {
     fn write_json(&self, out: &mut String) {
         ObjectOut::new(out)
             .field("ok", &self.ok)
-            .field_opt("reason", &self.reason);
+            .field_opt("reason", &self.reason)
+            .field_opt("waitsFor", &self.waits_for);
     }
-}
-
-fn invalid(what: &str, detail: impl std::fmt::Display) -> JsValue {
-    ContextCompactorError::invalid_input(what, detail).into()
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// `Object.assign(target, source)`, its exceptions (a throwing getter) caught.
-    #[wasm_bindgen(js_namespace = Object, js_name = assign, catch)]
-    fn copy_object(target: &js_sys::Object, source: &JsValue) -> Result<js_sys::Object, JsValue>;
 }
 
 fn get(object: &JsValue, field: &str) -> JsValue {
@@ -107,28 +96,6 @@ fn provider_from(options: &JsValue) -> JsResult<Box<dyn SummaryProvider>> {
             "is required: \"offline\", \"custom\" or \"gemini\"",
         )),
     }
-}
-
-/// This tab's name in the cross-tab lease. It lives in sessionStorage, so a reloaded tab is
-/// the same tab and takes over the lease its previous page left behind.
-fn tab_id() -> String {
-    const KEY: &str = "context-compactor:tab-id";
-    let session = web_sys::window().and_then(|w| w.session_storage().ok().flatten());
-    if let Some(id) = session
-        .as_ref()
-        .and_then(|s| s.get_item(KEY).ok().flatten())
-    {
-        return id;
-    }
-    let id = format!(
-        "tab-{:x}",
-        (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64
-    );
-    if let Some(session) = session {
-        // Without sessionStorage a reload counts as a new tab; the lease then just expires.
-        let _ = session.set_item(KEY, &id);
-    }
-    id
 }
 
 /// Compacts the logs of a `LogStore` into a validated summary; see the README.
@@ -227,83 +194,6 @@ impl JsCompactor {
             events,
         })
     }
-
-    /// An engine over `logs` with the offline provider and the settings in `options` (for
-    /// `Archives`, which needs no provider); `what` names the options in errors.
-    pub(super) fn offline_engine(
-        logs: Rc<BrowserLogs>,
-        options: &JsValue,
-        what: &str,
-    ) -> JsResult<Rc<Engine>> {
-        let source = js_sys::Object::new();
-        if !options.is_undefined() && !options.is_null() {
-            copy_object(&source, options).map_err(|err| invalid(what, thrown_message(&err)))?;
-        }
-        let settings: CompactorSettings = from_js(source.into(), what)?;
-        let (engine, _) = engine_over(logs, Box::new(OfflineProvider), settings, what)?;
-        Ok(recovering(engine))
-    }
-}
-
-/// One call of the archive API, with its argument and the method that took it.
-pub(super) enum ArchiveCall {
-    /// The archives, newest first, expired ones excluded.
-    List,
-    /// The archive under the key, whole.
-    Read(JsValue, &'static str),
-    /// The archived originals of the compacted iteration, or `null` when it was never compacted.
-    Recall(JsValue, &'static str),
-    /// Removes the archive under the key.
-    Delete(JsValue, &'static str),
-    /// Removes the expired archives; how many.
-    Purge,
-}
-
-/// `call` over `engine`'s archives, answered as a Promise once the archive store answered (one
-/// async body for every call: each adds its own state machine to the download).
-pub(super) fn archive_call(engine: &Rc<Engine>, call: ArchiveCall) -> js_sys::Promise {
-    // Refused as called: the archive of a compaction running now is its only copy.
-    if let (ArchiveCall::Delete(..), Err(err)) = (&call, engine.may_delete_archive()) {
-        return js_sys::Promise::reject(&err.into());
-    }
-    let engine = Rc::clone(engine);
-    future_to_promise(async move {
-        let key = |value: &JsValue, what| string_arg(value, what);
-        Ok(match call {
-            ArchiveCall::Delete(value, what) => {
-                engine.delete_archive(&key(&value, what)?).await?;
-                JsValue::UNDEFINED
-            }
-            ArchiveCall::Purge => JsValue::from(engine.purge_archives().await?),
-            ArchiveCall::List => {
-                engine.refresh_archives_now().await?;
-                to_js(&engine.with_archives(|a| a.list())?)?
-            }
-            ArchiveCall::Read(value, what) => {
-                let key = key(&value, what)?;
-                engine.refresh_archives_now().await?;
-                to_js(&engine.with_archives(|a| a.read(&key))?)?
-            }
-            ArchiveCall::Recall(value, what) => {
-                let iteration = count_arg(&value, what)?;
-                engine.refresh_archives_now().await?;
-                match engine.with_archives(|a| a.recall(iteration))? {
-                    Some(data) => to_js(&data)?,
-                    None => JsValue::NULL,
-                }
-            }
-        })
-    })
-}
-
-/// Puts the originals of the archive under `key` (an argument of the method `what`) back.
-pub(super) fn rollback(engine: &Rc<Engine>, key: JsValue, what: &'static str) -> js_sys::Promise {
-    let engine = Rc::clone(engine);
-    future_to_promise(async move {
-        let key = string_arg(&key, what)?;
-        engine.rollback(&key).await?;
-        Ok(JsValue::UNDEFINED)
-    })
 }
 
 /// The engine over `logs` with `provider` and `settings`, its store lock, timer and event
@@ -314,22 +204,7 @@ fn engine_over(
     settings: CompactorSettings,
     what: &str,
 ) -> JsResult<(Engine, web_sys::EventTarget)> {
-    let lock = BrowserStoreLock::over(logs.borrow().keys());
-    let archive_keys = logs.borrow().keys().for_settings(&settings);
-    let prefix = archive_keys.archive_prefix();
-    let database = match settings.archive_store {
-        Some(ArchiveBackend::LocalStorage) => None,
-        Some(ArchiveBackend::IndexedDb) => {
-            Some(ArchiveDatabase::open(prefix).ok_or_else(|| {
-                invalid(
-                    &format!("{what}.archiveStore"),
-                    "\"indexedDB\" is not available in this browser; use \"localStorage\"",
-                )
-            })?)
-        }
-        // IndexedDB where the browser has it; else beside the logs, as before.
-        None => ArchiveDatabase::open(prefix),
-    };
+    let shelf = shelf_of(&logs, &settings, what)?;
     let sink = EventTargetSink::new().ok_or_else(|| {
         ContextCompactorError::new(ErrorCode::InvalidInput, "this host has no EventTarget")
     })?;
@@ -342,12 +217,7 @@ fn engine_over(
         settings,
     )
     .map_err(|reason| invalid(what, reason))?
-    .with_owner(tab_id())
-    .with_lock(Box::new(lock));
-    let engine = match database {
-        Some(database) => engine.with_archive_store(Rc::new(database)),
-        None => engine,
-    };
+    .with_shelf(shelf);
     Ok((engine, events))
 }
 
@@ -416,6 +286,7 @@ impl JsCompactor {
         Ok(to_js(&CanCompact {
             ok: reason.is_none(),
             reason,
+            waits_for: self.engine.waits_for(Trigger::User)?,
         })?)
     }
 
@@ -467,7 +338,12 @@ impl JsCompactor {
         #[wasm_bindgen(js_name = "archiveKey", unchecked_param_type = "string")]
         archive_key: JsValue,
     ) -> js_sys::Promise {
-        rollback(&self.engine, archive_key, "rollback(archiveKey)")
+        let engine = Rc::clone(&self.engine);
+        future_to_promise(async move {
+            let key = string_arg(&archive_key, "rollback(archiveKey)")?;
+            engine.rollback(&key).await?;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// Finishes or undoes a compaction that a closed tab left half done (this also runs by
@@ -488,7 +364,7 @@ impl JsCompactor {
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn archives(&self) -> js_sys::Promise {
-        archive_call(&self.engine, ArchiveCall::List)
+        archive_call(self.engine.logs(), self.engine.shelf(), ArchiveCall::List)
     }
 
     /// One archive, whole; rejects `archive_missing` when it is no longer stored.
@@ -497,7 +373,11 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        archive_call(&self.engine, ArchiveCall::Read(key, "readArchive(key)"))
+        archive_call(
+            self.engine.logs(),
+            self.engine.shelf(),
+            ArchiveCall::Read(key, "readArchive(key)"),
+        )
     }
 
     /// The archived originals of a compacted iteration (also across chained compactions), for
@@ -514,7 +394,8 @@ impl JsCompactor {
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> js_sys::Promise {
         archive_call(
-            &self.engine,
+            self.engine.logs(),
+            self.engine.shelf(),
             ArchiveCall::Recall(iteration, "recall(iteration)"),
         )
     }
@@ -525,13 +406,17 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        archive_call(&self.engine, ArchiveCall::Delete(key, "deleteArchive(key)"))
+        archive_call(
+            self.engine.logs(),
+            self.engine.shelf(),
+            ArchiveCall::Delete(key, "deleteArchive(key)"),
+        )
     }
 
     /// Removes expired archives; resolves to how many.
     #[wasm_bindgen(js_name = purgeExpiredArchives, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired_archives(&self) -> js_sys::Promise {
-        archive_call(&self.engine, ArchiveCall::Purge)
+        archive_call(self.engine.logs(), self.engine.shelf(), ArchiveCall::Purge)
     }
 
     /// The persisted metrics.

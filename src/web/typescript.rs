@@ -154,6 +154,17 @@ export interface CompactionPlan {
   refused?: string;
   /** The facts the summary will have to keep (goal, final results, open failures, identifiers iteration N uses, pins, and what earlier summaries kept). */
   ledger: string[];
+  /** The running iteration a compaction would wait for, and which triggers wait; absent when none is running. */
+  waitsFor?: IterationWait;
+}
+
+/** A running iteration a compaction waits for before it gathers. One this page started (`runningHere`) holds back only a compaction the user asks for: the loop's own (`"auto"`, `"context_limit_error"`) goes ahead and keeps it verbatim, since the loop finishes it only after the await. */
+export interface IterationWait {
+  iteration: number;
+  runningHere: boolean;
+  /** The triggers whose compaction would wait. */
+  triggers: Trigger[];
+  message: string;
 }
 
 /** Which of the ledger's facts a summary kept. After a successful compaction `missing` is empty: a fact the answer lacks is added in the ledger's words (`repaired`), or, with `missingFacts: "fail"`, the compaction fails `invalid_summary` naming it. */
@@ -323,7 +334,13 @@ export interface CompactionMetrics {
 }
 
 /** `canCompact()` */
-export interface CanCompactResult { ok: boolean; reason?: string }
+export interface CanCompactResult {
+  ok: boolean;
+  /** Why not, and what would change it. */
+  reason?: string;
+  /** The running iteration a compaction the user asks for would wait for first. */
+  waitsFor?: IterationWait;
+}
 
 /** `validateSummary()` */
 export interface ValidationResult { valid: boolean; errors: string[] }

@@ -4,6 +4,7 @@ use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
 
 use crate::core::model::facts::{Coverage, UnverifiedLine};
+use crate::core::model::settings::Trigger;
 use crate::core::model::token_usage::TokenUsage;
 
 /// Entries per log.
@@ -35,6 +36,51 @@ pub struct CompactionPlan {
     pub refused: Option<String>,
     /// The facts the summary will have to keep (the ledger, as its texts).
     pub ledger: Vec<String>,
+    /// The running iteration a compaction would wait for, and which triggers wait; absent
+    /// when none is running.
+    pub waits_for: Option<Wait>,
+}
+
+/// The running iteration a compaction waits for before it gathers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wait {
+    /// The running iteration.
+    pub iteration: u32,
+    /// Whether this page started it (then only a compaction the user asks for waits: the
+    /// loop's own, `auto` and `context_limit_error`, go ahead with it kept verbatim).
+    pub running_here: bool,
+    /// The triggers whose compaction would wait.
+    pub triggers: Vec<Trigger>,
+}
+
+impl std::fmt::Display for Wait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.iteration;
+        if self.running_here {
+            write!(
+                f,
+                "Iteration {n} is running in this page: a compaction the user asks for waits \
+                 until finishIteration(); \"auto\" and \"context_limit_error\" go ahead and \
+                 keep it verbatim."
+            )
+        } else {
+            write!(
+                f,
+                "Iteration {n} is running in another tab (or was started by another LogStore): \
+                 every compaction waits until it finishes or its mark is 10 minutes old."
+            )
+        }
+    }
+}
+
+impl ToJson for Wait {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("iteration", &self.iteration)
+            .field("runningHere", &self.running_here)
+            .field("triggers", &self.triggers)
+            .field("message", &self.to_string());
+    }
 }
 
 /// `tokens_before - tokens_after`, and its share of `tokens_before` (0 when there were none).
@@ -104,7 +150,8 @@ impl ToJson for CompactionPlan {
             .field("promptTokens", &self.prompt_tokens)
             .field("estimatedTokensAfter", &self.estimated_tokens_after)
             .field_opt("refused", &self.refused)
-            .field("ledger", &self.ledger);
+            .field("ledger", &self.ledger)
+            .field_opt("waitsFor", &self.waits_for);
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::core::error::CompactionError;
 use crate::core::model::facts::Ledger;
-use crate::core::model::outcome::{CompactionPlan, CompactionResult};
+use crate::core::model::outcome::{CompactionPlan, CompactionResult, Wait};
 use crate::core::model::reasons::Refusal;
 use crate::core::model::settings::{CompactorSettings, Trigger};
 use crate::core::steps::prompt::prompt_tokens;
@@ -16,6 +16,8 @@ pub struct RuleInput {
     pub current_iteration: u32,
     /// Whether iteration N is still running.
     pub iteration_running: bool,
+    /// Whether this page started it.
+    pub iteration_running_here: bool,
     /// Estimated tokens of the three logs.
     pub log_tokens: usize,
     /// Share (0..1, can exceed 1) of the window in use: the app's measure when it gives one,
@@ -98,7 +100,29 @@ pub fn plan_of(
         estimated_tokens_after: input.log_tokens - tokens_to_compact
             + (tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize,
         refused: refusal(settings, input, Trigger::User).map(|r| r.to_string()),
+        waits_for: wait_of(input),
     }
+}
+
+/// Whether a compaction with `trigger` waits for the running iteration before it gathers. The
+/// loop's own compactions (`auto`, and `context_limit_error`, which arrives in the middle of an
+/// iteration by nature) do not wait for an iteration this page runs: the loop that awaits them
+/// finishes it only after the await. The iteration stays verbatim either way.
+pub fn waits(running: bool, running_here: bool, trigger: Trigger) -> bool {
+    running && !(running_here && trigger != Trigger::User)
+}
+
+/// The running iteration a compaction would wait for, and for which triggers.
+pub fn wait_of(input: &RuleInput) -> Option<Wait> {
+    let triggers: Vec<Trigger> = Trigger::ALL
+        .into_iter()
+        .filter(|&t| waits(input.iteration_running, input.iteration_running_here, t))
+        .collect();
+    (!triggers.is_empty()).then(|| Wait {
+        iteration: input.current_iteration,
+        running_here: input.iteration_running_here,
+        triggers,
+    })
 }
 
 /// Share of the compacted tokens `plan()` expects the summary to take.
@@ -174,6 +198,7 @@ mod tests {
         RuleInput {
             current_iteration: current,
             iteration_running: running,
+            iteration_running_here: false,
             log_tokens: tokens,
             usage: CompactorSettings::default().usage(tokens),
             compacting: false,

@@ -53,6 +53,15 @@ impl Lease {
     }
 }
 
+/// Whether a compaction of a tab not named `owner` holds the lease of `logs` now.
+pub fn held_by_other<S: KeyValueStore, C: Clock>(
+    logs: &LogStore<S, C>,
+    owner: &str,
+) -> Result<bool, StorageError> {
+    let lease: Option<Lease> = read_value(logs.store(), &logs.keys().lease())?;
+    Ok(lease.is_some_and(|lease| lease.blocks(owner, logs.clock().now_ms())))
+}
+
 /// One compactor's side of the lease: its name, how long a hold lasts, and when it was last
 /// renewed.
 #[derive(Debug)]
@@ -82,8 +91,7 @@ impl LeaseHolder {
         &self,
         logs: &LogStore<S, C>,
     ) -> Result<bool, StorageError> {
-        let lease: Option<Lease> = read_value(logs.store(), &logs.keys().lease())?;
-        Ok(lease.is_some_and(|lease| lease.blocks(&self.owner, logs.clock().now_ms())))
+        held_by_other(logs, &self.owner)
     }
 
     /// Takes the lease; `busy` while another tab holds it.

@@ -1,5 +1,7 @@
 //! The three logs of a reasoning loop in a key-value store: appends, iterations, reads.
 
+use std::rc::Rc;
+
 use crate::core::error::StorageError;
 use crate::core::json::read::FromJson;
 use crate::core::json::scan::{document, field};
@@ -17,6 +19,7 @@ use crate::core::model::facts::{Pin, PinTextError};
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::store::keys::StorageKeys;
+use crate::core::store::page::PageState;
 use crate::core::store::raw_logs::{RawLogs, ReadLogs};
 use crate::core::store::stored_json::{read_value, write_json};
 
@@ -33,6 +36,7 @@ pub struct LogStore<S, C> {
     keys: StorageKeys,
     ids: IdGenerator,
     running: bool,
+    page: Rc<PageState>,
 }
 
 impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
@@ -44,6 +48,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             keys,
             ids: IdGenerator::new(id_seed),
             running: false,
+            page: Rc::default(),
         }
     }
 
@@ -55,6 +60,12 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// The underlying key-value store.
     pub fn store(&self) -> &S {
         &self.store
+    }
+
+    /// What this page knows of the compactions over these logs, shared by every compactor and
+    /// archive shelf built over them.
+    pub fn page(&self) -> &Rc<PageState> {
+        &self.page
     }
 
     /// The clock stamping entries.
@@ -108,6 +119,12 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             .and_then(|text| f64::from_json(field(document(&text).ok()?, "since")?).ok())
             .is_some_and(|since| self.clock.now_ms() - since < RUNNING_MARK_MS);
         self.running || fresh
+    }
+
+    /// Whether this page started the running iteration (and has not finished it): a compaction
+    /// this page's loop asks for in the middle of it must not wait for it.
+    pub fn iteration_running_here(&self) -> bool {
+        self.running
     }
 
     /// The highest iteration any log names or implies, 0 when all are empty.

@@ -10,6 +10,7 @@ pub mod lease;
 pub mod log_store;
 pub mod metrics;
 pub mod migration;
+pub mod page;
 pub mod raw_logs;
+pub mod shelf;
 pub mod stored_json;
-pub mod view;

@@ -1,11 +1,9 @@
 //! One compaction, start to end: the lease, the run through the steps, the provider calls with
 //! their retries and cancellation, and the record of a failure.
 
-use std::cell::Cell;
 use std::future::Future;
-use std::rc::Rc;
 
-use super::{Compactor, Run};
+use super::Compactor;
 use crate::core::error::CompactionError;
 use crate::core::model::outcome::{saving, CompactionResult};
 use crate::core::model::phase::Phase;
@@ -20,26 +18,32 @@ use crate::core::ports::timer::race_deadline;
 use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
 use crate::core::steps::check::{Accepted, SummaryCheck};
-use crate::core::steps::digest::Digest;
-use crate::core::steps::prompt::build_prompt;
-use crate::core::steps::rules::allowed;
-use crate::core::steps::selection::Selection;
+use crate::core::steps::rules::{allowed, waits};
 use crate::core::store::archive::ArchiveMetadata;
 use crate::core::store::journal::{Commit, Journal};
+use crate::core::store::page::PageClaim;
 
-/// One compaction's hold on its compactor: the compactor is busy from [`Compactor::claim`]
-/// until this is dropped (the compaction ended, or its future was dropped unpolled).
+/// One compaction's hold on the page: every compactor and shelf over the logs in this page is
+/// busy from [`Compactor::claim`] until this is dropped (the compaction ended, or its future
+/// was dropped unpolled).
 #[derive(Debug)]
 pub struct Claim {
-    busy: Rc<Cell<bool>>,
+    _page: PageClaim,
     trigger: Trigger,
     cancel: Cancel,
 }
 
-impl Drop for Claim {
-    fn drop(&mut self) {
-        self.busy.set(false);
-    }
+/// One compaction's state, passed along the run (never kept on the compactor).
+struct Run {
+    trigger: Trigger,
+    cancel: Cancel,
+    started_ms: f64,
+    /// Progress reported so far (never goes down).
+    percent: u8,
+    /// The provider calls made, what they cost, who answered.
+    attempts: Attempts,
+    /// When the work since the last break of the page's task began (ms).
+    working_since_ms: f64,
 }
 
 /// How often a waiting compaction looks whether the running iteration finished, in ms.
@@ -77,16 +81,17 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// ended by the time the new one would start (a listener of `compaction_complete` that
     /// calls `compact()` is refused; it started a second compaction once).
     pub fn claim(&self, trigger: Trigger, cancel: Cancel) -> Result<Claim, CompactionError> {
-        if self.busy.get() {
+        if self.busy() {
             return Err(CompactionError::Busy(BusyReason::Compacting));
         }
         if cancel.is_cancelled() {
             return Err(CompactionError::Aborted);
         }
-        self.busy.set(true);
+        let page = self.shelf.page().claim();
+        let page = page.ok_or(CompactionError::Busy(BusyReason::Compacting))?;
         self.cancel.replace(cancel.clone());
         Ok(Claim {
-            busy: Rc::clone(&self.busy),
+            _page: page,
             trigger,
             cancel,
         })
@@ -109,7 +114,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Cancels the running compaction, if any (see [`Compactor::compact_until`]).
     pub fn abort(&self) {
-        if self.busy.get() {
+        if self.busy() {
             self.cancel.borrow().cancel();
         }
     }
@@ -119,18 +124,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// refusal before the provider was asked) also covers the lease's release: two holds for a
     /// compaction, one for a refusal.
     async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
-        let mut held = Some(self.hold().await?);
+        let mut held = Some(self.shelf.hold(&self.logs).await?);
         run.working_since_ms = self.now();
         self.lease.take(&self.logs.borrow())?;
         let outcome = self.run(run, &mut held).await;
         if held.is_none() {
             // Without the lock the lease still goes: an expired lease would block for hours.
-            held = self.lock.acquire().await.ok();
+            held = self.shelf.acquire().await.ok();
         }
         if let Err(err) = &outcome {
             self.fail(run, err);
         }
-        self.frozen.set(false);
+        self.shelf.page().set_frozen(false);
         self.lease.release(&self.logs.borrow());
         drop(held);
         outcome
@@ -145,7 +150,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             self.record(|m| m.record_failure(code, count, usage, at));
         }
         if !refused {
-            self.frozen.set(false);
+            self.shelf.page().set_frozen(false);
             self.events.enter(Phase::Error);
         }
         if run.trigger == Trigger::Auto {
@@ -166,7 +171,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed). We hold the lease.
         self.settle_journal().await?;
-        let mut observed = self.observe()?;
+        let mut observed = self.view(&self.logs.borrow()).observe()?;
         allowed(&self.settings, &observed.input, run.trigger)?;
         self.events.emit(CompactionEvent::Start {
             trigger: run.trigger,
@@ -176,10 +181,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // Other tabs append while the model works; the swap picks their entries up.
         drop(held.take());
         self.take_a_break(run).await;
-        let waits = self.logs.borrow().iteration_running();
-        if waits {
+        // A compaction the loop itself asks for does not wait for the iteration this page runs
+        // (the loop finishes it only after the await); it stays verbatim either way.
+        let trigger = run.trigger;
+        let waiting = || {
+            let logs = self.logs.borrow();
+            waits(
+                logs.iteration_running(),
+                logs.iteration_running_here(),
+                trigger,
+            )
+        };
+        let waited = waiting();
+        if waited {
             self.advance(run, Phase::Waiting, None);
-            while self.logs.borrow().iteration_running() {
+            while waiting() {
                 let poll = self.timer.sleep(WAIT_POLL_MS);
                 let polled = race_deadline(poll, run.cancel.cancelled()).await;
                 polled.ok_or(CompactionError::Aborted)?;
@@ -187,36 +203,33 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             }
         }
         self.advance(run, Phase::Freezing, None);
-        self.frozen.set(true);
+        self.shelf.page().set_frozen(true);
         self.advance(run, Phase::Gathering, None);
         // After a wait the logs are read again (the swap keeps any appends either way).
-        if waits {
-            observed = self.observe()?;
+        if waited {
+            observed = self.view(&self.logs.borrow()).observe()?;
             allowed(&self.settings, &observed.input, run.trigger)?;
         }
         let (before, input) = (&observed.read, &observed.input);
-        let selection = Selection::placed(&before.parsed, &observed.placed);
+        self.advance(run, Phase::BuildingPrompt, None);
+        let prepared = self.view(&self.logs.borrow()).prepare(&observed)?;
+        let (selection, ledger) = (&prepared.selection, &prepared.ledger);
         if selection.is_empty() {
             return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
         }
         let compacted_tokens = input.summary_tokens + input.new_tokens;
-
-        self.advance(run, Phase::BuildingPrompt, None);
-        let digest = Digest::of(&selection);
-        let ledger = self.ledger_of(&selection, &digest)?;
-        let prompt = build_prompt(&selection, &self.settings, &ledger);
         self.take_a_break(run).await;
         let request = SummaryRequest {
-            prompt: &prompt,
-            selection: &selection,
-            digest: &digest,
-            ledger: &ledger,
+            prompt: &prepared.prompt,
+            selection,
+            digest: &prepared.digest,
+            ledger,
             settings: &GenerationSettings::of(&self.settings, self.provider.model()),
         };
         let accepted = self.summarise(run, &request, compacted_tokens).await?;
         let summary = accepted.summary;
 
-        *held = Some(self.hold().await?);
+        *held = Some(self.shelf.hold(&self.logs).await?);
         run.working_since_ms = self.now();
         // The last moment a cancellation is honoured: from here on the compaction completes.
         if run.cancel.is_cancelled() {
@@ -225,8 +238,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.advance(run, Phase::Archiving, None);
         let (tokens_before, usage_before) = (input.log_tokens, input.usage);
         let commit = Commit {
-            selection: &selection,
-            ledger: &ledger,
+            selection,
+            ledger,
             summary: &summary,
             trigger: run.trigger,
             lifetime_ms: self.settings.archive_lifetime_ms(),
@@ -237,13 +250,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         };
         let (archive_key, timestamp) = {
             let logs = self.logs.borrow();
-            Journal::of(&logs).archive(&self.archives(&logs), &commit)?
+            Journal::of(&logs).archive(&self.shelf.archives(&logs), &commit)?
         };
         // The archive is durable before any log changes; a store that refuses it (full, or
         // blocked by another tab) leaves nothing behind.
-        if let Err(err) = self.commit_archives().await {
+        if let Err(err) = self.shelf.commit().await {
             let logs = self.logs.borrow();
-            Journal::of(&logs).abandon(&self.archives(&logs), &archive_key);
+            Journal::of(&logs).abandon(&self.shelf.archives(&logs), &archive_key);
             return Err(err.into());
         }
         self.events.emit(CompactionEvent::Archived {
@@ -256,7 +269,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let kept_tokens = tokens_before - compacted_tokens;
         let (swap, removed) = {
             let logs = self.logs.borrow();
-            let archives = self.archives(&logs);
+            let archives = self.shelf.archives(&logs);
             let swap =
                 Journal::of(&logs).swap_in(&archives, before, &commit, &archive_key, |added| {
                     let tokens_after = kept_tokens + added;
@@ -292,7 +305,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             (swap, removed)
         };
         if swap.is_err() || removed.is_ok_and(|keys| !keys.is_empty()) {
-            let _ = self.commit_archives().await;
+            let _ = self.shelf.commit().await;
         }
         let result = swap?;
         self.usage.forget_report();
@@ -304,7 +317,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.guard
             .set(guard.after_success(&self.settings, run.trigger, &result));
         self.advance(run, Phase::Unfreezing, None);
-        self.frozen.set(false);
+        self.shelf.page().set_frozen(false);
         self.advance(run, Phase::Complete, None);
         self.events.emit(CompactionEvent::Complete {
             result: Box::new(result.clone()),
@@ -336,7 +349,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             cancel: run.cancel.clone(),
         };
         // The archive key is not chosen yet; one of the same length counts the same.
-        let key = self.keys.archive(self.now().max(0.0) as u64);
+        let key = self.shelf.keys().archive(self.now().max(0.0) as u64);
         let (selection, ledger) = (request.selection, request.ledger);
         let check = SummaryCheck::of(selection, ledger, compacted_tokens, key, &self.settings);
         let mut attempts = std::mem::take(&mut run.attempts);
@@ -355,5 +368,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             .await;
         run.attempts = attempts;
         summary
+    }
+
+    /// Enters `phase` of `run` with `message` (the phase's own when `None`); renews the lease.
+    fn advance(&self, run: &mut Run, phase: Phase, message: Option<String>) {
+        self.lease.renew(&self.logs.borrow());
+        run.percent = run.percent.max(phase.progress_percent(run.attempts.count));
+        let message = message.unwrap_or_else(|| phase.message().to_owned());
+        let elapsed_ms = (self.now() - run.started_ms).max(0.0);
+        self.events
+            .progress(phase, run.percent, message, elapsed_ms);
     }
 }

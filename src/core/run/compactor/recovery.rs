@@ -1,15 +1,17 @@
-//! Undoing: recovery of a compaction a closed tab left half done, rollback of an archive, and
-//! the deletion of one. The reads and writes are the store's (`Journal::settle`,
-//! `Archives::put_back`); this decides when they may run and what the app hears.
+//! Undoing: recovery of a compaction a closed tab left half done, and rollback of an archive,
+//! with what the app hears of them; and the archive calls, which go to the shelf. The reads and writes are the shelf's (`Shelf::settle`,
+//! `Shelf::rollback`); this decides when recovery may run and reports both.
 
 use super::Compactor;
-use crate::core::error::CompactionError;
+use crate::core::error::{CompactionError, StorageError};
 use crate::core::model::phase::Phase;
-use crate::core::model::reasons::BusyReason;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::KeyValueStore;
+use crate::core::store::archives::Archives;
 use crate::core::store::journal::{Journal, Recovered};
+#[cfg(doc)]
+use crate::core::store::shelf::Shelf;
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Finishes or undoes a compaction that a closed tab or a crash left half done, as its
@@ -17,23 +19,26 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// the lease (its compaction is still running). Reports archives the live summaries name
     /// that are no longer stored (`archives_lost`).
     pub async fn recover(&self) -> Result<Option<Recovered>, CompactionError> {
-        // Our own compaction, or another tab's, may be mid-way: its journal is not an orphan.
-        if self.busy.get() {
+        // A compaction of this page, or another tab's, may be mid-way: its journal is no orphan.
+        if self.busy() {
             return Ok(None);
         }
         // Archives that cannot be read now, or have not moved yet, are not reported lost.
-        if self.refresh_archives_now().await.is_ok() {
-            self.report_lost_archives();
+        if self.shelf.refresh(&self.logs).await.is_ok() {
+            let lost = self.shelf.with_archives(&self.logs, |a| a.lost());
+            if let Some(keys) = lost.ok().filter(|keys| !keys.is_empty()) {
+                self.events.emit(CompactionEvent::ArchivesLost { keys });
+            }
         }
         // Nearly always there is nothing to settle: then no store lock (every `new Compactor`
         // recovers, and a hold is a Web Lock and an IndexedDB transaction).
         if !Journal::of(&self.logs.borrow()).is_present()? {
             return Ok(None);
         }
-        let held = self.hold().await?;
+        let held = self.shelf.hold(&self.logs).await?;
         let elsewhere = self.lease.held_elsewhere(&self.logs.borrow());
         let outcome = match elsewhere {
-            _ if self.busy.get() => return Ok(None),
+            _ if self.busy() => return Ok(None),
             Ok(true) => return Ok(None),
             Ok(false) => self.settle_journal().await,
             Err(err) => Err(err.into()),
@@ -46,55 +51,20 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         outcome
     }
 
-    /// Tells the app (`archives_lost`) which archives the live summaries name that are no
-    /// longer stored; a failed read reports nothing here (the next read reports it).
-    fn report_lost_archives(&self) {
-        let lost = self.with_archives(|a| a.lost());
-        if let Some(keys) = lost.ok().filter(|keys| !keys.is_empty()) {
-            self.events.emit(CompactionEvent::ArchivesLost { keys });
-        }
-    }
-
     /// Settles a journal an interrupted compaction left and tells the app; the lease is checked.
-    /// An archive it removes and the store fails to forget stays listed: one too many, never
-    /// a loss.
     pub(super) async fn settle_journal(&self) -> Result<Option<Recovered>, CompactionError> {
-        let settled = {
-            let logs = self.logs.borrow();
-            Journal::of(&logs).settle(&self.archives(&logs))?
-        };
-        if settled.is_some() {
-            let _ = self.commit_archives().await;
-        }
+        let settled = self.shelf.settle(&self.logs).await?;
         if let Some(recovered) = &settled {
             self.events.emit(recovered.event());
         }
         Ok(settled)
     }
 
-    /// Whether a compaction runs here or in another tab; then `busy` with `reason`.
-    fn refuse_while_compacting(&self, reason: BusyReason) -> Result<(), CompactionError> {
-        if self.busy.get() || self.lease.held_elsewhere(&self.logs.borrow())? {
-            return Err(CompactionError::Busy(reason));
-        }
-        Ok(())
-    }
-
     /// Puts an archive's originals back in place of the summary that replaced them; entries
     /// appended since stay. The archive is removed once its entries are live again.
     pub async fn rollback(&self, archive_key: &str) -> Result<(), CompactionError> {
-        if self.busy.get() {
-            return Err(CompactionError::Busy(BusyReason::RollbackWhileCompacting));
-        }
-        let held = self.hold().await?;
-        self.refuse_while_compacting(BusyReason::RollbackWhileCompacting)?;
-        self.busy.set(true);
-        self.events.enter(Phase::RollingBack);
-        let outcome = self.with_archives(|a| a.put_back(archive_key));
-        // The originals are live again: an archive the store fails to forget stays listed.
-        if outcome.is_ok() {
-            let _ = self.commit_archives().await;
-        }
+        let started = || self.events.enter(Phase::RollingBack);
+        let outcome = self.shelf.rollback(&self.logs, archive_key, started).await;
         match &outcome {
             Ok(()) => {
                 self.events.enter(Phase::Idle);
@@ -102,40 +72,38 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                     archive_key: archive_key.to_owned(),
                 });
             }
+            // Refused before it began: the phase stays.
+            Err(CompactionError::Busy(_)) => {}
             Err(err) => {
                 self.events.enter(Phase::Error);
                 self.events.error(err, Phase::RollingBack, err.to_string());
             }
         }
-        drop(held);
-        self.busy.set(false);
         outcome
     }
 
-    /// Whether [`Compactor::delete_archive`] is refused now; a caller checks it as the app
-    /// calls (from a `compaction_archived` listener, say), before the archive store answers.
-    pub fn may_delete_archive(&self) -> Result<(), CompactionError> {
-        self.refuse_while_compacting(BusyReason::DeleteWhileCompacting)
+    /// Brings the archives up to date with every tab's commits (see [`Shelf::refresh`]).
+    pub async fn refresh_archives_now(&self) -> Result<(), StorageError> {
+        self.shelf.refresh(&self.logs).await
     }
 
-    /// Removes one archive; refused while a compaction runs here or in another tab (its archive
-    /// may be the only copy of the originals until the swap is done).
+    /// Runs `read` over the archives as last refreshed (see [`Shelf::with_archives`]).
+    pub fn with_archives<T>(&self, read: impl FnOnce(&Archives<'_, S, C>) -> T) -> T {
+        self.shelf.with_archives(&self.logs, read)
+    }
+
+    /// Whether [`Compactor::delete_archive`] is refused now.
+    pub fn may_delete_archive(&self) -> Result<(), CompactionError> {
+        self.shelf.may_delete(&self.logs.borrow())
+    }
+
+    /// Removes one archive; refused while a compaction runs here or in another tab.
     pub async fn delete_archive(&self, key: &str) -> Result<(), CompactionError> {
-        self.refresh_archives_now().await?;
-        self.may_delete_archive()?;
-        let deleted = self.with_archives(|a| a.delete(key));
-        deleted?;
-        Ok(self.commit_archives().await?)
+        self.shelf.delete(&self.logs, key).await
     }
 
     /// Removes the expired archives; how many went.
     pub async fn purge_archives(&self) -> Result<usize, CompactionError> {
-        self.refresh_archives_now().await?;
-        let purged = self.with_archives(|a| a.purge());
-        let purged = purged?;
-        if purged > 0 {
-            self.commit_archives().await?;
-        }
-        Ok(purged)
+        self.shelf.purge(&self.logs).await
     }
 }

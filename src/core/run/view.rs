@@ -1,6 +1,6 @@
-//! What a compactor reads before it acts: the logs as stored, placed in their iterations and
-//! counted as the rules see them, with the lease and the app's usage; and, from them, the
-//! ledger, the prompt and the plan a compaction would start from. Reads only.
+//! What a compactor reads before it acts, and the one preparation every query and the
+//! compaction share: observe (the logs as stored, placed and counted as the rules see them),
+//! then select, digest, draw the ledger and build the prompt. Reads only.
 
 use crate::core::error::StorageError;
 use crate::core::log::placement::PlacedIterations;
@@ -14,24 +14,18 @@ use crate::core::steps::digest::Digest;
 use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::{plan_of, RuleInput};
 use crate::core::steps::selection::Selection;
-use crate::core::store::archives::Archives;
-use crate::core::store::keys::StorageKeys;
-use crate::core::store::lease::LeaseHolder;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::ReadLogs;
+use crate::core::store::shelf::Shelf;
 
 /// The logs as one compactor sees them.
 pub struct LogView<'a, S, C> {
     /// The logs.
     pub logs: &'a LogStore<S, C>,
-    /// The logs' keys with the compactor's archive prefix and metrics key.
-    pub keys: &'a StorageKeys,
-    /// The store the archives are in.
-    pub archives: &'a dyn KeyValueStore,
+    /// Where their archives are, and whether a compaction runs in this page.
+    pub shelf: &'a Shelf,
     /// The compactor's options.
     pub settings: &'a CompactorSettings,
-    /// The compactor's side of the lease.
-    pub lease: &'a LeaseHolder,
     /// The app's own measure of its prompt.
     pub usage: &'a PromptUsage,
 }
@@ -44,6 +38,20 @@ pub struct Observed {
     pub placed: PlacedIterations,
     /// What the rules look at.
     pub input: RuleInput,
+}
+
+/// What a compaction of the observed logs would work from: the selection, what it says, the
+/// facts its summary must keep, and the prompt.
+pub struct Prepared<'o> {
+    /// Iterations 1..N-1 of the observed logs.
+    pub selection: Selection<'o>,
+    /// What the selected entries say, read once.
+    pub digest: Digest,
+    /// The facts the summary must keep: the digest's, the pins, and those the earlier
+    /// summaries in the selection had to keep (read from their archives).
+    pub ledger: Ledger,
+    /// The prompt a compaction sends.
+    pub prompt: String,
 }
 
 impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
@@ -61,19 +69,19 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         Ok(self.usage_at(self.logs.estimate_tokens()?, true))
     }
 
-    /// The logs as stored, placed and counted (one read, one count); `compacting` says whether
-    /// this compactor is busy.
-    pub fn observe(&self, compacting: bool) -> Result<Observed, StorageError> {
+    /// The logs as stored, placed and counted (one read, one count).
+    pub fn observe(&self) -> Result<Observed, StorageError> {
         let read = self.logs.read()?;
         let placed = read.parsed.placed_iterations();
         let census = read.parsed.census_of(&placed);
         let input = RuleInput {
             current_iteration: census.current,
             iteration_running: self.logs.iteration_running(),
+            iteration_running_here: self.logs.iteration_running_here(),
             log_tokens: census.tokens,
             usage: self.usage_at(census.tokens, true),
-            compacting,
-            compacting_elsewhere: self.lease.held_elsewhere(self.logs)?,
+            compacting: self.shelf.page().compacting(),
+            compacting_elsewhere: self.shelf.compacting_elsewhere(self.logs)?,
             summary_tokens: census.summary_tokens,
             new_tokens: census.compacted_tokens - census.summary_tokens,
         };
@@ -84,41 +92,30 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         })
     }
 
-    /// The facts the summary of `selection` must keep: those its digest gives, the app's pins,
-    /// and those the earlier summaries in it had to keep (read from their archives).
-    pub fn ledger_of(
-        &self,
-        selection: &Selection<'_>,
-        digest: &Digest,
-    ) -> Result<Ledger, StorageError> {
-        let carried = Archives::new(self.logs, self.keys, self.archives).carried_facts(selection);
-        Ok(Ledger::draw(
+    /// Selection, digest, ledger and prompt of `observed`.
+    pub fn prepare<'o>(&self, observed: &'o Observed) -> Result<Prepared<'o>, StorageError> {
+        let selection = Selection::placed(&observed.read.parsed, &observed.placed);
+        let digest = Digest::of(&selection);
+        let carried = self.shelf.archives(self.logs).carried_facts(&selection);
+        let ledger = Ledger::draw(&selection, &digest, &self.logs.pins()?, &carried);
+        let prompt = build_prompt(&selection, self.settings, &ledger);
+        Ok(Prepared {
             selection,
             digest,
-            &self.logs.pins()?,
-            &carried,
-        ))
+            ledger,
+            prompt,
+        })
     }
 
-    /// The prompt a compaction would send now.
-    pub fn prompt(&self) -> Result<String, StorageError> {
-        let snapshot = self.logs.snapshot()?;
-        let selection = Selection::of(&snapshot);
-        let ledger = self.ledger_of(&selection, &Digest::of(&selection))?;
-        Ok(build_prompt(&selection, self.settings, &ledger))
-    }
-
-    /// What a compaction would do now; `compacting` says whether this compactor is busy.
-    pub fn plan(&self, compacting: bool) -> Result<CompactionPlan, StorageError> {
-        let observed = self.observe(compacting)?;
-        let selection = Selection::placed(&observed.read.parsed, &observed.placed);
-        let ledger = self.ledger_of(&selection, &Digest::of(&selection))?;
-        let prompt = build_prompt(&selection, self.settings, &ledger);
+    /// What a compaction would do now (and why it would refuse or for what it would wait).
+    pub fn plan(&self) -> Result<CompactionPlan, StorageError> {
+        let observed = self.observe()?;
+        let prepared = self.prepare(&observed)?;
         Ok(plan_of(
-            &selection,
+            &prepared.selection,
             &observed.input,
-            &ledger,
-            &prompt,
+            &prepared.ledger,
+            &prepared.prompt,
             self.settings,
         ))
     }
