@@ -5,7 +5,7 @@
 mod common;
 
 use std::future::Future;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 
 use common::*;
 use context_compactor::core::model::settings::Trigger;

@@ -118,7 +118,7 @@ pub fn wait_of(input: &RuleInput) -> Option<Wait> {
         .into_iter()
         .filter(|&t| waits(input.iteration_running, input.iteration_running_here, t))
         .collect();
-    (!triggers.is_empty()).then(|| Wait {
+    (!triggers.is_empty()).then_some(Wait {
         iteration: input.current_iteration,
         running_here: input.iteration_running_here,
         triggers,
