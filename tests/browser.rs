@@ -1,5 +1,8 @@
 //! LogStore in real browsers over real localStorage (run by `wasm-pack test --chrome/--firefox`).
 #![cfg(target_arch = "wasm32")]
+// Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
+// about the package's size).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use context_compactor::web::JsLogStore;
 use wasm_bindgen::{JsCast, JsValue};

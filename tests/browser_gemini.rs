@@ -2,6 +2,9 @@
 //! (tests/gemini-mock/server.mjs, started by scripts/test.sh; its URL is baked in at compile
 //! time through GEMINI_MOCK_URL). Every scenario of the mock, with its outcome.
 #![cfg(target_arch = "wasm32")]
+// Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
+// about the package's size).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use context_compactor::web::{JsCompactor, JsLogStore};
 use wasm_bindgen::{JsCast, JsValue};

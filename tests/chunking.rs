@@ -1,6 +1,9 @@
 //! Never stuck at a full window: a selection whose prompt exceeds the input budget
 //! (`maxPromptTokens`) is summarised in parts under the budget, then merged; every ledger fact
 //! reaches the merged summary, across chained compactions too.
+// Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
+// about the package's size).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod common;
 

@@ -1,5 +1,8 @@
 //! The core LogStore over an in-memory store: the same rules the browser tests check, natively.
 #![cfg(not(target_arch = "wasm32"))]
+// Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
+// about the package's size).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 use context_compactor::core::error::StorageError;
 use context_compactor::core::log::entries::{ExecutionInput, ToolActivityInput};

@@ -2,7 +2,9 @@
 
 #[cfg(any(test, feature = "testing"))]
 use std::cell::RefCell;
+// A test double, never in the package: the standard map is fine here.
 #[cfg(any(test, feature = "testing"))]
+#[allow(clippy::disallowed_types)]
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -125,6 +127,7 @@ pub struct MemoryStore {
 
 #[cfg(any(test, feature = "testing"))]
 #[derive(Debug, Default)]
+#[allow(clippy::disallowed_types)]
 struct MemoryState {
     entries: BTreeMap<String, String>,
     quota_units: Option<usize>,

@@ -1,0 +1,233 @@
+// One archive shelf per page, in real tabs of Chromium: an `Archives` (or a second `Compactor`)
+// over the same logs cannot delete or roll back the archive a running compaction is writing,
+// from a `compaction_archived` listener of the same page or from a second tab; and a compaction
+// the loop asks for between its own startIteration() and finishIteration() settles.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch } from "./browser.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+/** Tabs of one origin (one browser context) with the package loaded and localStorage empty. */
+async function openTabs(count) {
+  const context = await env.browser.newContext();
+  const pages = [];
+  for (let i = 0; i < count; i++) {
+    const page = await context.newPage();
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    await page.evaluate(async () => {
+      const pkg = await import("/pkg/context_compactor.js");
+      await pkg.default();
+      window.pkg = pkg;
+    });
+    pages.push(page);
+  }
+  await pages[0].evaluate(() => localStorage.clear());
+  return { context, pages };
+}
+
+/** In the page: `n` finished iterations whose every entry carries a mark `entry-<k>`. */
+const GROW = `
+  window.grow = (logs, n) => {
+    for (let i = 0; i < n; i++) {
+      const it = logs.startIteration();
+      logs.appendReasoning("entry-r" + it + ": checked shard_" + it + ", 4" + it + "1 rows grouped by region.");
+      logs.appendExecution({ code: "count(" + it + ")", success: true, result: "entry-e" + it + " = " + (it * 37), executionTime: 3, source: "test" });
+      logs.appendToolActivity({ type: "file", action: "read", status: "ok", details: "entry-t" + it });
+      logs.finishIteration();
+    }
+  };
+  window.marks = (n) => Array.from({ length: n }, (_, i) => ["r", "e", "t"].map((k) => "entry-" + k + (i + 1))).flat();
+  /** Each mark held exactly once by the live logs and the archives' data together. */
+  window.census = async (logs, archives, n) => {
+    const texts = [JSON.stringify(logs.reasoningLog()), JSON.stringify(logs.executionLog()), JSON.stringify(logs.toolActivityLog())];
+    for (const info of await archives.list()) texts.push(JSON.stringify((await archives.read(info.key)).data));
+    const all = texts.join("\\n");
+    const counts = {};
+    for (const mark of window.marks(n)) counts[mark] = all.split(new RegExp(mark + "(?![0-9])")).length - 1;
+    return counts;
+  };
+`;
+
+const codeOf = (settled) => settled.map((s) => (s.status === "rejected" ? s.reason.code : "resolved"));
+
+test("a compaction_archived listener of the same page cannot delete or roll back the archive being written", async () => {
+  const { context, pages } = await openTabs(1);
+  const [page] = pages;
+  try {
+    await page.evaluate(GROW);
+    const outcome = await page.evaluate(async () => {
+      const { LogStore, Compactor, Archives } = window.pkg;
+      const logs = new LogStore();
+      window.grow(logs, 10);
+      const options = { provider: { type: "offline" }, contextWindowTokens: 1500, recommendedUsage: 0.05 };
+      const compactor = new Compactor(logs, options);
+      const archives = new Archives(logs);
+      const second = new Compactor(logs, options);
+      const attempts = [];
+      compactor.events.addEventListener("compaction_archived", (e) => {
+        const key = e.detail.archiveKey;
+        attempts.push(archives.delete(key), archives.rollback(key), second.deleteArchive(key), second.rollback(key));
+      });
+      const result = await compactor.compact();
+      const settled = await Promise.allSettled(attempts);
+      const kept = await archives.read(result.archiveKey);
+      return {
+        settled: settled.map((s) => (s.status === "rejected" ? s.reason.code : "resolved")),
+        messages: settled.map((s) => String(s.reason?.message)),
+        archived: kept.iterations,
+        census: await window.census(logs, archives, 10),
+      };
+    });
+    assert.deepEqual(outcome.settled, ["busy", "busy", "busy", "busy"], outcome.messages.join("\n"));
+    assert.deepEqual(outcome.archived, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (const [mark, count] of Object.entries(outcome.census)) assert.equal(count, 1, `${mark} held ${count} times`);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a second tab cannot delete or roll back while the first compacts, nor the archive being written", async () => {
+  const { context, pages } = await openTabs(2);
+  const [a, b] = pages;
+  try {
+    for (const page of pages) await page.evaluate(GROW);
+    // Tab A: one compaction done (an earlier archive), then one whose model waits for the test.
+    const earlier = await a.evaluate(async () => {
+      const { LogStore, Compactor } = window.pkg;
+      const logs = new LogStore();
+      window.grow(logs, 10);
+      const options = { contextWindowTokens: 1500, recommendedUsage: 0.05 };
+      const first = await new Compactor(logs, { ...options, provider: { type: "offline" } }).compact();
+      window.grow(logs, 12);
+      let answer;
+      window.answered = new Promise((resolve) => (answer = resolve));
+      window.answer = answer;
+      window.calls = 0;
+      const compactor = new Compactor(logs, {
+        ...options,
+        provider: {
+          type: "custom",
+          generate: async () => {
+            window.calls++;
+            await window.answered;
+            return window.SUMMARY;
+          },
+        },
+      });
+      window.SUMMARY = [
+        "### 🎯 OBJECTIVE ACHIEVED", "- Counted the rows of every shard by region.",
+        "### 📊 KEY DISCOVERIES", "- The shards differ in size.",
+        "### ✅ SUCCESSFUL SOLUTIONS", "- count() over each shard.",
+        "### 🔧 TOOLS USED SUCCESSFULLY", "- file read",
+        "### 💡 CRITICAL INSIGHTS", "- Nothing failed.",
+        "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING", "- Continue with the next shard.",
+      ].join("\n");
+      const channel = new BroadcastChannel("shelf-test");
+      compactor.events.addEventListener("compaction_archived", (e) => {
+        channel.postMessage(e.detail.archiveKey);
+        // Tab A stays in its swap's window while tab B tries: the listener holds this page.
+        const until = Date.now() + 2500;
+        while (Date.now() < until) {
+          /* busy on purpose */
+        }
+      });
+      window.running = compactor.compact().then(
+        (r) => ({ archiveKey: r.archiveKey }),
+        (e) => ({ error: e.code, message: e.message }),
+      );
+      return first.archiveKey;
+    });
+    await a.waitForFunction(() => window.calls > 0);
+
+    const during = await b.evaluate(async (key) => {
+      const archives = new window.pkg.Archives(new window.pkg.LogStore());
+      const settled = await Promise.allSettled([archives.delete(key), archives.rollback(key)]);
+      window.archives = archives;
+      window.tried = new Promise((resolve) => {
+        const channel = new BroadcastChannel("shelf-test");
+        channel.onmessage = async (e) => {
+          const key = e.data;
+          const settled = await Promise.allSettled([archives.delete(key), archives.rollback(key)]);
+          resolve({ key, settled: settled.map((s) => (s.status === "rejected" ? s.reason.code : "resolved")) });
+        };
+      });
+      return settled.map((s) => (s.status === "rejected" ? s.reason.code : "resolved"));
+    }, earlier);
+    assert.deepEqual(during, ["busy", "busy"]);
+
+    // The model answers; tab A archives, tells tab B the key, and stays in its listener.
+    const result = await a.evaluate(() => {
+      window.answer();
+      return window.running;
+    });
+    assert.ok(result.archiveKey, JSON.stringify(result));
+    const tried = await b.evaluate(() => window.tried);
+    assert.equal(tried.key, result.archiveKey);
+    assert.deepEqual(tried.settled, ["busy", "busy"]);
+    const census = await b.evaluate(() => window.census(new window.pkg.LogStore(), window.archives, 22));
+    for (const [mark, count] of Object.entries(census)) assert.equal(count, 1, `${mark} held ${count} times`);
+  } finally {
+    await context.close();
+  }
+});
+
+test("the loop's own compaction between startIteration() and finishIteration() settles; a user's waits and says so", async () => {
+  const { context, pages } = await openTabs(1);
+  const [page] = pages;
+  try {
+    await page.evaluate(GROW);
+    const outcome = await page.evaluate(async () => {
+      const { LogStore, Compactor } = window.pkg;
+      const within = (promise, ms) =>
+        Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve("still pending"), ms))]);
+      const options = { provider: { type: "offline" }, contextWindowTokens: 1500, recommendedUsage: 0.05 };
+      const seen = {};
+      for (const trigger of ["auto", "context_limit_error"]) {
+        const logs = new LogStore({ prefix: `mid_${trigger}_` });
+        window.grow(logs, 10);
+        const live = logs.startIteration();
+        logs.appendReasoning("Checking shard_099 now.");
+        const compactor = new Compactor(logs, options);
+        const result = await within(compactor.compact({ trigger }).then((r) => r.iterations, (e) => e.code), 10_000);
+        logs.appendReasoning("Done with shard_099.");
+        seen[trigger] = { result, live, running: logs.iterationRunning, tail: logs.reasoningLog().slice(-3) };
+        logs.finishIteration();
+      }
+      const logs = new LogStore({ prefix: "mid_user_" });
+      window.grow(logs, 10);
+      logs.startIteration();
+      const compactor = new Compactor(logs, options);
+      const can = compactor.canCompact();
+      const plan = compactor.plan();
+      const pending = compactor.compact({ trigger: "user" }).then((r) => r.iterations, (e) => e.code);
+      const before = await within(pending, 600);
+      const phase = compactor.phase;
+      logs.finishIteration();
+      const after = await within(pending, 10_000);
+      return { seen, can, plan: plan.waitsFor, before, phase, after };
+    });
+    for (const trigger of ["auto", "context_limit_error"]) {
+      const seen = outcome.seen[trigger];
+      assert.deepEqual(seen.result, [1, 10], `${trigger}: ${JSON.stringify(seen)}`);
+      assert.equal(seen.running, true);
+      assert.deepEqual(seen.tail, [`=== ITERATION ${seen.live} ===`, "Checking shard_099 now.", "Done with shard_099."]);
+    }
+    assert.equal(outcome.can.waitsFor.iteration, 11);
+    assert.equal(outcome.can.waitsFor.runningHere, true);
+    assert.deepEqual(outcome.can.waitsFor.triggers, ["user"]);
+    assert.match(outcome.can.waitsFor.message, /finishIteration\(\)/);
+    assert.deepEqual(outcome.plan, outcome.can.waitsFor);
+    assert.equal(outcome.before, "still pending");
+    assert.equal(outcome.phase, "waiting");
+    assert.deepEqual(outcome.after, [1, 10]);
+  } finally {
+    await context.close();
+  }
+});
