@@ -90,6 +90,7 @@ tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedrive
 tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
 check "cargo doc without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 check "package build (web, bundler and node flavours into pkg/)" bash scripts/build.sh pkg
+check "size budget of the web entry (wasm + glue + snippets, gzip; pkg.json sizeBudget)" node scripts/size.mjs pkg --max
 tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/js/
 
 elapsed=$(( $(date +%s) - started ))

@@ -261,3 +261,22 @@ fn answers_in_the_shapes_models_write_are_taken_at_once_and_stored_canonical() {
         assert_eq!(result.coverage.missing, Vec::<String>::new(), "{name}");
     }
 }
+
+#[test]
+fn an_answer_that_is_not_text_is_the_apps_mistake_not_retried() {
+    let rig = session(vec![
+        Answer::fail(ProviderError::NotText("a value of type object".into())),
+        Answer::Text(valid_summary("never asked for")),
+    ]);
+    let err = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    assert_eq!(err.retryable(), Some(false));
+    assert_eq!(rig.provider.calls(), 1, "no second call");
+    assert!(
+        err.to_string()
+            .contains("must resolve to the summary as a string"),
+        "{err}"
+    );
+}

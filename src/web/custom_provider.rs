@@ -59,7 +59,12 @@ impl SummaryProvider for CustomProvider {
                 .await
                 .map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
             let text = value.as_string().ok_or_else(|| {
-                ProviderError::Failed("generate() must resolve to a string".into())
+                let what = match value.js_typeof().as_string() {
+                    Some(kind) if value.is_null() => format!("null ({kind})"),
+                    Some(kind) => format!("a value of type {kind}"),
+                    None => "a value that is not text".to_owned(),
+                };
+                ProviderError::NotText(what)
             })?;
             Ok(Generation::from(text))
         })

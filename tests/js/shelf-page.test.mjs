@@ -231,3 +231,31 @@ test("the loop's own compaction between startIteration() and finishIteration() s
     await context.close();
   }
 });
+
+test("a generate() that resolves to an object is invalid_input, asked once, not retryable", async () => {
+  const { context, pages } = await openTabs(1);
+  const [page] = pages;
+  try {
+    await page.evaluate(GROW);
+    const outcome = await page.evaluate(async () => {
+      const { LogStore, Compactor } = window.pkg;
+      const logs = new LogStore({ prefix: "object_answer_" });
+      window.grow(logs, 8);
+      let calls = 0;
+      const compactor = new Compactor(logs, {
+        contextWindowTokens: 1500,
+        recommendedUsage: 0.05,
+        retryDelayMs: 0,
+        provider: { type: "custom", generate: async () => (calls++, { text: "### 🎯 OBJECTIVE ACHIEVED" }) },
+      });
+      const err = await compactor.compact().then(() => null, (e) => e);
+      return { code: err?.code, retryable: err?.retryable, message: err?.message, calls };
+    });
+    assert.equal(outcome.code, "invalid_input", outcome.message);
+    assert.equal(outcome.retryable, false);
+    assert.equal(outcome.calls, 1);
+    assert.match(outcome.message, /must resolve to the summary as a string; it resolved to a value of type object/);
+  } finally {
+    await context.close();
+  }
+});

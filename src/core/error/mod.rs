@@ -322,8 +322,11 @@ pub enum ProviderError {
     Blocked(String),
     /// The answer was cut off or empty; treated like an invalid summary.
     Incomplete(String),
-    /// A custom provider threw or returned something other than text.
+    /// A custom provider threw or its promise rejected.
     Failed(String),
+    /// A custom provider's `generate()` resolved to something other than text (what it was):
+    /// a mistake in the app's code that no retry mends.
+    NotText(String),
     /// The caller cancelled the call.
     Aborted,
 }
@@ -335,6 +338,7 @@ impl ProviderError {
             ProviderError::Http { .. } => ErrorCode::LlmHttp,
             ProviderError::Timeout { .. } => ErrorCode::LlmTimeout,
             ProviderError::Network(_) | ProviderError::Failed(_) => ErrorCode::LlmNetwork,
+            ProviderError::NotText(_) => ErrorCode::InvalidInput,
             ProviderError::Blocked(_) => ErrorCode::LlmBlocked,
             ProviderError::Incomplete(_) => ErrorCode::InvalidSummary,
             ProviderError::Aborted => ErrorCode::Aborted,
@@ -370,9 +374,10 @@ impl ProviderError {
             ProviderError::Timeout { .. } => RetryReason::Timeout,
             ProviderError::Network(_) => RetryReason::Network,
             ProviderError::Incomplete(_) => RetryReason::InvalidSummary,
-            ProviderError::Blocked(_) | ProviderError::Failed(_) | ProviderError::Aborted => {
-                RetryReason::Provider
-            }
+            ProviderError::Blocked(_)
+            | ProviderError::Failed(_)
+            | ProviderError::NotText(_)
+            | ProviderError::Aborted => RetryReason::Provider,
         }
     }
 
@@ -383,7 +388,7 @@ impl ProviderError {
             ProviderError::Http {
                 status, lasting, ..
             } => !lasting && matches!(status, 408 | 429 | 500 | 502 | 503 | 504),
-            ProviderError::Blocked(_) | ProviderError::Aborted => false,
+            ProviderError::Blocked(_) | ProviderError::NotText(_) | ProviderError::Aborted => false,
             _ => true,
         }
     }
@@ -406,6 +411,10 @@ impl fmt::Display for ProviderError {
                 write!(f, "the model's answer was incomplete: {reason}")
             }
             ProviderError::Failed(reason) => write!(f, "the summary provider failed: {reason}"),
+            ProviderError::NotText(what) => write!(
+                f,
+                "provider.generate() must resolve to the summary as a string; it resolved to {what}"
+            ),
             ProviderError::Aborted => write!(f, "the compaction was cancelled"),
         }
     }

@@ -230,7 +230,9 @@ impl FromJson for f64 {
 fn whole(json: &str, max: u64) -> Result<u64, ReadError> {
     let value = json.parse::<u64>().ok().or_else(|| {
         let number = f64::from_json(json).ok()?;
-        (number.fract() == 0.0 && (0.0..=max as f64).contains(&number)).then_some(number as u64)
+        // Below 2^64 every whole double is a u64 exactly (`as` would saturate above it).
+        let in_range = (0.0..18_446_744_073_709_551_616.0).contains(&number);
+        (number.fract() == 0.0 && in_range).then_some(number as u64)
     });
     match value {
         Some(value) if value <= max => Ok(value),
@@ -348,6 +350,14 @@ mod tests {
         assert!(from_text::<u32>("2.5").is_err());
         assert_eq!(from_text::<u32>("5.0"), Ok(5));
         assert_eq!(from_text::<u64>("1e3"), Ok(1000));
+        assert_eq!(from_text::<u64>("18446744073709551615"), Ok(u64::MAX));
+        assert!(from_text::<u64>("18446744073709551616").is_err());
+        assert!(from_text::<u64>("1.8446744073709552e19").is_err());
+        assert!(from_text::<u64>("1e20").is_err());
+        assert_eq!(
+            from_text::<u64>("1.8446744073709550e19"),
+            Ok(18_446_744_073_709_549_568)
+        );
         assert_eq!(from_text::<f64>("-0.25"), Ok(-0.25));
         assert!(from_text::<f64>("\"1\"").is_err());
         assert_eq!(from_text::<[u32; 2]>("[1,4]"), Ok([1, 4]));
