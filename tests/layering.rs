@@ -401,3 +401,20 @@ fn architecture_md_prints_the_same_table() {
         assert_eq!(listed, expected, "the {wing} row of ARCHITECTURE.md");
     }
 }
+
+/// Lines of a file of `src/core`, relative to the crate root.
+fn lines_of(file: &str) -> usize {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+        .lines()
+        .count()
+}
+
+/// The orchestrator stays small: its handle under 200 lines (it grew back to 318 once, with
+/// the archive plumbing that now lives in `store/shelf.rs`).
+#[test]
+fn the_orchestrators_handle_stays_under_its_line_budget() {
+    let lines = lines_of("src/core/run/compactor/mod.rs");
+    assert!(lines < 200, "src/core/run/compactor/mod.rs has {lines} lines; the budget is under 200");
+}
