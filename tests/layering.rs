@@ -416,5 +416,8 @@ fn lines_of(file: &str) -> usize {
 #[test]
 fn the_orchestrators_handle_stays_under_its_line_budget() {
     let lines = lines_of("src/core/run/compactor/mod.rs");
-    assert!(lines < 200, "src/core/run/compactor/mod.rs has {lines} lines; the budget is under 200");
+    assert!(
+        lines < 200,
+        "src/core/run/compactor/mod.rs has {lines} lines; the budget is under 200"
+    );
 }

@@ -241,6 +241,10 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
+        // Refused as called: the archive of a compaction running now is its only copy.
+        if let Err(err) = self.shelf.may_roll_back(&self.logs.borrow()) {
+            return js_sys::Promise::reject(&err.into());
+        }
         let (logs, shelf) = (Rc::clone(&self.logs), Rc::clone(&self.shelf));
         future_to_promise(async move {
             let key = string_arg(&key, "rollback(key)")?;

@@ -338,6 +338,14 @@ impl JsCompactor {
         #[wasm_bindgen(js_name = "archiveKey", unchecked_param_type = "string")]
         archive_key: JsValue,
     ) -> js_sys::Promise {
+        // Refused as called, as `deleteArchive()` is.
+        if let Err(err) = self
+            .engine
+            .shelf()
+            .may_roll_back(&self.engine.logs().borrow())
+        {
+            return js_sys::Promise::reject(&ContextCompactorError::from(err).into());
+        }
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
             let key = string_arg(&archive_key, "rollback(archiveKey)")?;

@@ -44,18 +44,27 @@ const GROW = `
     }
   };
   window.marks = (n) => Array.from({ length: n }, (_, i) => ["r", "e", "t"].map((k) => "entry-" + k + (i + 1))).flat();
-  /** Each mark held exactly once by the live logs and the archives' data together. */
+  /** How many times each original entry is held by the live logs and the archives together. */
   window.census = async (logs, archives, n) => {
-    const texts = [JSON.stringify(logs.reasoningLog()), JSON.stringify(logs.executionLog()), JSON.stringify(logs.toolActivityLog())];
-    for (const info of await archives.list()) texts.push(JSON.stringify((await archives.read(info.key)).data));
-    const all = texts.join("\\n");
-    const counts = {};
-    for (const mark of window.marks(n)) counts[mark] = all.split(new RegExp(mark + "(?![0-9])")).length - 1;
+    const sets = [{ r: logs.reasoningLog(), e: logs.executionLog(), t: logs.toolActivityLog() }];
+    for (const info of await archives.list()) {
+      const data = (await archives.read(info.key)).data;
+      sets.push({ r: data.reasoningLog, e: data.executionLog, t: data.toolActivityLog });
+    }
+    const counts = Object.fromEntries(window.marks(n).map((mark) => [mark, 0]));
+    const count = (pattern, text) => {
+      const found = pattern.exec(String(text));
+      if (found) counts[found[1]]++;
+    };
+    for (const set of sets) {
+      for (const text of set.r) count(/^(entry-r[0-9]+):/, text);
+      for (const entry of set.e) count(/^(entry-e[0-9]+) =/, entry.result);
+      for (const entry of set.t) count(/^(entry-t[0-9]+)$/, entry.details);
+    }
     return counts;
   };
 `;
 
-const codeOf = (settled) => settled.map((s) => (s.status === "rejected" ? s.reason.code : "resolved"));
 
 test("a compaction_archived listener of the same page cannot delete or roll back the archive being written", async () => {
   const { context, pages } = await openTabs(1);

@@ -203,6 +203,14 @@ impl Shelf {
         self.refuse_while_compacting(logs, BusyReason::DeleteWhileCompacting)
     }
 
+    /// Whether [`Shelf::rollback`] is refused now, checked as the app calls (as for a delete).
+    pub fn may_roll_back<S: KeyValueStore, C: Clock>(
+        &self,
+        logs: &LogStore<S, C>,
+    ) -> Result<(), CompactionError> {
+        self.refuse_while_compacting(logs, BusyReason::RollbackWhileCompacting)
+    }
+
     /// Removes one archive; refused while a compaction runs here or in another tab (its
     /// archive may be the only copy of the originals until the swap is done).
     pub async fn delete<S: KeyValueStore, C: Clock>(
@@ -240,9 +248,7 @@ impl Shelf {
         started: impl FnOnce(),
     ) -> Result<(), CompactionError> {
         let busy = || CompactionError::Busy(BusyReason::RollbackWhileCompacting);
-        if self.page.compacting() || self.compacting_elsewhere(&logs.borrow())? {
-            return Err(busy());
-        }
+        self.may_roll_back(&logs.borrow())?;
         let claim = self.page.claim().ok_or_else(busy)?;
         let held = self.hold(logs).await?;
         if self.compacting_elsewhere(&logs.borrow())? {
