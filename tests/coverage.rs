@@ -18,7 +18,7 @@ use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::CompactionEvent;
 use context_compactor::core::ports::storage::MemoryStore;
 use context_compactor::core::ports::timer::run_ready;
-use context_compactor::core::store::archive::read_archive;
+use context_compactor::core::store::archive_record::read_archive;
 
 fn compact(rig: &Rig) -> Result<CompactionResult, CompactionError> {
     run_ready(rig.compactor.compact(Trigger::User)).expect("the compaction waited on nothing")

@@ -38,10 +38,10 @@ const NEVER_LOADED: f64 = -1.0;
 #[derive(Clone)]
 pub struct ArchiveDatabase {
     prefix: Rc<str>,
-    copy: Rc<RefCell<Copy>>,
+    copy: Rc<RefCell<DatabaseCopy>>,
 }
 
-struct Copy {
+struct DatabaseCopy {
     /// The database's generation this copy shows.
     generation: f64,
     entries: SortedMap<String, Text>,
@@ -59,7 +59,7 @@ impl ArchiveDatabase {
     pub fn open(prefix: &str) -> Option<Self> {
         archive_database_available().then(|| Self {
             prefix: Rc::from(prefix),
-            copy: Rc::new(RefCell::new(Copy {
+            copy: Rc::new(RefCell::new(DatabaseCopy {
                 generation: NEVER_LOADED,
                 entries: SortedMap::new(),
                 pending: SortedMap::new(),

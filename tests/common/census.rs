@@ -7,7 +7,7 @@ use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::log::snapshot::LogSnapshot;
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
-use context_compactor::core::store::archive::read_archive;
+use context_compactor::core::store::archive_record::read_archive;
 use context_compactor::core::store::keys::StorageKeys;
 use context_compactor::core::store::log_store::LogStore;
 

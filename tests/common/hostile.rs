@@ -13,7 +13,7 @@ use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::run_ready;
-use context_compactor::core::store::archive::MAX_EXPIRES_AT;
+use context_compactor::core::store::archive_record::MAX_EXPIRES_AT;
 
 const LOGS: [&str; 3] = [
     "gdrs_reasoning_log",

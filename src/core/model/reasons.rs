@@ -40,7 +40,7 @@ impl fmt::Display for Conflict {
 /// Why a compaction or an archive operation is not allowed (code `not_allowed`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Refusal {
-    /// This compactor is already compacting.
+    /// A compaction over these logs already runs in this page.
     Compacting,
     /// Another tab holds the compaction lease.
     CompactingElsewhere,
@@ -80,12 +80,24 @@ pub enum Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Refusal::Compacting => write!(f, "A compaction is already running."),
-            Refusal::CompactingElsewhere => write!(f, "A compaction is running in another tab."),
-            Refusal::NoSession => write!(f, "There is no reasoning session to compact yet."),
+            Refusal::Compacting => write!(
+                f,
+                "A compaction is already running in this page; try again after its \
+                 compaction_complete or compaction_error event."
+            ),
+            Refusal::CompactingElsewhere => write!(
+                f,
+                "A compaction is running in another tab; try again when it has finished (if \
+                 that tab closed, its lease expires on its own)."
+            ),
+            Refusal::NoSession => write!(
+                f,
+                "There is no reasoning session to compact yet; logs.startIteration() starts one."
+            ),
             Refusal::TooFewIterations { needed, completed } => write!(
                 f,
-                "Compaction needs at least {needed} completed iterations; {completed} so far."
+                "Compaction needs at least {needed} completed iterations; {completed} so far \
+                 (the minIterations option sets how many)."
             ),
             Refusal::TooLittleNew {
                 new_tokens,
@@ -95,17 +107,20 @@ impl fmt::Display for Refusal {
                 f,
                 "Too little is new since the last compaction: {new_tokens} tokens beside the \
                  {summary_tokens}-token summary; a compaction needs at least {needed} to come \
-                 out clearly smaller."
+                 out clearly smaller. Let more iterations run first."
             ),
             Refusal::UsageTooLow { usage, recommended } => write!(
                 f,
-                "Context usage is {}%; compaction is worth it from {}%.",
+                "Context usage is {}%; compaction is worth it from {}% (the recommendedUsage \
+                 option; trigger \"context_limit_error\" skips this rule when the app's model \
+                 reported its context too long).",
                 CompactorSettings::whole_percent(*usage),
                 CompactorSettings::whole_percent(*recommended)
             ),
             Refusal::NothingToCompact => write!(
                 f,
-                "Nothing to compact: only the current iteration has entries."
+                "Nothing to compact: only the current iteration has entries; finish it and \
+                 start the next first."
             ),
             Refusal::NotAnArchiveKey(key) => {
                 write!(f, "\"{key}\" is not an archive key of these logs")
@@ -118,7 +133,7 @@ impl fmt::Display for Refusal {
 /// Why a call must wait for another to finish (code `busy`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BusyReason {
-    /// This compactor is already compacting.
+    /// A compaction over these logs already runs in this page.
     Compacting,
     /// Another tab holds the compaction lease.
     CompactingElsewhere,

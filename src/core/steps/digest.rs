@@ -15,7 +15,7 @@ pub mod text;
 
 /// One code execution as the summary sees it, from the execution log or the reasoning log's
 /// `=== JAVASCRIPT EXECUTION ===` entry.
-pub(crate) struct Run {
+pub(crate) struct Execution {
     pub(crate) iteration: u32,
     pub(crate) id: Option<String>,
     pub(crate) code: String,
@@ -44,7 +44,7 @@ pub struct Digest {
     pub(crate) current: u32,
     pub(crate) query: Option<String>,
     pub(crate) reasoning: Vec<(u32, String)>,
-    pub(crate) runs: Vec<Run>,
+    pub(crate) runs: Vec<Execution>,
     pub(crate) failures: Vec<Failure>,
     pub(crate) earlier: SortedMap<usize, Vec<String>>,
     pub(crate) tools: SortedMap<String, (SortedMap<String, usize>, Option<String>)>,
@@ -126,7 +126,7 @@ impl Digest {
         for (n, entry) in &selection.execution {
             let fields = entry.fields();
             let code = fields.code().into_owned();
-            source.runs.push(Run {
+            source.runs.push(Execution {
                 iteration: *n,
                 id: entry.facts.id.clone(),
                 task: task_of(&code, fields.task()),
@@ -234,7 +234,7 @@ impl Digest {
         let result = block(body, "RETURN VALUE", &labels)
             .filter(|v| !v.is_empty() && *v != "undefined" && *v != "null")
             .map(compact_value);
-        self.runs.push(Run {
+        self.runs.push(Execution {
             iteration: n,
             id,
             task: task_of(&code, None),

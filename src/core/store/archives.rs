@@ -15,7 +15,7 @@ use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::{utf16_units, with_free_space, KeyValueStore};
 use crate::core::steps::selection::{EntryIterations, Selection};
 use crate::core::steps::swap::{restore, summary_is_live};
-use crate::core::store::archive::{
+use crate::core::store::archive_record::{
     read_archive, Archive, ArchiveData, ArchiveEntryCounts, ArchiveHead, ArchiveInfo,
 };
 use crate::core::store::keys::StorageKeys;

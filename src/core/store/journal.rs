@@ -27,7 +27,7 @@ use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::{with_free_space, KeyValueStore};
 use crate::core::steps::selection::{summary_body, Selection};
 use crate::core::steps::swap::{appended_since, replace, summary_entry, undo};
-use crate::core::store::archive::{Archive, ArchiveMetadata};
+use crate::core::store::archive_record::{Archive, ArchiveMetadata};
 use crate::core::store::archives::Archives;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::{LogHashes, RawLogs, ReadLogs};

@@ -19,7 +19,7 @@ use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
 use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::steps::rules::{allowed, waits};
-use crate::core::store::archive::ArchiveMetadata;
+use crate::core::store::archive_record::ArchiveMetadata;
 use crate::core::store::journal::{Commit, Journal};
 use crate::core::store::page::PageClaim;
 
@@ -127,7 +127,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let mut held = Some(self.shelf.hold(&self.logs).await?);
         run.working_since_ms = self.now();
         self.lease.take(&self.logs.borrow())?;
-        let outcome = self.run(run, &mut held).await;
+        let outcome = self.steps(run, &mut held).await;
         if held.is_none() {
             // Without the lock the lease still goes: an expired lease would block for hours.
             held = self.shelf.acquire().await.ok();
@@ -163,7 +163,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// The compaction itself; `held` is the store lock taken with the lease, given up while
     /// the provider works and taken again for the archive and the swap (and kept after it).
-    async fn run(
+    async fn steps(
         &self,
         run: &mut Run,
         held: &mut Option<LockHeld>,
