@@ -14,6 +14,7 @@ use super::event_sink::EventTargetSink;
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::local_storage::BrowserStorage;
 use super::log_store::JsLogStore;
+use super::lone_surrogates;
 use super::timer::BrowserTimer;
 use super::typescript::{
     CanCompactJs, CompactOptionsJs, CompactionMetricsJs, CompactionPlanJs, CompactorOptionsJs,
@@ -298,8 +299,9 @@ impl JsCompactor {
 
     /// Exactly the prompt `compact()` would send now.
     #[wasm_bindgen(js_name = buildPrompt)]
-    pub fn build_prompt(&self) -> JsResult<String> {
-        Ok(self.engine.build_prompt()?)
+    pub fn build_prompt(&self) -> JsResult<js_sys::JsString> {
+        // The stored texts' lone surrogates come back as they were stored.
+        Ok(lone_surrogates::to_js(&self.engine.build_prompt()?))
     }
 
     /// A dry run: what `compact()` would do now, without calling the provider.

@@ -6,9 +6,12 @@ use wasm_bindgen_futures::JsFuture;
 use super::abort_on_drop::AbortOnDrop;
 use super::convert::to_js;
 use super::js_error::thrown_message;
+use super::lone_surrogates;
 use crate::core::error::{ProviderError, ProviderFailure};
 use crate::core::ports::timer::LocalBoxFuture;
 use crate::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
+use js_sys::JsString;
+use wasm_bindgen::JsCast;
 
 /// Calls `provider.generate(prompt, settings)` and awaits the text it resolves to.
 pub struct CustomProvider {
@@ -49,16 +52,19 @@ impl SummaryProvider for CustomProvider {
             // `settings` is a fresh plain object: setting a property on it cannot fail.
             let _ = js_sys::Reflect::set(&settings, &"signal".into(), &signal);
         }
-        let call = self
-            .generate
-            .call2(&self.this, &JsValue::from_str(request.prompt), &settings);
+        let call = self.generate.call2(
+            &self.this,
+            &lone_surrogates::to_js(request.prompt),
+            &settings,
+        );
         Box::pin(async move {
             let _abort = abort;
             let returned = call.map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
             let value = JsFuture::from(js_sys::Promise::resolve(&returned))
                 .await
                 .map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
-            let text = value.as_string().ok_or_else(|| {
+            let text = value.dyn_ref::<JsString>().map(lone_surrogates::from_js);
+            let text = text.ok_or_else(|| {
                 let what = match value.js_typeof().as_string() {
                     Some(kind) if value.is_null() => format!("null ({kind})"),
                     Some(kind) => format!("a value of type {kind}"),

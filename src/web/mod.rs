@@ -29,18 +29,25 @@ pub use log_store::JsLogStore;
 
 use wasm_bindgen::prelude::*;
 
-/// The package's token estimate for Gemini-family models (see the README for how it counts).
+/// The package's token estimate for Gemini-family models (see the README for how it counts);
+/// a lone surrogate counts as it does in the logs.
 #[wasm_bindgen(js_name = estimateTokens)]
-pub fn estimate_tokens(text: &str) -> usize {
-    crate::core::log::tokens::estimate_tokens(text)
+pub fn estimate_tokens(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<usize, JsValue> {
+    let text = convert::string_arg(&text, "estimateTokens(text)")?;
+    Ok(crate::core::log::tokens::estimate_tokens(&text))
 }
 
 /// Checks a summary: the sections of `REQUIRED_SECTIONS` as `###` headings (emoji optional),
 /// at least 100 characters, and no refusal in its opening.
 #[wasm_bindgen(js_name = validateSummary)]
-pub fn validate_summary(text: &str) -> Result<typescript::ValidationResultJs, JsValue> {
+pub fn validate_summary(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<typescript::ValidationResultJs, JsValue> {
+    let text = convert::string_arg(&text, "validateSummary(text)")?;
     Ok(convert::to_js(
-        &crate::core::steps::validation::validate_summary(text),
+        &crate::core::steps::validation::validate_summary(&text),
     )?)
 }
 

@@ -1,0 +1,82 @@
+// Lone surrogates (text cut with slice() inside an emoji) cross every string path exactly: the
+// prompt buildPrompt() returns and a custom provider is given, the summary a custom provider
+// answers with, and the text estimateTokens() and validateSummary() read.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch } from "./browser.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+test("lone surrogates reach the prompt and the custom provider, and come back from its answer, exactly", async () => {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    const outcome = await page.evaluate(async () => {
+      const { default: init, LogStore, Compactor, estimateTokens, validateSummary } = await import("/pkg/context_compactor.js");
+      await init();
+      localStorage.clear();
+      const cut = "🎯 goal".slice(1); // a lone low surrogate, then " goal"
+      const logs = new LogStore({ prefix: "surrogates_" });
+      for (let i = 0; i < 6; i++) {
+        logs.startIteration();
+        logs.appendReasoning(`Iteration ${i}: the label read ${cut} in shard_${i}, 4${i}1 rows.`);
+        logs.finishIteration();
+      }
+      const summary = [
+        "### 🎯 OBJECTIVE ACHIEVED", `- The label reads ${cut} in every shard.`,
+        "### 📊 KEY DISCOVERIES", "- Six shards were read.",
+        "### ✅ SUCCESSFUL SOLUTIONS", "- One read per shard.",
+        "### 🔧 TOOLS USED SUCCESSFULLY", "- none",
+        "### 💡 CRITICAL INSIGHTS", "- Labels can hold cut emoji.",
+        "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING", "- Continue.",
+      ].join("\n");
+      let given = "";
+      const compactor = new Compactor(logs, {
+        contextWindowTokens: 1200,
+        recommendedUsage: 0.05,
+        archiveStore: "localStorage",
+        provider: { type: "custom", generate: async (prompt) => ((given = prompt), summary) },
+      });
+      const prompt = compactor.buildPrompt();
+      const result = await compactor.compact();
+      const stored = logs.reasoningLog().find((entry) => entry.startsWith("=== COMPACTED SUMMARY"));
+      return {
+        promptHas: prompt.includes(`read ${cut} in shard_0`),
+        promptHasReplacement: prompt.includes("\ufffd"),
+        givenSame: given === prompt,
+        resultHas: result.summary.includes(`reads ${cut} in every`),
+        storedHas: stored.includes(`reads ${cut} in every`),
+        estimate: [estimateTokens(cut), estimateTokens("x")],
+        valid: validateSummary(summary).valid,
+        refused: (() => {
+          try {
+            estimateTokens(42);
+            return "accepted";
+          } catch (err) {
+            return err.code;
+          }
+        })(),
+      };
+    });
+    assert.deepEqual(outcome, {
+      promptHas: true,
+      promptHasReplacement: false,
+      givenSame: true,
+      resultHas: true,
+      storedHas: true,
+      estimate: outcome.estimate,
+      valid: true,
+      refused: "invalid_input",
+    });
+    assert.ok(outcome.estimate[0] >= 1, JSON.stringify(outcome.estimate));
+  } finally {
+    await context.close();
+  }
+});
