@@ -24,9 +24,10 @@ test("lone surrogates reach the prompt and the custom provider, and come back fr
       localStorage.clear();
       const cut = "🎯 goal".slice(1); // a lone low surrogate, then " goal"
       const logs = new LogStore({ prefix: "surrogates_" });
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < 12; i++) {
         logs.startIteration();
         logs.appendReasoning(`Iteration ${i}: the label read ${cut} in shard_${i}, 4${i}1 rows.`);
+        logs.appendReasoning(`Checked the encoding of shard_${i} byte by byte; the label was cut inside an emoji by a slice() upstream, so it is kept as it is.`);
         logs.finishIteration();
       }
       const summary = [

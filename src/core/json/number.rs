@@ -1,6 +1,7 @@
 //! Decimal text to `f64`, rounded to the nearest double (ties to even) as `str::parse` and
 //! `JSON.parse` round it, without the standard library's parser and its table of powers of
-//! five (about 12 KB of the web build, gzip).
+//! five (about 12 KB of the web build, gzip); and back: the shortest decimal that reads as a
+//! double, as `JSON.stringify` writes it ([`shortest_decimal`]).
 //!
 //! Short numbers (at most 15 significant digits and a power of ten up to 22, which is every
 //! iteration number, token count and setting a record holds) take one exact multiplication or
@@ -20,6 +21,76 @@ pub fn parse_decimal(text: &str) -> Option<f64> {
     let (negative, unsigned) = split_sign(text.as_bytes());
     let magnitude = Decimal::read(unsigned)?.value();
     Some(if negative { -magnitude } else { magnitude })
+}
+
+/// The shortest decimal that reads back as `value` (finite and above zero), the one nearest to
+/// it where several are as short (the even one at a tie), as `Number.prototype.toString` and
+/// `JSON.stringify` choose: its digits, without trailing zeros, and `n`, where the point goes:
+/// `value` reads from 0.d1d2… × 10^n. Found from the exact decimal expansion of `value`: the
+/// two decimals of each length 1, 2, … that bracket it, nearer first, each read back exactly.
+pub fn shortest_decimal(value: f64) -> (u64, i32) {
+    let (mantissa, power) = unpack(value.to_bits());
+    let mut exact = Big::from_u64(mantissa);
+    // value = exact × 10^shift
+    let shift = if power >= 0 {
+        exact.mul_pow2(power as u32);
+        0
+    } else {
+        exact.mul_pow5(power.unsigned_abs() as u32);
+        power
+    };
+    let digits = exact.decimal_digits();
+    let n = digits.len() as i64 + shift;
+    let reads_back = |candidate: u64, point: i64, length: usize| {
+        let text = format!("{candidate}e{}", point - length as i64);
+        parse_decimal(&text).is_some_and(|back| back.to_bits() == value.to_bits())
+    };
+    let mut last = (0, 0);
+    for length in 1..=digits.len().min(17) {
+        let head = digits[..length]
+            .iter()
+            .fold(0u64, |head, digit| head * 10 + u64::from(digit - b'0'));
+        let rest = &digits[length..];
+        let half = match rest.first() {
+            None => Ordering::Less,
+            Some(&first) => {
+                first
+                    .cmp(&b'5')
+                    .then_with(|| match rest[1..].iter().any(|&d| d != b'0') {
+                        true => Ordering::Greater,
+                        false => Ordering::Equal,
+                    })
+            }
+        };
+        let up_first = half == Ordering::Greater || (half == Ordering::Equal && head % 2 == 1);
+        let exact_here = rest.iter().all(|&d| d == b'0');
+        let order = match (exact_here, up_first) {
+            (true, _) => [head, head],
+            (false, true) => [head + 1, head],
+            (false, false) => [head, head + 1],
+        };
+        for candidate in order {
+            let (candidate, point) = if candidate == 10u64.pow(length as u32) {
+                (candidate / 10, n + 1)
+            } else {
+                (candidate, n)
+            };
+            if reads_back(candidate, point, length) {
+                return without_trailing_zeros(candidate, point);
+            }
+        }
+        last = (order[0], n);
+    }
+    // Seventeen digits always read back; this is the nearest of them.
+    without_trailing_zeros(last.0, last.1)
+}
+
+/// `digits` without its trailing zeros, and `point` as it was (it counts from the first digit).
+fn without_trailing_zeros(mut digits: u64, point: i64) -> (u64, i32) {
+    while digits != 0 && digits % 10 == 0 {
+        digits /= 10;
+    }
+    (digits, point.clamp(-400, 400) as i32)
 }
 
 /// Whether `bytes` start with `-`, and the bytes after a leading `-` or `+`.
@@ -293,6 +364,46 @@ impl Big {
             power -= 9;
         }
         self.mul_add(10u32.pow(power), 0);
+    }
+
+    fn mul_pow5(&mut self, mut power: u32) {
+        while power >= 13 {
+            self.mul_add(1_220_703_125, 0);
+            power -= 13;
+        }
+        self.mul_add(5u32.pow(power), 0);
+    }
+
+    /// self = self / divisor; the remainder.
+    fn div_rem_small(&mut self, divisor: u32) -> u32 {
+        let mut remainder = 0u64;
+        for limb in self.0.iter_mut().rev() {
+            let current = (remainder << 32) | u64::from(*limb);
+            *limb = (current / u64::from(divisor)) as u32;
+            remainder = current % u64::from(divisor);
+        }
+        self.trim();
+        remainder as u32
+    }
+
+    /// The decimal digits, most significant first, as ASCII (`"0"` for zero).
+    fn decimal_digits(mut self) -> Vec<u8> {
+        let mut digits = Vec::new();
+        while !self.0.is_empty() {
+            let mut chunk = self.div_rem_small(1_000_000_000);
+            for _ in 0..9 {
+                digits.push(b'0' + (chunk % 10) as u8);
+                chunk /= 10;
+            }
+        }
+        while digits.len() > 1 && digits.last() == Some(&b'0') {
+            digits.pop();
+        }
+        if digits.is_empty() {
+            digits.push(b'0');
+        }
+        digits.reverse();
+        digits
     }
 
     fn mul_pow2(&mut self, power: u32) {

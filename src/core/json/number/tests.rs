@@ -1,6 +1,7 @@
-//! `parse_decimal` against the standard library's parser, bit for bit.
+//! `parse_decimal` against the standard library's parser, bit for bit; `shortest_decimal` against
+//! its shortest printer (`{:e}`), digit for digit.
 
-use super::{parse_decimal, Decimal};
+use super::{parse_decimal, shortest_decimal, Decimal};
 
 /// The standard library's reading of `text`, as bits.
 fn std_bits(text: &str) -> Option<u64> {
@@ -279,5 +280,71 @@ fn the_walk_finds_the_nearest_double_from_any_start_across_binades() {
                 }
             }
         }
+    }
+}
+
+/// The standard library's shortest digits of `value` (positive) and where the point goes.
+fn std_shortest(value: f64) -> (u64, i32) {
+    let written = format!("{value:e}");
+    let (mantissa, exponent) = written.split_once('e').unwrap_or((&written, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    (
+        digits.parse().unwrap_or(0),
+        exponent.parse::<i32>().unwrap_or(0) + 1,
+    )
+}
+
+#[test]
+fn the_shortest_decimal_is_the_one_the_standard_library_prints() {
+    let mut random = Random(0x5eed_cafe);
+    let mut values: Vec<f64> = vec![
+        77_928_578_787.012_34,
+        0.1,
+        0.1 + 0.2,
+        1.0 / 3.0,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        1e21,
+        1e-7,
+        9_007_199_254_740_993.0,
+        2f64.powi(-1022),
+        2f64.powi(60),
+    ];
+    for _ in 0..15_000 {
+        values.push(random.double());
+        // Shares and sums the package computes: a few digits divided, or added up.
+        let a = random.below(100_000) as f64 + 1.0;
+        let b = random.below(100_000) as f64 + 1.0;
+        values.push(a / b);
+        values.push(a / 1000.0 + b / 100.0);
+        // Decimals with up to 17 digits, as apps write them.
+        let digits = random.below(1 << 56);
+        let exponent = random.below(40) as i32 - 20;
+        values.push(parse_decimal(&format!("{digits}e{exponent}")).unwrap_or(1.0));
+    }
+    // Powers of two, where the gap below is half the gap above.
+    values.extend(
+        (-1074..1024)
+            .map(|e| 2f64.powi(e))
+            .filter(|v| *v > 0.0 && v.is_finite()),
+    );
+    let mut ties = 0;
+    for value in values {
+        let (ours, theirs) = (shortest_decimal(value), std_shortest(value));
+        if ours == theirs {
+            continue;
+        }
+        // Two decimals of the same length, as near as each other: the standard library takes
+        // the upper, JavaScript the even one (V8: 698901099704227.25 → "698901099704227.2").
+        let (length, their_length) = (ours.0.to_string().len(), theirs.0.to_string().len());
+        assert_eq!((length, ours.1), (their_length, theirs.1), "{value:e}");
+        assert_eq!(ours.0 + 1, theirs.0, "{value:e}");
+        assert_eq!(ours.0 % 2, 0, "{value:e}: the even one");
+        let text = |digits: u64| format!("{digits}e{}", ours.1 - length as i32);
+        assert_eq!(parse_decimal(&text(ours.0)), Some(value));
+        assert_eq!(parse_decimal(&text(theirs.0)), Some(value));
+        ties += 1;
+        assert!(ties < 200, "{value:e}: not a tie");
     }
 }
