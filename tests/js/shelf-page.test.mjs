@@ -14,24 +14,6 @@ after(async () => {
   await env?.close();
 });
 
-/** Tabs of one origin (one browser context) with the package loaded and localStorage empty. */
-async function openTabs(count) {
-  const context = await env.browser.newContext();
-  const pages = [];
-  for (let i = 0; i < count; i++) {
-    const page = await context.newPage();
-    await page.goto(`${env.baseUrl}pkg/package.json`);
-    await page.evaluate(async () => {
-      const pkg = await import("/pkg/context_compactor.js");
-      await pkg.default();
-      window.pkg = pkg;
-    });
-    pages.push(page);
-  }
-  await pages[0].evaluate(() => localStorage.clear());
-  return { context, pages };
-}
-
 /** In the page: `n` finished iterations whose every entry carries a mark `entry-<k>`. */
 const GROW = `
   window.grow = (logs, n) => {
@@ -65,12 +47,40 @@ const GROW = `
   };
 `;
 
+/** Tabs of one origin (one browser context) with the package and GROW loaded and localStorage
+ * empty. */
+async function openTabs(count) {
+  const context = await env.browser.newContext();
+  const pages = [];
+  for (let i = 0; i < count; i++) {
+    const page = await context.newPage();
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    await page.evaluate(async () => {
+      const pkg = await import("/pkg/context_compactor.js");
+      await pkg.default();
+      window.pkg = pkg;
+    });
+    await page.evaluate(GROW);
+    pages.push(page);
+  }
+  await pages[0].evaluate(() => localStorage.clear());
+  return { context, pages };
+}
+
+
+
+/** Runs `body` with one such tab, closed afterwards. */
+async function inOneTab(body) {
+  const { context, pages } = await openTabs(1);
+  try {
+    return await body(pages[0]);
+  } finally {
+    await context.close();
+  }
+}
 
 test("a compaction_archived listener of the same page cannot delete or roll back the archive being written", async () => {
-  const { context, pages } = await openTabs(1);
-  const [page] = pages;
-  try {
-    await page.evaluate(GROW);
+  await inOneTab(async (page) => {
     const outcome = await page.evaluate(async () => {
       const { LogStore, Compactor, Archives } = window.pkg;
       const logs = new LogStore();
@@ -97,16 +107,13 @@ test("a compaction_archived listener of the same page cannot delete or roll back
     assert.deepEqual(outcome.settled, ["busy", "busy", "busy", "busy"], outcome.messages.join("\n"));
     assert.deepEqual(outcome.archived, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     for (const [mark, count] of Object.entries(outcome.census)) assert.equal(count, 1, `${mark} held ${count} times`);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test("a second tab cannot delete or roll back while the first compacts, nor the archive being written", async () => {
   const { context, pages } = await openTabs(2);
   const [a, b] = pages;
   try {
-    for (const page of pages) await page.evaluate(GROW);
     // Tab A: one compaction done (an earlier archive), then one whose model waits for the test.
     const earlier = await a.evaluate(async () => {
       const { LogStore, Compactor } = window.pkg;
@@ -188,10 +195,7 @@ test("a second tab cannot delete or roll back while the first compacts, nor the 
 });
 
 test("the loop's own compaction between startIteration() and finishIteration() settles; a user's waits and says so", async () => {
-  const { context, pages } = await openTabs(1);
-  const [page] = pages;
-  try {
-    await page.evaluate(GROW);
+  await inOneTab(async (page) => {
     const outcome = await page.evaluate(async () => {
       const { LogStore, Compactor } = window.pkg;
       const within = (promise, ms) =>
@@ -236,16 +240,11 @@ test("the loop's own compaction between startIteration() and finishIteration() s
     assert.equal(outcome.before, "still pending");
     assert.equal(outcome.phase, "waiting");
     assert.deepEqual(outcome.after, [1, 10]);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test("a generate() that resolves to an object is invalid_input, asked once, not retryable", async () => {
-  const { context, pages } = await openTabs(1);
-  const [page] = pages;
-  try {
-    await page.evaluate(GROW);
+  await inOneTab(async (page) => {
     const outcome = await page.evaluate(async () => {
       const { LogStore, Compactor } = window.pkg;
       const logs = new LogStore({ prefix: "object_answer_" });
@@ -264,7 +263,5 @@ test("a generate() that resolves to an object is invalid_input, asked once, not 
     assert.equal(outcome.retryable, false);
     assert.equal(outcome.calls, 1);
     assert.match(outcome.message, /must resolve to the summary as a string; it resolved to a value of type object/);
-  } finally {
-    await context.close();
-  }
+  });
 });

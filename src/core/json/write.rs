@@ -287,7 +287,10 @@ mod tests {
         assert_eq!(to_json(&(0.1 + 0.2)), "0.30000000000000004");
         assert_eq!(to_json(&77_928_578_787.012_34), "77928578787.01234");
         // Two as short and as near: the even one, as V8 writes it.
-        assert_eq!(to_json(&(698_901_099_704_227.0 + 0.25)), "698901099704227.2");
+        assert_eq!(
+            to_json(&(698_901_099_704_227.0 + 0.25)),
+            "698901099704227.2"
+        );
         assert_eq!(to_json(&f64::MAX), "1.7976931348623157e+308");
         assert_eq!(to_json(&5e-324), "5e-324");
         assert_eq!(to_json(&2f64.powi(-1022)), "2.2250738585072014e-308");
