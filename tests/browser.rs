@@ -277,8 +277,13 @@ fn clear_removes_the_three_logs_only() {
 
 #[wasm_bindgen_test]
 fn estimate_tokens_is_exported() {
-    assert_eq!(context_compactor::web::estimate_tokens(""), 0);
-    assert!(context_compactor::web::estimate_tokens("2026-11-22T18:56:07.123Z") >= 17);
+    assert_eq!(
+        context_compactor::web::estimate_tokens("".into()).unwrap(),
+        0
+    );
+    assert!(
+        context_compactor::web::estimate_tokens("2026-11-22T18:56:07.123Z".into()).unwrap() >= 17
+    );
 }
 
 /// Long texts are kept in wasm between reads; a text rewritten by other code, even to the same

@@ -100,7 +100,7 @@ async fn a_whole_compaction_swaps_the_summary_in_archives_and_reports_events() {
     let plan = json_of(&compactor.plan().unwrap());
     assert_eq!(plan["iterations"], serde_json::json!([1, 5]));
 
-    let expected_prompt = compactor.build_prompt().unwrap();
+    let expected_prompt = String::from(compactor.build_prompt().unwrap());
     let result = json_of(&settle(compactor.compact(None)).await.unwrap());
     assert_eq!(result["iterations"], serde_json::json!([1, 5]));
     assert_eq!(result["attempts"], 1);
@@ -337,13 +337,13 @@ async fn a_compaction_waits_for_the_running_iteration() {
 #[wasm_bindgen_test]
 fn validate_summary_and_required_sections_are_exported() {
     let verdict = json_of(
-        &context_compactor::web::validate_summary(SUMMARY)
+        &context_compactor::web::validate_summary(SUMMARY.into())
             .unwrap()
             .into(),
     );
     assert_eq!(verdict, serde_json::json!({"valid": true, "errors": []}));
     let verdict = json_of(
-        &context_compactor::web::validate_summary("I cannot do that.")
+        &context_compactor::web::validate_summary("I cannot do that.".into())
             .unwrap()
             .into(),
     );

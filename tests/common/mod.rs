@@ -7,19 +7,23 @@ pub mod locked;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::future::Future;
 use std::rc::Rc;
 
-use context_compactor::core::error::{ProviderError, ProviderFailure};
+use context_compactor::core::error::{
+    CompactionError, ProviderError, ProviderFailure, StorageError,
+};
 use context_compactor::core::json::read::RawJson;
 use context_compactor::core::log::entries::{ExecutionInput, ToolActivityInput};
 use context_compactor::core::model::settings::CompactorSettings;
 use context_compactor::core::model::token_usage::TokenUsage;
-use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::clock::{Clock, ManualClock};
 use context_compactor::core::ports::events::RecordingSink;
-use context_compactor::core::ports::storage::MemoryStore;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::{LocalBoxFuture, Timer};
 use context_compactor::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::store::archives::Archives;
 use context_compactor::core::store::keys::StorageKeys;
 use context_compactor::core::store::log_store::LogStore;
 use serde_json::json;
@@ -270,6 +274,34 @@ impl Timer for InstantTimer {
             }
             clock.advance(f64::from(ms));
         })
+    }
+}
+
+/// The archive calls of a compactor, made through the shelf it shares with every other object
+/// over its logs (as `Archives` and the compactor's archive methods make them in JavaScript).
+pub trait ArchiveCalls<S, C> {
+    fn refresh_archives_now(&self) -> impl Future<Output = Result<(), StorageError>>;
+    fn with_archives<T>(&self, read: impl FnOnce(&Archives<'_, S, C>) -> T) -> T;
+    fn may_delete_archive(&self) -> Result<(), CompactionError>;
+    fn delete_archive(&self, key: &str) -> impl Future<Output = Result<(), CompactionError>>;
+    fn purge_archives(&self) -> impl Future<Output = Result<usize, CompactionError>>;
+}
+
+impl<S: KeyValueStore, C: Clock> ArchiveCalls<S, C> for Compactor<S, C> {
+    fn refresh_archives_now(&self) -> impl Future<Output = Result<(), StorageError>> {
+        self.shelf().refresh(self.logs())
+    }
+    fn with_archives<T>(&self, read: impl FnOnce(&Archives<'_, S, C>) -> T) -> T {
+        self.shelf().with_archives(self.logs(), read)
+    }
+    fn may_delete_archive(&self) -> Result<(), CompactionError> {
+        self.shelf().may_delete(&self.logs().borrow())
+    }
+    fn delete_archive(&self, key: &str) -> impl Future<Output = Result<(), CompactionError>> {
+        self.shelf().delete(self.logs(), key)
+    }
+    fn purge_archives(&self) -> impl Future<Output = Result<usize, CompactionError>> {
+        self.shelf().purge(self.logs())
     }
 }
 

@@ -10,18 +10,32 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::core::error::{CompactionError, StorageError};
+use crate::core::model::outcome::CompactionResult;
 use crate::core::model::reasons::BusyReason;
 use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
 use crate::core::store::archives::Archives;
-use crate::core::store::journal::{Journal, Recovered};
+use crate::core::store::journal::{Commit, Journal, Recovered};
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::lease::held_by_other;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::migration::{migrate, waiting};
 use crate::core::store::page::PageState;
+use crate::core::store::raw_logs::ReadLogs;
+
+/// What [`Shelf::swap_in`] swaps: the logs as read before, the commit, its archive's key.
+pub struct Swap<'a> {
+    /// The logs as the compaction read them.
+    pub before: &'a ReadLogs,
+    /// The summary and what it replaces.
+    pub commit: &'a Commit<'a>,
+    /// The archive holding the originals.
+    pub key: &'a str,
+    /// Archives kept at most.
+    pub max_archives: usize,
+}
 
 /// The archives of one `LogStore` under one archive prefix, as this page reaches them.
 #[derive(Clone)]
@@ -263,6 +277,53 @@ impl Shelf {
         drop(held);
         drop(claim);
         outcome
+    }
+
+    /// A compaction's archive (journal steps 1 and 2, see [`Journal::archive`]), durable in the
+    /// archive store before any log changes; a store that refuses it (full, or blocked by
+    /// another tab) leaves nothing behind. Its key and timestamp.
+    pub async fn archive<S: KeyValueStore, C: Clock>(
+        &self,
+        logs: &RefCell<LogStore<S, C>>,
+        commit: &Commit<'_>,
+    ) -> Result<(String, u64), CompactionError> {
+        let (key, timestamp) = {
+            let logs = logs.borrow();
+            Journal::of(&logs).archive(&self.archives(&logs), commit)?
+        };
+        if let Err(err) = self.commit().await {
+            let logs = logs.borrow();
+            Journal::of(&logs).abandon(&self.archives(&logs), &key);
+            return Err(err.into());
+        }
+        Ok((key, timestamp))
+    }
+
+    /// The summary swapped in for the archived entries (see [`Journal::swap_in`]), then the
+    /// archives beyond `max_archives` removed (a failure leaves one too many, never a loss);
+    /// the archive store commits what changed.
+    pub async fn swap_in<S: KeyValueStore, C: Clock>(
+        &self,
+        logs: &RefCell<LogStore<S, C>>,
+        swap: Swap<'_>,
+        result: impl FnOnce(usize) -> CompactionResult,
+    ) -> Result<CompactionResult, CompactionError> {
+        let (swapped, removed) = {
+            let logs = logs.borrow();
+            let archives = self.archives(&logs);
+            let swapped =
+                Journal::of(&logs).swap_in(&archives, swap.before, swap.commit, swap.key, result);
+            let removed = match &swapped {
+                Ok(result) => archives.enforce_limit(swap.max_archives, Some(&result.archive_key)),
+                // The swap was undone and its archive removed.
+                Err(_) => Ok(Vec::new()),
+            };
+            (swapped, removed)
+        };
+        if swapped.is_err() || removed.is_ok_and(|keys| !keys.is_empty()) {
+            let _ = self.commit().await;
+        }
+        swapped
     }
 
     /// Settles a journal an interrupted compaction left: finishes or undoes it. The caller

@@ -20,8 +20,9 @@ use crate::core::providers::port::{GenerationSettings, SummaryRequest};
 use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::steps::rules::{allowed, waits};
 use crate::core::store::archive_record::ArchiveMetadata;
-use crate::core::store::journal::{Commit, Journal};
+use crate::core::store::journal::Commit;
 use crate::core::store::page::PageClaim;
+use crate::core::store::shelf::Swap;
 
 /// One compaction's hold on the page: every compactor and shelf over the logs in this page is
 /// busy from [`Compactor::claim`] until this is dropped (the compaction ended, or its future
@@ -248,17 +249,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 total_tokens_before: tokens_before,
             },
         };
-        let (archive_key, timestamp) = {
-            let logs = self.logs.borrow();
-            Journal::of(&logs).archive(&self.shelf.archives(&logs), &commit)?
-        };
-        // The archive is durable before any log changes; a store that refuses it (full, or
-        // blocked by another tab) leaves nothing behind.
-        if let Err(err) = self.shelf.commit().await {
-            let logs = self.logs.borrow();
-            Journal::of(&logs).abandon(&self.shelf.archives(&logs), &archive_key);
-            return Err(err.into());
-        }
+        let (archive_key, timestamp) = self.shelf.archive(&self.logs, &commit).await?;
         self.events.emit(CompactionEvent::Archived {
             archive_key: archive_key.clone(),
             timestamp,
@@ -267,47 +258,36 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
         self.advance(run, Phase::Replacing, None);
         let kept_tokens = tokens_before - compacted_tokens;
-        let (swap, removed) = {
-            let logs = self.logs.borrow();
-            let archives = self.shelf.archives(&logs);
-            let swap =
-                Journal::of(&logs).swap_in(&archives, before, &commit, &archive_key, |added| {
-                    let tokens_after = kept_tokens + added;
-                    let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
-                    CompactionResult {
-                        iterations: [1, selection.last],
-                        tokens_before,
-                        tokens_after,
-                        tokens_saved,
-                        reduction,
-                        context_usage_before: usage_before,
-                        // A prompt size the app reported described the prompt before the compaction.
-                        context_usage_after: self.view(&logs).usage_at(tokens_after, false),
-                        attempts: run.attempts.count,
-                        duration_ms: (self.now() - run.started_ms).max(0.0),
-                        archive_key: archive_key.clone(),
-                        coverage: accepted.coverage.clone(),
-                        unverified: accepted.unverified.clone(),
-                        summary: summary.clone(),
-                        usage: run.attempts.usage,
-                        model: run.attempts.model.clone(),
-                        chunks: run.attempts.parts,
-                    }
-                });
-            let removed = match &swap {
-                // Old archives beyond the limits go now (a failure leaves one too many, never a loss).
-                Ok(result) => {
-                    archives.enforce_limit(self.settings.max_archives, Some(&result.archive_key))
-                }
-                // The swap was undone and its archive removed.
-                Err(_) => Ok(Vec::new()),
-            };
-            (swap, removed)
+        let swap = Swap {
+            before,
+            commit: &commit,
+            key: &archive_key,
+            max_archives: self.settings.max_archives,
         };
-        if swap.is_err() || removed.is_ok_and(|keys| !keys.is_empty()) {
-            let _ = self.shelf.commit().await;
-        }
-        let result = swap?;
+        let result = self.shelf.swap_in(&self.logs, swap, |added| {
+            let tokens_after = kept_tokens + added;
+            let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
+            CompactionResult {
+                iterations: [1, selection.last],
+                tokens_before,
+                tokens_after,
+                tokens_saved,
+                reduction,
+                context_usage_before: usage_before,
+                // A prompt size the app reported described the prompt before the compaction.
+                context_usage_after: self.view(&self.logs.borrow()).usage_at(tokens_after, false),
+                attempts: run.attempts.count,
+                duration_ms: (self.now() - run.started_ms).max(0.0),
+                archive_key: archive_key.clone(),
+                coverage: accepted.coverage.clone(),
+                unverified: accepted.unverified.clone(),
+                summary: summary.clone(),
+                usage: run.attempts.usage,
+                model: run.attempts.model.clone(),
+                chunks: run.attempts.parts,
+            }
+        });
+        let result = result.await?;
         self.usage.forget_report();
 
         self.advance(run, Phase::RecordingMetrics, None);

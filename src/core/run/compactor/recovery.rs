@@ -1,17 +1,14 @@
 //! Undoing: recovery of a compaction a closed tab left half done, and rollback of an archive,
-//! with what the app hears of them; and the archive calls, which go to the shelf. The reads and writes are the shelf's (`Shelf::settle`,
+//! with what the app hears of them. The reads and writes are the shelf's (`Shelf::settle`,
 //! `Shelf::rollback`); this decides when recovery may run and reports both.
 
 use super::Compactor;
-use crate::core::error::{CompactionError, StorageError};
+use crate::core::error::CompactionError;
 use crate::core::model::phase::Phase;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::store::archives::Archives;
 use crate::core::store::journal::{Journal, Recovered};
-#[cfg(doc)]
-use crate::core::store::shelf::Shelf;
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Finishes or undoes a compaction that a closed tab or a crash left half done, as its
@@ -80,30 +77,5 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             }
         }
         outcome
-    }
-
-    /// Brings the archives up to date with every tab's commits (see [`Shelf::refresh`]).
-    pub async fn refresh_archives_now(&self) -> Result<(), StorageError> {
-        self.shelf.refresh(&self.logs).await
-    }
-
-    /// Runs `read` over the archives as last refreshed (see [`Shelf::with_archives`]).
-    pub fn with_archives<T>(&self, read: impl FnOnce(&Archives<'_, S, C>) -> T) -> T {
-        self.shelf.with_archives(&self.logs, read)
-    }
-
-    /// Whether [`Compactor::delete_archive`] is refused now.
-    pub fn may_delete_archive(&self) -> Result<(), CompactionError> {
-        self.shelf.may_delete(&self.logs.borrow())
-    }
-
-    /// Removes one archive; refused while a compaction runs here or in another tab.
-    pub async fn delete_archive(&self, key: &str) -> Result<(), CompactionError> {
-        self.shelf.delete(&self.logs, key).await
-    }
-
-    /// Removes the expired archives; how many went.
-    pub async fn purge_archives(&self) -> Result<usize, CompactionError> {
-        self.shelf.purge(&self.logs).await
     }
 }
