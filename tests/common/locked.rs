@@ -5,6 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use super::ShelfBuilders;
 use context_compactor::core::error::StorageError;
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::RecordingSink;

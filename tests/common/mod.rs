@@ -17,9 +17,11 @@ use context_compactor::core::json::read::RawJson;
 use context_compactor::core::log::entries::{ExecutionInput, ToolActivityInput};
 use context_compactor::core::model::settings::CompactorSettings;
 use context_compactor::core::model::token_usage::TokenUsage;
+use context_compactor::core::ports::archive_store::ArchiveStore;
 use context_compactor::core::ports::clock::{Clock, ManualClock};
 use context_compactor::core::ports::events::RecordingSink;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::store_lock::StoreLock;
 use context_compactor::core::ports::timer::{LocalBoxFuture, Timer};
 use context_compactor::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 use context_compactor::core::run::compactor::Compactor;
@@ -302,6 +304,29 @@ impl<S: KeyValueStore, C: Clock> ArchiveCalls<S, C> for Compactor<S, C> {
     }
     fn purge_archives(&self) -> impl Future<Output = Result<usize, CompactionError>> {
         self.shelf().purge(self.logs())
+    }
+}
+
+/// A compactor whose shelf (shared with nothing else) takes another lock, keeps its archives
+/// in another store, or names another tab in the lease.
+pub trait ShelfBuilders: Sized {
+    fn with_lock(self, lock: Box<dyn StoreLock>) -> Self;
+    fn with_archive_store(self, store: Rc<dyn ArchiveStore>) -> Self;
+    fn with_owner(self, owner: impl Into<String>) -> Self;
+}
+
+impl<S: KeyValueStore, C: Clock> ShelfBuilders for Compactor<S, C> {
+    fn with_lock(self, lock: Box<dyn StoreLock>) -> Self {
+        let shelf = self.shelf().as_ref().clone().with_lock(Rc::from(lock));
+        self.with_shelf(Rc::new(shelf))
+    }
+    fn with_archive_store(self, store: Rc<dyn ArchiveStore>) -> Self {
+        let shelf = self.shelf().as_ref().clone().with_archive_store(store);
+        self.with_shelf(Rc::new(shelf))
+    }
+    fn with_owner(self, owner: impl Into<String>) -> Self {
+        let shelf = self.shelf().as_ref().clone().with_owner(owner);
+        self.with_shelf(Rc::new(shelf))
     }
 }
 

@@ -12,12 +12,10 @@ use std::rc::Rc;
 use crate::core::error::StorageError;
 use crate::core::model::phase::Phase;
 use crate::core::model::settings::{CompactorSettings, SettingsError};
-use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::cancel::Cancel;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::{EventSink, Reporter};
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::ports::store_lock::StoreLock;
 use crate::core::ports::timer::Timer;
 use crate::core::ports::usage::{PromptUsage, UsageMeasure};
 use crate::core::providers::port::SummaryProvider;
@@ -80,26 +78,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.lease = LeaseHolder::new(shelf.owner().to_owned(), &self.settings);
         self.shelf = shelf;
         self
-    }
-
-    /// Takes `lock` before every write (the browser's lock across tabs); without it the store
-    /// is taken to be this compactor's alone.
-    pub fn with_lock(self, lock: Box<dyn StoreLock>) -> Self {
-        let shelf = self.shelf.as_ref().clone().with_lock(Rc::from(lock));
-        self.with_shelf(Rc::new(shelf))
-    }
-
-    /// Keeps the archives in `store` instead of the logs' own store (see
-    /// [`Shelf::with_archive_store`]).
-    pub fn with_archive_store(self, store: Rc<dyn ArchiveStore>) -> Self {
-        let shelf = self.shelf.as_ref().clone().with_archive_store(store);
-        self.with_shelf(Rc::new(shelf))
-    }
-
-    /// Names this instance in the cross-tab lease; every tab's compactor needs its own name.
-    pub fn with_owner(self, owner: impl Into<String>) -> Self {
-        let shelf = self.shelf.as_ref().clone().with_owner(owner);
-        self.with_shelf(Rc::new(shelf))
     }
 
     /// Measures usage with the app's own function instead of the package's count of the logs.
