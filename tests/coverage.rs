@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use context_compactor::core::error::{CompactionError, ErrorCode};
-use context_compactor::core::model::facts::{Fact, FactKind};
+use context_compactor::core::model::facts::{Fact, FactKind, Ledger};
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{
     CompactorSettings, MissingFacts, Trigger, UnverifiedLines,
@@ -711,4 +711,81 @@ fn the_core_refuses_an_empty_or_overlong_pin_for_every_caller() {
     );
     assert!(logs.pins().unwrap().is_empty(), "nothing was pinned");
     assert!(logs.pin(&"é".repeat(Pin::MAX_CHARS)).is_ok());
+}
+
+/// A pin's short numbers are the fact: "latency_p95 <= 350 ms" is not kept by a summary that
+/// names latency_p95 without 350 (half its key words matched, and coverage called it kept), and
+/// the offline summary, which appends what the ledger lacks, now states it whole.
+#[test]
+fn a_pinned_fact_keeps_its_short_numbers_in_every_summary() {
+    let pins = [
+        "latency_p95 <= 350 ms",
+        "Use port 443 and at most 3 retries, backoff factor 0.2",
+        "Reply with \"APPROVED-FINAL\" only when the audit passes",
+    ];
+    let lossy = valid_summary("latency_p95 stays low on port 4430 with retries; audit pending.");
+    let rig = session(6, vec![Answer::Verbatim(lossy)]);
+    for pin in pins {
+        rig.logs.borrow_mut().pin(pin).unwrap();
+    }
+    let result = compact(&rig).unwrap();
+    for pin in pins {
+        let (kept, repaired) = (&result.coverage.kept, &result.coverage.repaired);
+        assert!(
+            !kept.iter().any(|k| k == pin),
+            "{pin} is not kept: {kept:?}"
+        );
+        assert!(
+            repaired.iter().any(|r| r == pin),
+            "{pin} is repaired: {repaired:?}"
+        );
+        assert!(result.summary.contains(pin), "{pin} in\n{}", result.summary);
+    }
+
+    let offline = Rig::offline(
+        MemoryStore::new(),
+        ManualClock::new(NOV_22_2026),
+        small_window(),
+    );
+    grow_session(&offline.logs, &offline.clock, 6, 42);
+    for pin in pins {
+        offline.logs.borrow_mut().pin(pin).unwrap();
+    }
+    for round in 0..3 {
+        let result = compact(&offline).unwrap();
+        for pin in pins {
+            assert!(
+                result.summary.contains(pin),
+                "round {round}: {pin} in\n{}",
+                result.summary
+            );
+        }
+        grow_session(&offline.logs, &offline.clock, 8, 43 + round);
+    }
+}
+
+#[test]
+fn a_short_number_counts_only_as_a_number_of_its_own() {
+    let rig = session(6, vec![]);
+    rig.logs.borrow_mut().pin("retry after 350 ms").unwrap();
+    let ledger = rig.compactor.ledger().unwrap();
+    let pin = ledger
+        .facts
+        .iter()
+        .find(|f| f.kind == FactKind::Pin)
+        .unwrap();
+    assert!(pin.exact.contains(&"350".to_owned()), "{:?}", pin.exact);
+    for (summary, kept) in [
+        ("- retry after 350 ms", true),
+        ("- retry after 350ms.", true),
+        ("- retry after 3500 ms", false),
+        ("- retry after 1.350 s", false),
+        ("- retry after 350.5 ms", false),
+    ] {
+        let coverage = Ledger {
+            facts: vec![pin.clone()],
+        }
+        .coverage(summary);
+        assert_eq!(coverage.kept.len() == 1, kept, "{summary}");
+    }
 }

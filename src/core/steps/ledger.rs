@@ -8,8 +8,8 @@ use crate::core::steps::digest::text::{clip, cut_whole, first_sentence};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::{
-    each_candidate, execution_text, identifiers_in, numbers_in, reasoning_text, tool_text,
-    without_digit_commas, MAX_TOKEN_LEN,
+    each_candidate, every_number_in, execution_text, has_number, identifiers_in, is_number,
+    numbers_in, quoted_in, reasoning_text, tool_text, without_digit_commas, MAX_TOKEN_LEN,
 };
 
 impl Fact {
@@ -30,12 +30,26 @@ impl Fact {
     }
 
     /// A fact shown as `text` whose terms are drawn from `content` (the text without its
-    /// label).
+    /// label). The app's own words (a pin, the goal) keep every number, identifier and quoted
+    /// string exactly, whatever its length (`350 ms`, `port 443`, `3 retries`, `0.2`).
     fn text_fact(id: String, kind: FactKind, text: String, content: &str) -> Fact {
-        let exact = identifiers_in(content)
-            .into_iter()
-            .take(MAX_EXACT)
-            .collect();
+        let exact = if matches!(kind, FactKind::Pin | FactKind::Goal) {
+            let mut exact = identifiers_in(content);
+            for term in every_number_in(content)
+                .into_iter()
+                .chain(quoted_in(content))
+            {
+                if !exact.contains(&term) {
+                    exact.push(term);
+                }
+            }
+            exact
+        } else {
+            identifiers_in(content)
+                .into_iter()
+                .take(MAX_EXACT)
+                .collect()
+        };
         let words = key_words(content);
         Fact {
             id,
@@ -160,7 +174,12 @@ impl Normalised {
     }
 
     fn has_exact(&self, term: &str) -> bool {
-        self.text.contains(&*without_digit_commas(term))
+        let term = without_digit_commas(term);
+        if is_number(&term) {
+            has_number(&self.text, &term)
+        } else {
+            self.text.contains(&*term)
+        }
     }
 
     fn has_word(&self, word: &str) -> bool {

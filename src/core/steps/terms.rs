@@ -191,11 +191,67 @@ const FILE_EXTENSIONS: [&str; 32] = [
 
 /// Numbers of two or more digits in a value, in order, each once.
 pub(crate) fn numbers_in(value: &str) -> Vec<String> {
+    numbers_of_at_least(value, 2)
+}
+
+/// Every number in `text`, a single digit included (`3 retries`, `0.2`), in order, each once:
+/// what the app's own words (a pin, the goal) state must come back exactly.
+pub(crate) fn every_number_in(text: &str) -> Vec<String> {
+    numbers_of_at_least(text, 1)
+}
+
+/// Whether `term` is a number as [`numbers_in`] reads them: digits, at most one point.
+pub(crate) fn is_number(term: &str) -> bool {
+    !term.is_empty()
+        && term.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && term.matches('.').count() <= 1
+        && term.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// Whether the number `number` stands in `text` as a number of its own: not as part of a
+/// longer one (`350` is not in `3500` nor in `1.350`).
+pub(crate) fn has_number(text: &str, number: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digit_at = |i: Option<usize>| i.and_then(|i| bytes.get(i)).is_some_and(u8::is_ascii_digit);
+    text.match_indices(number).any(|(start, found)| {
+        let end = start + found.len();
+        let before = start.checked_sub(1);
+        let joined_before = digit_at(before)
+            || (before.is_some_and(|i| bytes[i] == b'.')
+                && digit_at(before.and_then(|i| i.checked_sub(1))));
+        let joined_after =
+            digit_at(Some(end)) || (bytes.get(end) == Some(&b'.') && digit_at(Some(end + 1)));
+        !joined_before && !joined_after
+    })
+}
+
+/// The quoted strings of `text` (between `"…"`, `“…”` or backticks, 1 to 80 characters).
+pub(crate) fn quoted_in(text: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for (open, close) in [('"', '"'), ('\u{201c}', '\u{201d}'), ('`', '`')] {
+        let mut rest = text;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + open.len_utf8()..];
+            let Some(end) = after.find(close) else {
+                break;
+            };
+            let quoted = after[..end].trim();
+            if (1..=80).contains(&quoted.chars().count()) && !found.iter().any(|f| f == quoted) {
+                found.push(quoted.to_owned());
+            }
+            rest = &after[end + close.len_utf8()..];
+        }
+    }
+    found
+}
+
+/// Numbers of at least `min_digits` digits in `value`, in order, each once.
+fn numbers_of_at_least(value: &str, min_digits: usize) -> Vec<String> {
     let value = without_digit_commas(value);
     let mut numbers: Vec<String> = Vec::new();
     for token in value.split(|c: char| !(c.is_ascii_digit() || c == '.')) {
         let token = token.trim_matches('.');
-        if token.chars().filter(char::is_ascii_digit).count() >= 2
+        if token.chars().filter(char::is_ascii_digit).count() >= min_digits
             && token.matches('.').count() <= 1
             && !numbers.iter().any(|n| n == token)
         {
