@@ -1,28 +1,23 @@
 //! `Archives` for JavaScript: the archives of a `LogStore` without a provider — list, read,
 //! delete, purge, recall, rollback — and the storage they live in (estimate, persist). Every
-//! method returns a Promise (IndexedDB answers asynchronously). Here too is the page's one
-//! shelf per `LogStore` and archive place, which every `Compactor` and `Archives` over those
-//! logs shares, and the archive calls both make of it.
+//! method returns a Promise (IndexedDB answers asynchronously). It wraps the page's shelf of
+//! those logs (`shelves.rs`), the one every `Compactor` over them uses too.
 
-use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::archive_database::ArchiveDatabase;
-use super::convert::{count_arg, from_js, string_arg, to_js};
+use super::convert::{copy_object, from_js, invalid, string_arg};
 use super::js_error::{thrown_message, ContextCompactorError};
-use super::log_store::{BrowserLogStore, JsLogStore};
-use super::store_lock::BrowserStoreLock;
+use super::log_store::JsLogStore;
+use super::shelves::{archive_call, shelf_of, ArchiveCall, BrowserLogs};
 use super::typescript::ArchivesOptionsJs;
-use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
+use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::storage::free_units;
 use crate::core::store::shelf::Shelf;
 
 type JsResult<T> = Result<T, JsValue>;
-/// The core log store over the browser's storage, shared by a `LogStore` and its compactors.
-pub(super) type BrowserLogs = RefCell<BrowserLogStore>;
 
 #[wasm_bindgen(module = "/src/web/storage_estimate.js")]
 extern "C" {
@@ -30,111 +25,6 @@ extern "C" {
     fn storage_estimate() -> js_sys::Promise;
     #[wasm_bindgen(js_name = storagePersist)]
     fn storage_persist() -> js_sys::Promise;
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// `Object.assign(target, source)`, its exceptions (a throwing getter) caught.
-    #[wasm_bindgen(js_namespace = Object, js_name = assign, catch)]
-    pub(super) fn copy_object(
-        target: &js_sys::Object,
-        source: &JsValue,
-    ) -> Result<js_sys::Object, JsValue>;
-}
-
-pub(super) fn invalid(what: &str, detail: impl std::fmt::Display) -> JsValue {
-    ContextCompactorError::invalid_input(what, detail).into()
-}
-
-/// One shelf of the page: the logs it is over, where its archives are, and the shelf.
-struct Shelved {
-    logs: Weak<BrowserLogs>,
-    prefix: String,
-    in_database: bool,
-    shelf: Weak<Shelf>,
-}
-
-thread_local! {
-    /// The shelves alive in this page: one per `LogStore`, archive prefix and archive place.
-    static SHELVES: RefCell<Vec<Shelved>> = const { RefCell::new(Vec::new()) };
-}
-
-/// This tab's name in the cross-tab lease. It lives in sessionStorage, so a reloaded tab is
-/// the same tab and takes over the lease its previous page left behind.
-fn tab_id() -> String {
-    const KEY: &str = "context-compactor:tab-id";
-    let session = web_sys::window().and_then(|w| w.session_storage().ok().flatten());
-    if let Some(id) = session
-        .as_ref()
-        .and_then(|s| s.get_item(KEY).ok().flatten())
-    {
-        return id;
-    }
-    let id = format!(
-        "tab-{:x}",
-        (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64
-    );
-    if let Some(session) = session {
-        // Without sessionStorage a reload counts as a new tab; the lease then just expires.
-        let _ = session.set_item(KEY, &id);
-    }
-    id
-}
-
-/// The shelf of `logs` for `settings` (archive prefix and store): the one this page already
-/// has, else a new one over IndexedDB or localStorage; `what` names the options in errors.
-pub(super) fn shelf_of(
-    logs: &Rc<BrowserLogs>,
-    settings: &CompactorSettings,
-    what: &str,
-) -> JsResult<Rc<Shelf>> {
-    let keys = logs.borrow().keys().for_settings(settings);
-    let prefix = keys.archive_prefix().to_owned();
-    let database = match settings.archive_store {
-        Some(ArchiveBackend::LocalStorage) => false,
-        Some(ArchiveBackend::IndexedDb) => true,
-        // IndexedDB where the browser has it; else beside the logs, as before.
-        None => ArchiveDatabase::available(),
-    };
-    let found = SHELVES.with(|shelves| {
-        let mut shelves = shelves.borrow_mut();
-        shelves.retain(|s| s.logs.strong_count() > 0 && s.shelf.strong_count() > 0);
-        shelves
-            .iter()
-            .find(|s| {
-                s.logs.upgrade().is_some_and(|l| Rc::ptr_eq(&l, logs))
-                    && s.prefix == prefix
-                    && s.in_database == database
-            })
-            .and_then(|s| s.shelf.upgrade())
-    });
-    if let Some(shelf) = found {
-        return Ok(shelf);
-    }
-    let page = Rc::clone(logs.borrow().page());
-    let lock = BrowserStoreLock::over(logs.borrow().keys());
-    let mut shelf = Shelf::new(page, keys)
-        .with_lock(Rc::new(lock))
-        .with_owner(tab_id());
-    if database {
-        let opened = ArchiveDatabase::open(&prefix).ok_or_else(|| {
-            invalid(
-                &format!("{what}.archiveStore"),
-                "\"indexedDB\" is not available in this browser; use \"localStorage\"",
-            )
-        })?;
-        shelf = shelf.with_archive_store(Rc::new(opened));
-    }
-    let shelf = Rc::new(shelf);
-    SHELVES.with(|shelves| {
-        shelves.borrow_mut().push(Shelved {
-            logs: Rc::downgrade(logs),
-            prefix,
-            in_database: database,
-            shelf: Rc::downgrade(&shelf),
-        })
-    });
-    Ok(shelf)
 }
 
 /// The archives of one `LogStore`.
@@ -273,59 +163,4 @@ impl JsArchives {
     pub fn persist(&self) -> js_sys::Promise {
         future_to_promise(async move { JsFuture::from(storage_persist()).await })
     }
-}
-
-/// One call of the archive API, with its argument and the method that took it.
-pub(super) enum ArchiveCall {
-    /// The archives, newest first, expired ones excluded.
-    List,
-    /// The archive under the key, whole.
-    Read(JsValue, &'static str),
-    /// The archived originals of the compacted iteration, or `null` when it was never compacted.
-    Recall(JsValue, &'static str),
-    /// Removes the archive under the key.
-    Delete(JsValue, &'static str),
-    /// Removes the expired archives; how many.
-    Purge,
-}
-
-/// `call` over the archives of `logs` on `shelf`, answered as a Promise once the archive store
-/// answered (one async body for every call: each adds its own state machine to the download).
-pub(super) fn archive_call(
-    logs: &Rc<BrowserLogs>,
-    shelf: &Rc<Shelf>,
-    call: ArchiveCall,
-) -> js_sys::Promise {
-    // Refused as called: the archive of a compaction running now is its only copy.
-    if let (ArchiveCall::Delete(..), Err(err)) = (&call, shelf.may_delete(&logs.borrow())) {
-        return js_sys::Promise::reject(&err.into());
-    }
-    let (logs, shelf) = (Rc::clone(logs), Rc::clone(shelf));
-    future_to_promise(async move {
-        let key = |value: &JsValue, what| string_arg(value, what);
-        Ok(match call {
-            ArchiveCall::Delete(value, what) => {
-                shelf.delete(&logs, &key(&value, what)?).await?;
-                JsValue::UNDEFINED
-            }
-            ArchiveCall::Purge => JsValue::from(shelf.purge(&logs).await?),
-            ArchiveCall::List => {
-                shelf.refresh(&logs).await?;
-                to_js(&shelf.with_archives(&logs, |a| a.list())?)?
-            }
-            ArchiveCall::Read(value, what) => {
-                let key = key(&value, what)?;
-                shelf.refresh(&logs).await?;
-                to_js(&shelf.with_archives(&logs, |a| a.read(&key))?)?
-            }
-            ArchiveCall::Recall(value, what) => {
-                let iteration = count_arg(&value, what)?;
-                shelf.refresh(&logs).await?;
-                match shelf.with_archives(&logs, |a| a.recall(iteration))? {
-                    Some(data) => to_js(&data)?,
-                    None => JsValue::NULL,
-                }
-            }
-        })
-    })
 }

@@ -6,15 +6,15 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::archives::{archive_call, copy_object, invalid, shelf_of, ArchiveCall, BrowserLogs};
 use super::clock::BrowserClock;
-use super::convert::{from_js, string_arg, to_js};
+use super::convert::{copy_object, from_js, invalid, string_arg, to_js};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::local_storage::BrowserStorage;
 use super::log_store::JsLogStore;
 use super::lone_surrogates;
+use super::shelves::{archive_call, shelf_of, ArchiveCall, BrowserLogs};
 use super::timer::BrowserTimer;
 use super::typescript::{
     CanCompactJs, CompactOptionsJs, CompactionMetricsJs, CompactionPlanJs, CompactorOptionsJs,

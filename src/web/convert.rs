@@ -148,3 +148,18 @@ fn type_name(value: &JsValue) -> String {
             .unwrap_or_else(|| "unknown".into())
     }
 }
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Object.assign(target, source)`, its exceptions (a throwing getter) caught.
+    #[wasm_bindgen(js_namespace = Object, js_name = assign, catch)]
+    pub(super) fn copy_object(
+        target: &js_sys::Object,
+        source: &JsValue,
+    ) -> Result<js_sys::Object, JsValue>;
+}
+
+/// An `invalid_input` error naming `what` (an argument or option) and what is wrong with it.
+pub(super) fn invalid(what: &str, detail: impl std::fmt::Display) -> JsValue {
+    ContextCompactorError::invalid_input(what, detail).into()
+}

@@ -1,0 +1,167 @@
+//! The page's archive shelves: one per `LogStore`, archive prefix and archive place (IndexedDB
+//! or localStorage), found again by every `Compactor` and `Archives` built over those logs so
+//! that they share one archive store and one "a compaction runs here" state; and the archive
+//! calls both classes answer through it.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::archive_database::ArchiveDatabase;
+use super::convert::{count_arg, invalid, string_arg, to_js};
+use super::log_store::BrowserLogStore;
+use super::store_lock::BrowserStoreLock;
+use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
+use crate::core::store::shelf::Shelf;
+
+type JsResult<T> = Result<T, JsValue>;
+/// The core log store over the browser's storage, shared by a `LogStore` and its compactors.
+pub(super) type BrowserLogs = RefCell<BrowserLogStore>;
+
+/// One shelf of the page: the logs it is over, where its archives are, and the shelf.
+struct Shelved {
+    logs: Weak<BrowserLogs>,
+    prefix: String,
+    in_database: bool,
+    shelf: Weak<Shelf>,
+}
+
+thread_local! {
+    /// The shelves alive in this page: one per `LogStore`, archive prefix and archive place.
+    static SHELVES: RefCell<Vec<Shelved>> = const { RefCell::new(Vec::new()) };
+}
+
+/// This tab's name in the cross-tab lease. It lives in sessionStorage, so a reloaded tab is
+/// the same tab and takes over the lease its previous page left behind.
+fn tab_id() -> String {
+    const KEY: &str = "context-compactor:tab-id";
+    let session = web_sys::window().and_then(|w| w.session_storage().ok().flatten());
+    if let Some(id) = session
+        .as_ref()
+        .and_then(|s| s.get_item(KEY).ok().flatten())
+    {
+        return id;
+    }
+    let id = format!(
+        "tab-{:x}",
+        (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64
+    );
+    if let Some(session) = session {
+        // Without sessionStorage a reload counts as a new tab; the lease then just expires.
+        let _ = session.set_item(KEY, &id);
+    }
+    id
+}
+
+/// The shelf of `logs` for `settings` (archive prefix and store): the one this page already
+/// has, else a new one over IndexedDB or localStorage; `what` names the options in errors.
+pub(super) fn shelf_of(
+    logs: &Rc<BrowserLogs>,
+    settings: &CompactorSettings,
+    what: &str,
+) -> JsResult<Rc<Shelf>> {
+    let keys = logs.borrow().keys().for_settings(settings);
+    let prefix = keys.archive_prefix().to_owned();
+    let database = match settings.archive_store {
+        Some(ArchiveBackend::LocalStorage) => false,
+        Some(ArchiveBackend::IndexedDb) => true,
+        // IndexedDB where the browser has it; else beside the logs, as before.
+        None => ArchiveDatabase::available(),
+    };
+    let found = SHELVES.with(|shelves| {
+        let mut shelves = shelves.borrow_mut();
+        shelves.retain(|s| s.logs.strong_count() > 0 && s.shelf.strong_count() > 0);
+        shelves
+            .iter()
+            .find(|s| {
+                s.logs.upgrade().is_some_and(|l| Rc::ptr_eq(&l, logs))
+                    && s.prefix == prefix
+                    && s.in_database == database
+            })
+            .and_then(|s| s.shelf.upgrade())
+    });
+    if let Some(shelf) = found {
+        return Ok(shelf);
+    }
+    let page = Rc::clone(logs.borrow().page());
+    let lock = BrowserStoreLock::over(logs.borrow().keys());
+    let mut shelf = Shelf::new(page, keys)
+        .with_lock(Rc::new(lock))
+        .with_owner(tab_id());
+    if database {
+        let opened = ArchiveDatabase::open(&prefix).ok_or_else(|| {
+            invalid(
+                &format!("{what}.archiveStore"),
+                "\"indexedDB\" is not available in this browser; use \"localStorage\"",
+            )
+        })?;
+        shelf = shelf.with_archive_store(Rc::new(opened));
+    }
+    let shelf = Rc::new(shelf);
+    SHELVES.with(|shelves| {
+        shelves.borrow_mut().push(Shelved {
+            logs: Rc::downgrade(logs),
+            prefix,
+            in_database: database,
+            shelf: Rc::downgrade(&shelf),
+        })
+    });
+    Ok(shelf)
+}
+
+/// One call of the archive API, with its argument and the method that took it.
+pub(super) enum ArchiveCall {
+    /// The archives, newest first, expired ones excluded.
+    List,
+    /// The archive under the key, whole.
+    Read(JsValue, &'static str),
+    /// The archived originals of the compacted iteration, or `null` when it was never compacted.
+    Recall(JsValue, &'static str),
+    /// Removes the archive under the key.
+    Delete(JsValue, &'static str),
+    /// Removes the expired archives; how many.
+    Purge,
+}
+
+/// `call` over the archives of `logs` on `shelf`, answered as a Promise once the archive store
+/// answered (one async body for every call: each adds its own state machine to the download).
+pub(super) fn archive_call(
+    logs: &Rc<BrowserLogs>,
+    shelf: &Rc<Shelf>,
+    call: ArchiveCall,
+) -> js_sys::Promise {
+    // Refused as called: the archive of a compaction running now is its only copy.
+    if let (ArchiveCall::Delete(..), Err(err)) = (&call, shelf.may_delete(&logs.borrow())) {
+        return js_sys::Promise::reject(&err.into());
+    }
+    let (logs, shelf) = (Rc::clone(logs), Rc::clone(shelf));
+    future_to_promise(async move {
+        let key = |value: &JsValue, what| string_arg(value, what);
+        Ok(match call {
+            ArchiveCall::Delete(value, what) => {
+                shelf.delete(&logs, &key(&value, what)?).await?;
+                JsValue::UNDEFINED
+            }
+            ArchiveCall::Purge => JsValue::from(shelf.purge(&logs).await?),
+            ArchiveCall::List => {
+                shelf.refresh(&logs).await?;
+                to_js(&shelf.with_archives(&logs, |a| a.list())?)?
+            }
+            ArchiveCall::Read(value, what) => {
+                let key = key(&value, what)?;
+                shelf.refresh(&logs).await?;
+                to_js(&shelf.with_archives(&logs, |a| a.read(&key))?)?
+            }
+            ArchiveCall::Recall(value, what) => {
+                let iteration = count_arg(&value, what)?;
+                shelf.refresh(&logs).await?;
+                match shelf.with_archives(&logs, |a| a.recall(iteration))? {
+                    Some(data) => to_js(&data)?,
+                    None => JsValue::NULL,
+                }
+            }
+        })
+    })
+}
