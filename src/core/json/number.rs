@@ -45,7 +45,7 @@ pub fn shortest_decimal(value: f64) -> (u64, i32) {
         let text = format!("{candidate}e{}", point - length as i64);
         parse_decimal(&text).is_some_and(|back| back.to_bits() == value.to_bits())
     };
-    let mut last = (0, 0);
+    let mut nearest = (0, n);
     for length in 1..=digits.len().min(17) {
         let head = digits[..length]
             .iter()
@@ -69,20 +69,20 @@ pub fn shortest_decimal(value: f64) -> (u64, i32) {
             (false, true) => [head + 1, head],
             (false, false) => [head, head + 1],
         };
-        for candidate in order {
-            let (candidate, point) = if candidate == 10u64.pow(length as u32) {
-                (candidate / 10, n + 1)
-            } else {
-                (candidate, n)
-            };
+        // A carry into a new digit (999… + 1) is one digit shorter, its point one further.
+        let place = |candidate: u64| match candidate == 10u64.pow(length as u32) {
+            true => (candidate / 10, n + 1),
+            false => (candidate, n),
+        };
+        for (candidate, point) in order.map(place) {
             if reads_back(candidate, point, length) {
                 return without_trailing_zeros(candidate, point);
             }
         }
-        last = (order[0], n);
+        nearest = place(order[0]);
     }
     // Seventeen digits always read back; this is the nearest of them.
-    without_trailing_zeros(last.0, last.1)
+    without_trailing_zeros(nearest.0, nearest.1)
 }
 
 /// `digits` without its trailing zeros, and `point` as it was (it counts from the first digit).
