@@ -8,10 +8,10 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{copy_object, from_js, invalid, string_arg};
+use super::convert::{copy_object, from_js, invalid};
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::log_store::JsLogStore;
-use super::shelves::{archive_call, shelf_of, ArchiveCall, BrowserLogs};
+use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserLogs};
 use super::typescript::ArchivesOptionsJs;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::storage::free_units;
@@ -131,16 +131,14 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        // Refused as called: the archive of a compaction running now is its only copy.
-        if let Err(err) = self.shelf.may_roll_back(&self.logs.borrow()) {
-            return js_sys::Promise::reject(&err.into());
-        }
         let (logs, shelf) = (Rc::clone(&self.logs), Rc::clone(&self.shelf));
-        future_to_promise(async move {
-            let key = string_arg(&key, "rollback(key)")?;
-            shelf.rollback(&logs, &key, || {}).await?;
-            Ok(JsValue::UNDEFINED)
-        })
+        rollback_call(
+            &self.logs,
+            &self.shelf,
+            key,
+            "rollback(key)",
+            move |key| async move { shelf.rollback(&logs, &key, || {}).await },
+        )
     }
 
     /// The origin's storage as the browser reports it (`usage`, `quota` in bytes; whether it

@@ -7,14 +7,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::clock::BrowserClock;
-use super::convert::{copy_object, from_js, invalid, string_arg, to_js};
+use super::convert::{copy_object, from_js, invalid, to_js};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::local_storage::BrowserStorage;
 use super::log_store::JsLogStore;
 use super::lone_surrogates;
-use super::shelves::{archive_call, shelf_of, ArchiveCall, BrowserLogs};
+use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserLogs};
 use super::timer::BrowserTimer;
 use super::typescript::{
     CanCompactJs, CompactOptionsJs, CompactionMetricsJs, CompactionPlanJs, CompactorOptionsJs,
@@ -340,20 +340,14 @@ impl JsCompactor {
         #[wasm_bindgen(js_name = "archiveKey", unchecked_param_type = "string")]
         archive_key: JsValue,
     ) -> js_sys::Promise {
-        // Refused as called, as `deleteArchive()` is.
-        if let Err(err) = self
-            .engine
-            .shelf()
-            .may_roll_back(&self.engine.logs().borrow())
-        {
-            return js_sys::Promise::reject(&ContextCompactorError::from(err).into());
-        }
         let engine = Rc::clone(&self.engine);
-        future_to_promise(async move {
-            let key = string_arg(&archive_key, "rollback(archiveKey)")?;
-            engine.rollback(&key).await?;
-            Ok(JsValue::UNDEFINED)
-        })
+        rollback_call(
+            self.engine.logs(),
+            self.engine.shelf(),
+            archive_key,
+            "rollback(archiveKey)",
+            move |key| async move { engine.rollback(&key).await },
+        )
     }
 
     /// Finishes or undoes a compaction that a closed tab left half done (this also runs by

@@ -13,6 +13,7 @@ use super::archive_database::ArchiveDatabase;
 use super::convert::{count_arg, invalid, string_arg, to_js};
 use super::log_store::BrowserLogStore;
 use super::store_lock::BrowserStoreLock;
+use crate::core::error::CompactionError;
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
 use crate::core::store::shelf::Shelf;
 
@@ -163,5 +164,27 @@ pub(super) fn archive_call(
                 }
             }
         })
+    })
+}
+
+/// A rollback of the archive under `key` (an argument of the method `what`) by `rollback`:
+/// refused `busy` as called while a compaction over the logs runs here or in another tab (its
+/// archive may be the only copy of the originals), as a delete is.
+pub(super) fn rollback_call<F>(
+    logs: &Rc<BrowserLogs>,
+    shelf: &Rc<Shelf>,
+    key: JsValue,
+    what: &'static str,
+    rollback: impl FnOnce(String) -> F + 'static,
+) -> js_sys::Promise
+where
+    F: std::future::Future<Output = Result<(), CompactionError>>,
+{
+    if let Err(err) = shelf.may_roll_back(&logs.borrow()) {
+        return js_sys::Promise::reject(&err.into());
+    }
+    future_to_promise(async move {
+        rollback(string_arg(&key, what)?).await?;
+        Ok(JsValue::UNDEFINED)
     })
 }
