@@ -280,14 +280,11 @@ impl JsCompactor {
     /// Whether a compaction is allowed now, and if not, why.
     #[wasm_bindgen(js_name = canCompact)]
     pub fn can_compact(&self) -> JsResult<CanCompactJs> {
-        let reason = self
-            .engine
-            .can_compact()?
-            .map(|refusal| refusal.to_string());
+        let (refusal, waits_for) = self.engine.user_verdict()?;
         Ok(to_js(&CanCompact {
-            ok: reason.is_none(),
-            reason,
-            waits_for: self.engine.waits_for(Trigger::User)?,
+            ok: refusal.is_none(),
+            reason: refusal.map(|refusal| refusal.to_string()),
+            waits_for,
         })?)
     }
 

@@ -82,14 +82,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// ended by the time the new one would start (a listener of `compaction_complete` that
     /// calls `compact()` is refused; it started a second compaction once).
     pub fn claim(&self, trigger: Trigger, cancel: Cancel) -> Result<Claim, CompactionError> {
-        if self.busy() {
-            return Err(CompactionError::Busy(BusyReason::Compacting));
-        }
+        let page = self.shelf.page().claim();
+        let page = page.ok_or(CompactionError::Busy(BusyReason::Compacting))?;
+        // A refusal gives the page back as it drops the claim.
         if cancel.is_cancelled() {
             return Err(CompactionError::Aborted);
         }
-        let page = self.shelf.page().claim();
-        let page = page.ok_or(CompactionError::Busy(BusyReason::Compacting))?;
         self.cancel.replace(cancel.clone());
         Ok(Claim {
             _page: page,

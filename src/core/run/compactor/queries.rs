@@ -31,8 +31,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Why a user-triggered compaction is not allowed now; `None` when it is.
     pub fn can_compact(&self) -> Result<Option<Refusal>, StorageError> {
+        Ok(self.user_verdict()?.0)
+    }
+
+    /// What `canCompact()` says, from one read of the logs: why a compaction the user asks for
+    /// would be refused now, and the running iteration it would wait for first.
+    pub fn user_verdict(&self) -> Result<(Option<Refusal>, Option<Wait>), StorageError> {
         let input = self.view(&self.logs.borrow()).observe()?.input;
-        Ok(refusal(&self.settings, &input, Trigger::User))
+        let wait = wait_of(&input).filter(|w| w.triggers.contains(&Trigger::User));
+        Ok((refusal(&self.settings, &input, Trigger::User), wait))
     }
 
     /// The running iteration a compaction with `trigger` would wait for now; `None` when it
