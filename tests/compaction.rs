@@ -13,6 +13,7 @@ use context_compactor::core::error::ProviderError;
 use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::log::stored_entry::Stored;
+use context_compactor::core::log::tokens::estimate_tokens;
 use context_compactor::core::model::phase::Phase;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::events::CompactionEvent;
@@ -311,12 +312,21 @@ fn a_provider_that_never_answers_times_out() {
 }
 
 #[test]
-fn a_summary_that_does_not_shrink_the_logs_is_invalid() {
+fn a_summary_over_its_budget_is_cut_to_it_with_one_call_and_keeps_every_fact() {
     let huge = valid_summary(&"every detail repeated at length, 12345 67890. ".repeat(400));
     let rig = session(5, vec![Answer::Text(huge.clone()), Answer::Text(huge)]);
-    let err = compact(&rig, Trigger::User).unwrap_err();
-    assert_eq!(err.code(), ErrorCode::InvalidSummary);
-    assert!(err.to_string().contains("not clearly smaller"), "{err}");
+    let ledger = rig.compactor.plan().unwrap().ledger;
+    let result = compact(&rig, Trigger::User).unwrap();
+    assert_eq!(result.attempts, 1);
+    let budget = rig.compactor.plan().unwrap().summary_budget_tokens;
+    assert!(
+        estimate_tokens(&result.summary) <= budget,
+        "{}",
+        result.summary
+    );
+    assert!(result.tokens_after < result.tokens_before);
+    assert_eq!(result.coverage.required, ledger);
+    assert!(result.coverage.missing.is_empty());
 }
 
 #[test]

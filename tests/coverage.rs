@@ -784,6 +784,7 @@ fn a_short_number_counts_only_as_a_number_of_its_own() {
     ] {
         let coverage = Ledger {
             facts: vec![pin.clone()],
+            ..Ledger::default()
         }
         .coverage(summary);
         assert_eq!(coverage.kept.len() == 1, kept, "{summary}");

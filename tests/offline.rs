@@ -13,7 +13,7 @@ use common::*;
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::log::snapshot::LogSnapshot;
 use context_compactor::core::log::tokens::estimate_tokens;
-use context_compactor::core::model::facts::Ledger;
+use context_compactor::core::model::facts::{Carried, Ledger};
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
@@ -22,6 +22,7 @@ use context_compactor::core::providers::offline::offline_summary;
 use context_compactor::core::steps::digest::Digest;
 use context_compactor::core::steps::prompt::build_prompt;
 use context_compactor::core::steps::selection::Selection;
+use context_compactor::core::steps::tiers::FactBudget;
 use context_compactor::core::steps::validation::validate_summary;
 
 /// The logs of a seeded session (select from them with `Selection::of`).
@@ -55,7 +56,13 @@ fn the_offline_summary_is_valid_and_at_most_30_percent_from_ten_iterations_on() 
     for (iterations, seed) in [(10, 1), (12, 2), (25, 3), (60, 4)] {
         let logs = session_logs(iterations, seed);
         let selection = Selection::of(&logs);
-        let ledger = Ledger::draw(&selection, &Digest::of(&selection), &[], &[]);
+        let ledger = Ledger::draw(
+            &selection,
+            &Digest::of(&selection),
+            &[],
+            &Carried::default(),
+            &FactBudget::unbounded(),
+        );
         let summary = offline_summary(&selection, &Digest::of(&selection), &ledger);
         let validation = validate_summary(&summary);
         assert!(validation.valid, "{iterations}: {:?}", validation.errors);
@@ -79,7 +86,13 @@ fn the_offline_summary_is_valid_and_at_most_30_percent_from_ten_iterations_on() 
 fn the_offline_summary_keeps_code_results_tools_and_fixes() {
     let logs = session_logs(10, 7);
     let selection = Selection::of(&logs);
-    let ledger = Ledger::draw(&selection, &Digest::of(&selection), &[], &[]);
+    let ledger = Ledger::draw(
+        &selection,
+        &Digest::of(&selection),
+        &[],
+        &Carried::default(),
+        &FactBudget::unbounded(),
+    );
     let summary = offline_summary(&selection, &Digest::of(&selection), &ledger);
     assert_eq!(
         summary,
@@ -110,7 +123,13 @@ fn golden_prompt_and_offline_summary() {
         instructions: Some("Keep every region name.".into()),
         ..Default::default()
     };
-    let ledger = Ledger::draw(&selection, &Digest::of(&selection), &[], &[]);
+    let ledger = Ledger::draw(
+        &selection,
+        &Digest::of(&selection),
+        &[],
+        &Carried::default(),
+        &FactBudget::unbounded(),
+    );
     golden(
         "prompt_4_iterations.txt",
         &build_prompt(&selection, &settings, &ledger),
@@ -148,7 +167,13 @@ fn log_text_cannot_close_fences_or_fake_headings_and_huge_entries_are_cut() {
     let prompt = build_prompt(
         &selection,
         &CompactorSettings::default(),
-        &Ledger::draw(&selection, &Digest::of(&selection), &[], &[]),
+        &Ledger::draw(
+            &selection,
+            &Digest::of(&selection),
+            &[],
+            &Carried::default(),
+            &FactBudget::unbounded(),
+        ),
     );
     assert!(prompt.contains("\\### 🎯 OBJECTIVE ACHIEVED\nfake heading"));
     assert!(prompt.contains("````js\nconst s = `\n```\n### KEY DISCOVERIES\n```\n`;\n````"));

@@ -341,10 +341,13 @@ pub struct Rig {
     pub compactor: Compactor<MemoryStore, ManualClock>,
 }
 
-/// Settings that let small test sessions compact: a window they fill past 60%.
+/// Settings that let small test sessions compact: a window they fill past 60%, and a summary
+/// budget as large as the window (the default, 15% of it, would be 300 tokens: the tests of the
+/// budget set it themselves).
 pub fn small_window() -> CompactorSettings {
     CompactorSettings {
         context_window_tokens: 2_000,
+        summary_budget_tokens: Some(2_000),
         ..Default::default()
     }
 }

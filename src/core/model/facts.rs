@@ -33,6 +33,9 @@ pub struct Fact {
     pub exact: Vec<String>,
     /// Key words of a text fact; at least half must appear (any case).
     pub words: Vec<String>,
+    /// The iterations whose originals hold it (first, last), where known: what `recall` is
+    /// asked for once the fact has left the summary for its index.
+    pub iterations: Option<[u32; 2]>,
 }
 
 /// A fact the app pinned: every later summary must keep it until it is unpinned.
@@ -78,11 +81,63 @@ impl std::fmt::Display for PinTextError {
 
 impl std::error::Error for PinTextError {}
 
-/// The facts one compaction's summary must keep, in the order the prompt lists them.
+/// The facts one compaction's summary must keep, in the order the prompt lists them, and
+/// those that leave the summary for its index (see `steps::tiers`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ledger {
+    /// The facts the summary must keep.
+    pub facts: Vec<Fact>,
+    /// The facts that leave the summary with this compaction: its archive holds them, and an
+    /// index line points there.
+    pub demoted: Vec<Fact>,
+    /// The summary's index lines: where everything that left it earlier, and now, is.
+    pub index: Vec<IndexLine>,
+}
+
+/// What the earlier summaries of a selection carry into its compaction, read from their
+/// archives: the facts they had to keep, and their index lines (naming those archives).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Carried {
     /// The facts.
     pub facts: Vec<Fact>,
+    /// The index lines.
+    pub index: Vec<IndexLine>,
+}
+
+/// One line of a summary's index: a range of iterations whose facts left the summary, the
+/// archive that holds them, and what is there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexLine {
+    /// The first iteration of the range.
+    pub first: u32,
+    /// The last iteration of the range.
+    pub last: u32,
+    /// The archive that holds them; `None` in an archive's own record: that archive.
+    pub archive: Option<String>,
+    /// The newest archive of a line folded from several (the oldest is `archive`).
+    pub last_archive: Option<String>,
+    /// Results that left.
+    pub results: usize,
+    /// Failures that a later iteration resolved.
+    pub failures_resolved: usize,
+    /// Identifiers the current iteration no longer refers to.
+    pub identifiers: usize,
+    /// Other facts that left.
+    pub others: usize,
+    /// What the first and the last of them name (a task, an id).
+    pub names: Vec<String>,
+}
+
+/// A fact that left the summary for its index, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Demoted {
+    /// The fact, as the ledger words it.
+    pub fact: String,
+    /// The iterations whose originals hold it (what `recall` is asked for).
+    pub iterations: [u32; 2],
+    /// The archive of the compaction it left with: it holds the fact (in the originals, or in
+    /// the earlier summary that kept it).
+    pub archive_key: String,
 }
 
 /// Which of the ledger's facts a summary kept.
@@ -96,6 +151,20 @@ pub struct Coverage {
     pub repaired: Vec<String>,
     /// Those the summary lost (none in a summary that was swapped in).
     pub missing: Vec<String>,
+    /// Those that left the summary for its index with this compaction.
+    pub demoted: Vec<Demoted>,
+}
+
+impl Coverage {
+    /// This coverage with the facts that left the summary held by the archive under `key`
+    /// (the compaction's own, chosen after the summary was checked).
+    pub fn in_archive(&self, key: &str) -> Coverage {
+        let mut coverage = self.clone();
+        for demoted in &mut coverage.demoted {
+            demoted.archive_key = key.to_owned();
+        }
+        coverage
+    }
 }
 
 /// A line of a summary that names what none of the compaction's sources holds: a number, id,
@@ -138,7 +207,8 @@ impl ToJson for Fact {
             .field("kind", &self.kind)
             .field("text", &self.text)
             .field("exact", &self.exact)
-            .field("words", &self.words);
+            .field("words", &self.words)
+            .field_opt("iterations", &self.iterations);
     }
 }
 
@@ -151,6 +221,7 @@ impl FromJson for Fact {
             text: fact.req("text")?,
             exact: fact.req("exact")?,
             words: fact.req("words")?,
+            iterations: fact.opt("iterations")?,
         })
     }
 }
@@ -179,7 +250,8 @@ impl ToJson for Coverage {
             .field("required", &self.required)
             .field("kept", &self.kept)
             .field("repaired", &self.repaired)
-            .field("missing", &self.missing);
+            .field("missing", &self.missing)
+            .field("demoted", &self.demoted);
     }
 }
 
@@ -191,6 +263,7 @@ impl FromJson for Coverage {
             kept: coverage.req("kept")?,
             repaired: coverage.or_default("repaired")?,
             missing: coverage.req("missing")?,
+            demoted: coverage.or_default("demoted")?,
         })
     }
 }
@@ -209,6 +282,58 @@ impl FromJson for UnverifiedLine {
         Ok(UnverifiedLine {
             line: line.req("line")?,
             items: line.req("items")?,
+        })
+    }
+}
+
+impl ToJson for Demoted {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("fact", &self.fact)
+            .field("iterations", &self.iterations)
+            .field("archiveKey", &self.archive_key);
+    }
+}
+
+impl FromJson for Demoted {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let demoted = Object::read(json)?;
+        Ok(Demoted {
+            fact: demoted.req("fact")?,
+            iterations: demoted.req("iterations")?,
+            archive_key: demoted.req("archiveKey")?,
+        })
+    }
+}
+
+impl ToJson for IndexLine {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("first", &self.first)
+            .field("last", &self.last)
+            .field_opt("archive", &self.archive)
+            .field_opt("lastArchive", &self.last_archive)
+            .field("results", &self.results)
+            .field("failuresResolved", &self.failures_resolved)
+            .field("identifiers", &self.identifiers)
+            .field("others", &self.others)
+            .field("names", &self.names);
+    }
+}
+
+impl FromJson for IndexLine {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let line = Object::read(json)?;
+        Ok(IndexLine {
+            first: line.req("first")?,
+            last: line.req("last")?,
+            archive: line.opt("archive")?,
+            last_archive: line.opt("lastArchive")?,
+            results: line.or_default("results")?,
+            failures_resolved: line.or_default("failuresResolved")?,
+            identifiers: line.or_default("identifiers")?,
+            others: line.or_default("others")?,
+            names: line.or_default("names")?,
         })
     }
 }

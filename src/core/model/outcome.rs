@@ -3,7 +3,7 @@
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
 
-use crate::core::model::facts::{Coverage, UnverifiedLine};
+use crate::core::model::facts::{Coverage, Demoted, UnverifiedLine};
 use crate::core::model::settings::Trigger;
 use crate::core::model::token_usage::TokenUsage;
 
@@ -39,6 +39,11 @@ pub struct CompactionPlan {
     /// The running iteration a compaction would wait for, and which triggers wait; absent
     /// when none is running.
     pub waits_for: Option<Wait>,
+    /// The most tokens the summary may take (`summaryBudgetTokens`, or its default).
+    pub summary_budget_tokens: usize,
+    /// The facts that would leave the summary for its index now, each with the archive the
+    /// compaction would write.
+    pub demoted: Vec<Demoted>,
 }
 
 /// The running iteration a compaction waits for before it gathers.
@@ -151,7 +156,9 @@ impl ToJson for CompactionPlan {
             .field("estimatedTokensAfter", &self.estimated_tokens_after)
             .field_opt("refused", &self.refused)
             .field("ledger", &self.ledger)
-            .field_opt("waitsFor", &self.waits_for);
+            .field_opt("waitsFor", &self.waits_for)
+            .field("summaryBudgetTokens", &self.summary_budget_tokens)
+            .field("demoted", &self.demoted);
     }
 }
 

@@ -171,6 +171,9 @@ pub struct CompactorSettings {
     pub max_prompt_tokens: Option<usize>,
     /// Where the archives are kept; when absent, IndexedDB where the browser has it.
     pub archive_store: Option<ArchiveBackend>,
+    /// No stored summary is larger, in tokens; when absent, the smaller of `maxOutputTokens`
+    /// and [`DEFAULT_SUMMARY_SHARE`] of the window.
+    pub summary_budget_tokens: Option<usize>,
 }
 
 impl Default for CompactorSettings {
@@ -195,6 +198,7 @@ impl Default for CompactorSettings {
             unverified: UnverifiedLines::Mark,
             max_prompt_tokens: None,
             archive_store: None,
+            summary_budget_tokens: None,
         }
     }
 }
@@ -220,6 +224,7 @@ pub const SETTINGS_FIELDS: &[&str] = &[
     "unverified",
     "maxPromptTokens",
     "archiveStore",
+    "summaryBudgetTokens",
 ];
 
 /// Options absent or `null` take their defaults; an unknown option is an error.
@@ -258,6 +263,7 @@ impl FromJson for CompactorSettings {
             unverified: options.opt("unverified")?.unwrap_or(d.unverified),
             max_prompt_tokens: options.opt("maxPromptTokens")?,
             archive_store: options.opt("archiveStore")?,
+            summary_budget_tokens: options.opt("summaryBudgetTokens")?,
         })
     }
 }
@@ -287,6 +293,12 @@ impl FromJson for UnverifiedLines {
         )
     }
 }
+
+/// Share of the window a summary takes at most when the app sets no `summaryBudgetTokens`.
+pub const DEFAULT_SUMMARY_SHARE: f64 = 0.15;
+
+/// The smallest `summaryBudgetTokens`: the six headings, the goal, a pin and an index line.
+pub const MIN_SUMMARY_BUDGET: usize = 200;
 
 /// Tokens a summary prompt needs besides the history it carries (instructions, the facts).
 pub const PROMPT_ROOM_TOKENS: usize = 2_000;
@@ -369,6 +381,18 @@ impl CompactorSettings {
                 ),
             );
         }
+        if self
+            .summary_budget_tokens
+            .is_some_and(|b| !(MIN_SUMMARY_BUDGET..=MAX_TOKENS_OPTION).contains(&b))
+        {
+            return out_of_range(
+                "summaryBudgetTokens",
+                format!(
+                    "summaryBudgetTokens must be between {MIN_SUMMARY_BUDGET} (the six \
+                     headings, the goal, a pin and an index line) and {MAX_TOKENS_OPTION}"
+                ),
+            );
+        }
         if self.max_archives == 0 {
             return out_of_range(
                 "maxArchives",
@@ -392,6 +416,18 @@ impl CompactorSettings {
             return out_of_range(field, "archivePrefix and metricsKey must not be empty");
         }
         Ok(())
+    }
+
+    /// The largest summary a compaction stores, in tokens: `summaryBudgetTokens`, or the
+    /// smaller of `maxOutputTokens` and [`DEFAULT_SUMMARY_SHARE`] of the window (never below
+    /// [`MIN_SUMMARY_BUDGET`]).
+    pub fn summary_budget(&self) -> usize {
+        self.summary_budget_tokens.unwrap_or_else(|| {
+            let share = (self.context_window_tokens as f64 * DEFAULT_SUMMARY_SHARE) as usize;
+            share
+                .min(self.max_output_tokens as usize)
+                .max(MIN_SUMMARY_BUDGET)
+        })
     }
 
     /// The smallest input budget that can merge two parts: two answers of `maxOutputTokens`

@@ -10,10 +10,12 @@ use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::usage::PromptUsage;
+use crate::core::steps::check::summary_target;
 use crate::core::steps::digest::Digest;
 use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::{plan_of, RuleInput};
 use crate::core::steps::selection::Selection;
+use crate::core::steps::tiers::FactBudget;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::ReadLogs;
 use crate::core::store::shelf::Shelf;
@@ -96,8 +98,21 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     pub fn prepare<'o>(&self, observed: &'o Observed) -> Result<Prepared<'o>, StorageError> {
         let selection = Selection::placed(&observed.read.parsed, &observed.placed);
         let digest = Digest::of(&selection);
-        let carried = self.shelf.archives(self.logs).carried_facts(&selection);
-        let ledger = Ledger::draw(&selection, &digest, &self.logs.pins()?, &carried);
+        let carried = self.shelf.archives(self.logs).carried(&selection);
+        let compacted = observed.input.summary_tokens + observed.input.new_tokens;
+        let key = self
+            .shelf
+            .keys()
+            .archive(self.logs.clock().now_ms().max(0.0) as u64);
+        // What the summary replaces bounds it too: when that is an earlier summary and little
+        // besides (a full window), its oldest facts leave so that the new one is smaller.
+        let budget = self.settings.summary_budget();
+        let target = match observed.input.summary_tokens {
+            0 => budget,
+            _ => summary_target(self.settings, compacted, selection.last, &key),
+        };
+        let budget = FactBudget::of(budget, target);
+        let ledger = Ledger::draw(&selection, &digest, &self.logs.pins()?, &carried, &budget);
         let prompt = build_prompt(&selection, self.settings, &ledger);
         Ok(Prepared {
             selection,
@@ -111,12 +126,17 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     pub fn plan(&self) -> Result<CompactionPlan, StorageError> {
         let observed = self.observe()?;
         let prepared = self.prepare(&observed)?;
+        let key = self
+            .shelf
+            .keys()
+            .archive(self.logs.clock().now_ms().max(0.0) as u64);
         Ok(plan_of(
             &prepared.selection,
             &observed.input,
             &prepared.ledger,
             &prepared.prompt,
             self.settings,
+            &key,
         ))
     }
 }

@@ -1,12 +1,15 @@
 //! The check of one answer: the required sections (`validation`), every fact of the ledger
 //! (`repair`ed, asked for again, or refused as `missingFacts` says), what the answer names that
-//! no source holds (`verify`: marked, asked about again, or refused as `unverified` says), and
-//! the rule that a summary must be clearly smaller than what it replaces.
+//! no source holds (`verify`: marked, asked about again, or refused as `unverified` says), the
+//! summary's budget (`fit`) and index lines (`index`), and the rule that a summary must be
+//! clearly smaller than what it replaces.
 
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Coverage, Fact, Ledger, UnverifiedLine};
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::{CompactorSettings, MissingFacts, UnverifiedLines};
+use crate::core::steps::fit::fit;
+use crate::core::steps::index::{index_tokens, with_index, without_index};
 use crate::core::steps::repair::repair;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::swap::summary_entry;
@@ -33,6 +36,22 @@ pub struct SummaryCheck<'a> {
     /// Whether answers are checked for what no source holds (not those of a provider that
     /// builds its summaries from the sources themselves).
     pub verify: bool,
+    /// The most tokens the summary may take, index lines included (see [`summary_target`]).
+    pub max_tokens: usize,
+}
+
+/// The most tokens a summary of `compacted_tokens` may take: its budget, and less than
+/// [`MAX_SUMMARY_SHARE`] of what it replaces once in its entry (whose header and source line,
+/// naming `archive_key`, take `entry_tokens(last, archive_key)`).
+pub fn summary_target(
+    settings: &CompactorSettings,
+    compacted_tokens: usize,
+    last: u32,
+    archive_key: &str,
+) -> usize {
+    let share = (compacted_tokens as f64 * MAX_SUMMARY_SHARE) as usize;
+    let entry = estimate_tokens(&summary_entry(last, archive_key, ""));
+    settings.summary_budget().min(share.saturating_sub(entry))
 }
 
 /// A summary to swap in, and what the package did to the model's answer.
@@ -44,6 +63,8 @@ pub struct Accepted {
     pub coverage: Coverage,
     /// The lines marked ` [unverified]`.
     pub unverified: Vec<UnverifiedLine>,
+    /// Lines of the answer that went to hold the summary to its budget.
+    pub lines_cut: usize,
 }
 
 /// The check's verdict on one answer.
@@ -73,6 +94,7 @@ impl<'a> SummaryCheck<'a> {
         archive_key: String,
         settings: &CompactorSettings,
     ) -> Self {
+        let max_tokens = summary_target(settings, compacted_tokens, selection.last, &archive_key);
         SummaryCheck {
             selection,
             ledger,
@@ -81,6 +103,7 @@ impl<'a> SummaryCheck<'a> {
             missing_facts: settings.missing_facts,
             unverified: settings.unverified,
             verify: true,
+            max_tokens,
         }
     }
 
@@ -100,12 +123,15 @@ impl<'a> SummaryCheck<'a> {
             missing_facts: self.missing_facts,
             unverified: self.unverified,
             verify: self.verify,
+            max_tokens: self.max_tokens,
         }
     }
 
     /// Judges `summary` (canonical); `retried` holds the reasons of the retries already made,
     /// so that `"retry"` asks only once.
     pub fn judge(&self, summary: &str, retried: &[RetryReason]) -> Verdict {
+        // The index is the package's: a model's copy of it goes, the current one is added.
+        let summary = &without_index(summary);
         let mut validation = validate_summary(summary);
         let missing = self.ledger.missing_in(summary);
         if !validation.valid {
@@ -124,6 +150,11 @@ impl<'a> SummaryCheck<'a> {
             Vec::new()
         };
         let amended = repair(&mark_unbacked(summary, &unbacked), &missing);
+        let room = self
+            .max_tokens
+            .saturating_sub(index_tokens(&self.ledger.index));
+        let (fitted, lines_cut) = fit(&amended, self.ledger, room);
+        let amended = with_index(&fitted, &self.ledger.index);
         let mut errors: Vec<String> = Vec::new();
         if let Some(error) = self.size_error(&amended) {
             errors.push(error);
@@ -159,6 +190,7 @@ impl<'a> SummaryCheck<'a> {
             coverage: self.coverage(&missing),
             unverified: unbacked.into_iter().map(|u| u.line).collect(),
             summary: amended,
+            lines_cut,
         };
         if errors.is_empty() {
             return Verdict::Accept(accepted);
@@ -210,11 +242,23 @@ impl<'a> SummaryCheck<'a> {
             kept: texts(true),
             repaired: texts(false),
             missing: Vec::new(),
+            demoted: self.ledger.demoted_in(
+                &self.archive_key,
+                [self.selection.first, self.selection.last],
+            ),
         }
     }
 
-    /// Why `summary` is not clearly smaller than what it replaces, if it is not.
+    /// Why `summary` is over its budget or not clearly smaller than what it replaces, if it is.
     fn size_error(&self, summary: &str) -> Option<String> {
+        let tokens = estimate_tokens(summary);
+        if tokens > self.max_tokens {
+            return Some(format!(
+                "The facts the summary must keep and its index ({tokens} tokens) do not fit in \
+                 {} tokens: raise summaryBudgetTokens, or unpin facts",
+                self.max_tokens
+            ));
+        }
         let entry = summary_entry(self.selection.last, &self.archive_key, summary);
         let summary_tokens = estimate_tokens(&entry);
         let compacted = self.compacted_tokens;

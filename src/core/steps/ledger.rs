@@ -3,14 +3,16 @@
 //! result of a computation, a failure no later iteration resolved, an identifier iteration N
 //! still refers to, a fact the app pinned, or a fact an earlier summary was required to keep.
 
-use crate::core::model::facts::{Coverage, Fact, FactKind, Ledger, Pin};
+use crate::core::model::facts::{Carried, Coverage, Demoted, Fact, FactKind, Ledger, Pin};
 use crate::core::steps::digest::text::{clip, cut_whole, first_sentence};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::selection::Selection;
+pub use crate::core::steps::terms::Normalised;
 use crate::core::steps::terms::{
-    each_candidate, every_number_in, execution_text, has_number, identifiers_in, is_number,
-    numbers_in, quoted_in, reasoning_text, tool_text, without_digit_commas, MAX_TOKEN_LEN,
+    each_candidate, every_number_in, execution_text, identifiers_in, numbers_in, quoted_in,
+    reasoning_text, tool_text, without_digit_commas, MAX_TOKEN_LEN,
 };
+use crate::core::steps::tiers::{Candidates, FactBudget};
 
 impl Fact {
     /// Whether `summary` keeps this fact.
@@ -57,6 +59,7 @@ impl Fact {
             text,
             exact,
             words,
+            iterations: None,
         }
     }
 }
@@ -71,42 +74,51 @@ const MAX_WORDS: usize = 6;
 const SHOWN_CHARS: usize = 160;
 
 impl Ledger {
-    /// Draws the ledger of `selection`: `carried` (the facts earlier summaries had to keep, as
-    /// their archives recorded them), then the goal, final results, open failures,
-    /// identifiers iteration N refers to, and `pins`. A newer result of the same task replaces
-    /// a carried one; a carried failure a later iteration resolved is dropped.
-    pub fn draw(selection: &Selection, digest: &Digest, pins: &[Pin], carried: &[Fact]) -> Ledger {
+    /// Draws the ledger of `selection` within `budget`: `carried` (the facts earlier summaries
+    /// had to keep, as their archives recorded them, and their index), then the goal, final
+    /// results, open failures, identifiers iteration N refers to, and `pins`. A newer result of
+    /// the same task replaces a carried one; a carried failure a later iteration resolved
+    /// leaves, as do the oldest results and identifiers no longer referred to when the budget
+    /// is full (see [`Candidates::bound`]).
+    pub fn draw(
+        selection: &Selection,
+        digest: &Digest,
+        pins: &[Pin],
+        carried: &Carried,
+        budget: &FactBudget,
+    ) -> Ledger {
         let mut drawn = Vec::new();
         if let Some(goal) = goal(digest) {
             drawn.push(goal);
         }
         drawn.extend(results(digest));
         drawn.extend(open_failures(digest));
+        let referenced = referenced_identifiers(selection);
+        drawn.extend(referenced.iter().map(|(token, n)| Fact {
+            id: format!("identifier:{token}"),
+            kind: FactKind::Identifier,
+            text: token.clone(),
+            exact: vec![token.clone()],
+            words: Vec::new(),
+            iterations: Some([*n, *n]),
+        }));
         let resolved = resolved_subjects(digest);
-        let mut facts: Vec<Fact> = carried
+        let mut leaving = Vec::new();
+        let mut facts: Vec<Fact> = Vec::new();
+        for fact in carried
+            .facts
             .iter()
             .filter(|fact| fact.kind != FactKind::Pin)
-            .filter(|fact| !(fact.kind == FactKind::Failure && resolved.contains(&fact.id)))
-            .filter(|fact| {
-                fact.kind == FactKind::Goal || !drawn.iter().any(|new| new.id == fact.id)
-            })
-            .cloned()
-            .collect();
+        {
+            if fact.kind == FactKind::Failure && resolved.contains(&fact.id) {
+                leaving.push(fact.clone());
+            } else if fact.kind == FactKind::Goal || !drawn.iter().any(|new| new.id == fact.id) {
+                facts.push(fact.clone());
+            }
+        }
         for fact in drawn {
             if !facts.iter().any(|f| f.id == fact.id) {
                 facts.push(fact);
-            }
-        }
-        for token in referenced_identifiers(selection) {
-            let id = format!("identifier:{token}");
-            if !facts.iter().any(|f| f.id == id) {
-                facts.push(Fact {
-                    id,
-                    kind: FactKind::Identifier,
-                    text: token.clone(),
-                    exact: vec![token],
-                    words: Vec::new(),
-                });
             }
         }
         for pin in pins {
@@ -118,7 +130,33 @@ impl Ledger {
                 text,
             ));
         }
-        Ledger { facts }
+        let required = |fact: &Fact| match fact.kind {
+            FactKind::Goal | FactKind::Pin | FactKind::Failure => true,
+            FactKind::Identifier => referenced
+                .iter()
+                .any(|(token, _)| fact.exact.contains(token)),
+            FactKind::Result => false,
+        };
+        Candidates {
+            facts,
+            leaving,
+            required: &required,
+            carried_index: &carried.index,
+        }
+        .bound(budget, selection)
+    }
+
+    /// The facts that leave the summary, held by the archive under `key`; a fact whose
+    /// iterations are unknown is placed in `range` (the compacted iterations).
+    pub fn demoted_in(&self, key: &str, range: [u32; 2]) -> Vec<Demoted> {
+        self.demoted
+            .iter()
+            .map(|fact| Demoted {
+                fact: fact.text.clone(),
+                iterations: fact.iterations.unwrap_or(range),
+                archive_key: key.to_owned(),
+            })
+            .collect()
     }
 
     /// Whether there is nothing to check.
@@ -155,35 +193,6 @@ impl Ledger {
             .iter()
             .filter(|fact| !fact.kept_in(&normalised))
             .collect()
-    }
-}
-
-/// A summary prepared for the checks: digit-group commas removed, and a lower-case copy.
-pub struct Normalised {
-    text: String,
-    lower: String,
-}
-
-impl Normalised {
-    /// Prepares `summary`.
-    pub fn of(summary: &str) -> Normalised {
-        let text = without_digit_commas(summary).into_owned();
-        // ASCII case only: Unicode's case tables would cost the package about 7 KB (gzip).
-        let lower = text.to_ascii_lowercase();
-        Normalised { text, lower }
-    }
-
-    fn has_exact(&self, term: &str) -> bool {
-        let term = without_digit_commas(term);
-        if is_number(&term) {
-            has_number(&self.text, &term)
-        } else {
-            self.text.contains(&*term)
-        }
-    }
-
-    fn has_word(&self, word: &str) -> bool {
-        self.lower.contains(&word.to_ascii_lowercase())
     }
 }
 
@@ -243,6 +252,7 @@ fn results(digest: &Digest) -> Vec<Fact> {
             ),
             exact,
             words,
+            iterations: Some([run.iteration, run.iteration]),
         });
     }
     facts.reverse();
@@ -280,6 +290,7 @@ fn open_failures(digest: &Digest) -> Vec<Fact> {
                 text,
                 exact,
                 words: key_words(&message),
+                iterations: Some([failure.iteration, failure.iteration]),
             }
         })
         .collect()
@@ -303,9 +314,9 @@ fn resolved_subjects(digest: &Digest) -> Vec<String> {
 }
 
 /// Identifiers in iteration N's entries that iterations 1..N-1 also mention, in the order N
-/// first mentions them. The earlier text is only scanned for N's identifiers (its own are never
+/// first mentions them, each with the first earlier iteration that mentions it. The earlier text is only scanned for N's identifiers (its own are never
 /// collected), and the scan stops once every one is found.
-fn referenced_identifiers(selection: &Selection) -> Vec<String> {
+fn referenced_identifiers(selection: &Selection) -> Vec<(String, u32)> {
     let kept = &selection.kept;
     let mut current: Vec<String> = Vec::new();
     let mut add = |text: &str| {
@@ -327,8 +338,8 @@ fn referenced_identifiers(selection: &Selection) -> Vec<String> {
         first_bytes[usize::from(token.as_bytes()[0])] = true;
         lengths[token.len().min(MAX_TOKEN_LEN)] = true;
     }
-    let mut found: Vec<&str> = Vec::new();
-    let mut look = |text: &str| {
+    let mut found: Vec<(&str, u32)> = Vec::new();
+    let mut look = |n: u32, text: &str| {
         if wanted.is_empty() {
             return;
         }
@@ -339,7 +350,7 @@ fn referenced_identifiers(selection: &Selection) -> Vec<String> {
                 && lengths[token.len()]
             {
                 if let Some(at) = wanted.iter().position(|w| *w == token) {
-                    found.push(wanted.swap_remove(at));
+                    found.push((wanted.swap_remove(at), n));
                 }
             }
         });
@@ -347,20 +358,22 @@ fn referenced_identifiers(selection: &Selection) -> Vec<String> {
     selection
         .reasoning
         .iter()
-        .for_each(|(_, e)| look(reasoning_text(e)));
+        .for_each(|(n, e)| look(*n, reasoning_text(e)));
     selection
         .execution
         .iter()
-        .for_each(|(_, e)| look(&execution_text(e)));
+        .for_each(|(n, e)| look(*n, &execution_text(e)));
     selection
         .tool_activity
         .iter()
-        .for_each(|(_, e)| look(&tool_text(e)));
+        .for_each(|(n, e)| look(*n, &tool_text(e)));
     current
         .iter()
-        .filter(|token| found.contains(&token.as_str()))
+        .filter_map(|token| {
+            let (_, n) = found.iter().find(|(t, _)| t == token)?;
+            Some((token.clone(), *n))
+        })
         .take(MAX_IDENTIFIERS)
-        .cloned()
         .collect()
 }
 

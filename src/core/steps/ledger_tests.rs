@@ -31,6 +31,7 @@ fn numbers_count_whatever_their_digit_grouping() {
         text: "Result: 3125206".into(),
         exact: vec!["3125206".into(), "41.8".into()],
         words: Vec::new(),
+        iterations: None,
     };
     assert!(fact.kept_in(&Normalised::of("north leads with 3,125,206 (41.8%)")));
     assert!(!fact.kept_in(&Normalised::of("north leads with 3,125,207 (41.8%)")));

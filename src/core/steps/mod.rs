@@ -5,6 +5,8 @@
 pub mod answer;
 pub mod check;
 pub mod digest;
+pub mod fit;
+pub mod index;
 pub mod ledger;
 pub mod parts;
 pub mod prompt;
@@ -13,5 +15,6 @@ pub mod rules;
 pub mod selection;
 pub mod swap;
 pub mod terms;
+pub mod tiers;
 pub mod validation;
 pub mod verify;

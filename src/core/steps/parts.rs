@@ -5,9 +5,9 @@
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::Ledger;
 use crate::core::model::settings::CompactorSettings;
-use crate::core::steps::ledger::Normalised;
 use crate::core::steps::prompt::{build_part_prompt, prompt_tokens, PartSummary};
 use crate::core::steps::selection::Selection;
+use crate::core::steps::terms::Normalised;
 
 /// The parts of `selection` whose prompts (each listing the facts of `ledger` it holds) fit
 /// `budget` tokens; one iteration larger than the budget is a part of its own (its huge entries
@@ -55,6 +55,7 @@ pub fn facts_held(ledger: &Ledger, text: &str) -> Ledger {
             .filter(|fact| fact.kept_in(&held))
             .cloned()
             .collect(),
+        ..Ledger::default()
     }
 }
 

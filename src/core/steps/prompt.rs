@@ -9,6 +9,7 @@ use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::Ledger;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::order::sorted_map::SortedMap;
+use crate::core::steps::index::without_index;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::{canonical_heading, heading_of, Validation, SECTIONS};
 
@@ -287,6 +288,7 @@ fn compose(
     push_rules(&mut out);
     history(&mut out);
     push_ledger(&mut out, ledger);
+    push_index(&mut out, ledger);
     out.push_str(
         "## OUTPUT FORMAT\nWrite exactly these six sections, in this order, as level-3 markdown \
          headings, each followed by short bullet points:\n",
@@ -302,6 +304,13 @@ fn compose(
          - Aim for a summary about 70% smaller than the history above.\n\
          - Keep chronological order where the order of events matters.\n\
          - Put final working code in fenced code blocks.\n",
+    );
+    let budget = settings.summary_budget();
+    let _ = writeln!(
+        out,
+        "- Stay under {budget} tokens (about {} words): what does not fit is cut, longest \
+         points first.",
+        budget * 3 / 5
     );
     if let Some(instructions) = settings
         .instructions
@@ -331,7 +340,7 @@ fn push_history(out: &mut String, selection: &Selection, settings: &CompactorSet
             "## EARLIER COMPACTED SUMMARY (iterations {first}-{last})\n\
              Integrate it: keep what is still true, update what later iterations changed.\n\n\
              {}\n\n",
-            neutralise(&cut_to(&body, budget * 2))
+            neutralise(&cut_to(&without_index(&body), budget * 2))
         );
     }
     push_reasoning(out, selection, budget);
@@ -352,6 +361,22 @@ fn push_ledger(out: &mut String, ledger: &Ledger) {
     );
     for fact in &ledger.facts {
         let _ = writeln!(out, "- {}", neutralise(&fact.text.replace('\n', " ")));
+    }
+    out.push('\n');
+}
+
+/// The index as the prompt lists it: the lines the package adds to the summary itself.
+fn push_index(out: &mut String, ledger: &Ledger) {
+    if ledger.index.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## INDEX OF WHAT LEFT THE SUMMARY\n\
+         These facts are archived and can be recalled by iteration. The package adds these \
+         lines to the summary itself: do not write them, and do not restate what they point to.\n",
+    );
+    for line in &ledger.index {
+        let _ = writeln!(out, "{}", line.render());
     }
     out.push('\n');
 }

@@ -16,28 +16,35 @@ pub fn section_of(kind: FactKind) -> usize {
 
 /// `summary` (canonical) with each of `facts` added as a point at the end of its section.
 pub fn repair(summary: &str, facts: &[&Fact]) -> String {
-    let mut lines: Vec<String> = summary.lines().map(str::to_owned).collect();
+    let mut summary = summary.to_owned();
     for fact in facts {
-        let section = section_of(fact.kind);
         let point = format!("- {}", fact.one_line());
-        let at = match lines
-            .iter()
-            .position(|l| heading_section(l) == Some(section))
-        {
-            Some(heading) => end_of_section(&lines, heading),
-            None => {
-                // A new section goes before the first section that follows it in the order.
-                let at = lines
-                    .iter()
-                    .position(|l| heading_section(l).is_some_and(|s| s > section))
-                    .unwrap_or(lines.len());
-                let (emoji, title) = SECTIONS[section];
-                lines.insert(at, canonical_heading(emoji, title));
-                at + 1
-            }
-        };
-        lines.insert(at, point);
+        summary = insert_at_section_end(&summary, section_of(fact.kind), &[point]);
     }
+    summary
+}
+
+/// `summary` (canonical) with `points` at the end of the section `section` (an index into
+/// [`SECTIONS`]), which is added, in its place in the order, when the summary has none.
+pub fn insert_at_section_end(summary: &str, section: usize, points: &[String]) -> String {
+    let mut lines: Vec<String> = summary.lines().map(str::to_owned).collect();
+    let at = match lines
+        .iter()
+        .position(|l| heading_section(l) == Some(section))
+    {
+        Some(heading) => end_of_section(&lines, heading),
+        None => {
+            // A new section goes before the first section that follows it in the order.
+            let at = lines
+                .iter()
+                .position(|l| heading_section(l).is_some_and(|s| s > section))
+                .unwrap_or(lines.len());
+            let (emoji, title) = SECTIONS[section];
+            lines.insert(at, canonical_heading(emoji, title));
+            at + 1
+        }
+    };
+    lines.splice(at..at, points.iter().cloned());
     lines.join("\n")
 }
 
@@ -65,6 +72,7 @@ mod tests {
             text: text.into(),
             exact: Vec::new(),
             words: Vec::new(),
+            iterations: None,
         }
     }
 

@@ -6,6 +6,7 @@ use crate::core::model::facts::Ledger;
 use crate::core::model::outcome::{CompactionPlan, CompactionResult, Wait};
 use crate::core::model::reasons::Refusal;
 use crate::core::model::settings::{CompactorSettings, Trigger};
+use crate::core::steps::check::summary_target;
 use crate::core::steps::prompt::prompt_tokens;
 use crate::core::steps::selection::Selection;
 
@@ -63,8 +64,12 @@ pub fn refusal(
             completed,
         });
     }
+    // A window that needs room now gets it: the summary itself is compacted under its budget,
+    // its oldest facts leaving for the index.
+    let window_full =
+        trigger == Trigger::ContextLimitError || input.usage >= settings.auto_trigger_usage;
     let needed = (input.summary_tokens as f64 * MIN_NEW_MATERIAL_SHARE).ceil() as usize;
-    if input.summary_tokens > 0 && input.new_tokens < needed {
+    if !window_full && input.summary_tokens > 0 && input.new_tokens < needed {
         return Some(Refusal::TooLittleNew {
             new_tokens: input.new_tokens,
             summary_tokens: input.summary_tokens,
@@ -81,26 +86,31 @@ pub fn refusal(
     None
 }
 
-/// What `compact()` would do with `selection` now: its entries and tokens, the ledger, the
-/// prompt's size, and why it would refuse if it would.
+/// What `compact()` would do with `selection` now: its entries and tokens, the ledger (what
+/// would leave the summary written to the archive under `archive_key`), the prompt's size,
+/// and why it would refuse if it would.
 pub fn plan_of(
     selection: &Selection<'_>,
     input: &RuleInput,
     ledger: &Ledger,
     prompt: &str,
     settings: &CompactorSettings,
+    archive_key: &str,
 ) -> CompactionPlan {
     let tokens_to_compact = input.summary_tokens + input.new_tokens;
+    let target = summary_target(settings, tokens_to_compact, selection.last, archive_key);
+    let summary = ((tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize).min(target);
     CompactionPlan {
         iterations: [1.min(selection.last), selection.last],
         entries: selection.counts(),
         tokens_to_compact,
         prompt_tokens: prompt_tokens(prompt),
         ledger: ledger.texts(),
-        estimated_tokens_after: input.log_tokens - tokens_to_compact
-            + (tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize,
+        estimated_tokens_after: input.log_tokens - tokens_to_compact + summary,
         refused: refusal(settings, input, Trigger::User).map(|r| r.to_string()),
         waits_for: wait_of(input),
+        summary_budget_tokens: settings.summary_budget(),
+        demoted: ledger.demoted_in(archive_key, [selection.first, selection.last]),
     }
 }
 
@@ -214,11 +224,18 @@ mod tests {
         let little = RuleInput {
             summary_tokens: 1_000,
             new_tokens: 499,
-            ..input(9, false, 30_000)
+            ..input(9, false, 24_000)
         };
         let reason = refusal(&s, &little, Trigger::Auto).unwrap().to_string();
         assert!(reason.contains("Too little is new"), "{reason}");
-        assert!(refusal(&s, &little, Trigger::ContextLimitError).is_some());
+        // A full window is never refused for it: the summary itself is compacted.
+        assert!(refusal(&s, &little, Trigger::ContextLimitError).is_none());
+        let full = RuleInput {
+            usage: s.auto_trigger_usage,
+            ..little
+        };
+        assert!(refusal(&s, &full, Trigger::Auto).is_none());
+        assert!(refusal(&s, &full, Trigger::User).is_none());
         let enough = RuleInput {
             new_tokens: 500,
             ..little

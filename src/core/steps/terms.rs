@@ -261,6 +261,35 @@ fn numbers_of_at_least(value: &str, min_digits: usize) -> Vec<String> {
     numbers
 }
 
+/// A summary prepared for the checks: digit-group commas removed, and a lower-case copy.
+pub struct Normalised {
+    text: String,
+    lower: String,
+}
+
+impl Normalised {
+    /// Prepares `summary`.
+    pub fn of(summary: &str) -> Normalised {
+        let text = without_digit_commas(summary).into_owned();
+        // ASCII case only: Unicode's case tables would cost the package about 7 KB (gzip).
+        let lower = text.to_ascii_lowercase();
+        Normalised { text, lower }
+    }
+
+    pub(crate) fn has_exact(&self, term: &str) -> bool {
+        let term = without_digit_commas(term);
+        if is_number(&term) {
+            has_number(&self.text, &term)
+        } else {
+            self.text.contains(&*term)
+        }
+    }
+
+    pub(crate) fn has_word(&self, word: &str) -> bool {
+        self.lower.contains(&word.to_ascii_lowercase())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

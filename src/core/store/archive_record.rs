@@ -9,7 +9,7 @@ use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActi
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::place;
 use crate::core::log::snapshot::LogSnapshot;
-use crate::core::model::facts::{Fact, Ledger};
+use crate::core::model::facts::{Fact, IndexLine, Ledger};
 use crate::core::model::outcome::EntryCounts;
 use crate::core::model::settings::Trigger;
 use crate::core::ports::storage::KeyValueStore;
@@ -86,6 +86,9 @@ pub struct Archive<D = ArchiveData> {
     /// The facts the summary that replaced these entries had to keep (absent in archives of
     /// earlier versions); a later compaction requires them again.
     pub ledger: Option<Vec<Fact>>,
+    /// The index lines of that summary (absent in archives of earlier versions, and when it
+    /// had none); those naming no archive name this one.
+    pub index: Option<Vec<IndexLine>>,
 }
 
 impl<'a> Archive<SelectedData<'a>> {
@@ -109,6 +112,7 @@ impl<'a> Archive<SelectedData<'a>> {
             metadata,
             entry_iterations: Some(EntryIterations::of(selection)),
             ledger: Some(ledger.facts.clone()),
+            index: (!ledger.index.is_empty()).then(|| ledger.index.clone()),
         }
     }
 }
@@ -271,7 +275,8 @@ impl<D: ToJson> ToJson for Archive<D> {
             .field_opt("positions", &self.positions)
             .field("metadata", &self.metadata)
             .field_opt("entryIterations", &self.entry_iterations)
-            .field_opt("ledger", &self.ledger);
+            .field_opt("ledger", &self.ledger)
+            .field_opt("index", &self.index);
     }
 }
 
@@ -288,6 +293,7 @@ impl<D: FromJson> FromJson for Archive<D> {
             metadata: archive.req("metadata")?,
             entry_iterations: archive.opt("entryIterations")?,
             ledger: archive.opt("ledger")?,
+            index: archive.opt("index")?,
         })
     }
 }

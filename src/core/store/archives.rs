@@ -1,14 +1,14 @@
 //! The archives of one compactor's logs, behind one type that owns their keys and their I/O:
 //! the seam a second archive backend plugs into. Its operations are the whole archive
 //! protocol: `next_key`, `write` (with eviction of expired archives when the store is full),
-//! `list`, `read`, `delete`, `purge`, `enforce_limit`, `recall`, `carried_facts`, `lost`
+//! `list`, `read`, `delete`, `purge`, `enforce_limit`, `recall`, `carried`, `lost`
 //! and `put_back` (a rollback's reads and writes).
 
 use crate::core::error::{CompactionError, StorageError};
 use crate::core::json::write::ToJson;
 use crate::core::log::entries::StoredReasoning;
 use crate::core::log::iteration::{parse_summary_header, parse_summary_source};
-use crate::core::model::facts::Fact;
+use crate::core::model::facts::Carried;
 use crate::core::model::reasons::{BusyReason, Refusal};
 use crate::core::order::sort::sort_by;
 use crate::core::ports::clock::Clock;
@@ -334,10 +334,10 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
         }
     }
 
-    /// The facts the earlier summaries in `selection` had to keep, read from their archives;
-    /// an archive that is gone or unreadable carries none.
-    pub fn carried_facts(&self, selection: &Selection<'_>) -> Vec<Fact> {
-        let mut carried = Vec::new();
+    /// The facts the earlier summaries in `selection` had to keep and their index lines, read
+    /// from their archives; an archive that is gone or unreadable carries none.
+    pub fn carried(&self, selection: &Selection<'_>) -> Carried {
+        let mut carried = Carried::default();
         for (_, entry) in &selection.reasoning {
             let Some(key) = parse_summary_source(entry) else {
                 continue;
@@ -346,7 +346,11 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
                 continue;
             }
             if let Ok(Some(archive)) = self.read_stored(key) {
-                carried.extend(archive.ledger.unwrap_or_default());
+                carried.facts.extend(archive.ledger.unwrap_or_default());
+                let index = archive.index.unwrap_or_default();
+                carried
+                    .index
+                    .extend(index.into_iter().map(|line| line.in_archive(key)));
             }
         }
         carried

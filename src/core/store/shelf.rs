@@ -33,7 +33,7 @@ pub struct Swap<'a> {
     pub commit: &'a Commit<'a>,
     /// The archive holding the originals.
     pub key: &'a str,
-    /// Archives kept at most.
+    /// Archives kept at most in the logs' own store.
     pub max_archives: usize,
 }
 
@@ -300,8 +300,10 @@ impl Shelf {
     }
 
     /// The summary swapped in for the archived entries (see [`Journal::swap_in`]), then the
-    /// archives beyond `max_archives` removed (a failure leaves one too many, never a loss);
-    /// the archive store commits what changed.
+    /// expired archives removed and, in the logs' own store (localStorage, 5 MB for the whole
+    /// origin), those beyond `max_archives` (a failure leaves one too many, never a loss); an
+    /// archive store keeps every archive until it expires, so that `recall` answers for every
+    /// compacted iteration. The archive store commits what changed.
     pub async fn swap_in<S: KeyValueStore, C: Clock>(
         &self,
         logs: &RefCell<LogStore<S, C>>,
@@ -314,7 +316,13 @@ impl Shelf {
             let swapped =
                 Journal::of(&logs).swap_in(&archives, swap.before, swap.commit, swap.key, result);
             let removed = match &swapped {
-                Ok(result) => archives.enforce_limit(swap.max_archives, Some(&result.archive_key)),
+                Ok(result) => {
+                    let limit = match self.archive_store {
+                        Some(_) => usize::MAX,
+                        None => swap.max_archives,
+                    };
+                    archives.enforce_limit(limit, Some(&result.archive_key))
+                }
                 // The swap was undone and its archive removed.
                 Err(_) => Ok(Vec::new()),
             };

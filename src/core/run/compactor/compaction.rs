@@ -277,7 +277,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 attempts: run.attempts.count,
                 duration_ms: (self.now() - run.started_ms).max(0.0),
                 archive_key: archive_key.clone(),
-                coverage: accepted.coverage.clone(),
+                coverage: accepted.coverage.in_archive(&archive_key),
                 unverified: accepted.unverified.clone(),
                 summary: summary.clone(),
                 usage: run.attempts.usage,
