@@ -120,7 +120,7 @@ export interface CompactorOptions {
   /** Time limit of one provider call, in ms. @default 30000 */ timeoutMs?: number;
   /** Further attempts after a failed or incomplete one. @default 1 */ maxRetries?: number;
   /** Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s). @default 2000 */ retryDelayMs?: number;
-  /** Archives kept at most; older ones go after the next successful compaction. @default 10 */ maxArchives?: number;
+  /** Archives kept at most in localStorage (5 MB for the whole origin); older ones go after the next successful compaction. IndexedDB archives are not counted: they leave by expiry, by `deleteArchive`/`purgeArchives`, or by the browser (`archives_lost`), so that `recall` answers for every compacted iteration. @default 10 */ maxArchives?: number;
   /** Days an archive is kept. @default 30 */ archiveExpiryDays?: number;
   /** Extra guidance appended to the prompt. */ instructions?: string;
   /** The app's own measure: tokens of the prompt it would send now (an app whose prompt holds only part of the logs). Usage is then this over `contextWindowTokens`; return undefined to fall back to the package's count. */ promptTokens?: () => number | undefined;
@@ -129,6 +129,7 @@ export interface CompactorOptions {
   /** Key of the metrics; default `${prefix}compaction_metrics`. Fields other code keeps there survive. */ metricsKey?: string;
   /** Ledger facts the model's answer lacks: "repair" adds each in the ledger's words under its section (no further call); "retry" asks once more naming them, then repairs; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "repair" */ missingFacts?: "repair" | "retry" | "fail";
   /** Lines naming a number (three digits or more, or with a decimal point), id, file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger (digit grouping and a rounding of a real number are not new): "mark" ends each with " [unverified]"; "retry" asks once more naming them, then marks; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "mark" */ unverified?: "mark" | "retry" | "fail";
+  /** No stored summary is larger, in tokens, whatever the provider wrote: the goal, the pins, open failures and the identifiers the current iteration refers to stay, with the newest results the budget holds; older results, resolved failures and identifiers no longer referred to leave for the summary's index lines (`coverage.demoted`), which name the archive and the `recall` range that bring them back. At least 200. @default the smaller of maxOutputTokens and 15% of contextWindowTokens */ summaryBudgetTokens?: number;
   /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. At least 2 × maxOutputTokens + 2000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
 }
 
@@ -156,6 +157,20 @@ export interface CompactionPlan {
   ledger: string[];
   /** The running iteration a compaction would wait for, and which triggers wait; absent when none is running. */
   waitsFor?: IterationWait;
+  /** No summary is larger (the option `summaryBudgetTokens`, or its default). */
+  summaryBudgetTokens: number;
+  /** The facts that would leave the summary for its index now, with the archive the compaction would write. */
+  demoted: DemotedFact[];
+}
+
+/** A fact that left the summary for one of its index lines ("- Iterations 1–40 (archive …): 38 results of …; recall(1..40)"), and where it is: `recall(iterations[0])` returns its originals. */
+export interface DemotedFact {
+  /** The fact, as the ledger words it. */
+  fact: string;
+  /** First and last iteration whose originals hold it. */
+  iterations: [number, number];
+  /** The archive of the compaction it left with: it holds the fact (in the originals, or in the earlier summary that kept it). */
+  archiveKey: string;
 }
 
 /** A running iteration a compaction waits for before it gathers. One this page started (`runningHere`) holds back only a compaction the user asks for: the loop's own (`"auto"`, `"context_limit_error"`) goes ahead and keeps it verbatim, since the loop finishes it only after the await. */
@@ -175,6 +190,8 @@ export interface Coverage {
   /** Added by the package, in the ledger's words, under the section each belongs to. */
   repaired: string[];
   missing: string[];
+  /** Facts that left the summary for its index lines with this compaction (the budget, `summaryBudgetTokens`, holds the newest results; failures a later iteration resolved and identifiers no longer referred to leave too). */
+  demoted: DemotedFact[];
 }
 
 /** A line of the summary that names what no source holds; it ends with " [unverified]" in the summary. */

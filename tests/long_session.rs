@@ -1,0 +1,350 @@
+//! Long sessions stay compactable: an agent that computes something new every iteration, with
+//! two pins and a failure it never resolves, compacts by its own rhythm (`shouldAutoCompact`,
+//! and `context_limit_error` once the window is full) forty times and more in a 16,384-token
+//! window. It is never stuck; every summary is within its budget and keeps the goal, the pins
+//! (short numbers included), the open failure and the newest result; every fact that left the
+//! summary is named by an index line and read back by `recall`, IndexedDB-like archives being
+//! kept whatever their number.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod common;
+
+use std::rc::Rc;
+
+use common::*;
+use context_compactor::core::error::CompactionError;
+use context_compactor::core::error::ProviderFailure;
+use context_compactor::core::json::read::RawJson;
+use context_compactor::core::json::write::to_json;
+use context_compactor::core::log::new_entries::{ExecutionInput, ToolActivityInput};
+use context_compactor::core::log::tokens::estimate_tokens;
+use context_compactor::core::model::outcome::CompactionResult;
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::archive_store::MemoryArchiveStore;
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::events::RecordingSink;
+use context_compactor::core::ports::storage::MemoryStore;
+use context_compactor::core::ports::timer::{run_ready, LocalBoxFuture};
+use context_compactor::core::providers::offline::OfflineProvider;
+use context_compactor::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
+use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::steps::validation::SECTIONS;
+
+const PINS: [&str; 2] = [
+    "latency_p95 <= 350 ms",
+    "Report drift in basis points with 3 retries on port 443",
+];
+
+/// A model that writes what fits its output budget: the six headings, the facts the prompt
+/// lists, then a line per iteration of the history it was given, until `max_output_tokens`.
+struct FittingProvider {
+    max_output_tokens: usize,
+}
+
+impl SummaryProvider for FittingProvider {
+    fn model(&self) -> String {
+        "fitting".into()
+    }
+
+    fn generate(
+        &self,
+        request: &SummaryRequest<'_>,
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderFailure>> {
+        let mut lines: Vec<String> = Vec::new();
+        for (at, (emoji, title)) in SECTIONS.iter().enumerate() {
+            lines.push(format!("### {emoji} {title}"));
+            if at == 1 {
+                lines.extend(
+                    request
+                        .ledger
+                        .facts
+                        .iter()
+                        .map(|f| format!("- {}", f.one_line())),
+                );
+            }
+            if at == 5 {
+                let history = request
+                    .prompt
+                    .lines()
+                    .filter(|l| l.starts_with("Iteration "));
+                lines.extend(history.map(|l| format!("- {l}")));
+            }
+        }
+        let mut text = String::new();
+        for line in lines {
+            if estimate_tokens(&text) + estimate_tokens(&line) > self.max_output_tokens {
+                break;
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        Box::pin(async move { Ok(text.into()) })
+    }
+}
+
+struct Agent {
+    rig_logs: Logs,
+    clock: ManualClock,
+    compactor: Compactor<MemoryStore, ManualClock>,
+}
+
+/// One iteration of the agent: it checks shard `n`, which no iteration checked before.
+fn iterate(agent: &Agent) -> u32 {
+    let mut logs = agent.rig_logs.borrow_mut();
+    let n = logs.start_iteration().unwrap();
+    let p95 = 200 + (n * 37) % 150;
+    logs.append_reasoning(&format!(
+        "Iteration {n}: checking shard_{n:04} for drift against the baseline. The previous \
+         shards were within bounds, so I read the next one, compute its p95 latency and its \
+         drift, and record both before moving on to the following shard of the fleet."
+    ))
+    .unwrap();
+    if n == 3 {
+        logs.append_execution(ExecutionInput {
+            success: false,
+            code: "await connectWarehouse('wh-eu-1')".into(),
+            error: Some(RawJson::from(
+                r#"{"message":"ECONNREFUSED warehouse wh-eu-1 refused the connection"}"#,
+            )),
+            metadata: Some(RawJson::from(r#"{"task":"connect warehouse"}"#)),
+            ..Default::default()
+        })
+        .unwrap();
+    }
+    logs.append_execution(ExecutionInput {
+        success: true,
+        code: format!("return checkShard('shard_{n:04}');"),
+        result: Some(RawJson::from(
+            format!(
+                r#"{{"shard":"shard_{n:04}","p95":{p95},"driftBp":{}}}"#,
+                n * 7 + 3
+            )
+            .as_str(),
+        )),
+        execution_time: Some(12.0),
+        metadata: Some(RawJson::from(
+            format!(r#"{{"task":"check shard_{n:04}"}}"#).as_str(),
+        )),
+        ..Default::default()
+    })
+    .unwrap();
+    logs.append_tool_activity(ToolActivityInput {
+        kind: "fetch".into(),
+        action: "get".into(),
+        status: "success".into(),
+        details: Some(RawJson::from(
+            format!(r#""shards/shard_{n:04}.json""#).as_str(),
+        )),
+        extra: Vec::new(),
+    })
+    .unwrap();
+    logs.finish_iteration();
+    drop(logs);
+    agent.clock.advance(60_000.0);
+    n
+}
+
+/// What the test found over a session.
+struct Session {
+    compactions: Vec<CompactionResult>,
+    budget: usize,
+}
+
+/// Runs the agent until `compactions` compactions happened, compacting by the app's rhythm;
+/// panics when a full window cannot be compacted (stuck).
+fn run(provider: Box<dyn SummaryProvider>, compactions: usize) -> (Agent, Session) {
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let logs = logs_over(&memory, &clock);
+    let settings = CompactorSettings {
+        context_window_tokens: 16_384,
+        ..CompactorSettings::default()
+    };
+    let budget = settings.summary_budget();
+    let compactor = Compactor::new(
+        logs.clone(),
+        provider,
+        Box::new(InstantTimer::new(&clock)),
+        Box::new(RecordingSink::default()),
+        settings,
+    )
+    .unwrap()
+    .with_archive_store(Rc::new(MemoryArchiveStore::new()));
+    for pin in PINS {
+        logs.borrow_mut().pin(pin).unwrap();
+    }
+    let agent = Agent {
+        rig_logs: logs,
+        clock,
+        compactor,
+    };
+    let mut session = Session {
+        compactions: Vec::new(),
+        budget,
+    };
+    for _ in 0..compactions * 200 {
+        let n = iterate(&agent);
+        let trigger = if agent.compactor.should_auto_compact().unwrap() {
+            Trigger::Auto
+        } else if agent.compactor.context_usage().unwrap() >= 1.0 {
+            Trigger::ContextLimitError
+        } else {
+            continue;
+        };
+        match run_ready(agent.compactor.compact(trigger)).unwrap() {
+            Ok(result) => session.compactions.push(result),
+            Err(CompactionError::NotAllowed(reason)) if trigger == Trigger::ContextLimitError => {
+                panic!("stuck at iteration {n}: {reason}")
+            }
+            Err(err) => panic!("iteration {n}: {err}"),
+        }
+        if session.compactions.len() == compactions {
+            break;
+        }
+    }
+    assert_eq!(session.compactions.len(), compactions);
+    (agent, session)
+}
+
+/// Every property the issue asks of a long session, for each compaction.
+fn holds_up(agent: &Agent, session: &Session) {
+    let mut recalls: Vec<(u32, String)> = Vec::new();
+    for (k, result) in session.compactions.iter().enumerate() {
+        let summary = &result.summary;
+        assert!(
+            estimate_tokens(summary) <= session.budget,
+            "compaction {k}: {} tokens over {}",
+            estimate_tokens(summary),
+            session.budget
+        );
+        assert!(
+            summary.contains("latency_p95") && summary.contains("350"),
+            "{k}: {summary}"
+        );
+        for term in ["3 retries", "443", "basis points"] {
+            assert!(
+                summary.contains(term),
+                "compaction {k} lost {term}: {summary}"
+            );
+        }
+        assert!(
+            summary.contains("wh-eu-1") || summary.contains("connect warehouse"),
+            "{summary}"
+        );
+        let newest = result.iterations[1];
+        assert!(
+            summary.contains(&format!("shard_{newest:04}")),
+            "{k}: {summary}"
+        );
+        assert!(
+            summary.contains(&format!("{}", newest * 7 + 3)),
+            "{k}: {summary}"
+        );
+        assert!(result.coverage.missing.is_empty());
+        for fact in &result.coverage.demoted {
+            assert_eq!(fact.archive_key, result.archive_key);
+            let [first, last] = fact.iterations;
+            let named = summary
+                .lines()
+                .any(|line| line.contains("; recall(") && index_covers(line, first, last));
+            assert!(
+                named,
+                "compaction {k}: no index line covers {first}..{last}\n{summary}"
+            );
+            if let Some(task) = fact.fact.split("task check ").nth(1) {
+                recalls.push((first, task[..10].to_owned()));
+            }
+        }
+    }
+    assert!(
+        recalls.len() > 100,
+        "only {} results left the summaries",
+        recalls.len()
+    );
+    // The originals of every result that left a summary come back.
+    agent.compactor.read_archives(|archives| {
+        for (first, shard) in &recalls {
+            let recalled = archives
+                .recall(*first)
+                .unwrap_or_else(|err| panic!("recall({first}): {err}"))
+                .unwrap_or_else(|| panic!("recall({first}) found nothing"));
+            assert!(
+                to_json(&recalled).contains(shard.as_str()),
+                "recall({first}) lacks {shard}"
+            );
+        }
+    });
+}
+
+/// Whether the index line `line` (`…; recall(a..b)`) covers `first..=last`.
+fn index_covers(line: &str, first: u32, last: u32) -> bool {
+    let Some(range) = line.rsplit("recall(").next() else {
+        return false;
+    };
+    let range = range.trim_end_matches(')');
+    let Some((a, b)) = range.split_once("..") else {
+        return false;
+    };
+    let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) else {
+        return false;
+    };
+    a <= first && last <= b
+}
+
+#[test]
+fn an_offline_session_of_forty_compactions_is_never_stuck_and_stays_in_budget() {
+    let (agent, session) = run(Box::new(OfflineProvider), 40);
+    holds_up(&agent, &session);
+    // Flat: the summary and the prompt at compaction 40 are no larger than at compaction 10.
+    let after = |k: usize| session.compactions[k].tokens_after as f64;
+    assert!(after(39) <= after(9) * 1.3, "{} vs {}", after(39), after(9));
+    // recall(1) after 14 compactions and more: IndexedDB archives are not evicted by count.
+    let first = agent.compactor.read_archives(|archives| archives.recall(1));
+    assert!(first.unwrap().is_some_and(|data| !data.is_empty()));
+}
+
+#[test]
+fn a_model_that_writes_what_fits_its_output_budget_is_never_stuck_and_stays_in_budget() {
+    let (agent, session) = run(
+        Box::new(FittingProvider {
+            max_output_tokens: 4_000,
+        }),
+        40,
+    );
+    holds_up(&agent, &session);
+    let after = |k: usize| session.compactions[k].tokens_after as f64;
+    assert!(after(39) <= after(9) * 1.3, "{} vs {}", after(39), after(9));
+}
+
+#[test]
+fn recall_of_iteration_one_answers_after_fourteen_compactions_with_an_archive_store() {
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let logs = logs_over(&memory, &clock);
+    let compactor = Compactor::new(
+        logs.clone(),
+        Box::new(OfflineProvider),
+        Box::new(InstantTimer::new(&clock)),
+        Box::new(RecordingSink::default()),
+        CompactorSettings {
+            summary_budget_tokens: Some(2_000),
+            ..small_window()
+        },
+    )
+    .unwrap()
+    .with_archive_store(Rc::new(MemoryArchiveStore::new()));
+    for k in 0..14u64 {
+        grow_session(&logs, &clock, 12, k + 1);
+        run_ready(compactor.compact(Trigger::ContextLimitError))
+            .unwrap()
+            .unwrap_or_else(|err| panic!("compaction {}: {err}", k + 1));
+    }
+    let listed = compactor.read_archives(|archives| archives.list().unwrap().len());
+    assert_eq!(
+        listed, 14,
+        "maxArchives (10) bounds localStorage archives only"
+    );
+    let first = compactor.read_archives(|archives| archives.recall(1));
+    let first = first.unwrap_or_else(|err| panic!("recall(1): {err}"));
+    assert!(first.is_some_and(|data| !data.is_empty()));
+}
