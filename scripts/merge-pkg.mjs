@@ -50,6 +50,33 @@ const errorsSnippet = (dir) => {
 };
 const exportClass = (dir) => `export { ContextCompactorError } from "${errorsSnippet(dir)}";`;
 
+// The JS snippets ship without their comments (their source in src/web/ keeps them): about
+// 2 KB gzip of the web entry. Only whole comment lines and blank lines go; none of the snippets
+// has a template literal spanning lines, which a check here keeps true.
+for (const dir of [pkgDir, join(pkgDir, "bundler"), join(pkgDir, "node")]) {
+  if (!existsSync(join(dir, "snippets"))) continue;
+  for (const file of walk(join(dir, "snippets")).filter((f) => f.endsWith(".js"))) {
+    const text = readFileSync(file, "utf8");
+    if (text.split("\n").some((line) => (line.match(/`/g) ?? []).length % 2 === 1)) {
+      console.error(`${file}: a template literal spans lines; its comments cannot be stripped line by line`);
+      process.exit(1);
+    }
+    const kept = [];
+    let inComment = false;
+    for (const line of text.split("\n")) {
+      const trimmed = line.trim();
+      if (inComment) {
+        inComment = !trimmed.includes("*/");
+      } else if (trimmed.startsWith("/*")) {
+        inComment = !trimmed.includes("*/");
+      } else if (trimmed !== "" && !trimmed.startsWith("//")) {
+        kept.push(line);
+      }
+    }
+    writeFileSync(file, `${kept.join("\n")}\n`);
+  }
+}
+
 // Web flavour (root): a call before init() is a ContextCompactorError "not_initialized".
 const web = join(pkgDir, "context_compactor.js");
 {

@@ -119,6 +119,19 @@ function showSuccess(result) {
     return item;
   };
   $("kept-facts-list").replaceChildren(...kept.map((fact) => el("li", "", fact)), ...repaired.map(added));
+  // Bounded memory: what left the summary for its index lines, and the lines themselves.
+  const demoted = result.coverage.demoted ?? [];
+  const indexLines = result.summary.split("\n").filter((line) => /^- Iterations? \d/.test(line) && line.includes("; recall("));
+  $("demoted-facts").hidden = demoted.length === 0 && indexLines.length === 0;
+  $("demoted-summary").textContent = `${demoted.length} ${demoted.length === 1 ? "fact" : "facts"} left the summary · ${indexLines.length} index ${indexLines.length === 1 ? "line" : "lines"}`;
+  $("index-lines").replaceChildren(...indexLines.map((line) => el("li", "index-line", line.slice(2))));
+  $("demoted-list").replaceChildren(
+    ...demoted.map(({ fact, iterations }) => {
+      const item = el("li");
+      item.append(el("span", "badge", `recall(${iterations[0]})`), " ", fact);
+      return item;
+    }),
+  );
   const unverified = result.unverified ?? [];
   $("unverified-lines").hidden = unverified.length === 0;
   $("unverified-summary").textContent = `${unverified.length} ${unverified.length === 1 ? "line" : "lines"} marked unverified`;

@@ -134,6 +134,34 @@ test("markup in logs and summaries is shown as text and never runs", async () =>
   await page.close();
 });
 
+test("a long session's compactions show the index lines and the facts that left the summary", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.click("#settings summary");
+  // A 4,000-token window: summaries of at most 600 tokens, facts at most half of that.
+  await setWindow(page, 4000);
+  let result;
+  for (let round = 0; round < 4 && !result?.coverage.demoted.length; round++) {
+    await iterate(page, 8);
+    await page.click("#btn-compact");
+    await page.waitForSelector("#success-view:not([hidden])");
+    result = await page.evaluate(() => window.lastCompactionResult);
+    if (!result.coverage.demoted.length) await page.click("#btn-close-success");
+  }
+  assert.ok(result.coverage.demoted.length > 0, "facts left the summary within four compactions");
+  await page.click("#demoted-summary");
+  assert.match(await page.textContent("#demoted-summary"), new RegExp(`^${result.coverage.demoted.length} facts? left the summary · [1-9]\\d* index lines?$`));
+  const shown = await page.$$eval("#index-lines li", (items) => items.map((i) => i.textContent));
+  const inSummary = result.summary.split("\n").filter((l) => l.includes("; recall(")).map((l) => l.slice(2));
+  assert.deepEqual(shown, inSummary);
+  assert.match(shown.at(-1), /^Iterations? \d+(–\d+)? \(this summary's archive\): .+; recall\(\d+\.\.\d+\)$/);
+  const listed = await page.$$eval("#demoted-list li", (items) => items.map((i) => i.textContent));
+  assert.equal(listed.length, result.coverage.demoted.length);
+  assert.ok(listed.every((text, i) => text === `recall(${result.coverage.demoted[i].iterations[0]}) ${result.coverage.demoted[i].fact}`), listed[0]);
+  await page.screenshot({ path: join(outputDir, "compact-demoted.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   await page.click("#settings summary");
