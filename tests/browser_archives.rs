@@ -280,3 +280,49 @@ async fn archives_in_local_storage_are_chosen_for_eviction_by_the_start_of_their
         );
     }
 }
+
+#[wasm_bindgen_test]
+async fn archives_in_indexeddb_do_not_stay_in_wasm_memory_once_committed() {
+    let prefix = "idb_memory_";
+    let logs = session(prefix, 1);
+    let compactor = offline(&logs, r#","archiveExpiryDays":365"#);
+    let options = js(r#"{"trigger":"context_limit_error"}"#);
+    let memory = || {
+        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+        memory
+            .buffer()
+            .unchecked_into::<js_sys::ArrayBuffer>()
+            .byte_length() as usize
+    };
+    let mut after_fourth = 0;
+    // Each compaction archives about 400 KB: twenty of them would hold 8 MB in wasm memory.
+    for k in 1..=24u32 {
+        for i in 0..4u32 {
+            logs.start_iteration().unwrap();
+            let n = k * 10 + i;
+            let text = format!(
+                "Iteration {n}: {}",
+                format!("row {n} checked; ").repeat(6_000)
+            );
+            logs.append_reasoning(JsValue::from(&text)).unwrap();
+            logs.finish_iteration();
+        }
+        settle(compactor.compact(Some(options.clone().unchecked_into())))
+            .await
+            .unwrap_or_else(|err| panic!("compaction {k}: {err:?}"));
+        if k == 4 {
+            after_fourth = memory();
+        }
+    }
+    let grown = memory() - after_fourth;
+    assert!(
+        grown < 3_000_000,
+        "wasm memory grew {grown} bytes over twenty compactions of 400 KB archives"
+    );
+    // (Read after measuring: this copies every archive into wasm memory.)
+    assert_eq!(
+        database_archives(prefix).await.len(),
+        24,
+        "none evicted by count"
+    );
+}

@@ -1,7 +1,9 @@
 //! The archive store port over IndexedDB (`archive_database.js`): the archives of every prefix
 //! in one object store, copied into memory so that the core reads them synchronously. A copy
 //! is brought up to date only when another writer raised the database's generation, and a
-//! commit writes the keys changed since the last one in a single transaction.
+//! commit writes the keys changed since the last one in a single transaction. The copy holds
+//! the archives as JavaScript strings: wasm memory, which never shrinks, holds an archive only
+//! while it is read or until its write is committed.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -76,11 +78,12 @@ fn failed(err: &JsValue) -> StorageError {
     }
 }
 
-/// An archive's text in the copy: as the database gave it, converted when first read whole
-/// (a compaction reads the start of most archives and the whole of few), or as written here.
+/// An archive's text in the copy: a JavaScript string (as the database gave it, or as this
+/// copy committed it), converted each time it is read whole (a compaction reads the start of
+/// most archives and the whole of few); or written here and not committed yet.
 enum Text {
     Loaded(JsString),
-    Read(String),
+    Written(String),
 }
 
 fn field(object: &JsValue, name: &str) -> JsValue {
@@ -96,30 +99,25 @@ fn text_of(value: JsValue) -> Option<String> {
 
 impl KeyValueStore for ArchiveDatabase {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        let mut copy = self.copy.borrow_mut();
-        let Some(text) = copy.entries.get_mut(key) else {
-            return Ok(None);
-        };
-        let read = match text {
-            Text::Read(read) => return Ok(Some(read.clone())),
+        let copy = self.copy.borrow();
+        Ok(copy.entries.get(key).map(|text| match text {
+            Text::Written(text) => text.clone(),
             Text::Loaded(js) => lone_surrogates::from_js(js),
-        };
-        *text = Text::Read(read.clone());
-        Ok(Some(read))
+        }))
     }
 
     fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
         let copy = self.copy.borrow();
         Ok(copy.entries.get(key).map(|text| match text {
             Text::Loaded(js) => lone_surrogates::start_from_js(js, units),
-            Text::Read(text) => start_of(text, units).to_owned(),
+            Text::Written(text) => start_of(text, units).to_owned(),
         }))
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
         let mut copy = self.copy.borrow_mut();
         copy.entries
-            .insert(key.to_owned(), Text::Read(value.to_owned()));
+            .insert(key.to_owned(), Text::Written(value.to_owned()));
         copy.pending.insert(key.to_owned(), ());
         Ok(())
     }
@@ -179,9 +177,16 @@ impl ArchiveStore for ArchiveDatabase {
                 let pending = std::mem::take(&mut copy.pending);
                 let (keys, values) = (Array::new(), Array::new());
                 for (key, ()) in pending {
-                    let value = match copy.entries.get(&key) {
-                        Some(Text::Read(text)) => lone_surrogates::to_js(text).into(),
-                        Some(Text::Loaded(js)) => js.into(),
+                    let value = match copy.entries.get_mut(&key) {
+                        Some(text) => {
+                            // From here the copy holds the string the database gets.
+                            let js = match text {
+                                Text::Written(written) => lone_surrogates::to_js(written),
+                                Text::Loaded(js) => js.clone(),
+                            };
+                            *text = Text::Loaded(js.clone());
+                            js.into()
+                        }
                         None => JsValue::NULL,
                     };
                     keys.push(&key.into());
