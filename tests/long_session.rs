@@ -348,3 +348,31 @@ fn recall_of_iteration_one_answers_after_fourteen_compactions_with_an_archive_st
     let first = first.unwrap_or_else(|err| panic!("recall(1): {err}"));
     assert!(first.is_some_and(|data| !data.is_empty()));
 }
+
+#[test]
+fn small_windows_with_the_default_budget_compact_every_time_within_it() {
+    // The default budget of a 3,000-token window is 450 tokens: the facts that stay, their
+    // headings and the index must fit it however the token counts of their parts add up.
+    for seed in 1..=12u64 {
+        let settings = CompactorSettings {
+            context_window_tokens: 3_000,
+            ..CompactorSettings::default()
+        };
+        let budget = settings.summary_budget();
+        let answers = (0..6)
+            .map(|_| Answer::Text(valid_summary("Grouped by region.")))
+            .collect();
+        let rig = Rig::with(MemoryStore::new(), answers, settings);
+        for (k, grow) in [6u32, 5, 5].into_iter().enumerate() {
+            grow_session(&rig.logs, &rig.clock, grow, seed * 10 + k as u64);
+            let result = run_ready(rig.compactor.compact(Trigger::ContextLimitError))
+                .unwrap()
+                .unwrap_or_else(|err| panic!("seed {seed}, compaction {}: {err}", k + 1));
+            assert!(
+                estimate_tokens(&result.summary) <= budget,
+                "seed {seed}: {}",
+                result.summary
+            );
+        }
+    }
+}

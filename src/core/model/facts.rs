@@ -120,6 +120,8 @@ pub struct IndexLine {
     pub results: usize,
     /// Failures that a later iteration resolved.
     pub failures_resolved: usize,
+    /// Failures still open that the budget could not hold.
+    pub failures_open: usize,
     /// Identifiers the current iteration no longer refers to.
     pub identifiers: usize,
     /// Other facts that left.
@@ -315,6 +317,7 @@ impl ToJson for IndexLine {
             .field_opt("lastArchive", &self.last_archive)
             .field("results", &self.results)
             .field("failuresResolved", &self.failures_resolved)
+            .field("failuresOpen", &self.failures_open)
             .field("identifiers", &self.identifiers)
             .field("others", &self.others)
             .field("names", &self.names);
@@ -331,6 +334,7 @@ impl FromJson for IndexLine {
             last_archive: line.opt("lastArchive")?,
             results: line.or_default("results")?,
             failures_resolved: line.or_default("failuresResolved")?,
+            failures_open: line.or_default("failuresOpen")?,
             identifiers: line.or_default("identifiers")?,
             others: line.or_default("others")?,
             names: line.or_default("names")?,

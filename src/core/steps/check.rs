@@ -8,7 +8,7 @@ use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Coverage, Fact, Ledger, UnverifiedLine};
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::{CompactorSettings, MissingFacts, UnverifiedLines};
-use crate::core::steps::fit::fit;
+use crate::core::steps::fit::{facts_alone, fit};
 use crate::core::steps::index::{index_tokens, with_index, without_index};
 use crate::core::steps::repair::repair;
 use crate::core::steps::selection::Selection;
@@ -150,11 +150,7 @@ impl<'a> SummaryCheck<'a> {
             Vec::new()
         };
         let amended = repair(&mark_unbacked(summary, &unbacked), &missing);
-        let room = self
-            .max_tokens
-            .saturating_sub(index_tokens(&self.ledger.index));
-        let (fitted, lines_cut) = fit(&amended, self.ledger, room);
-        let amended = with_index(&fitted, &self.ledger.index);
+        let (amended, lines_cut) = self.within_budget(&amended);
         let mut errors: Vec<String> = Vec::new();
         if let Some(error) = self.size_error(&amended) {
             errors.push(error);
@@ -208,6 +204,27 @@ impl<'a> SummaryCheck<'a> {
             },
             fallback: fallback_allowed.then_some(accepted),
         }
+    }
+
+    /// `summary` cut to the budget with the index lines added: the room left for the rest is
+    /// estimated, then narrowed by what the whole came out over (token counts do not add up
+    /// exactly), three times at most; then the facts alone with the index, which the ledger
+    /// was drawn to fit (see `steps::tiers`).
+    fn within_budget(&self, summary: &str) -> (String, usize) {
+        let mut room = self
+            .max_tokens
+            .saturating_sub(index_tokens(&self.ledger.index));
+        for _ in 0..3 {
+            let (fitted, cut) = fit(summary, self.ledger, room);
+            let whole = with_index(&fitted, &self.ledger.index);
+            let over = estimate_tokens(&whole).saturating_sub(self.max_tokens);
+            if over == 0 {
+                return (whole, cut);
+            }
+            room = room.saturating_sub(over);
+        }
+        let alone = with_index(&facts_alone(self.ledger), &self.ledger.index);
+        (alone, summary.lines().count())
     }
 
     fn missing_facts_policy(&self) -> Policy {

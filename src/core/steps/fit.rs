@@ -4,11 +4,12 @@
 //! headings. What goes is still in the archive the summary names.
 
 use crate::core::log::tokens::estimate_tokens;
-use crate::core::model::facts::Ledger;
+use crate::core::model::facts::{Fact, Ledger};
 use crate::core::order::sort::sort_by;
 use crate::core::steps::repair::{repair, section_of};
-use crate::core::steps::terms::Normalised;
+use crate::core::steps::terms::{identifiers_in, Normalised};
 use crate::core::steps::validation::{canonical_heading, heading_section, SECTIONS};
+use crate::core::steps::verify::UNVERIFIED_MARK;
 
 /// `summary` (canonical, repaired) within `max_tokens`, and how many of its lines went.
 pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize) {
@@ -18,11 +19,22 @@ pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize)
     let lines: Vec<&str> = summary.lines().collect();
     let units = units_of(&lines);
     let protected = protected_lines(&lines, ledger);
-    let mut removable: Vec<&Unit> = units
+    let terms = fact_terms(ledger);
+    let mentions = |unit: &Unit| {
+        lines[unit.start..unit.end]
+            .iter()
+            .any(|line| terms.iter().any(|term| line.contains(term.as_str())))
+    };
+    let mut removable: Vec<(bool, &Unit)> = units
         .iter()
         .filter(|unit| !(unit.start..unit.end).any(|at| protected[at]))
+        .map(|unit| (mentions(unit), unit))
         .collect();
-    sort_by(&mut removable, |a, b| b.tokens.cmp(&a.tokens));
+    // Lines that name nothing a fact names go first, then the rest; the longest first.
+    sort_by(&mut removable, |(a_names, a), (b_names, b)| {
+        (a_names, b.tokens).cmp(&(b_names, a.tokens))
+    });
+    let removable = removable.into_iter().map(|(_, unit)| unit);
     let mut gone = vec![false; lines.len()];
     let kept_text = |gone: &[bool]| -> String {
         let kept: Vec<&str> = lines
@@ -45,7 +57,19 @@ pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize)
         cut += unit.end - unit.start;
     }
     let trimmed = kept_text(&gone);
-    let missing = ledger.missing_in(&trimmed);
+    // A fact the cut took, or whose id, file or figure it took (a task's file named only in a
+    // code block that went), is put back in the ledger's words.
+    let took_a_name = |fact: &Fact| {
+        identifiers_in(&fact.text)
+            .iter()
+            .any(|name| summary.contains(name.as_str()) && !trimmed.contains(name.as_str()))
+    };
+    let lost = ledger.missing_in(&trimmed);
+    let missing: Vec<&Fact> = ledger
+        .facts
+        .iter()
+        .filter(|fact| took_a_name(fact) || lost.iter().any(|m| m.id == fact.id))
+        .collect();
     let trimmed = repair(&trimmed, &missing);
     if estimate_tokens(&trimmed) <= max_tokens {
         return (trimmed, cut);
@@ -72,6 +96,20 @@ pub fn facts_alone(ledger: &Ledger) -> String {
         out.append(&mut sections[at]);
     }
     out.join("\n")
+}
+
+/// The ids, file names, URLs and long numbers the ledger's facts name (a task's file, say, that
+/// no exact term of its fact holds).
+fn fact_terms(ledger: &Ledger) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    for fact in &ledger.facts {
+        for term in fact.exact.iter().cloned().chain(identifiers_in(&fact.text)) {
+            if !terms.contains(&term) {
+                terms.push(term);
+            }
+        }
+    }
+    terms
 }
 
 /// A line, or a fenced block, that can go as one.
@@ -111,22 +149,27 @@ fn units_of(lines: &[&str]) -> Vec<Unit> {
     units
 }
 
-/// For each line, whether it is the first line that keeps one of the ledger's facts on its own.
+/// For each line, whether it stays while anything else can go: it keeps one of the ledger's
+/// facts on its own (every such line: two results of the same value are told apart only by the
+/// lines that name them), or it is marked ` [unverified]` (the reader must see the mark; the
+/// model's text is never cut for being doubtful).
 fn protected_lines(lines: &[&str], ledger: &Ledger) -> Vec<bool> {
-    let normalised: Vec<Normalised> = lines.iter().map(|line| Normalised::of(line)).collect();
-    let mut protected = vec![false; lines.len()];
-    for fact in &ledger.facts {
-        if let Some(at) = normalised.iter().position(|line| fact.kept_in(line)) {
-            protected[at] = true;
-        }
-    }
-    protected
+    lines
+        .iter()
+        .map(|line| {
+            if line.ends_with(UNVERIFIED_MARK) {
+                return true;
+            }
+            let line = Normalised::of(line);
+            ledger.facts.iter().any(|fact| fact.kept_in(&line))
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::model::facts::{Fact, FactKind};
+    use crate::core::model::facts::FactKind;
 
     fn pin(text: &str, exact: &[&str]) -> Fact {
         Fact {
@@ -161,6 +204,88 @@ mod tests {
         assert_eq!(cut, 5);
         assert!(fitted.contains("- short point"));
         assert_eq!(fit(&fitted, &ledger, 40), (fitted.clone(), 0));
+    }
+
+    #[test]
+    fn two_results_of_the_same_value_each_keep_the_line_that_names_them() {
+        let result = |id: &str| Fact {
+            id: format!("result:{id}"),
+            kind: FactKind::Result,
+            text: format!("Result of {id}: 0.30000000000000004"),
+            exact: vec!["0.30000000000000004".into()],
+            words: Vec::new(),
+            iterations: None,
+        };
+        let ledger = Ledger {
+            facts: vec![result("exec_a1"), result("exec_b2")],
+            ..Ledger::default()
+        };
+        // The second result's line is the longest: only its value tells it from the first.
+        let summary = format!(
+            "### 🎯 OBJECTIVE ACHIEVED\n- checked both runs\n### 📊 KEY DISCOVERIES\n\
+             - exec_a1 returned 0.30000000000000004\n\
+             - exec_b2 returned 0.30000000000000004 {}",
+            "after a long detour through the logs ".repeat(6)
+        );
+        let room = estimate_tokens(&facts_alone(&ledger)) + 1;
+        let (fitted, _) = fit(&summary, &ledger, room);
+        assert!(estimate_tokens(&fitted) <= room, "{fitted}");
+        assert!(
+            fitted.contains("exec_a1") && fitted.contains("exec_b2"),
+            "{fitted}"
+        );
+    }
+
+    #[test]
+    fn lines_that_name_what_a_fact_names_go_after_those_that_name_nothing() {
+        let ledger = Ledger {
+            facts: vec![Fact {
+                id: "result:read".into(),
+                kind: FactKind::Result,
+                text: "Result of exec_a1 (task read ledger_1.csv): 28776".into(),
+                exact: vec!["28776".into()],
+                words: Vec::new(),
+                iterations: None,
+            }],
+            ..Ledger::default()
+        };
+        let code = "```js\nconst rows = read('ledger_1.csv');\nreturn sum(rows);\n```";
+        let summary = format!(
+            "### 🎯 OBJECTIVE ACHIEVED\n- exec_a1 gave 28776\n- {}\n### ✅ SUCCESSFUL \
+             SOLUTIONS\n{code}",
+            "filler words here ".repeat(3)
+        );
+        let room = estimate_tokens(&summary) - 5;
+        let (fitted, cut) = fit(&summary, &ledger, room);
+        assert_eq!(cut, 1, "{fitted}");
+        assert!(fitted.contains("ledger_1.csv"), "{fitted}");
+    }
+
+    #[test]
+    fn a_fact_whose_file_only_a_cut_block_named_is_put_back_in_the_ledgers_words() {
+        let fact = Fact {
+            id: "result:read".into(),
+            kind: FactKind::Result,
+            text: "Result of exec_a1 (task read ledger_1.csv): 28776".into(),
+            exact: vec!["28776".into()],
+            words: Vec::new(),
+            iterations: None,
+        };
+        let ledger = Ledger {
+            facts: vec![fact],
+            ..Ledger::default()
+        };
+        let code = format!(
+            "```js\nconst rows = read('ledger_1.csv');\n{}\n```",
+            "rows.map((row) => row.amount * 2);\n".repeat(8)
+        );
+        let summary = format!("### 🎯 OBJECTIVE ACHIEVED\n- exec_a1 gave 28776\n{code}");
+        let repaired = "### 🎯 OBJECTIVE ACHIEVED\n- exec_a1 gave 28776\n### 📊 KEY DISCOVERIES\n\
+                        - Result of exec_a1 (task read ledger_1.csv): 28776";
+        let room = estimate_tokens(repaired) + 2;
+        let (fitted, cut) = fit(&summary, &ledger, room);
+        assert_eq!(fitted, repaired);
+        assert!(cut > 1);
     }
 
     #[test]

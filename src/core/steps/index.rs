@@ -23,8 +23,9 @@ const NAME_CHARS: usize = 40;
 
 impl IndexLine {
     /// The line for `demoted`, the facts that leave with this compaction (`None` when none
-    /// does); its archive is the one this compaction writes.
-    pub fn of(demoted: &[Fact], fallback: [u32; 2]) -> Option<IndexLine> {
+    /// does), of which the failures `resolved` names were resolved; its archive is the one this
+    /// compaction writes. A fact of unknown iterations counts in `fallback`.
+    pub fn of(demoted: &[Fact], resolved: &[String], fallback: [u32; 2]) -> Option<IndexLine> {
         if demoted.is_empty() {
             return None;
         }
@@ -39,7 +40,8 @@ impl IndexLine {
             line.last = line.last.max(last);
             match fact.kind {
                 FactKind::Result => line.results += 1,
-                FactKind::Failure => line.failures_resolved += 1,
+                FactKind::Failure if resolved.contains(&fact.id) => line.failures_resolved += 1,
+                FactKind::Failure => line.failures_open += 1,
                 FactKind::Identifier => line.identifiers += 1,
                 FactKind::Goal | FactKind::Pin => line.others += 1,
             }
@@ -89,6 +91,10 @@ impl IndexLine {
             let failures = counted(self.failures_resolved, "failure", "failures");
             what.push(format!("{failures} resolved"));
         }
+        if self.failures_open > 0 {
+            let failures = counted(self.failures_open, "open failure", "open failures");
+            what.push(failures);
+        }
         if self.identifiers > 0 {
             let ids = counted(self.identifiers, "identifier", "identifiers");
             what.push(format!("{ids} no longer referred to"));
@@ -118,6 +124,7 @@ impl IndexLine {
             archive: self.archive,
             results: self.results + newer.results,
             failures_resolved: self.failures_resolved + newer.failures_resolved,
+            failures_open: self.failures_open + newer.failures_open,
             identifiers: self.identifiers + newer.identifiers,
             others: self.others + newer.others,
             names: ends(names),
@@ -236,7 +243,7 @@ mod tests {
         failure.kind = FactKind::Failure;
         demoted.push(failure.clone());
         demoted.push(failure);
-        let line = IndexLine::of(&demoted, [1, 40]).unwrap();
+        let line = IndexLine::of(&demoted, &["result:fetch".into()], [1, 40]).unwrap();
         assert_eq!(
             line.render(),
             "- Iterations 1–40 (this summary's archive): 38 results of shard_001…shard_038, \
@@ -248,19 +255,19 @@ mod tests {
             "- Iterations 1–40 (archive gdrs_archived_logs_7): 38 results of \
              shard_001…shard_038, 2 failures resolved; recall(1..40)"
         );
-        assert_eq!(IndexLine::of(&[], [1, 2]), None);
+        assert_eq!(IndexLine::of(&[], &[], [1, 2]), None);
     }
 
     #[test]
     fn the_oldest_lines_fold_into_wider_ranges_and_the_newest_stays() {
         let carried: Vec<IndexLine> = (0..12u32)
             .map(|k| {
-                IndexLine::of(&[result(&format!("t{k}"), k * 10 + 1)], [1, 1])
+                IndexLine::of(&[result(&format!("t{k}"), k * 10 + 1)], &[], [1, 1])
                     .unwrap()
                     .in_archive(&format!("a{k}"))
             })
             .collect();
-        let new = IndexLine::of(&[result("t12", 121)], [1, 1]);
+        let new = IndexLine::of(&[result("t12", 121)], &[], [1, 1]);
         let index = index_of(&carried, new, 10_000);
         assert_eq!(index.len(), MAX_INDEX_LINES);
         assert_eq!(
@@ -272,7 +279,11 @@ mod tests {
             "- Iterations 1–51 (archives a0…a5): 6 results of t0…t5; recall(1..51)"
         );
         assert_eq!(index.last().unwrap().archive, None);
-        let tight = index_of(&carried, IndexLine::of(&[result("t12", 121)], [1, 1]), 1);
+        let tight = index_of(
+            &carried,
+            IndexLine::of(&[result("t12", 121)], &[], [1, 1]),
+            1,
+        );
         assert_eq!(tight.len(), 2);
         assert_eq!(tight[0].results, 12);
     }
@@ -283,7 +294,7 @@ mod tests {
                        REASONING\n- keep\n- Iterations 1–4 (archive x): 2 results; recall(1..4)";
         let stripped = without_index(summary);
         assert!(!stripped.contains("recall("));
-        let line = IndexLine::of(&[result("t", 3)], [1, 1]).unwrap();
+        let line = IndexLine::of(&[result("t", 3)], &[], [1, 1]).unwrap();
         assert_eq!(
             with_index(&stripped, &[line]),
             "### 🎯 OBJECTIVE ACHIEVED\n- a\n### 📝 IMPORTANT CONTEXT FOR FUTURE \

@@ -12,7 +12,7 @@ use crate::core::steps::terms::{
     each_candidate, every_number_in, execution_text, identifiers_in, numbers_in, quoted_in,
     reasoning_text, tool_text, without_digit_commas, MAX_TOKEN_LEN,
 };
-use crate::core::steps::tiers::{Candidates, FactBudget};
+use crate::core::steps::tiers::{Candidates, FactBudget, Rank};
 
 impl Fact {
     /// Whether `summary` keeps this fact.
@@ -130,17 +130,25 @@ impl Ledger {
                 text,
             ));
         }
-        let required = |fact: &Fact| match fact.kind {
-            FactKind::Goal | FactKind::Pin | FactKind::Failure => true,
-            FactKind::Identifier => referenced
-                .iter()
-                .any(|(token, _)| fact.exact.contains(token)),
-            FactKind::Result => false,
+        // The app's own words always stay; then open failures, the identifiers iteration N
+        // refers to, results and aged identifiers, in that order, the newest first.
+        let rank = |fact: &Fact| match fact.kind {
+            FactKind::Goal | FactKind::Pin => Rank::Always,
+            FactKind::Failure => Rank::Then(0),
+            FactKind::Identifier
+                if referenced
+                    .iter()
+                    .any(|(token, _)| fact.exact.contains(token)) =>
+            {
+                Rank::Then(1)
+            }
+            FactKind::Result => Rank::Then(2),
+            FactKind::Identifier => Rank::Then(3),
         };
         Candidates {
             facts,
             leaving,
-            required: &required,
+            rank: &rank,
             carried_index: &carried.index,
         }
         .bound(budget, selection)

@@ -1,13 +1,14 @@
 //! Two tiers of facts, so that a summary stays within its budget however long the session: the
-//! goal, the pins, open failures and the identifiers the current iteration refers to always stay
-//! in the summary, with the newest results the budget holds; older results, failures a later
-//! iteration resolved and identifiers no longer referred to leave it for its index, each only
-//! when this compaction's archive holds it.
+//! goal and the pins always stay in the summary; open failures, the identifiers the current
+//! iteration refers to and the newest results stay as the budget holds them, in that order;
+//! older results, failures a later iteration resolved and identifiers no longer referred to
+//! leave it for its index, each only when this compaction's archive holds it.
 
 use crate::core::log::tokens::estimate_tokens;
-use crate::core::model::facts::{Fact, FactKind, IndexLine, Ledger};
+use crate::core::model::facts::{Fact, IndexLine, Ledger};
 use crate::core::order::sort::sort_by;
-use crate::core::steps::index::index_of;
+use crate::core::steps::fit::facts_alone;
+use crate::core::steps::index::{index_of, with_index};
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::Normalised;
 use crate::core::steps::terms::{execution_text, reasoning_text, tool_text};
@@ -57,36 +58,48 @@ pub fn fact_tokens(fact: &Fact) -> usize {
     estimate_tokens(&fact.one_line()) + 2
 }
 
+/// Which facts stay first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Rank {
+    /// Stays whatever the budget (the goal, the pins: the app's own words).
+    Always,
+    /// Stays while the budget holds it, lower first (then the newest first).
+    Then(u8),
+}
+
 /// The facts of a compaction in two tiers.
 pub struct Candidates<'a> {
     /// Every fact drawn, in the order the prompt lists them.
     pub facts: Vec<Fact>,
     /// Facts that leave whatever the budget: failures a later iteration resolved.
     pub leaving: Vec<Fact>,
-    /// Whether a fact must stay (the goal, a pin, an open failure, a referenced identifier).
-    pub required: &'a dyn Fn(&Fact) -> bool,
+    /// Which facts stay first.
+    pub rank: &'a dyn Fn(&Fact) -> Rank,
     /// The earlier summary's index.
     pub carried_index: &'a [IndexLine],
 }
 
 impl Candidates<'_> {
-    /// The ledger within `budget`: every required fact, then the newest others while the
-    /// budget holds; the rest leave for the index when `selection` (this compaction's archive)
-    /// holds them, and stay otherwise (nothing leaves without a copy).
+    /// The ledger within `budget`: every fact ranked [`Rank::Always`], then the others by rank,
+    /// the newest first, while the budget holds; the rest leave for the index when `selection`
+    /// (this compaction's archive) holds them, and stay otherwise (nothing leaves without a
+    /// copy).
     pub fn bound(self, budget: &FactBudget, selection: &Selection<'_>) -> Ledger {
         let mut used = 0usize;
         let mut keep = vec![false; self.facts.len()];
         for (at, fact) in self.facts.iter().enumerate() {
-            if (self.required)(fact) {
+            if (self.rank)(fact) == Rank::Always {
                 keep[at] = true;
                 used = used.saturating_add(fact_tokens(fact));
             }
         }
         let mut optional: Vec<usize> = (0..self.facts.len()).filter(|at| !keep[*at]).collect();
-        let newest = |fact: &Fact| fact.iterations.map_or(0, |[_, last]| last);
-        sort_by(&mut optional, |a, b| {
-            newest(&self.facts[*b]).cmp(&newest(&self.facts[*a]))
-        });
+        let order = |at: &usize| {
+            let fact = &self.facts[*at];
+            let newest = fact.iterations.map_or(0, |[_, last]| last);
+            ((self.rank)(fact), u32::MAX - newest)
+        };
+        sort_by(&mut optional, |a, b| order(a).cmp(&order(b)));
         for at in optional {
             let cost = fact_tokens(&self.facts[at]);
             if used.saturating_add(cost) <= budget.facts_tokens {
@@ -94,6 +107,7 @@ impl Candidates<'_> {
                 used += cost;
             }
         }
+        let resolved: Vec<String> = self.leaving.iter().map(|fact| fact.id.clone()).collect();
         let mut leaving: Vec<Fact> = self.leaving;
         let mut facts = Vec::new();
         for (fact, kept) in self.facts.into_iter().zip(keep) {
@@ -103,23 +117,45 @@ impl Candidates<'_> {
                 leaving.push(fact);
             }
         }
-        let mut demoted = Vec::new();
-        if !leaving.is_empty() {
-            let held = Normalised::of(&archived_text(selection));
-            for fact in leaving {
-                if fact.kept_in(&held) {
-                    demoted.push(fact);
-                } else if fact.kind != FactKind::Failure {
-                    facts.push(fact);
+        // Read only when a fact leaves: what this compaction's archive holds.
+        let mut archived: Option<Normalised> = None;
+        let mut held = |fact: &Fact| {
+            fact.kept_in(archived.get_or_insert_with(|| Normalised::of(&archived_text(selection))))
+        };
+        let range = [selection.first, selection.last];
+        let priority = |fact: &Fact| {
+            let newest = fact.iterations.map_or(0, |[_, last]| last);
+            ((self.rank)(fact), u32::MAX - newest)
+        };
+        loop {
+            let mut demoted = Vec::new();
+            let mut kept = facts.clone();
+            for fact in &leaving {
+                if held(fact) {
+                    demoted.push(fact.clone());
+                } else if !resolved.contains(&fact.id) {
+                    kept.push(fact.clone());
                 }
             }
-        }
-        let range = [selection.first, selection.last];
-        let new_line = IndexLine::of(&demoted, range);
-        Ledger {
-            facts,
-            index: index_of(self.carried_index, new_line, budget.index_tokens),
-            demoted,
+            let new_line = IndexLine::of(&demoted, &resolved, range);
+            let ledger = Ledger {
+                facts: kept,
+                index: index_of(self.carried_index, new_line, budget.index_tokens),
+                demoted,
+            };
+            // The shares are estimates: the facts alone, as the last resort of a cut writes
+            // them, with the index, must fit; the last fact by rank leaves until they do.
+            let alone = with_index(&facts_alone(&ledger), &ledger.index);
+            if estimate_tokens(&alone) <= budget.summary_tokens {
+                return ledger;
+            }
+            let last = (0..facts.len())
+                .filter(|at| (self.rank)(&facts[*at]) != Rank::Always && held(&facts[*at]))
+                .max_by_key(|at| priority(&facts[*at]));
+            let Some(at) = last else {
+                return ledger;
+            };
+            leaving.push(facts.remove(at));
         }
     }
 }
@@ -141,4 +177,68 @@ fn archived_text(selection: &Selection<'_>) -> String {
         text.push('\n');
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::log::iteration::iteration_header;
+    use crate::core::log::snapshot::LogSnapshot;
+    use crate::core::log::stored_entry::Stored;
+    use crate::core::model::facts::FactKind;
+
+    /// A value of the kind logs hold: JSON with long figures, ids, or a sentence.
+    fn value(seed: u32) -> String {
+        match seed % 3 {
+            0 => format!(
+                r#"{{"gap":1.18059162071{seed}e+21,"share":0.30000000000000004,"n":{seed}}}"#
+            ),
+            1 => format!("exec_{seed:08}_{}", seed * 7919),
+            _ => format!(
+                "north {} south {} rows {}",
+                seed * 31,
+                seed * 17,
+                seed * 1009
+            ),
+        }
+    }
+
+    #[test]
+    fn the_facts_alone_and_the_index_fit_the_budget_however_their_counts_add_up() {
+        for seed in 1..=40u32 {
+            let mut logs = LogSnapshot::default();
+            let mut facts = Vec::new();
+            for n in 1..=(10 + seed % 30) {
+                let shown = value(seed * 100 + n);
+                let text = format!("Result of run {n} (iteration {n}, task t{n}): {shown}");
+                logs.reasoning.push(Stored::encode(&iteration_header(n)));
+                logs.reasoning.push(Stored::encode(&text));
+                facts.push(Fact {
+                    id: format!("result:t{n}"),
+                    kind: FactKind::Result,
+                    exact: vec![shown.clone()],
+                    text,
+                    words: Vec::new(),
+                    iterations: Some([n, n]),
+                });
+            }
+            logs.reasoning.push(Stored::encode(&iteration_header(99)));
+            let selection = Selection::of(&logs);
+            let target = 150 + (seed as usize * 37) % 400;
+            let budget = FactBudget::of(target, target);
+            let ledger = Candidates {
+                facts,
+                leaving: Vec::new(),
+                rank: &|_| Rank::Then(2),
+                carried_index: &[],
+            }
+            .bound(&budget, &selection);
+            let alone = with_index(&facts_alone(&ledger), &ledger.index);
+            assert!(
+                estimate_tokens(&alone) <= target,
+                "seed {seed}: {} tokens over {target}\n{alone}",
+                estimate_tokens(&alone)
+            );
+        }
+    }
 }
