@@ -50,31 +50,37 @@ const errorsSnippet = (dir) => {
 };
 const exportClass = (dir) => `export { ContextCompactorError } from "${errorsSnippet(dir)}";`;
 
+/** `file` without its whole comment lines and blank lines (kept: the `@ts-self-types` line that
+ * must stay first, and the marker of this script's additions). Refused for a file with a
+ * template literal spanning lines, whose lines this cannot tell from code. */
+const stripComments = (file) => {
+  const text = readFileSync(file, "utf8");
+  if (text.split("\n").some((line) => (line.match(/`/g) ?? []).length % 2 === 1)) {
+    console.error(`${file}: a template literal spans lines; its comments cannot be stripped line by line`);
+    process.exit(1);
+  }
+  const kept = [];
+  let inComment = false;
+  for (const line of text.split("\n")) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith("/* @ts-self-types") || trimmed === marker) {
+      kept.push(line);
+    } else if (inComment) {
+      inComment = !trimmed.includes("*/");
+    } else if (trimmed.startsWith("/*")) {
+      inComment = !trimmed.includes("*/");
+    } else if (trimmed !== "" && !trimmed.startsWith("//")) {
+      kept.push(line);
+    }
+  }
+  writeFileSync(file, `${kept.join("\n")}\n`);
+};
+
 // The JS snippets ship without their comments (their source in src/web/ keeps them): about
-// 2 KB gzip of the web entry. Only whole comment lines and blank lines go; none of the snippets
-// has a template literal spanning lines, which a check here keeps true.
+// 2 KB gzip of the web entry.
 for (const dir of [pkgDir, join(pkgDir, "bundler"), join(pkgDir, "node")]) {
   if (!existsSync(join(dir, "snippets"))) continue;
-  for (const file of walk(join(dir, "snippets")).filter((f) => f.endsWith(".js"))) {
-    const text = readFileSync(file, "utf8");
-    if (text.split("\n").some((line) => (line.match(/`/g) ?? []).length % 2 === 1)) {
-      console.error(`${file}: a template literal spans lines; its comments cannot be stripped line by line`);
-      process.exit(1);
-    }
-    const kept = [];
-    let inComment = false;
-    for (const line of text.split("\n")) {
-      const trimmed = line.trim();
-      if (inComment) {
-        inComment = !trimmed.includes("*/");
-      } else if (trimmed.startsWith("/*")) {
-        inComment = !trimmed.includes("*/");
-      } else if (trimmed !== "" && !trimmed.startsWith("//")) {
-        kept.push(line);
-      }
-    }
-    writeFileSync(file, `${kept.join("\n")}\n`);
-  }
+  for (const file of walk(join(dir, "snippets")).filter((f) => f.endsWith(".js"))) stripComments(file);
 }
 
 // Web flavour (root): a call before init() is a ContextCompactorError "not_initialized".
@@ -165,6 +171,10 @@ for (const dts of walk(pkgDir).filter((f) => /\.d\.m?ts$/.test(f))) {
   const cleaned = text.replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, "");
   if (cleaned !== text) writeFileSync(dts, cleaned);
 }
+
+// The web entry's glue without wasm-bindgen's copies of the doc comments (3.6 KB gzip): editors
+// read them from the .d.ts, which keeps them.
+stripComments(web);
 
 const files = ours.files;
 const merged = { ...generated, ...ours, files, version: generated.version };
