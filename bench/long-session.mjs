@@ -82,7 +82,7 @@ async function inPage([window, providerKind, compactions, pins, padding]) {
       measured.push({ k, iteration: n, trigger, summaryTokens, tokensAfter: result.tokensAfter, promptTokens, ms: result.durationMs, demoted: result.coverage.demoted.length });
       if (summaryTokens > budget) problems.push(`compaction ${k}: ${summaryTokens} tokens over ${budget}`);
       const newest = result.iterations[1];
-      const wanted = ["latency_p95", "350", "3 retries", "443", "wh-eu-1", `shard_${String(newest).padStart(4, "0")}`, String(newest * 7 + 3)];
+      const wanted = ["Goal (iteration 1)", "shard_0001", "latency_p95", "350", "3 retries", "443", "wh-eu-1", `shard_${String(newest).padStart(4, "0")}`, String(newest * 7 + 3)];
       for (const term of wanted) if (!result.summary.includes(term)) problems.push(`compaction ${k} lost ${term}`);
       demoted.push(...result.coverage.demoted);
     } catch (err) {
@@ -109,7 +109,7 @@ async function inPage([window, providerKind, compactions, pins, padding]) {
 /** One row per setting: figures at compactions 1, 10, 20 and 40. */
 export function longSessionTable(runs) {
   const lines = [
-    "| window | provider | budget | compactions (iterations) | stuck | summary tokens at 1 / 10 / 20 / 40 | tokens after | prompt tokens | ms | 40 vs 10 (after, prompt, ms) | summaries over budget or losing a pin, the failure or the newest result | demoted facts; results read back by recall |",
+    "| window | provider | budget | compactions (iterations) | stuck | summary tokens at 1 / 10 / 20 / 40 | tokens after | prompt tokens | ms | 40 vs 10 (after, prompt, ms) | summaries over budget or losing the goal, a pin, the failure or the newest result | demoted facts; results read back by recall |",
     "| ---: | --- | ---: | ---: | --- | --- | --- | --- | --- | --- | ---: | --- |",
   ];
   for (const run of runs) {

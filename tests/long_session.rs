@@ -217,6 +217,11 @@ fn holds_up(agent: &Agent, session: &Session) {
             estimate_tokens(summary),
             session.budget
         );
+        // The goal: the first iteration's first sentence, its shard exactly.
+        assert!(
+            summary.contains("Goal (iteration 1)") && summary.contains("shard_0001"),
+            "{k}: {summary}"
+        );
         assert!(
             summary.contains("latency_p95") && summary.contains("350"),
             "{k}: {summary}"
