@@ -508,9 +508,33 @@ mod tests {
                 },
                 "timeoutMs",
             ),
+            (
+                CompactorSettings {
+                    summary_budget_tokens: Some(199),
+                    ..Default::default()
+                },
+                "summaryBudgetTokens",
+            ),
         ] {
             assert!(s.validate().unwrap_err().message.contains(named), "{named}");
         }
+    }
+
+    #[test]
+    fn the_summary_budget_is_the_smaller_of_the_output_budget_and_a_share_of_the_window() {
+        let budget = |window: usize, output: u32, set: Option<usize>| {
+            CompactorSettings {
+                context_window_tokens: window,
+                max_output_tokens: output,
+                summary_budget_tokens: set,
+                ..Default::default()
+            }
+            .summary_budget()
+        };
+        assert_eq!(budget(16_384, 4_000, None), 2_457);
+        assert_eq!(budget(1_048_576, 4_000, None), 4_000);
+        assert_eq!(budget(1_000, 4_000, None), MIN_SUMMARY_BUDGET);
+        assert_eq!(budget(16_384, 4_000, Some(9_000)), 9_000);
     }
 
     #[test]
