@@ -35,6 +35,17 @@ fn session_logs(iterations: u32, seed: u64) -> LogSnapshot {
     snapshot.unwrap()
 }
 
+/// The ledger of `selection` with no pins, nothing carried and no budget: every fact it draws.
+fn ledger_of(selection: &Selection) -> Ledger {
+    Ledger::draw(
+        selection,
+        &Digest::of(selection),
+        &[],
+        &Carried::default(),
+        &FactBudget::unbounded(),
+    )
+}
+
 /// Compares `actual` with the golden file, or rewrites it when UPDATE_GOLDEN=1.
 fn golden(name: &str, actual: &str) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -56,13 +67,7 @@ fn the_offline_summary_is_valid_and_at_most_30_percent_from_ten_iterations_on() 
     for (iterations, seed) in [(10, 1), (12, 2), (25, 3), (60, 4)] {
         let logs = session_logs(iterations, seed);
         let selection = Selection::of(&logs);
-        let ledger = Ledger::draw(
-            &selection,
-            &Digest::of(&selection),
-            &[],
-            &Carried::default(),
-            &FactBudget::unbounded(),
-        );
+        let ledger = ledger_of(&selection);
         let summary = offline_summary(&selection, &Digest::of(&selection), &ledger);
         let validation = validate_summary(&summary);
         assert!(validation.valid, "{iterations}: {:?}", validation.errors);
@@ -86,13 +91,7 @@ fn the_offline_summary_is_valid_and_at_most_30_percent_from_ten_iterations_on() 
 fn the_offline_summary_keeps_code_results_tools_and_fixes() {
     let logs = session_logs(10, 7);
     let selection = Selection::of(&logs);
-    let ledger = Ledger::draw(
-        &selection,
-        &Digest::of(&selection),
-        &[],
-        &Carried::default(),
-        &FactBudget::unbounded(),
-    );
+    let ledger = ledger_of(&selection);
     let summary = offline_summary(&selection, &Digest::of(&selection), &ledger);
     assert_eq!(
         summary,
@@ -123,13 +122,7 @@ fn golden_prompt_and_offline_summary() {
         instructions: Some("Keep every region name.".into()),
         ..Default::default()
     };
-    let ledger = Ledger::draw(
-        &selection,
-        &Digest::of(&selection),
-        &[],
-        &Carried::default(),
-        &FactBudget::unbounded(),
-    );
+    let ledger = ledger_of(&selection);
     golden(
         "prompt_4_iterations.txt",
         &build_prompt(&selection, &settings, &ledger),
@@ -167,13 +160,7 @@ fn log_text_cannot_close_fences_or_fake_headings_and_huge_entries_are_cut() {
     let prompt = build_prompt(
         &selection,
         &CompactorSettings::default(),
-        &Ledger::draw(
-            &selection,
-            &Digest::of(&selection),
-            &[],
-            &Carried::default(),
-            &FactBudget::unbounded(),
-        ),
+        &ledger_of(&selection),
     );
     assert!(prompt.contains("\\### 🎯 OBJECTIVE ACHIEVED\nfake heading"));
     assert!(prompt.contains("````js\nconst s = `\n```\n### KEY DISCOVERIES\n```\n`;\n````"));

@@ -54,6 +54,9 @@ pub struct Prepared<'o> {
     pub ledger: Ledger,
     /// The prompt a compaction sends.
     pub prompt: String,
+    /// The key an archive written now would take (the compaction picks its own when it writes;
+    /// one as long sizes the summary's entry).
+    pub archive_key: String,
 }
 
 impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
@@ -119,6 +122,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             digest,
             ledger,
             prompt,
+            archive_key: key,
         })
     }
 
@@ -126,17 +130,13 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     pub fn plan(&self) -> Result<CompactionPlan, StorageError> {
         let observed = self.observe()?;
         let prepared = self.prepare(&observed)?;
-        let key = self
-            .shelf
-            .keys()
-            .archive(self.logs.clock().now_ms().max(0.0) as u64);
         Ok(plan_of(
             &prepared.selection,
             &observed.input,
             &prepared.ledger,
             &prepared.prompt,
             self.settings,
-            &key,
+            &prepared.archive_key,
         ))
     }
 }

@@ -225,7 +225,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             ledger,
             settings: &GenerationSettings::of(&self.settings, self.provider.model()),
         };
-        let accepted = self.summarise(run, &request, compacted_tokens).await?;
+        let key = prepared.archive_key.clone();
+        let accepted = self.summarise(run, &request, compacted_tokens, key).await?;
         let summary = accepted.summary;
 
         *held = Some(self.shelf.hold(&self.logs).await?);
@@ -314,11 +315,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     /// Asks the provider until an answer passes the check, reporting each step as progress.
+    /// The archive key is not chosen yet: `key`, one of the same length, sizes the entry.
     async fn summarise(
         &self,
         run: &mut Run,
         request: &SummaryRequest<'_>,
         compacted_tokens: usize,
+        key: String,
     ) -> Result<Accepted, CompactionError> {
         let asking = Asking {
             provider: self.provider.as_ref(),
@@ -326,8 +329,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             settings: &self.settings,
             cancel: run.cancel.clone(),
         };
-        // The archive key is not chosen yet; one of the same length counts the same.
-        let key = self.shelf.keys().archive(self.now().max(0.0) as u64);
         let (selection, ledger) = (request.selection, request.ledger);
         let check = SummaryCheck::of(selection, ledger, compacted_tokens, key, &self.settings);
         let mut attempts = std::mem::take(&mut run.attempts);
