@@ -612,9 +612,36 @@ async fn each_model_family_gets_a_request_it_accepts() {
     for (model, thinking, temperature, system) in families {
         let key = format!("scenario:ok#{}", fresh_key());
         let outcome = run_with(model, &key, "").await;
-        assert!(outcome.result.is_ok(), "{model}: {:?}", outcome.result);
+        let result = outcome.result.as_ref();
+        assert!(result.is_ok(), "{model}: {result:?}");
         let body = &outcome.requests[0]["body"];
         let config = &body["generationConfig"];
+        // Gemma and the aliases stay on text; the mock refuses JSON mode for Gemma.
+        let structured = !model.starts_with("gemma") && !model.ends_with("-latest");
+        assert_eq!(
+            config.get("responseSchema").is_some(),
+            structured,
+            "{model}"
+        );
+        let format = if structured { "json" } else { "markdown" };
+        let summary = result.map(|r| r["summary"].to_string()).unwrap_or_default();
+        assert_eq!(
+            result.map(|r| &r["answerFormat"]).ok(),
+            Some(&serde_json::json!(format))
+        );
+        assert!(
+            !summary.contains("objective_achieved"),
+            "{model}: {summary}"
+        );
+        assert!(
+            serde_json::to_string(&outcome.events)
+                .unwrap()
+                .contains(&format!(
+                    "{} answer read",
+                    if structured { "JSON" } else { "Markdown" }
+                )),
+            "{model}: the progress says which"
+        );
         assert_eq!(config["thinkingConfig"], thinking, "{model}");
         assert_eq!(config["temperature"].as_f64(), temperature, "{model}");
         assert_eq!(body.get("systemInstruction").is_some(), system, "{model}");
@@ -633,6 +660,37 @@ async fn each_model_family_gets_a_request_it_accepts() {
     assert_eq!(
         outcome.requests[0]["body"]["generationConfig"]["temperature"],
         0.4
+    );
+}
+
+/// Structured output through the mock: the schema is sent, a JSON answer cut at
+/// `maxOutputTokens` is asked again, and the whole one is stored as the six sections.
+#[wasm_bindgen_test]
+async fn a_structured_answer_cut_at_max_tokens_is_asked_again_and_stored_as_sections() {
+    let key = format!("scenario:json_cut_once#{}", fresh_key());
+    let outcome = run_with("gemini-3.5-flash-lite", &key, "").await;
+    assert_eq!(outcome.requests.len(), 2);
+    for request in &outcome.requests {
+        let config = &request["body"]["generationConfig"];
+        assert_eq!(config["responseMimeType"], "application/json");
+        assert_eq!(config["responseSchema"]["required"][1], "key_discoveries");
+    }
+    let result = outcome.result.expect("the second answer is taken");
+    assert_eq!(result["answerFormat"], "json");
+    assert_eq!(result["attempts"], 2);
+    let summary = result["summary"].as_str().unwrap();
+    assert!(summary.starts_with("### 🎯 OBJECTIVE ACHIEVED\n- Worked through iterations 1-4"));
+    assert!(summary.contains("### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING"));
+    assert!(
+        !summary.contains("objective_achieved") && !summary.contains("\"]"),
+        "no JSON is stored: {summary}"
+    );
+    assert!(
+        outcome
+            .events
+            .iter()
+            .any(|event| event[0] == "compaction_retry"),
+        "the cut answer is announced as a retry"
     );
 }
 

@@ -508,7 +508,7 @@ fn lost_facts_are_repaired_in_the_ledgers_words_with_no_further_call() {
     let live = rig.logs.borrow().reasoning_log().unwrap();
     assert!(live[0].contains(&result.summary));
     let said = format!(
-        "The model kept {} of {} facts; {} added in the ledger's words",
+        "Markdown answer read; the model kept {} of {} facts; {} added in the ledger's words",
         result.coverage.kept.len(),
         ledger.len(),
         result.coverage.repaired.len()

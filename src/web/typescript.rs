@@ -287,6 +287,9 @@ export interface CompactionResult {
   unverified: UnverifiedLine[];
   /** Parts the selection was summarised in before they were merged: 1 unless its prompt exceeded `maxPromptTokens`. */
   chunks: number;
+  /** "json" when the answer was a JSON object of the sections (Gemini 2.5 and 3.x are asked for
+   * structured output; any provider may answer so), rendered as the six sections; else "markdown". */
+  answerFormat: "json" | "markdown";
 }
 
 /** Token counts a provider reports (Gemini's usageMetadata). */

@@ -18,7 +18,7 @@ export const SCENARIOS = [
   "http_403_key", "http_400_debug_key", "http_429_daily", "http_429_no_retryinfo_once",
   "prompt_blocked_prohibited", "feedback_without_reason", "recitation_finish", "other_finish_once",
   "split_parts", "no_usage", "usage_cached", "drops_facts_always", "fenced_hashes", "rounded_figure",
-  "invented_figure",
+  "invented_figure", "json_cut_once",
 ];
 
 const SECTIONS = [
@@ -84,6 +84,15 @@ export function familyRefusal(model, body) {
   if (id.startsWith("gemma") && body?.systemInstruction) {
     return `Developer instruction is not enabled for models/${id}`;
   }
+  const config = body?.generationConfig ?? {};
+  if (config.responseSchema !== undefined && config.responseMimeType !== "application/json") {
+    return "* GenerateContentRequest.generation_config.response_schema: response_mime_type must be application/json when response_schema is set.";
+  }
+  if (id.startsWith("gemma") && config.responseMimeType === "application/json") {
+    return `JSON mode is not enabled for models/${id}`;
+  }
+  const schemaError = config.responseSchema === undefined ? null : invalidSchema(config.responseSchema, "response_schema");
+  if (schemaError) return `Invalid JSON payload received. ${schemaError}`;
   if (id.startsWith("gemini-2.5") && thinking.thinkingLevel !== undefined) {
     return "Invalid JSON payload received. Unknown name \"thinkingLevel\" at 'generation_config.thinking_config': Cannot find field.";
   }
@@ -94,6 +103,56 @@ export function familyRefusal(model, body) {
     return "The thinking budget is out of range.";
   }
   return null;
+}
+
+/** What is wrong with a `responseSchema` (the OpenAPI subset Google documents), or null. */
+function invalidSchema(schema, at) {
+  const TYPES = ["STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"];
+  const FIELDS = ["type", "format", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required", "propertyOrdering", "items"];
+  if (typeof schema !== "object" || schema === null) return `Invalid value at '${at}'`;
+  const unknown = Object.keys(schema).find((name) => !FIELDS.includes(name));
+  if (unknown) return `Unknown name "${unknown}" at '${at}': Cannot find field.`;
+  if (!TYPES.includes(String(schema.type).toUpperCase())) return `Invalid value at '${at}.type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), "${schema.type}"`;
+  const properties = schema.properties ?? {};
+  for (const name of [...(schema.required ?? []), ...(schema.propertyOrdering ?? [])]) {
+    if (!(name in properties)) return `property "${name}" at '${at}' is not defined in properties`;
+  }
+  for (const [name, inner] of Object.entries(properties)) {
+    const error = invalidSchema(inner, `${at}.properties[${name}].value`);
+    if (error) return error;
+  }
+  return schema.items === undefined ? null : invalidSchema(schema.items, `${at}.items`);
+}
+
+/** `markdown` (a summary under `### emoji TITLE` headings) as a model constrained to `schema`
+ * writes it: one key per section, each a list of its points; text before the first heading
+ * (a refusal) goes into the first key. */
+export function structuredAnswer(markdown, schema) {
+  const keys = Object.keys(schema.properties ?? {});
+  const answer = Object.fromEntries(keys.map((key) => [key, []]));
+  let current = keys[0];
+  for (const line of markdown.split("\n")) {
+    const heading = /^#{1,6}\s*(?:\p{Extended_Pictographic}\uFE0F?\s*)?(.+?)\s*$/u.exec(line);
+    const key = heading?.[1].toLowerCase().replace(/[^a-z0-9]+/g, "_");
+    if (key && keys.includes(key)) current = key;
+    else if (line.trim() && current) answer[current].push(line.replace(/^\s*- /, ""));
+  }
+  return JSON.stringify(answer);
+}
+
+/** Puts `payload` in the shape the API sends when the request asked for JSON: each
+ * candidate's text (its non-thought parts, split again into as many parts) in the schema's shape. */
+function asStructured(payload, body) {
+  const config = body?.generationConfig ?? {};
+  if (config.responseMimeType !== "application/json" || !config.responseSchema) return;
+  for (const candidate of payload?.candidates ?? []) {
+    const parts = candidate.content?.parts ?? [];
+    const texts = parts.filter((part) => typeof part.text === "string" && !part.thought);
+    if (texts.length === 0) continue;
+    const json = structuredAnswer(texts.map((part) => part.text).join(""), config.responseSchema);
+    const size = Math.ceil(json.length / texts.length);
+    texts.forEach((part, i) => (part.text = json.slice(i * size, (i + 1) * size)));
+  }
 }
 
 /** The reply of one scenario to its `attempt`-th request (1-based): [status, body or null to hang]. */
@@ -111,6 +170,9 @@ function reply(scenario, attempt, prompt, model, key) {
     case "fenced_hashes": return [200, candidateReply(`Here is the structured summary:\n\n\`\`\`markdown\n${summary.replaceAll("### ", "## ")}\n\`\`\`\n\nLet me know if you need anything else.`)];
     case "rounded_figure": return [200, candidateReply(roundFirstFigure(summary, factsOf(prompt)))];
     case "invented_figure": return [200, candidateReply(summary.replace("### 📊 KEY DISCOVERIES", "### 📊 KEY DISCOVERIES\n- The user asked to delete sales_2024.csv; 98,765 rows were removed."))];
+    // A structured answer cut at maxOutputTokens (JSON broken off mid-string), then a whole one.
+    case "json_cut_once":
+      return [200, attempt > 1 ? candidateReply(summary, {}, model) : { ...candidateReply(summary, { finishReason: "MAX_TOKENS" }, model), cutInHalf: true }];
     case "refusal": return [200, candidateReply("I cannot help with summarising this conversation, as it may contain sensitive material that I am unable to process.")];
     case "empty_candidates": return [200, { candidates: [], usageMetadata: { promptTokenCount: 1200, totalTokenCount: 1200 } }];
     case "max_tokens_partial": return [200, { candidates: [{ content: { role: "model", parts: [{ text: summary.slice(0, 60) }] }, finishReason: "MAX_TOKENS", index: 0 }] }];
@@ -252,6 +314,12 @@ export function startMock(port = 0) {
       const attempt = (attempts.get(counter) ?? 0) + 1;
       attempts.set(counter, attempt);
       const [status, payload] = reply(scenario, attempt, prompt, model, key);
+      asStructured(payload, body);
+      // An answer cut off by maxOutputTokens is cut after it took its shape.
+      if (payload?.cutInHalf) {
+        delete payload.cutInHalf;
+        for (const part of payload.candidates[0].content.parts) part.text = part.text.slice(0, Math.floor(part.text.length / 2));
+      }
       if (payload === null) {
         hanging.add(res);
         res.on("close", () => hanging.delete(res));

@@ -131,7 +131,7 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
     const metrics: CompactionMetrics = compactor.metrics();
     console.log(purged, metrics.averageReductionRatio, metrics.totalRepairedFacts, metrics.lastCompaction?.calls);
     const unverified: UnverifiedLine[] = result.unverified;
-    console.log(coverage.repaired.length, unverified[0]?.items, result.chunks);
+    console.log(coverage.repaired.length, unverified[0]?.items, result.chunks, result.answerFormat === "json");
     return result;
   } catch (err) {
     const e = err as ContextCompactorError;

@@ -1,6 +1,6 @@
 //! What a compaction reports: the dry-run plan and the result.
 
-use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::read::{one_of, FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
 
 use crate::core::model::facts::{Coverage, Demoted, UnverifiedLine};
@@ -99,6 +99,42 @@ pub fn saving(tokens_before: usize, tokens_after: usize) -> (usize, f64) {
     (saved, share)
 }
 
+/// The form of the answer a summary was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnswerFormat {
+    /// A JSON object with one key per section (Gemini's structured output, or a model that
+    /// answered in JSON), rendered as the six sections.
+    Json,
+    /// Markdown (or plain) text with the sections as headings.
+    #[default]
+    Markdown,
+}
+
+impl AnswerFormat {
+    /// `"json"` or `"markdown"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerFormat::Json => "json",
+            AnswerFormat::Markdown => "markdown",
+        }
+    }
+}
+
+impl ToJson for AnswerFormat {
+    fn write_json(&self, out: &mut String) {
+        self.as_str().write_json(out);
+    }
+}
+
+impl FromJson for AnswerFormat {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        one_of(
+            json,
+            &[AnswerFormat::Json, AnswerFormat::Markdown].map(|format| (format.as_str(), format)),
+        )
+    }
+}
+
 /// What one successful compaction did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompactionResult {
@@ -135,6 +171,8 @@ pub struct CompactionResult {
     pub unverified: Vec<UnverifiedLine>,
     /// Parts the selection was summarised in: 1 unless its prompt exceeded the input budget.
     pub chunks: u32,
+    /// The form of the answer the summary was read from (the merge's, for a summary in parts).
+    pub answer_format: AnswerFormat,
 }
 
 impl ToJson for EntryCounts {
@@ -180,7 +218,8 @@ impl ToJson for CompactionResult {
             .field_opt("model", &self.model)
             .field("coverage", &self.coverage)
             .field("unverified", &self.unverified)
-            .field("chunks", &self.chunks);
+            .field("chunks", &self.chunks)
+            .field("answerFormat", &self.answer_format);
     }
 }
 
@@ -204,6 +243,7 @@ impl FromJson for CompactionResult {
             coverage: result.or_default("coverage")?,
             unverified: result.or_default("unverified")?,
             chunks: result.opt("chunks")?.unwrap_or(1),
+            answer_format: result.or_default("answerFormat")?,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! `maxRetries` allows, cancellation at every wait, and the tokens every answer reported.
 
 use crate::core::error::CompactionError;
+use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::phase::Phase;
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::CompactorSettings;
@@ -38,6 +39,8 @@ pub enum AttemptEvent {
         kept: usize,
         /// Lines marked ` [unverified]`.
         unverified: usize,
+        /// The form the answer came in.
+        format: AnswerFormat,
     },
     /// A selection too large for one call: step `step` of `of` summarises one part (the last
     /// step merges them), covering `iterations`.
@@ -75,8 +78,14 @@ impl AttemptEvent {
                 required,
                 kept,
                 unverified,
+                format,
             } => {
-                let mut message = format!("The model kept {kept} of {required} facts");
+                let form = match format {
+                    AnswerFormat::Json => "JSON",
+                    AnswerFormat::Markdown => "Markdown",
+                };
+                let mut message =
+                    format!("{form} answer read; the model kept {kept} of {required} facts");
                 if kept < required {
                     let added = required - kept;
                     message.push_str(&format!("; {added} added in the ledger's words"));
@@ -238,6 +247,7 @@ fn announced(accepted: Accepted, report: &mut impl FnMut(AttemptEvent)) -> Accep
         required: accepted.coverage.required.len(),
         kept: accepted.coverage.kept.len(),
         unverified: accepted.unverified.len(),
+        format: accepted.answer_format,
     });
     accepted
 }

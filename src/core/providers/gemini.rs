@@ -11,6 +11,7 @@ use crate::core::json::write::ObjectOut;
 use crate::core::model::token_usage::TokenUsage;
 use crate::core::providers::port::GenerationSettings;
 use crate::core::steps::prompt::SYSTEM_INSTRUCTION;
+use crate::core::steps::validation::SECTIONS;
 
 /// The public endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -116,6 +117,47 @@ impl Family {
     pub fn takes_system_instruction(self) -> bool {
         self != Family::Gemma
     }
+
+    /// Whether the family is asked for structured output ([`response_schema`]): the 2.5 and
+    /// 3.x models, which Google lists as supporting it. Gemma refuses JSON mode, and an alias
+    /// may point to any model.
+    pub fn takes_response_schema(self) -> bool {
+        matches!(self, Family::Flash25 | Family::Pro25 | Family::Gemini3)
+    }
+}
+
+/// The JSON key of a section in the structured answer: its title in snake case
+/// (`key_discoveries`).
+pub fn section_key(title: &str) -> String {
+    title.to_ascii_lowercase().replace(' ', "_")
+}
+
+/// The `responseSchema` of a structured answer: an object with one list of points per
+/// section, every key required and in the summary's order.
+pub fn response_schema() -> String {
+    let keys: Vec<String> = SECTIONS.iter().map(|(_, t)| section_key(t)).collect();
+    let mut list = String::new();
+    {
+        let mut item = String::new();
+        ObjectOut::new(&mut item).field("type", "STRING");
+        ObjectOut::new(&mut list)
+            .field("type", "ARRAY")
+            .raw("items", &item);
+    }
+    let mut properties = String::new();
+    {
+        let mut object = ObjectOut::new(&mut properties);
+        for key in &keys {
+            object.raw(key, &list);
+        }
+    }
+    let mut schema = String::new();
+    ObjectOut::new(&mut schema)
+        .field("type", "OBJECT")
+        .raw("properties", &properties)
+        .field("required", &keys)
+        .field("propertyOrdering", &keys);
+    schema
 }
 
 /// `POST {base}/v1beta/models/{model}:generateContent`; the key never goes into the URL.
@@ -154,6 +196,10 @@ pub fn request_body(prompt: &str, settings: &GenerationSettings) -> String {
         config.field_opt("temperature", &temperature);
         if let Some(thinking) = family.thinking_config() {
             config.raw("thinkingConfig", &thinking);
+        }
+        if family.takes_response_schema() {
+            config.field("responseMimeType", "application/json");
+            config.raw("responseSchema", &response_schema());
         }
     }
     let text_parts = |text: &str| {

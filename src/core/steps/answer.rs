@@ -4,9 +4,9 @@
 use crate::core::error::{CompactionError, ProviderError};
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::MAX_RETRY_WAIT_MS;
+use crate::core::steps::answer_text::read_answer;
 use crate::core::steps::check::{Accepted, Verdict};
 use crate::core::steps::prompt::retry_prompt;
-use crate::core::steps::validation::canonicalize;
 
 /// Why an answer was not taken, and whether another attempt can help.
 #[derive(Debug)]
@@ -41,8 +41,14 @@ pub fn judge(
 ) -> Result<Accepted, Rejected> {
     let err = match answer {
         Ok(text) => {
-            let (reason, rejected, fallback) = match check(&canonicalize(&text)) {
-                Verdict::Accept(accepted) => return Ok(accepted),
+            let (summary, answer_format) = read_answer(&text);
+            let (reason, rejected, fallback) = match check(&summary) {
+                Verdict::Accept(accepted) => {
+                    return Ok(Accepted {
+                        answer_format,
+                        ..accepted
+                    })
+                }
                 Verdict::AskAgain {
                     reason,
                     rejected,
@@ -56,7 +62,12 @@ pub fn judge(
                     wait_ms: retry_delay_ms,
                     prompt: retry_prompt(prompt, &rejected),
                 }),
-                fallback: fallback.map(Box::new),
+                fallback: fallback.map(|accepted| {
+                    Box::new(Accepted {
+                        answer_format,
+                        ..accepted
+                    })
+                }),
             });
         }
         Err(err) => err,

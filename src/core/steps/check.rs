@@ -6,6 +6,7 @@
 
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Coverage, Fact, Ledger, UnverifiedLine};
+use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::{CompactorSettings, MissingFacts, UnverifiedLines};
 use crate::core::steps::fit::{facts_alone, fit};
@@ -65,6 +66,8 @@ pub struct Accepted {
     pub unverified: Vec<UnverifiedLine>,
     /// Lines of the answer that went to hold the summary to its budget.
     pub lines_cut: usize,
+    /// The form of the answer it was read from.
+    pub answer_format: AnswerFormat,
 }
 
 /// The check's verdict on one answer.
@@ -187,6 +190,7 @@ impl<'a> SummaryCheck<'a> {
             unverified: unbacked.into_iter().map(|u| u.line).collect(),
             summary: amended,
             lines_cut,
+            answer_format: AnswerFormat::Markdown,
         };
         if errors.is_empty() {
             return Verdict::Accept(accepted);

@@ -3,6 +3,7 @@
 //! summary, and the swap.
 
 pub mod answer;
+pub mod answer_text;
 pub mod check;
 pub mod digest;
 pub mod fit;

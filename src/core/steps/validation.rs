@@ -68,37 +68,66 @@ pub(crate) fn heading_of(title: &str) -> String {
 }
 
 /// The section a line heads, if it names one of the six the way models write a heading: a
-/// heading of any level (`#` to `######`), a line in bold (`**Objective Achieved:**`) or a
-/// numbered line (`1. Objective Achieved`, `### 1. …`), emoji, case and a trailing colon
-/// ignored. A line of text that only mentions a title (`- Key discoveries: …`) heads nothing.
+/// heading of any level (`#` to `######`), a line in bold (`**Objective Achieved:**`), a
+/// numbered line (`1. Objective Achieved`, `### 1. …`), or the title alone on its line
+/// (`OBJECTIVE ACHIEVED:`), emoji, case and a trailing colon ignored; or a section's emoji
+/// opening a short title in any language (`## 🎯 Objetivo logrado`). A line of text that only
+/// mentions a title (`- Key discoveries: …`) heads nothing.
 pub(crate) fn heading_section(line: &str) -> Option<usize> {
+    heading_parts(line).map(|(section, _)| section)
+}
+
+/// Words a title in another language may have after its emoji (a longer line is text).
+const MAX_TITLE_WORDS: usize = 8;
+
+/// [`heading_section`], and the text after a bold label that opens a line of text
+/// (`**Key Discoveries:** the north region …` heads 📊 and keeps `the north region …`).
+pub(crate) fn heading_parts(line: &str) -> Option<(usize, &str)> {
     let line = line.trim();
     let hashes = line.len() - line.trim_start_matches('#').len();
     if hashes > 6 {
         return None;
     }
     let rest = line[hashes..].trim();
-    let bold = ["**", "__"].into_iter().find_map(|mark| {
-        rest.strip_prefix(mark)?
-            .trim_end_matches(':')
-            .strip_suffix(mark)
-    });
+    let (bold, after) = ["**", "__"]
+        .into_iter()
+        .find_map(|mark| {
+            let inner = rest.strip_prefix(mark)?;
+            let close = inner.find(mark)?;
+            let after = inner[close + mark.len()..].trim_start_matches(':').trim();
+            Some((Some(inner[..close].trim().trim_end_matches(':')), after))
+        })
+        .unwrap_or((None, ""));
     let rest = bold.unwrap_or(rest).trim();
     let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let numbered = (digits > 0)
         .then(|| rest[digits..].strip_prefix(['.', ')']))
         .flatten()
         .filter(|after| after.starts_with(' '));
-    if hashes == 0 && bold.is_none() && numbered.is_none() {
-        return None;
-    }
-    let title: String = numbered
-        .unwrap_or(rest)
+    let marked = hashes > 0 || bold.is_some() || numbered.is_some();
+    let labelled = numbered.unwrap_or(rest).trim();
+    let title: String = labelled
         .trim_start_matches(|c: char| !c.is_ascii_alphanumeric())
         .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
         .replace("**", "")
         .to_ascii_uppercase();
-    SECTIONS.iter().position(|(_, name)| title == *name)
+    // A bare line is a title only when it is nothing else (no list marker, quote or table).
+    let bare = !labelled.starts_with(['-', '*', '+', '>', '|', '`']);
+    let by_title = SECTIONS.iter().position(|(_, name)| title == *name);
+    let by_emoji = || {
+        let (i, tail) = SECTIONS.iter().enumerate().find_map(|(i, (emoji, _))| {
+            Some((
+                i,
+                labelled.strip_prefix(emoji)?.trim_start_matches('\u{fe0f}'),
+            ))
+        })?;
+        let words = tail.split_whitespace().count();
+        let short = words <= MAX_TITLE_WORDS && !tail.contains(|c: char| c.is_ascii_digit());
+        (short && (marked || words <= 4 && !tail.trim_end().ends_with('.'))).then_some(i)
+    };
+    let section = by_title.filter(|_| marked || bare).or_else(by_emoji)?;
+    // Text after a label belongs to the section; after a whole-line heading there is none.
+    Some((section, if bold.is_some() { after } else { "" }))
 }
 
 /// Checks `text` against the rules of the README ("Free functions"): the three required sections as `###` headings,
@@ -171,7 +200,7 @@ const CLOSING_REMARKS: [&str; 7] = [
 ];
 
 /// Whether `line` is blank or a closing remark.
-fn is_closing(line: &str) -> bool {
+pub(crate) fn is_closing(line: &str) -> bool {
     let lower = line.trim().to_ascii_lowercase();
     lower.is_empty()
         || CLOSING_REMARKS
@@ -211,8 +240,12 @@ pub(crate) fn canonicalize(text: &str) -> String {
     }
     lines
         .iter()
-        .map(|line| match heading_section(line) {
-            Some(i) => canonical_heading(SECTIONS[i].0, SECTIONS[i].1),
+        .map(|line| match heading_parts(line) {
+            Some((i, "")) => canonical_heading(SECTIONS[i].0, SECTIONS[i].1),
+            Some((i, text)) => format!(
+                "{}\n{text}",
+                canonical_heading(SECTIONS[i].0, SECTIONS[i].1)
+            ),
             None => line.trim_end().to_owned(),
         })
         .collect::<Vec<_>>()
@@ -250,7 +283,10 @@ mod tests {
 
     #[test]
     fn missing_sections_are_named() {
-        let v = validate_summary(&summary(&["### 🎯 OBJECTIVE ACHIEVED", "Key discoveries"]));
+        let v = validate_summary(&summary(&[
+            "### 🎯 OBJECTIVE ACHIEVED",
+            "Key discoveries were few",
+        ]));
         assert!(!v.valid);
         assert_eq!(
             v.missing_sections,

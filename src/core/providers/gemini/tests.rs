@@ -65,6 +65,52 @@ fn each_family_gets_its_thinking_temperature_and_instruction() {
 }
 
 #[test]
+fn the_families_that_take_it_are_asked_for_the_six_sections_as_json() {
+    let keys: Vec<String> = SECTIONS.iter().map(|(_, t)| section_key(t)).collect();
+    assert_eq!(keys[1], "key_discoveries");
+    for model in [
+        "gemini-2.5-flash-lite",
+        "gemini-2.5-pro",
+        "gemini-3.5-flash-lite",
+    ] {
+        let config = body("P", &settings(model))["generationConfig"].clone();
+        assert_eq!(config["responseMimeType"], "application/json", "{model}");
+        let schema = &config["responseSchema"];
+        assert_eq!(schema["type"], "OBJECT");
+        assert_eq!(schema["required"], serde_json::json!(keys));
+        assert_eq!(schema["propertyOrdering"], serde_json::json!(keys));
+        for key in &keys {
+            assert_eq!(
+                schema["properties"][key],
+                serde_json::json!({"type": "ARRAY", "items": {"type": "STRING"}})
+            );
+        }
+    }
+    for model in ["gemma-3-27b-it", "gemini-flash-latest", "my-proxy-model"] {
+        let config = body("P", &settings(model))["generationConfig"].clone();
+        assert!(config.get("responseMimeType").is_none(), "{model}");
+        assert!(config.get("responseSchema").is_none(), "{model}");
+    }
+    // The answer to that schema is read as the six sections.
+    let answer = serde_json::json!({
+        "objective_achieved": ["Counted 12,140 rows."],
+        "key_discoveries": ["North leads."],
+        "successful_solutions": ["rows.filter(Boolean)"],
+        "tools_used_successfully": [],
+        "critical_insights": [],
+        "important_context_for_future_reasoning": ["Continue at iteration 5."]
+    });
+    let (summary, format) = crate::core::steps::answer_text::read_answer(&answer.to_string());
+    assert_eq!(format, crate::core::model::outcome::AnswerFormat::Json);
+    assert_eq!(
+        summary,
+        "### 🎯 OBJECTIVE ACHIEVED\n- Counted 12,140 rows.\n\n### 📊 KEY DISCOVERIES\n- North leads.\n\n\
+         ### ✅ SUCCESSFUL SOLUTIONS\n- rows.filter(Boolean)\n\n\
+         ### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING\n- Continue at iteration 5."
+    );
+}
+
+#[test]
 fn the_endpoint_names_the_model_and_never_a_key() {
     assert_eq!(
         endpoint("http://127.0.0.1:9/", "models/gemini-2.5-flash-lite"),

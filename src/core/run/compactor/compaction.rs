@@ -284,6 +284,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 usage: run.attempts.usage,
                 model: run.attempts.model.clone(),
                 chunks: run.attempts.parts,
+                answer_format: accepted.answer_format,
             }
         });
         let result = result.await?;
