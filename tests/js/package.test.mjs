@@ -40,3 +40,72 @@ test("files: every module, wasm and type file the build produced is published, n
     assert.ok(files.some((listed) => file === listed || file.startsWith(`${listed}/`)), `${file} is built but not published`);
   }
 });
+
+/** The active data segments' offsets and the mutable i32 globals' initial values of a module. */
+function memoryLayout(bytes) {
+  let at = 8;
+  const uleb = () => {
+    let value = 0, shift = 0, byte;
+    do {
+      byte = bytes[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return value;
+  };
+  const sleb = () => {
+    let value = 0, shift = 0, byte;
+    do {
+      byte = bytes[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return byte & 0x40 ? value - 2 ** shift : value;
+  };
+  const layout = { stackPointers: [], dataOffsets: [] };
+  while (at < bytes.length) {
+    const id = bytes[at++];
+    const size = uleb();
+    const end = at + size;
+    if (id === 6) {
+      for (let n = uleb(); n > 0; n--) {
+        const [type, mutable, op] = [bytes[at++], bytes[at++], bytes[at++]];
+        const value = op === 0x41 ? sleb() : null;
+        while (bytes[at++] !== 0x0b);
+        if (type === 0x7f && mutable === 1 && value !== null) layout.stackPointers.push(value);
+      }
+    }
+    if (id === 11) {
+      for (let n = uleb(); n > 0; n--) {
+        const flag = uleb();
+        if (flag === 1) {
+          const length = uleb();
+          at += length;
+          continue;
+        }
+        if (flag === 2) uleb();
+        assert.equal(bytes[at++], 0x41, "a data segment's offset is an i32.const");
+        layout.dataOffsets.push(sleb());
+        at++;
+        const length = uleb();
+        at += length;
+      }
+    }
+    at = end;
+  }
+  return layout;
+}
+
+// Cargo.toml runs wasm-opt with --low-memory-unused: sound only while nothing lives in the low
+// 1 KiB of memory, i.e. the module is linked stack-first (the stack below the data, from 1 MiB
+// down) and no data segment starts under 1 KiB.
+test("wasm: linked stack-first, nothing in the low 1 KiB that --low-memory-unused assumes free", () => {
+  for (const wasm of ["context_compactor_bg.wasm", "bundler/context_compactor_bg.wasm", "node/context_compactor_bg.wasm"]) {
+    const { stackPointers, dataOffsets } = memoryLayout(readFileSync(join(base, wasm)));
+    assert.ok(dataOffsets.length > 0, `${wasm}: data segments found`);
+    const lowest = Math.min(...dataOffsets);
+    assert.ok(lowest >= 1024, `${wasm}: data starts at ${lowest}`);
+    const stack = stackPointers.filter((value) => value >= 1024 && value <= lowest);
+    assert.ok(stack.length > 0, `${wasm}: a stack pointer at or below the data (${stackPointers}) and above 1 KiB`);
+  }
+});

@@ -130,7 +130,10 @@ impl FromJson for AnswerFormat {
     fn from_json(json: &str) -> Result<Self, ReadError> {
         one_of(
             json,
-            &[AnswerFormat::Json, AnswerFormat::Markdown].map(|format| (format.as_str(), format)),
+            &[
+                ("json", AnswerFormat::Json),
+                ("markdown", AnswerFormat::Markdown),
+            ],
         )
     }
 }

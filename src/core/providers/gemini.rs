@@ -135,29 +135,17 @@ pub fn section_key(title: &str) -> String {
 /// The `responseSchema` of a structured answer: an object with one list of points per
 /// section, every key required and in the summary's order.
 pub fn response_schema() -> String {
-    let keys: Vec<String> = SECTIONS.iter().map(|(_, t)| section_key(t)).collect();
-    let mut list = String::new();
-    {
-        let mut item = String::new();
-        ObjectOut::new(&mut item).field("type", "STRING");
-        ObjectOut::new(&mut list)
-            .field("type", "ARRAY")
-            .raw("items", &item);
-    }
-    let mut properties = String::new();
-    {
-        let mut object = ObjectOut::new(&mut properties);
-        for key in &keys {
-            object.raw(key, &list);
-        }
-    }
-    let mut schema = String::new();
-    ObjectOut::new(&mut schema)
-        .field("type", "OBJECT")
-        .raw("properties", &properties)
-        .field("required", &keys)
-        .field("propertyOrdering", &keys);
-    schema
+    let keys: Vec<String> = SECTIONS
+        .iter()
+        .map(|(_, title)| format!("\"{}\"", section_key(title)))
+        .collect();
+    let list = r#"{"type":"ARRAY","items":{"type":"STRING"}}"#;
+    let properties: Vec<String> = keys.iter().map(|key| format!("{key}:{list}")).collect();
+    let keys = keys.join(",");
+    format!(
+        r#"{{"type":"OBJECT","properties":{{{}}},"required":[{keys}],"propertyOrdering":[{keys}]}}"#,
+        properties.join(",")
+    )
 }
 
 /// `POST {base}/v1beta/models/{model}:generateContent`; the key never goes into the URL.

@@ -8,22 +8,24 @@ use std::borrow::Cow;
 use crate::core::json::scan::{items, members, string, value_end};
 use crate::core::model::outcome::AnswerFormat;
 use crate::core::steps::validation::{
-    canonical_heading, canonicalize, heading_section, is_closing, SECTIONS,
+    canonical_heading, canonicalize, heading_section, is_closing, titled_section, SECTIONS,
 };
 
-/// The opening tags of the reasoning blocks open models write before their answer.
-const REASONING_TAGS: [&str; 2] = ["think", "thinking"];
+/// The reasoning blocks open models write before their answer: opening and closing tag.
+const REASONING_TAGS: [(&str, &str); 2] = [("<think>", "</think>"), ("<thinking>", "</thinking>")];
 
-/// The longest text before a JSON answer that is dropped as a preamble, in characters.
-const MAX_JSON_PREAMBLE_CHARS: usize = 300;
+/// The longest text before a JSON answer that is dropped as a preamble, in bytes.
+const MAX_JSON_PREAMBLE: usize = 300;
 
 /// `answer` as summary text to check and store, and the form it came in.
 pub fn read_answer(answer: &str) -> (String, AnswerFormat) {
     let answer = without_reasoning(answer);
-    match json_sections(answer) {
-        Some(markdown) => (canonicalize(&markdown), AnswerFormat::Json),
-        None => (canonicalize(answer), AnswerFormat::Markdown),
-    }
+    let json = json_sections(answer);
+    let format = match json {
+        Some(_) => AnswerFormat::Json,
+        None => AnswerFormat::Markdown,
+    };
+    (canonicalize(json.as_deref().unwrap_or(answer)), format)
 }
 
 /// `answer` without the reasoning at its head: `<think>…</think>` or `<thinking>…</thinking>`
@@ -31,34 +33,31 @@ pub fn read_answer(answer: &str) -> (String, AnswerFormat) {
 /// `Thinking:`.
 pub(crate) fn without_reasoning(answer: &str) -> &str {
     let mut rest = answer.trim_start();
-    loop {
-        let lower: String = rest
-            .chars()
-            .take(12)
-            .collect::<String>()
-            .to_ascii_lowercase();
-        let Some(tag) = REASONING_TAGS
-            .iter()
-            .find(|tag| lower.starts_with(&format!("<{tag}>")))
-        else {
-            break;
-        };
-        let close = format!("</{tag}>");
-        rest = match find_ignoring_case(rest, &close) {
-            Some(at) => rest[at + close.len()..].trim_start(),
+    while let Some((open, close)) = REASONING_TAGS
+        .into_iter()
+        .find(|(open, _)| starts_ignoring_case(rest, open))
+    {
+        rest = match find_ignoring_case(&rest[open.len()..], close) {
+            Some(at) => rest[open.len() + at + close.len()..].trim_start(),
             None => from_first_section(rest),
         };
     }
-    let opening = rest.trim_start_matches(['*', '_']);
-    if opening
-        .get(..9)
-        .is_some_and(|head| head.eq_ignore_ascii_case("thinking:"))
-    {
+    if starts_ignoring_case(
+        rest.trim_start_matches(|c| c == '*' || c == '_'),
+        "thinking:",
+    ) {
         let paragraph_end = rest.find("\n\n").unwrap_or(rest.len());
         let section = rest.len() - from_first_section(rest).len();
         rest = rest[paragraph_end.min(section)..].trim_start();
     }
     rest
+}
+
+/// Whether `text` starts with `prefix` (ASCII), case ignored.
+fn starts_ignoring_case(text: &str, prefix: &str) -> bool {
+    text.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
 /// The byte offset of `needle` (ASCII) in `text`, case ignored.
@@ -85,29 +84,18 @@ fn from_first_section(text: &str) -> &str {
 /// camelCase; fenced, bare, or inside one wrapping object), as markdown; `None` when the answer
 /// is no such object. Keys that name no section are kept under 📝 as `key: value`.
 fn json_sections(answer: &str) -> Option<String> {
-    let start = answer
-        .lines()
-        .scan(0usize, |offset, line| {
-            let at = *offset;
-            *offset += line.len() + 1;
-            Some((at, line))
-        })
-        .find(|(_, line)| line.trim_start().starts_with('{'))
-        .map(|(at, line)| at + line.len() - line.trim_start().len())?;
-    if answer[..start].chars().count() > MAX_JSON_PREAMBLE_CHARS {
-        return None;
-    }
+    let start = answer.find('{').filter(|at| *at <= MAX_JSON_PREAMBLE)?;
     let end = value_end(answer, start).ok()?;
-    let trailing_is_fence = answer[end..]
+    if !answer[end..]
         .lines()
-        .all(|line| is_closing(line) || line.trim() == "```");
-    if !trailing_is_fence {
+        .all(|line| is_closing(line) || line.trim() == "```")
+    {
         return None;
     }
     let mut object = &answer[start..end];
-    let mut sections: Vec<Vec<String>> = vec![Vec::new(); SECTIONS.len()];
+    let mut sections: [Vec<String>; SECTIONS.len()] = Default::default();
     let named = |object: &str| {
-        members(object).is_some_and(|mut m| m.any(|(key, _)| section_of_key(&key).is_some()))
+        members(object).is_some_and(|mut m| m.any(|(key, _)| titled_section(&key).is_some()))
     };
     if !named(object) {
         let mut only = members(object)?;
@@ -117,18 +105,10 @@ fn json_sections(answer: &str) -> Option<String> {
         }
         object = inner;
     }
-    let context = SECTIONS.len() - 1;
     for (key, value) in members(object)? {
-        match section_of_key(&key) {
+        match titled_section(&key) {
             Some(section) => points(value, &mut sections[section]),
-            None => {
-                let mut text = Vec::new();
-                points(value, &mut text);
-                let joined: Vec<&str> = text.iter().map(|p| p.trim_start_matches("- ")).collect();
-                if !joined.is_empty() {
-                    sections[context].push(format!("- {key}: {}", joined.join("; ")));
-                }
-            }
+            None => labelled_points(&key, value, &mut sections[SECTIONS.len() - 1]),
         }
     }
     let blocks: Vec<String> = sections
@@ -142,39 +122,16 @@ fn json_sections(answer: &str) -> Option<String> {
     Some(blocks.join("\n\n"))
 }
 
-/// The section a JSON key names: `key_discoveries`, `Key Discoveries`, `keyDiscoveries`,
-/// `📊 KEY-DISCOVERIES`.
-fn section_of_key(key: &str) -> Option<usize> {
-    let mut words = String::new();
-    let mut previous_lower = false;
-    for c in key.chars() {
-        if c.is_ascii_uppercase() && previous_lower {
-            words.push(' ');
-        }
-        previous_lower = c.is_ascii_lowercase();
-        words.push(if c.is_ascii_alphanumeric() { c } else { ' ' });
-    }
-    let title = words
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_ascii_uppercase();
-    SECTIONS.iter().position(|(_, name)| *name == title)
-}
-
 /// The points of a section's JSON `value`, as list lines: each string of an array (or the
-/// string itself), numbers as written, an object's members as `key: value`.
+/// string itself, a line a point), numbers as written, an object's members as `key: value`.
 fn points(value: &str, out: &mut Vec<String>) {
     if let Some(list) = items(value) {
         for item in list {
             points(item, out);
         }
     } else if let Some(fields) = members(value) {
-        let pairs: Vec<String> = fields
-            .filter_map(|(key, value)| Some(format!("{key}: {}", scalar(value)?)))
-            .collect();
-        if !pairs.is_empty() {
-            out.push(format!("- {}", pairs.join("; ")));
+        for (key, value) in fields {
+            labelled_points(&key, value, out);
         }
     } else if let Some(text) = scalar(value) {
         let mut fenced = false;
@@ -188,6 +145,17 @@ fn points(value: &str, out: &mut Vec<String>) {
             fenced ^= fence;
         }
     }
+}
+
+/// The points of `value` each labelled `key: …` (a member that names no section).
+fn labelled_points(key: &str, value: &str, out: &mut Vec<String>) {
+    let mut inner = Vec::new();
+    points(value, &mut inner);
+    out.extend(
+        inner
+            .iter()
+            .map(|point| format!("- {key}: {}", point.trim_start_matches("- "))),
+    );
 }
 
 /// A string's text or a number's or boolean's JSON, `None` for `null` and containers.

@@ -77,57 +77,66 @@ pub(crate) fn heading_section(line: &str) -> Option<usize> {
     heading_parts(line).map(|(section, _)| section)
 }
 
-/// Words a title in another language may have after its emoji (a longer line is text).
-const MAX_TITLE_WORDS: usize = 8;
+/// Words a heading in another language may have, its emoji included (a longer line is text).
+const MAX_TITLE_WORDS: usize = 9;
+
+/// The section whose title `text` spells, case, spaces, punctuation and emoji ignored
+/// (`Key Discoveries:`, `key_discoveries`, `keyDiscoveries`).
+pub(crate) fn titled_section(text: &str) -> Option<usize> {
+    let letters = text
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_uppercase());
+    SECTIONS
+        .iter()
+        .position(|(_, title)| letters.clone().eq(title.chars().filter(|c| *c != ' ')))
+}
 
 /// [`heading_section`], and the text after a bold label that opens a line of text
 /// (`**Key Discoveries:** the north region …` heads 📊 and keeps `the north region …`).
 pub(crate) fn heading_parts(line: &str) -> Option<(usize, &str)> {
     let line = line.trim();
-    let hashes = line.len() - line.trim_start_matches('#').len();
+    let rest = line.trim_start_matches('#');
+    let hashes = line.len() - rest.len();
     if hashes > 6 {
         return None;
     }
-    let rest = line[hashes..].trim();
-    let (bold, after) = ["**", "__"]
+    let rest = rest.trim();
+    let bold = ["**", "__"]
         .into_iter()
-        .find_map(|mark| {
-            let inner = rest.strip_prefix(mark)?;
-            let close = inner.find(mark)?;
-            let after = inner[close + mark.len()..].trim_start_matches(':').trim();
-            Some((Some(inner[..close].trim().trim_end_matches(':')), after))
+        .find_map(|mark| rest.strip_prefix(mark)?.split_once(mark));
+    let (rest, after) = match bold {
+        Some((label, after)) => (label.trim(), after.trim_start_matches(':').trim()),
+        None => (rest, ""),
+    };
+    let unnumbered = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let numbered = (unnumbered.len() < rest.len())
+        .then(|| {
+            unnumbered
+                .strip_prefix('.')
+                .or_else(|| unnumbered.strip_prefix(')'))
         })
-        .unwrap_or((None, ""));
-    let rest = bold.unwrap_or(rest).trim();
-    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let numbered = (digits > 0)
-        .then(|| rest[digits..].strip_prefix(['.', ')']))
         .flatten()
         .filter(|after| after.starts_with(' '));
     let marked = hashes > 0 || bold.is_some() || numbered.is_some();
-    let labelled = numbered.unwrap_or(rest).trim();
-    let title: String = labelled
-        .trim_start_matches(|c: char| !c.is_ascii_alphanumeric())
-        .trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
-        .replace("**", "")
-        .to_ascii_uppercase();
+    let label = numbered.unwrap_or(rest).trim();
     // A bare line is a title only when it is nothing else (no list marker, quote or table).
-    let bare = !labelled.starts_with(['-', '*', '+', '>', '|', '`']);
-    let by_title = SECTIONS.iter().position(|(_, name)| title == *name);
+    let bare = !matches!(
+        label.as_bytes().first(),
+        Some(b'-' | b'*' | b'+' | b'>' | b'|' | b'`')
+    );
     let by_emoji = || {
-        let (i, tail) = SECTIONS.iter().enumerate().find_map(|(i, (emoji, _))| {
-            Some((
-                i,
-                labelled.strip_prefix(emoji)?.trim_start_matches('\u{fe0f}'),
-            ))
-        })?;
-        let words = tail.split_whitespace().count();
-        let short = words <= MAX_TITLE_WORDS && !tail.contains(|c: char| c.is_ascii_digit());
-        (short && (marked || words <= 4 && !tail.trim_end().ends_with('.'))).then_some(i)
+        let section = SECTIONS
+            .iter()
+            .position(|(emoji, _)| label.starts_with(emoji))?;
+        let words = label.split_whitespace().count();
+        let short = words <= MAX_TITLE_WORDS && !label.contains(|c: char| c.is_ascii_digit());
+        (short && (marked || words <= 5 && !label.ends_with('.'))).then_some(section)
     };
-    let section = by_title.filter(|_| marked || bare).or_else(by_emoji)?;
-    // Text after a label belongs to the section; after a whole-line heading there is none.
-    Some((section, if bold.is_some() { after } else { "" }))
+    let section = titled_section(label)
+        .filter(|_| marked || bare)
+        .or_else(by_emoji)?;
+    Some((section, after))
 }
 
 /// Checks `text` against the rules of the README ("Free functions"): the three required sections as `###` headings,

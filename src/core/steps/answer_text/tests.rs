@@ -61,9 +61,9 @@ fn json_values_of_every_kind_become_points_and_nothing_is_dropped() {
     assert_eq!(
         summary,
         "### 🎯 OBJECTIVE ACHIEVED\n- starred\n- dotted\n- dashed\n- two\n- lines\n\n\
-         ### 📊 KEY DISCOVERIES\n- file: a.csv; rows: 12140; ok: true\n- 991.402745709\n\n\
+         ### 📊 KEY DISCOVERIES\n- file: a.csv\n- rows: 12140\n- ok: true\n- 991.402745709\n\n\
          ### ✅ SUCCESSFUL SOLUTIONS\n```js\nrows.filter(Boolean)\n```\n\n\
-         ### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING\n- next_steps: shard_0044; shard_0045"
+         ### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING\n- next_steps: shard_0044\n- next_steps: shard_0045"
     );
 }
 
