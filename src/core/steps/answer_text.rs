@@ -43,7 +43,7 @@ pub(crate) fn without_reasoning(answer: &str) -> &str {
         };
     }
     if starts_ignoring_case(
-        rest.trim_start_matches(|c| c == '*' || c == '_'),
+        rest.trim_start_matches('*').trim_start_matches('_'),
         "thinking:",
     ) {
         let paragraph_end = rest.find("\n\n").unwrap_or(rest.len());
