@@ -5,7 +5,9 @@
 // lists, each iteration's first line) under the six headings; and the same answer the way models
 // reshape it — other heading styles, a fence with a preamble and a closing remark, long figures
 // rounded, a random fifth of its lines left out, an invented instruction with a figure and a file
-// name, all of these at once, and a refusal. `node bench/fidelity.mjs` prints the table;
+// name, all of these at once; the shapes other models and apps write (plain title lines, headings
+// in another language with their emoji, bold labels opening a line, a JSON object fenced or bare,
+// a `<think>` block or a `Thinking:` paragraph before the answer); and a refusal. `node bench/fidelity.mjs` prints the table;
 // bench/run.mjs includes it.
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -32,6 +34,10 @@ async function inPage([seeds, invented]) {
     hashes: (emoji, title) => `## ${emoji} ${titleCase(title)}`,
     bold: (_, title) => `**${title}**`,
     numbered: (_, title, i) => `### ${i + 1}. ${titleCase(title)}`,
+    // Plain title lines, no markdown (`OBJECTIVE ACHIEVED:`).
+    plain: (_, title) => `${title}:`,
+    // Headings in the user's language, each keeping its emoji.
+    spanish: (emoji, _, i) => `## ${emoji} ${["Objetivo logrado", "Descubrimientos clave", "Soluciones exitosas"][i]}`,
   };
   /** Long figures rounded the way models do: decimals to one place, integers to hundreds, grouped. */
   const round = (line) =>
@@ -51,13 +57,28 @@ async function inPage([seeds, invented]) {
       if (shape.omits) lines = lines.filter(() => rand() >= 0.2);
       if (shape.rounds) lines = lines.map(round);
       if (shape.invents) lines.push(invented);
-      const heading = headingStyles[shape.headings ?? "canonical"];
-      const body = [
-        `${heading(...HEADINGS[0], 0)}\n- The session's work so far, as given.`,
-        `${heading(...HEADINGS[1], 1)}\n${lines.join("\n")}`,
-        `${heading(...HEADINGS[2], 2)}\n- The last working code of each task is in the archive.`,
-      ].join("\n\n");
-      return shape.fenced ? `Here is the structured summary you asked for:\n\n\`\`\`markdown\n${body}\n\`\`\`\n\nLet me know if you need anything else.` : body;
+      const points = [
+        ["- The session's work so far, as given."],
+        lines,
+        ["- The last working code of each task is in the archive."],
+      ];
+      let body;
+      if (shape.json) {
+        // One key per section, in the spelling the shape names; each a list of its points.
+        const key = (title) => (shape.json === "titles" ? titleCase(title) : title.toLowerCase().replaceAll(" ", "_"));
+        const object = Object.fromEntries(HEADINGS.map(([, title], i) => [key(title), points[i].map((p) => p.replace(/^- /, ""))]));
+        body = shape.json === "fenced" ? `\`\`\`json\n${JSON.stringify(object, null, 2)}\n\`\`\`` : JSON.stringify(object);
+      } else if (shape.headings === "labels") {
+        // The title as a bold label that opens the section's first line.
+        body = HEADINGS.map(([, title], i) => `**${titleCase(title)}:** ${points[i][0]?.replace(/^- /, "") ?? ""}\n${points[i].slice(1).join("\n")}`).join("\n\n");
+      } else {
+        const heading = headingStyles[shape.headings ?? "canonical"];
+        body = HEADINGS.map((h, i) => `${heading(...h, i)}\n${points[i].join("\n")}`).join("\n\n");
+      }
+      if (shape.fenced) body = `Here is the structured summary you asked for:\n\n\`\`\`markdown\n${body}\n\`\`\`\n\nLet me know if you need anything else.`;
+      if (shape.thinks === "tags") body = `<think>\nThe user wants a summary of the session. I cannot leave out the facts listed, so I copy them.\n</think>\n\n${body}`;
+      if (shape.thinks === "paragraph") body = `Thinking: the prompt lists the facts to keep; I will put them under the discoveries.\n\n${body}`;
+      return body;
     };
   };
   const CLASSES = {
@@ -71,6 +92,15 @@ async function inPage([seeds, invented]) {
     "leaves out a fifth of its lines": { omits: true },
     "invents an instruction and figures": { invents: true },
     "all of these at once": { headings: "hashes", fenced: true, rounds: true, omits: true, invents: true },
+    "plain title lines, no markdown": { headings: "plain" },
+    "headings in Spanish, emoji kept": { headings: "spanish" },
+    "titles as bold labels opening a line": { headings: "labels" },
+    "JSON object, bare (snake_case keys)": { json: "bare" },
+    "JSON object, fenced": { json: "fenced" },
+    "JSON object, Title Case keys": { json: "titles" },
+    "`<think>` block before the answer": { thinks: "tags" },
+    "`Thinking:` paragraph before the answer": { thinks: "paragraph" },
+    "JSON after a `<think>` block, omits, rounds": { json: "fenced", thinks: "tags", omits: true, rounds: true },
     "refuses": { refuses: true },
   };
 
@@ -79,7 +109,7 @@ async function inPage([seeds, invented]) {
   const silentLosses = (result) =>
     [...result.coverage.kept, ...result.coverage.repaired].filter((fact) => anchors(fact).some((a) => !result.summary.replace(/(\d),(?=\d)/g, "$1").includes(a))).length;
 
-  const tally = () => ({ sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0, marked: 0, failureNamesAll: true });
+  const tally = () => ({ sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0, marked: 0, failureNamesAll: true, wrapped: 0, formats: {} });
   const add = (t, outcome, shape) => {
     t.compactions += 1;
     t.calls += outcome.calls;
@@ -90,6 +120,11 @@ async function inPage([seeds, invented]) {
       t.repaired += outcome.result.coverage.repaired.length;
       t.silent += silentLosses(outcome.result);
       t.marked += outcome.result.unverified.length;
+      const summary = outcome.result.summary;
+      const reasoning = /<\/?think|^\W*thinking:/im.test(summary);
+      const wrapper = /^\s*(\{|```json)|"(objective_achieved|key_discoveries|successful_solutions|Objective Achieved|Key Discoveries|Successful Solutions)"/m.test(summary);
+      if (reasoning || wrapper) t.wrapped += 1;
+      t.formats[outcome.result.answerFormat] = (t.formats[outcome.result.answerFormat] ?? 0) + 1;
       if (shape?.invents) {
         t.invented += 1;
         const caught = outcome.result.unverified.some(({ items }) => items.includes("quarterly_purge_7731.csv") && items.includes("98765431"));
@@ -175,20 +210,21 @@ export async function measureFidelity(browser, baseUrl) {
 /** The table in markdown: one row per answer class, demo and GDRS sessions together. */
 export function fidelityTable(rows) {
   const lines = [
-    "| answer class | compactions | succeeded | calls per compaction | facts required | kept by the model | added by the package | silent losses | lines marked `[unverified]` | invented lines caught | named failures (`invalid_summary`) |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| answer class | compactions | succeeded | calls per compaction | facts required | kept by the model | added by the package | silent losses | lines marked `[unverified]` | invented lines caught | named failures (`invalid_summary`) | read as (`answerFormat`) | reasoning or JSON stored |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
   ];
   const classes = {};
   for (const [name, t] of Object.entries(rows)) {
     const kind = name.split(" · ").slice(1).join(" · ");
-    const sum = (classes[kind] ??= { ...t, sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0, marked: 0 });
-    for (const field of ["sessions", "compactions", "succeeded", "calls", "namedFailures", "required", "kept", "repaired", "silent", "invented", "caught", "marked"]) sum[field] += t[field];
+    const sum = (classes[kind] ??= { ...t, sessions: 0, compactions: 0, succeeded: 0, calls: 0, namedFailures: 0, required: 0, kept: 0, repaired: 0, silent: 0, invented: 0, caught: 0, marked: 0, wrapped: 0, formats: {} });
+    for (const field of ["sessions", "compactions", "succeeded", "calls", "namedFailures", "required", "kept", "repaired", "silent", "invented", "caught", "marked", "wrapped"]) sum[field] += t[field] ?? 0;
+    for (const [format, n] of Object.entries(t.formats ?? {})) sum.formats[format] = (sum.formats[format] ?? 0) + n;
     sum.failureNamesAll &&= t.failureNamesAll;
   }
   for (const [kind, t] of Object.entries(classes)) {
     const share = (n, of) => (of === 0 ? "–" : `${n} (${((n / of) * 100).toFixed(1)}%)`);
     const caught = t.invented === 0 ? "–" : `${t.caught} of ${t.invented}`;
-    lines.push(`| ${kind} | ${t.compactions} | ${share(t.succeeded, t.compactions)} | ${(t.calls / Math.max(1, t.compactions)).toFixed(2)} | ${t.required} | ${share(t.kept, t.required)} | ${t.repaired} | ${t.silent} | ${t.marked} | ${caught} | ${t.namedFailures}${t.failureNamesAll ? "" : " (some unnamed!)"} |`);
+    lines.push(`| ${kind} | ${t.compactions} | ${share(t.succeeded, t.compactions)} | ${(t.calls / Math.max(1, t.compactions)).toFixed(2)} | ${t.required} | ${share(t.kept, t.required)} | ${t.repaired} | ${t.silent} | ${t.marked} | ${caught} | ${t.namedFailures}${t.failureNamesAll ? "" : " (some unnamed!)"} | ${Object.entries(t.formats ?? {}).map(([f, n]) => `${f} ${n}`).join(", ") || "–"} | ${t.wrapped ?? 0} |`);
   }
   return lines.join("\n");
 }

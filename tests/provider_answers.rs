@@ -11,6 +11,7 @@ use std::task::{Context, Poll, Waker};
 use common::*;
 use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::error::{ProviderError, ProviderFailure};
+use context_compactor::core::model::outcome::AnswerFormat;
 use context_compactor::core::model::settings::Trigger;
 use context_compactor::core::model::token_usage::TokenUsage;
 use context_compactor::core::ports::cancel::Cancel;
@@ -259,6 +260,111 @@ fn answers_in_the_shapes_models_write_are_taken_at_once_and_stored_canonical() {
         assert_eq!(result.attempts, 1, "{name}");
         assert_eq!(result.summary, canonical, "{name}");
         assert_eq!(result.coverage.missing, Vec::<String>::new(), "{name}");
+    }
+}
+
+/// The canonical `summary` as a JSON object with one snake_case key per section, each the list
+/// of its points (what Gemini's structured output, or a model asked for JSON, writes).
+fn as_json(summary: &str) -> String {
+    let mut object = serde_json::Map::new();
+    let mut key = String::new();
+    for line in summary.lines() {
+        if let Some(heading) = line.strip_prefix("### ") {
+            let title = heading.split_once(' ').map_or(heading, |(_, t)| t);
+            key = title.to_ascii_lowercase().replace(' ', "_");
+            object.insert(key.clone(), serde_json::json!([]));
+        } else if let Some(list) = object.get_mut(&key).and_then(|v| v.as_array_mut()) {
+            list.push(line.trim_start_matches("- ").into());
+        }
+    }
+    serde_json::Value::Object(object).to_string()
+}
+
+/// The shapes other models and apps write (#40): plain title lines, headings in the user's
+/// language keeping their emoji, bold labels that open a line of text, a JSON object (bare,
+/// fenced, after a reasoning block), and reasoning before a markdown answer. Each is taken at
+/// the first attempt with every fact, and what is stored is the six sections, canonical, with
+/// no reasoning and no JSON.
+#[test]
+fn answers_in_other_shapes_in_json_or_after_reasoning_are_read_as_the_six_sections() {
+    const SPANISH: [&str; 6] = [
+        "Objetivo logrado",
+        "Descubrimientos clave",
+        "Soluciones exitosas",
+        "Herramientas usadas con éxito",
+        "Ideas críticas",
+        "Contexto importante para el razonamiento futuro",
+    ];
+    const THINK: &str =
+        "<think>\nThe user wants the six sections. I cannot drop a listed fact.\n</think>\n";
+    type Shape = Box<dyn Fn(&str) -> String>;
+    let shapes: Vec<(&str, Shape, AnswerFormat)> = vec![
+        (
+            "plain title lines",
+            Box::new(|s| reshaped(s, |_, _, t| format!("{t}:"))),
+            AnswerFormat::Markdown,
+        ),
+        (
+            "Spanish headings with their emoji",
+            Box::new(|s| reshaped(s, |i, e, _| format!("## {e} {}", SPANISH[i]))),
+            AnswerFormat::Markdown,
+        ),
+        (
+            "bold labels opening a line",
+            Box::new(|s| {
+                reshaped(s, |_, _, t| format!("**{}:**", title_case(t)))
+                    .replace(":**\n- ", ":** - ")
+            }),
+            AnswerFormat::Markdown,
+        ),
+        (
+            "<think> block",
+            Box::new(|s| format!("{THINK}{s}")),
+            AnswerFormat::Markdown,
+        ),
+        (
+            "Thinking: paragraph",
+            Box::new(|s| {
+                format!("Thinking: I am unable to skip the figures, so they stay.\n\n{s}")
+            }),
+            AnswerFormat::Markdown,
+        ),
+        ("JSON, bare", Box::new(as_json), AnswerFormat::Json),
+        (
+            "JSON, fenced",
+            Box::new(|s| format!("```json\n{}\n```", as_json(s))),
+            AnswerFormat::Json,
+        ),
+        (
+            "JSON after a <think> block",
+            Box::new(|s| format!("{THINK}{}", as_json(s))),
+            AnswerFormat::Json,
+        ),
+    ];
+    for (name, shape, format) in shapes {
+        let memory = MemoryStore::new();
+        let probe = Rig::with(memory.clone(), Vec::new(), small_window());
+        grow_session(&probe.logs, &probe.clock, 5, 7);
+        let facts = probe.compactor.plan().unwrap().ledger;
+        let canonical = valid_summary(&facts.join("\n- "));
+        let rig = Rig::with(
+            memory,
+            vec![Answer::Verbatim(shape(&canonical))],
+            small_window(),
+        );
+        let result = run_ready(rig.compactor.compact(Trigger::User))
+            .unwrap()
+            .unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert_eq!(result.attempts, 1, "{name}");
+        assert_eq!(result.answer_format, format, "{name}");
+        assert_eq!(result.coverage.missing, Vec::<String>::new(), "{name}");
+        assert_eq!(result.summary.replace("\n\n", "\n"), canonical, "{name}");
+        let stored = rig.logs.borrow().reasoning_log().unwrap()[0].clone();
+        assert!(stored.contains(&result.summary), "{name}");
+        for wrapper in ["<think>", "Thinking:", "objective_achieved", "```"] {
+            assert!(!stored.contains(wrapper), "{name}: {wrapper} stored");
+        }
+        assert!(result.summary.starts_with("### 🎯 OBJECTIVE ACHIEVED"), "{name}");
     }
 }
 
