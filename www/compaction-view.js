@@ -107,6 +107,7 @@ function showSuccess(result) {
   $("fact-time").textContent = `${(result.durationMs / 1000).toFixed(2)} s`;
   $("fact-iterations").textContent = `${result.iterations[0]}–${result.iterations[1]}`;
   $("fact-attempts").textContent = String(result.attempts);
+  $("fact-format").textContent = result.answerFormat === "json" ? "JSON (structured output)" : "Markdown";
   $("fact-archive").textContent = result.archiveKey;
   // The ledger: what this summary had to keep — kept by the model, or added by the package.
   const { required, kept, repaired = [] } = result.coverage;

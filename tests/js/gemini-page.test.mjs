@@ -28,6 +28,7 @@ test("Gemini ok: compacted, the key only in the header, never in storage", async
   await page.click("#btn-compact");
   await page.waitForSelector("#success-view:not([hidden])");
   assert.equal(await page.textContent("#fact-attempts"), "1");
+  assert.equal(await page.textContent("#fact-format"), "Markdown", "mock-… models get text");
   const posts = postsWith(key);
   assert.equal(posts.length, 1);
   assert.ok(!posts[0].path.includes(key));
@@ -35,6 +36,27 @@ test("Gemini ok: compacted, the key only in the header, never in storage", async
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
   assert.ok(!stored.includes(key), "the key is in no storage without 'remember'");
   await page.screenshot({ path: join(outputDir, "gemini-success.png") });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Gemini 3.5 Flash-Lite is asked for structured output; the dialog says the answer was JSON and the log holds the six sections", async () => {
+  const key = `scenario:ok#page-key-json-${Date.now()}`;
+  const { page, errors } = await geminiPage("ok", key);
+  await page.fill("#set-model", "gemini-3.5-flash-lite");
+  await page.dispatchEvent("#set-model", "change");
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  assert.equal(await page.textContent("#fact-format"), "JSON (structured output)");
+  const [post] = postsWith(key);
+  assert.equal(post.path, "/v1beta/models/gemini-3.5-flash-lite:generateContent");
+  assert.equal(post.body.generationConfig.responseMimeType, "application/json");
+  assert.deepEqual(Object.keys(post.body.generationConfig.responseSchema.properties).slice(0, 3), ["objective_achieved", "key_discoveries", "successful_solutions"]);
+  const { summary, answerFormat } = await page.evaluate(() => window.lastCompactionResult);
+  assert.equal(answerFormat, "json");
+  assert.match(summary, /^### 🎯 OBJECTIVE ACHIEVED\n- Worked through iterations 1-5/);
+  assert.match(await page.textContent("#log-reasoning .entry.summary"), /📊 KEY DISCOVERIES/);
+  assert.doesNotMatch(summary, /objective_achieved|"\]/);
   assert.deepEqual(errors, []);
   await page.close();
 });
