@@ -364,7 +364,10 @@ fn answers_in_other_shapes_in_json_or_after_reasoning_are_read_as_the_six_sectio
         for wrapper in ["<think>", "Thinking:", "objective_achieved", "```"] {
             assert!(!stored.contains(wrapper), "{name}: {wrapper} stored");
         }
-        assert!(result.summary.starts_with("### 🎯 OBJECTIVE ACHIEVED"), "{name}");
+        assert!(
+            result.summary.starts_with("### 🎯 OBJECTIVE ACHIEVED"),
+            "{name}"
+        );
     }
 }
 

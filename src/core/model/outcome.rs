@@ -250,3 +250,27 @@ impl FromJson for CompactionResult {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::json::write::to_json;
+
+    const RESULT: &str = r#"{"iterations":[1,4],"tokensBefore":900,"tokensAfter":300,"tokensSaved":600,"reduction":0.6666666666666666,"contextUsageBefore":0.9,"contextUsageAfter":0.3,"attempts":1,"durationMs":12,"archiveKey":"context_archive_1","summary":"S","usage":null"#;
+
+    #[test]
+    fn the_answer_format_is_written_and_read_back_and_defaults_to_markdown() {
+        let json =
+            CompactionResult::from_json(&format!(r#"{RESULT},"answerFormat":"json"}}"#)).unwrap();
+        assert_eq!(json.answer_format, AnswerFormat::Json);
+        let written = to_json(&json);
+        assert!(written.ends_with(r#","answerFormat":"json"}"#), "{written}");
+        assert_eq!(CompactionResult::from_json(&written).unwrap(), json);
+        // A journal written before the field existed.
+        let old = CompactionResult::from_json(&format!("{RESULT}}}")).unwrap();
+        assert_eq!(old.answer_format, AnswerFormat::Markdown);
+        assert!(
+            CompactionResult::from_json(&format!(r#"{RESULT},"answerFormat":"xml"}}"#)).is_err()
+        );
+    }
+}

@@ -31,7 +31,7 @@ pub fn read_answer(answer: &str) -> (String, AnswerFormat) {
 /// `answer` without the reasoning at its head: `<think>…</think>` or `<thinking>…</thinking>`
 /// blocks (one left open runs to the first section), and a paragraph that opens with
 /// `Thinking:`.
-pub(crate) fn without_reasoning(answer: &str) -> &str {
+fn without_reasoning(answer: &str) -> &str {
     let mut rest = answer.trim_start();
     while let Some((open, close)) = REASONING_TAGS
         .into_iter()
