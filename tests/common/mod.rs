@@ -40,10 +40,15 @@ pub const NOV_22_2026: f64 = 1_795_373_767_000.0;
 pub type Logs = Rc<RefCell<LogStore<MemoryStore, ManualClock>>>;
 
 pub fn logs_over(memory: &MemoryStore, clock: &ManualClock) -> Logs {
+    logs_under(memory, clock, StorageKeys::default())
+}
+
+/// Logs over `memory` under `keys`.
+pub fn logs_under(memory: &MemoryStore, clock: &ManualClock, keys: StorageKeys) -> Logs {
     Rc::new(RefCell::new(LogStore::new(
         memory.clone(),
         clock.clone(),
-        StorageKeys::default(),
+        keys,
         11,
     )))
 }
@@ -366,6 +371,30 @@ impl Rig {
         )
     }
 
+    /// A rig whose compactor asks `provider`.
+    pub fn with_provider(
+        memory: MemoryStore,
+        provider: Box<dyn SummaryProvider>,
+        settings: CompactorSettings,
+    ) -> Rig {
+        Self::build(memory, ManualClock::new(NOV_22_2026), provider, settings)
+    }
+
+    /// A scripted rig whose logs are under `prefix`.
+    pub fn with_prefix(
+        memory: MemoryStore,
+        prefix: &str,
+        answers: Vec<Answer>,
+        settings: CompactorSettings,
+    ) -> Rig {
+        let provider = ScriptedProvider::new(answers);
+        let clock = ManualClock::new(NOV_22_2026);
+        let logs = logs_under(&memory, &clock, StorageKeys::new(prefix));
+        let mut rig = Self::over(memory, clock, logs, Box::new(provider.clone()), settings);
+        rig.provider = provider;
+        rig
+    }
+
     fn build(
         memory: MemoryStore,
         clock: ManualClock,
@@ -373,6 +402,16 @@ impl Rig {
         settings: CompactorSettings,
     ) -> Rig {
         let logs = logs_over(&memory, &clock);
+        Self::over(memory, clock, logs, provider, settings)
+    }
+
+    fn over(
+        memory: MemoryStore,
+        clock: ManualClock,
+        logs: Logs,
+        provider: Box<dyn SummaryProvider>,
+        settings: CompactorSettings,
+    ) -> Rig {
         let scripted = ScriptedProvider::default();
         let timer = InstantTimer::new(&clock);
         let events = RecordingSink::default();
@@ -414,7 +453,9 @@ impl Rig {
         let mut keys = self.memory.keys().unwrap();
         keys.sort();
         keys.into_iter()
-            .filter(|k| !k.ends_with("compaction_metrics"))
+            // The metrics and the summary cache change with every compaction that got an
+            // answer, whatever became of it.
+            .filter(|k| !k.ends_with("compaction_metrics") && !k.ends_with("summary_cache"))
             .map(|k| (k.clone(), self.memory.get(&k).unwrap().unwrap()))
             .collect()
     }

@@ -176,6 +176,8 @@ pub struct CompactionResult {
     pub chunks: u32,
     /// The form of the answer the summary was read from (the merge's, for a summary in parts).
     pub answer_format: AnswerFormat,
+    /// Whether the summary came from the cache, its exact input summarised before: no call.
+    pub cached: bool,
 }
 
 impl ToJson for EntryCounts {
@@ -222,7 +224,8 @@ impl ToJson for CompactionResult {
             .field("coverage", &self.coverage)
             .field("unverified", &self.unverified)
             .field("chunks", &self.chunks)
-            .field("answerFormat", &self.answer_format);
+            .field("answerFormat", &self.answer_format)
+            .field("cached", &self.cached);
     }
 }
 
@@ -247,6 +250,7 @@ impl FromJson for CompactionResult {
             unverified: result.or_default("unverified")?,
             chunks: result.opt("chunks")?.unwrap_or(1),
             answer_format: result.or_default("answerFormat")?,
+            cached: result.or_default("cached")?,
         })
     }
 }
@@ -264,7 +268,10 @@ mod tests {
             CompactionResult::from_json(&format!(r#"{RESULT},"answerFormat":"json"}}"#)).unwrap();
         assert_eq!(json.answer_format, AnswerFormat::Json);
         let written = to_json(&json);
-        assert!(written.ends_with(r#","answerFormat":"json"}"#), "{written}");
+        assert!(
+            written.ends_with(r#","answerFormat":"json","cached":false}"#),
+            "{written}"
+        );
         assert_eq!(CompactionResult::from_json(&written).unwrap(), json);
         // A journal written before the field existed.
         let old = CompactionResult::from_json(&format!("{RESULT}}}")).unwrap();

@@ -174,6 +174,9 @@ pub struct CompactorSettings {
     /// No stored summary is larger, in tokens; when absent, the smaller of `maxOutputTokens`
     /// and [`DEFAULT_SUMMARY_SHARE`] of the window.
     pub summary_budget_tokens: Option<usize>,
+    /// Whether a summary is taken from the cache when its exact input was summarised before
+    /// (the same prompt to the same model), with no provider call.
+    pub summary_cache: bool,
 }
 
 impl Default for CompactorSettings {
@@ -199,6 +202,7 @@ impl Default for CompactorSettings {
             max_prompt_tokens: None,
             archive_store: None,
             summary_budget_tokens: None,
+            summary_cache: true,
         }
     }
 }
@@ -225,6 +229,7 @@ pub const SETTINGS_FIELDS: &[&str] = &[
     "maxPromptTokens",
     "archiveStore",
     "summaryBudgetTokens",
+    "summaryCache",
 ];
 
 /// Options absent or `null` take their defaults; an unknown option is an error.
@@ -264,6 +269,7 @@ impl FromJson for CompactorSettings {
             max_prompt_tokens: options.opt("maxPromptTokens")?,
             archive_store: options.opt("archiveStore")?,
             summary_budget_tokens: options.opt("summaryBudgetTokens")?,
+            summary_cache: options.opt("summaryCache")?.unwrap_or(d.summary_cache),
         })
     }
 }

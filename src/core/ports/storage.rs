@@ -147,6 +147,11 @@ impl MemoryStore {
         store
     }
 
+    /// Sets the quota (`None`: none), as when the user frees space.
+    pub fn set_quota(&self, units: Option<usize>) {
+        self.state.borrow_mut().quota_units = units;
+    }
+
     /// UTF-16 code units used by all keys and values.
     pub fn used_units(&self) -> usize {
         self.state

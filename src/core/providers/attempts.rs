@@ -139,6 +139,8 @@ pub struct Attempts {
     pub model: Option<String>,
     /// Parts the selection was summarised in (1 when it fit one call).
     pub parts: u32,
+    /// Whether the summary came from the cache (`count` is then 0).
+    pub cached: bool,
 }
 
 impl Default for Attempts {
@@ -148,6 +150,7 @@ impl Default for Attempts {
             usage: None,
             model: None,
             parts: 1,
+            cached: false,
         }
     }
 }

@@ -143,7 +143,10 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
 
     /// The head of every archive whose head reads, newest first, without reading `skip`, and
     /// whether `skip` exists: what eviction and `recall` need, without scanning the entries.
-    fn heads(&self, skip: Option<&str>) -> Result<(Vec<ArchiveHead>, bool), StorageError> {
+    pub(crate) fn heads(
+        &self,
+        skip: Option<&str>,
+    ) -> Result<(Vec<ArchiveHead>, bool), StorageError> {
         let (mut heads, skipped) = self.each_stored(skip, |key| {
             let Some(start) = self.store.get_start(&key, HEAD_UNITS)? else {
                 return Ok(None);
@@ -235,7 +238,7 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
 
     /// The archive that should hold `iteration`'s originals but is no longer stored: the live
     /// summary that compacted it names an archive, whose own summaries name older ones.
-    fn missing_for(&self, iteration: u32) -> Result<Option<String>, StorageError> {
+    pub(crate) fn missing_for(&self, iteration: u32) -> Result<Option<String>, StorageError> {
         let covering = |entries: &[StoredReasoning]| {
             entries.iter().find_map(|entry| {
                 let (_, last) = parse_summary_header(entry)?;

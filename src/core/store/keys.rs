@@ -76,6 +76,12 @@ impl StorageKeys {
         format!("{}pinned_facts", self.prefix)
     }
 
+    /// `[{ input, summary, expiresAt }]`: the summaries providers wrote, by their input
+    /// (`store::summary_cache`).
+    pub fn summary_cache(&self) -> String {
+        format!("{}summary_cache", self.prefix)
+    }
+
     /// The journal of a compaction in progress.
     pub fn journal(&self) -> String {
         format!("{}compaction_journal", self.prefix)

@@ -12,5 +12,7 @@ pub mod metrics;
 pub mod migration;
 pub mod page;
 pub mod raw_logs;
+pub mod recall_tool;
 pub mod shelf;
 pub mod stored_json;
+pub mod summary_cache;

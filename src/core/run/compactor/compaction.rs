@@ -17,12 +17,13 @@ use crate::core::ports::store_lock::LockHeld;
 use crate::core::ports::timer::race_deadline;
 use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
-use crate::core::steps::check::{Accepted, SummaryCheck};
+use crate::core::steps::check::{Accepted, SummaryCheck, Verdict};
 use crate::core::steps::rules::{allowed, waits};
 use crate::core::store::archive_record::ArchiveMetadata;
 use crate::core::store::journal::Commit;
 use crate::core::store::page::PageClaim;
 use crate::core::store::shelf::Swap;
+use crate::core::store::summary_cache::{input_hash, SummaryCache};
 
 /// One compaction's hold on the page: every compactor and shelf over the logs in this page is
 /// busy from [`Compactor::claim`] until this is dropped (the compaction ended, or its future
@@ -45,6 +46,9 @@ struct Run {
     attempts: Attempts,
     /// When the work since the last break of the page's task began (ms).
     working_since_ms: f64,
+    /// A paid answer that was accepted, with the hash of its input: cached once the run ends,
+    /// whatever happens to it after (a storage failure is retried without a call).
+    answered: Option<(String, String)>,
 }
 
 /// How often a waiting compaction looks whether the running iteration finished, in ms.
@@ -105,6 +109,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             percent: 0,
             attempts: Attempts::default(),
             working_since_ms: self.now(),
+            answered: None,
         };
         let outcome = self.compact_leased(&mut run).await;
         drop(claim);
@@ -133,6 +138,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         if let Err(err) = &outcome {
             self.fail(run, err);
+        }
+        if let Some((input, summary)) = run.answered.take() {
+            let logs = self.logs.borrow();
+            let cache = SummaryCache::new(logs.store(), logs.keys().summary_cache());
+            let expires_at = self.now() + self.settings.archive_lifetime_ms();
+            // A cache that cannot be written is only a cache.
+            let _ = cache.put(input, summary, expires_at, self.now());
         }
         self.shelf.page().set_frozen(false);
         self.lease.release(&self.logs.borrow());
@@ -285,6 +297,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 model: run.attempts.model.clone(),
                 chunks: run.attempts.parts,
                 answer_format: accepted.answer_format,
+                cached: run.attempts.cached,
             }
         });
         let result = result.await?;
@@ -332,6 +345,22 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         };
         let (selection, ledger) = (request.selection, request.ledger);
         let check = SummaryCheck::of(selection, ledger, compacted_tokens, key, &self.settings);
+        // A paid answer is cached by its exact input; the offline summariser costs nothing.
+        let cached = (self.settings.summary_cache && !self.provider.grounded()).then(|| {
+            let logs = self.logs.borrow();
+            let cache = SummaryCache::new(logs.store(), logs.keys().summary_cache());
+            let input = input_hash(request.prompt, &request.settings.model);
+            (cache.get(&input, self.now()), input)
+        });
+        if let Some((Some(summary), _)) = &cached {
+            if let Verdict::Accept(accepted) = check.judge(summary, &[]) {
+                run.attempts.cached = true;
+                let message = "The same input was summarised before: its summary is taken from \
+                               the cache, with no call";
+                self.advance(run, Phase::Validating, Some(message.into()));
+                return Ok(accepted);
+            }
+        }
         let mut attempts = std::mem::take(&mut run.attempts);
         let report = |event: AttemptEvent| {
             if let AttemptEvent::Asking { attempt } = event {
@@ -347,6 +376,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             .summarise_all(request, &check, &mut attempts, report)
             .await;
         run.attempts = attempts;
+        if let (Ok(accepted), Some((_, input))) = (&summary, cached) {
+            run.answered = Some((input, accepted.summary.clone()));
+        }
         summary
     }
 

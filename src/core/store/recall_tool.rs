@@ -1,0 +1,259 @@
+//! Recall as a tool the app's model calls: its Gemini function declaration, and its answer,
+//! the archived originals of a range of iterations or of the entries a search text finds,
+//! as text the model reads, within a token budget and paginated. A bad range or an archive
+//! that is gone is answered with a sentence, never an error the model cannot read.
+
+use crate::core::error::StorageError;
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::log::iteration::parse_summary_header;
+use crate::core::log::tokens::estimate_tokens;
+use crate::core::ports::clock::Clock;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::steps::selection::EntryIterations;
+use crate::core::store::archives::Archives;
+
+/// The tool's name in the declaration.
+pub const RECALL_TOOL_NAME: &str = "recall_archived_iterations";
+
+/// The tokens an answer takes at most when the app sets none.
+pub const DEFAULT_RECALL_TOKENS: usize = 4_000;
+
+/// The widest range one call reads (a model's `to: 1e9` is cut to it).
+const MAX_RANGE: u32 = 10_000;
+
+/// The function declaration (Gemini's `FunctionDeclaration`, in `tools[].functionDeclarations`).
+pub fn declaration() -> String {
+    format!(
+        r#"{{"name":"{RECALL_TOOL_NAME}","description":"Reads back the original reasoning, code executions and tool activity of iterations that were compacted into the summary. The summary's index lines name them: recall(a..b) means from a to b. Give from (and to) for a range of iterations, or query for words, ids, file names or numbers to find in every archived iteration (both to search within a range). A long answer ends with how to call again for the rest.","parameters":{{"type":"OBJECT","properties":{{"from":{{"type":"INTEGER","description":"The first iteration, from 1."}},"to":{{"type":"INTEGER","description":"The last iteration (default: from)."}},"query":{{"type":"STRING","description":"Words, an id, a file name or a number the entries must all contain (case ignored)."}}}}}}}}"#
+    )
+}
+
+/// What the model asks for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecallArgs {
+    /// The first iteration.
+    pub from: Option<f64>,
+    /// The last iteration.
+    pub to: Option<f64>,
+    /// Words every entry found must contain.
+    pub query: Option<String>,
+}
+
+/// Lenient where models are: numbers may come as `3.0`, absent or `null` fields are absent.
+impl FromJson for RecallArgs {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let args = Object::read(json)?;
+        Ok(RecallArgs {
+            from: args.opt("from")?,
+            to: args.opt("to")?,
+            query: args.opt("query")?,
+        })
+    }
+}
+
+/// One archived entry found: its iteration, which log, its text.
+struct Found {
+    iteration: u32,
+    text: String,
+}
+
+/// An iteration number from a model's argument: a whole number from 1, else `None`.
+fn iteration_of(value: f64) -> Option<u32> {
+    (value >= 1.0 && value.fract() == 0.0 && value <= f64::from(u32::MAX)).then_some(value as u32)
+}
+
+impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
+    /// The tool's answer to `args`, at most about `max_tokens` tokens.
+    pub fn recall_text(
+        &self,
+        args: &RecallArgs,
+        max_tokens: usize,
+    ) -> Result<String, StorageError> {
+        const HOW: &str = "Call recall_archived_iterations with from (an iteration number from 1, \
+                           and to for a range) or with query (words, ids or numbers to find).";
+        let query: Vec<String> = args
+            .query
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_ascii_lowercase)
+            .collect();
+        let from = match args.from.map(iteration_of) {
+            Some(None) => return Ok(format!("from must be an iteration number from 1. {HOW}")),
+            Some(Some(from)) => Some(from),
+            None => None,
+        };
+        let to = match args.to.map(iteration_of) {
+            Some(None) => return Ok(format!("to must be an iteration number from 1. {HOW}")),
+            Some(to) => to,
+            None => from,
+        };
+        if from.is_none() && query.is_empty() {
+            return Ok(format!("Nothing was asked for. {HOW}"));
+        }
+        let first = from.unwrap_or(1);
+        let last = to.unwrap_or(u32::MAX).min(first.saturating_add(MAX_RANGE));
+        if first > last {
+            return Ok(format!("from ({first}) is after to ({last}). {HOW}"));
+        }
+        let found = self.entries_in(first, last, &query)?;
+        if found.is_empty() {
+            return self.nothing_found(first, last, from.is_some(), args);
+        }
+        Ok(page(&found, max_tokens, |next| match &args.query {
+            Some(query) => format!("from: {next}, query: \"{query}\""),
+            None => format!("from: {next}, to: {last}"),
+        }))
+    }
+
+    /// The archived entries of iterations `first..=last` that contain every word of `query`,
+    /// in iteration order (reasoning, executions, tool activity within one), each as text.
+    fn entries_in(
+        &self,
+        first: u32,
+        last: u32,
+        query: &[String],
+    ) -> Result<Vec<Found>, StorageError> {
+        let (heads, _) = self.heads(None)?;
+        let mut found = Vec::new();
+        for head in heads
+            .iter()
+            .filter(|head| head.iterations.iter().any(|n| (first..=last).contains(n)))
+        {
+            let Some(archive) = self.read_stored(&head.key)? else {
+                continue;
+            };
+            let numbers = archive
+                .entry_iterations
+                .clone()
+                .unwrap_or_else(|| EntryIterations::placed(&archive.data));
+            let data = &archive.data;
+            let texts = data
+                .reasoning_log
+                .iter()
+                .zip(&numbers.reasoning_log)
+                .filter(|(entry, _)| parse_summary_header(entry).is_none())
+                .map(|(entry, n)| (*n, "reasoning", entry.as_str().to_owned()))
+                .chain(
+                    data.execution_log
+                        .iter()
+                        .zip(&numbers.execution_log)
+                        .map(|(entry, n)| (*n, "execution", entry.json().to_owned())),
+                )
+                .chain(
+                    data.tool_activity_log
+                        .iter()
+                        .zip(&numbers.tool_activity_log)
+                        .map(|(entry, n)| (*n, "tool activity", entry.json().to_owned())),
+                );
+            for (iteration, log, text) in texts {
+                let lower = text.to_ascii_lowercase();
+                if (first..=last).contains(&iteration) && query.iter().all(|w| lower.contains(w)) {
+                    found.push(Found {
+                        iteration,
+                        text: format!("[iteration {iteration} · {log}] {text}"),
+                    });
+                }
+            }
+        }
+        // Stable: within an iteration the logs keep their order.
+        crate::core::order::sort::sort_by_key(&mut found, |entry| entry.iteration);
+        Ok(found)
+    }
+
+    /// The sentence for a call that found nothing: the iterations are live, their archive is
+    /// gone, or no archived entry holds the words.
+    fn nothing_found(
+        &self,
+        first: u32,
+        last: u32,
+        ranged: bool,
+        args: &RecallArgs,
+    ) -> Result<String, StorageError> {
+        let range = if first == last {
+            format!("iteration {first}")
+        } else {
+            format!("iterations {first}–{last}")
+        };
+        if let Some(query) = args.query.as_deref().filter(|q| !q.trim().is_empty()) {
+            let within = if ranged {
+                format!(" in {range}")
+            } else {
+                String::new()
+            };
+            return Ok(format!(
+                "No archived entry{within} contains \"{query}\" (every word, ASCII case ignored)."
+            ));
+        }
+        if let Some(key) = self.missing_for(first)? {
+            return Ok(format!(
+                "The archive that held {range} ({key}) is no longer stored: it expired or was \
+                 deleted, so its originals cannot be read back."
+            ));
+        }
+        Ok(format!(
+            "No archive holds {range}: it was never compacted (it is in the live logs) or does \
+             not exist yet."
+        ))
+    }
+}
+
+/// As many whole iterations of `found` as `max_tokens` holds (the first one cut to fit when it
+/// alone is larger), then how to ask for the rest (`again` gives the arguments from an
+/// iteration on).
+fn page(found: &[Found], max_tokens: usize, again: impl Fn(u32) -> String) -> String {
+    let mut out = String::new();
+    let mut used = 0usize;
+    // Where the iteration being written began: the page ends there when it does not fit.
+    let (mut iteration_start, mut iteration) = (0usize, 0u32);
+    for (at, entry) in found.iter().enumerate() {
+        if entry.iteration != iteration {
+            iteration_start = out.len();
+            iteration = entry.iteration;
+        }
+        let text = clip(&entry.text, max_tokens);
+        let tokens = estimate_tokens(&text);
+        if used.saturating_add(tokens) > max_tokens && at > 0 {
+            // Whole iterations only, unless the first one alone is over the budget.
+            let (next, rest) = if iteration_start > 0 {
+                out.truncate(iteration_start);
+                (
+                    iteration,
+                    found.iter().filter(|e| e.iteration >= iteration).count(),
+                )
+            } else {
+                let next = iteration.saturating_add(1);
+                let cut = found[at..]
+                    .iter()
+                    .filter(|e| e.iteration == iteration)
+                    .count();
+                out.push_str(&format!(
+                    "… {cut} more entries of iteration {iteration} do not fit.\n"
+                ));
+                (next, found.iter().filter(|e| e.iteration >= next).count())
+            };
+            if rest > 0 {
+                out.push_str(&format!(
+                    "… {rest} more {}: call again with {}.",
+                    if rest == 1 { "entry" } else { "entries" },
+                    again(next)
+                ));
+            }
+            return out.trim_end().to_owned();
+        }
+        used = used.saturating_add(tokens);
+        out.push_str(&text);
+        out.push('\n');
+    }
+    out.trim_end().to_owned()
+}
+
+/// `text` cut to about `max_tokens` tokens, saying so.
+fn clip(text: &str, max_tokens: usize) -> String {
+    if estimate_tokens(text) <= max_tokens {
+        return text.to_owned();
+    }
+    let keep = max_tokens.saturating_mul(3);
+    let cut: String = text.chars().take(keep).collect();
+    format!("{cut} … (cut: the entry is longer than the answer's budget)")
+}
