@@ -121,7 +121,8 @@ try {
   run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--quiet"]);
   run("wasm-bindgen", ["--target", "web", "--out-dir", work, join(root, "target/wasm32-unknown-unknown/release/context_compactor.wasm")]);
   const named = join(work, "named.wasm");
-  run("wasm-opt", ["-Oz", "-g", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", join(work, "context_compactor_bg.wasm"), "-o", named]);
+  // The flags of Cargo.toml's wasm-pack profile, names kept.
+  run("wasm-opt", ["-Oz", "-Oz", "--low-memory-unused", "--one-caller-inline-max-function-size=20", "-g", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", join(work, "context_compactor_bg.wasm"), "-o", named]);
   const { sections, functions } = readModule(readFileSync(named));
   const code = functions.reduce((total, f) => total + f.size, 0);
   const groups = new Map();

@@ -48,10 +48,18 @@ fn a_rollback_then_the_same_compaction_takes_the_cached_summary_with_no_call() {
 
 #[test]
 fn a_compaction_that_failed_to_store_is_retried_from_the_cache() {
-    let memory = MemoryStore::with_quota(9_000);
+    // Room for the cache entry but not for the archive: the store is nearly full.
+    let memory = MemoryStore::new();
     let rig = session(memory.clone(), 1, small_window());
+    let logs_units = memory.used_units();
+    // The archive takes about 6,600 units, the cache entry 2,700 and the metrics 450.
+    memory.set_quota(Some(logs_units + 4_500));
     let err = compact(&rig).unwrap_err();
     assert_eq!(err.code().as_str(), "storage_quota", "{err}");
+    assert!(
+        memory.get("gdrs_summary_cache").unwrap().is_some(),
+        "the answer was kept"
+    );
     // The user frees space; the same compaction needs no second call.
     memory.set_quota(None);
     let result = compact(&rig).unwrap();

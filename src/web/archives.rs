@@ -11,6 +11,7 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::convert::{copy_object, from_js, invalid};
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::log_store::JsLogStore;
+use super::recall_tool::{recall_tool, JsRecallTool};
 use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserLogs};
 use super::typescript::ArchivesOptionsJs;
 use crate::core::model::settings::CompactorSettings;
@@ -108,6 +109,20 @@ impl JsArchives {
     #[wasm_bindgen(js_name = purgeExpired, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired(&self) -> js_sys::Promise {
         archive_call(&self.logs, &self.shelf, ArchiveCall::Purge)
+    }
+
+    /// Recall as a tool for the app's model, as `Compactor.recallTool` (no provider needed).
+    #[wasm_bindgen(js_name = recallTool)]
+    pub fn recall_tool(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ maxTokens?: number }")] options: JsValue,
+    ) -> Result<JsRecallTool, JsValue> {
+        recall_tool(
+            &self.logs,
+            &self.shelf,
+            options,
+            "Archives.recallTool(options): maxTokens",
+        )
     }
 
     /// The archived originals of a compacted iteration; `null` when it was never compacted;

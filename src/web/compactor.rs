@@ -14,6 +14,7 @@ use super::js_error::{thrown_message, ContextCompactorError};
 use super::local_storage::BrowserStorage;
 use super::log_store::JsLogStore;
 use super::lone_surrogates;
+use super::recall_tool::{recall_tool, JsRecallTool};
 use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserLogs};
 use super::timer::BrowserTimer;
 use super::typescript::{
@@ -398,6 +399,28 @@ impl JsCompactor {
             self.engine.logs(),
             self.engine.shelf(),
             ArchiveCall::Recall(iteration, "recall(iteration)"),
+        )
+    }
+
+    /// Recall as a tool for the app's model: a Gemini function declaration and `call(args)`,
+    /// which answers with the archived originals of a range of iterations or of the entries a
+    /// search text finds, at most `maxTokens` (default 4,000) tokens, paginated.
+    ///
+    /// @example
+    /// const recall = compactor.recallTool();
+    /// const tools = [{ functionDeclarations: [recall.declaration] }];
+    /// // for each part.functionCall of that name in the model's answer:
+    /// const text = await recall.call(part.functionCall.args);
+    #[wasm_bindgen(js_name = recallTool)]
+    pub fn recall_tool(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ maxTokens?: number }")] options: JsValue,
+    ) -> Result<JsRecallTool, JsValue> {
+        recall_tool(
+            self.engine.logs(),
+            self.engine.shelf(),
+            options,
+            "recallTool(options): maxTokens",
         )
     }
 

@@ -14,6 +14,7 @@ mod js_error;
 mod local_storage;
 mod log_store;
 mod lone_surrogates;
+mod recall_tool;
 mod shelves;
 mod store_lock;
 mod text_cache;

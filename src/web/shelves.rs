@@ -10,11 +10,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::archive_database::ArchiveDatabase;
-use super::convert::{count_arg, invalid, string_arg, to_js};
+use super::convert::{count_arg, from_js, invalid, string_arg, to_js};
 use super::log_store::BrowserLogStore;
 use super::store_lock::BrowserStoreLock;
 use crate::core::error::CompactionError;
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
+use crate::core::store::recall_tool::RecallArgs;
 use crate::core::store::shelf::Shelf;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -124,6 +125,8 @@ pub(super) enum ArchiveCall {
     Delete(JsValue, &'static str),
     /// Removes the expired archives; how many.
     Purge,
+    /// The recall tool's answer to the model's arguments, within the tokens given.
+    RecallText(JsValue, usize),
 }
 
 /// `call` over the archives of `logs` on `shelf`, answered as a Promise once the archive store
@@ -154,6 +157,22 @@ pub(super) fn archive_call(
                 let key = key(&value, what)?;
                 shelf.refresh(&logs).await?;
                 to_js(&shelf.with_archives(&logs, |a| a.read(&key))?)?
+            }
+            ArchiveCall::RecallText(args, max_tokens) => {
+                shelf.refresh(&logs).await?;
+                // Arguments of the wrong shape are the model's: it gets a sentence.
+                match from_js::<RecallArgs>(args, "recall tool arguments") {
+                    Ok(args) => {
+                        let text =
+                            shelf.with_archives(&logs, |a| a.recall_text(&args, max_tokens))?;
+                        JsValue::from(text)
+                    }
+                    Err(err) => JsValue::from(format!(
+                        "The arguments could not be read ({}): give {{ from, to }} (iteration \
+                         numbers) or {{ query }} (text).",
+                        err.message()
+                    )),
+                }
             }
             ArchiveCall::Recall(value, what) => {
                 let iteration = count_arg(&value, what)?;

@@ -22,11 +22,18 @@ pub const DEFAULT_RECALL_TOKENS: usize = 4_000;
 const MAX_RANGE: u32 = 10_000;
 
 /// The function declaration (Gemini's `FunctionDeclaration`, in `tools[].functionDeclarations`).
-pub fn declaration() -> String {
-    format!(
-        r#"{{"name":"{RECALL_TOOL_NAME}","description":"Reads back the original reasoning, code executions and tool activity of iterations that were compacted into the summary. The summary's index lines name them: recall(a..b) means from a to b. Give from (and to) for a range of iterations, or query for words, ids, file names or numbers to find in every archived iteration (both to search within a range). A long answer ends with how to call again for the rest.","parameters":{{"type":"OBJECT","properties":{{"from":{{"type":"INTEGER","description":"The first iteration, from 1."}},"to":{{"type":"INTEGER","description":"The last iteration (default: from)."}},"query":{{"type":"STRING","description":"Words, an id, a file name or a number the entries must all contain (case ignored)."}}}}}}}}"#
-    )
-}
+pub const DECLARATION: &str = concat!(
+    r#"{"name":"recall_archived_iterations","description":"Reads back the original reasoning, "#,
+    r#"code executions and tool activity of iterations that were compacted into the summary. "#,
+    r#"The summary's index lines name them: recall(a..b) means from a to b. Give from (and to) "#,
+    r#"for a range of iterations, or query for words, ids, file names or numbers to find in "#,
+    r#"every archived iteration (both to search within a range). A long answer ends with how "#,
+    r#"to call again for the rest.","parameters":{"type":"OBJECT","properties":{"from":"#,
+    r#"{"type":"INTEGER","description":"The first iteration, from 1."},"to":{"type":"INTEGER","#,
+    r#""description":"The last iteration (default: from)."},"query":{"type":"STRING","#,
+    r#""description":"Words, an id, a file name or a number the entries must all contain "#,
+    r#"(ASCII case ignored)."}}}}"#
+);
 
 /// What the model asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -128,25 +135,7 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
                 .clone()
                 .unwrap_or_else(|| EntryIterations::placed(&archive.data));
             let data = &archive.data;
-            let texts = data
-                .reasoning_log
-                .iter()
-                .zip(&numbers.reasoning_log)
-                .filter(|(entry, _)| parse_summary_header(entry).is_none())
-                .map(|(entry, n)| (*n, "reasoning", entry.as_str().to_owned()))
-                .chain(
-                    data.execution_log
-                        .iter()
-                        .zip(&numbers.execution_log)
-                        .map(|(entry, n)| (*n, "execution", entry.json().to_owned())),
-                )
-                .chain(
-                    data.tool_activity_log
-                        .iter()
-                        .zip(&numbers.tool_activity_log)
-                        .map(|(entry, n)| (*n, "tool activity", entry.json().to_owned())),
-                );
-            for (iteration, log, text) in texts {
+            let mut keep = |iteration: u32, log: &str, text: &str| {
                 let lower = text.to_ascii_lowercase();
                 if (first..=last).contains(&iteration) && query.iter().all(|w| lower.contains(w)) {
                     found.push(Found {
@@ -154,6 +143,21 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
                         text: format!("[iteration {iteration} · {log}] {text}"),
                     });
                 }
+            };
+            for (entry, n) in data.reasoning_log.iter().zip(&numbers.reasoning_log) {
+                if parse_summary_header(entry).is_none() {
+                    keep(*n, "reasoning", entry);
+                }
+            }
+            for (entry, n) in data.execution_log.iter().zip(&numbers.execution_log) {
+                keep(*n, "execution", entry.json());
+            }
+            for (entry, n) in data
+                .tool_activity_log
+                .iter()
+                .zip(&numbers.tool_activity_log)
+            {
+                keep(*n, "tool activity", entry.json());
             }
         }
         // Stable: within an iteration the logs keep their order.

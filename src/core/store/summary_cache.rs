@@ -7,7 +7,11 @@ use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{to_json, ObjectOut, ToJson};
 use crate::core::log::text_hash::text_hash;
+use crate::core::model::facts::{Coverage, UnverifiedLine};
+use crate::core::model::outcome::AnswerFormat;
+use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::storage::KeyValueStore;
+use crate::core::steps::check::Accepted;
 
 /// The version of the prompt and of the reading of answers: a cached summary of an older one
 /// is not used.
@@ -16,15 +20,46 @@ pub const PROMPT_VERSION: &str = "p40";
 /// Summaries kept at most (the newest); each is at most its budget in size.
 pub const MAX_CACHED_SUMMARIES: usize = 4;
 
-/// One cached summary.
+/// One cached summary: the answer as the check accepted it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CachedSummary {
     /// [`input_hash`] of what it summarised.
     pub input: String,
     /// The summary as it was accepted.
     pub summary: String,
+    /// The facts it kept and those the package added.
+    pub coverage: Coverage,
+    /// Its lines marked ` [unverified]`.
+    pub unverified: Vec<UnverifiedLine>,
+    /// The form of the answer it was read from.
+    pub answer_format: AnswerFormat,
     /// When it expires (ms since the epoch), with the archive of its compaction.
     pub expires_at: f64,
+}
+
+impl CachedSummary {
+    /// `accepted` cached for `input` until `expires_at`.
+    pub fn of(input: String, accepted: &Accepted, expires_at: f64) -> Self {
+        CachedSummary {
+            input,
+            summary: accepted.summary.clone(),
+            coverage: accepted.coverage.clone(),
+            unverified: accepted.unverified.clone(),
+            answer_format: accepted.answer_format,
+            expires_at,
+        }
+    }
+
+    /// The answer as the check accepted it.
+    pub fn accepted(self) -> Accepted {
+        Accepted {
+            summary: self.summary,
+            coverage: self.coverage,
+            unverified: self.unverified,
+            lines_cut: 0,
+            answer_format: self.answer_format,
+        }
+    }
 }
 
 impl ToJson for CachedSummary {
@@ -32,6 +67,9 @@ impl ToJson for CachedSummary {
         ObjectOut::new(out)
             .field("input", &self.input)
             .field("summary", &self.summary)
+            .field("coverage", &self.coverage)
+            .field("unverified", &self.unverified)
+            .field("answerFormat", &self.answer_format)
             .field("expiresAt", &self.expires_at);
     }
 }
@@ -42,15 +80,24 @@ impl FromJson for CachedSummary {
         Ok(CachedSummary {
             input: cached.req("input")?,
             summary: cached.req("summary")?,
+            coverage: cached.req("coverage")?,
+            unverified: cached.req("unverified")?,
+            answer_format: cached.req("answerFormat")?,
             expires_at: cached.req("expiresAt")?,
         })
     }
 }
 
 /// The hash a summary is cached under: the exact prompt (the selection, the facts it must keep,
-/// the budget), the model that answers (and with it the output format) and [`PROMPT_VERSION`].
-pub fn input_hash(prompt: &str, model: &str) -> String {
-    text_hash(Some(&format!("{PROMPT_VERSION}\n{model}\n{prompt}")))
+/// the budget), the model that answers (and with it the output format), what the check does
+/// with missing facts and unverified lines, and [`PROMPT_VERSION`]: what decides the answer and
+/// its check.
+pub fn input_hash(prompt: &str, model: &str, settings: &CompactorSettings) -> String {
+    let check = (settings.missing_facts as u8, settings.unverified as u8);
+    text_hash(Some(&format!(
+        "{PROMPT_VERSION}\n{model}\n{}{}\n{prompt}",
+        check.0, check.1
+    )))
 }
 
 /// The cache in `store` under `key`.
@@ -76,32 +123,17 @@ impl<'a, S: KeyValueStore + ?Sized> SummaryCache<'a, S> {
     }
 
     /// The summary cached for `input`, if one has not expired at `now`.
-    pub fn get(&self, input: &str, now: f64) -> Option<String> {
+    pub fn get(&self, input: &str, now: f64) -> Option<CachedSummary> {
         self.live(now)
             .into_iter()
             .find(|cached| cached.input == input)
-            .map(|cached| cached.summary)
     }
 
-    /// Keeps `summary` for `input` until `expires_at`, beside the newest others that have not
-    /// expired at `now`.
-    pub fn put(
-        &self,
-        input: String,
-        summary: String,
-        expires_at: f64,
-        now: f64,
-    ) -> Result<(), StorageError> {
+    /// Keeps `summary` beside the newest others that have not expired at `now`.
+    pub fn put(&self, summary: CachedSummary, now: f64) -> Result<(), StorageError> {
         let mut cached = self.live(now);
-        cached.retain(|c| c.input != input);
-        cached.insert(
-            0,
-            CachedSummary {
-                input,
-                summary,
-                expires_at,
-            },
-        );
+        cached.retain(|c| c.input != summary.input);
+        cached.insert(0, summary);
         cached.truncate(MAX_CACHED_SUMMARIES);
         self.store.set(&self.key, &to_json(&cached))
     }
@@ -117,31 +149,63 @@ mod tests {
     use super::*;
     use crate::core::ports::storage::MemoryStore;
 
+    fn cached(input: &str, summary: &str, expires_at: f64) -> CachedSummary {
+        CachedSummary {
+            input: input.into(),
+            summary: summary.into(),
+            coverage: Coverage::default(),
+            unverified: Vec::new(),
+            answer_format: AnswerFormat::Json,
+            expires_at,
+        }
+    }
+
     #[test]
     fn a_summary_is_found_by_its_input_until_it_expires_and_the_newest_few_are_kept() {
         let store = MemoryStore::new();
         let cache = SummaryCache::new(&store, "gdrs_summary_cache".into());
-        let input = input_hash("PROMPT", "gemini-3.5-flash-lite");
+        let settings = CompactorSettings::default();
+        let input = input_hash("PROMPT", "gemini-3.5-flash-lite", &settings);
         assert_eq!(cache.get(&input, 0.0), None);
-        cache.put(input.clone(), "S".into(), 100.0, 0.0).unwrap();
-        assert_eq!(cache.get(&input, 99.0).as_deref(), Some("S"));
+        cache.put(cached(&input, "S", 100.0), 0.0).unwrap();
+        let found = cache.get(&input, 99.0).unwrap();
+        assert_eq!(
+            (found.summary.as_str(), found.answer_format),
+            ("S", AnswerFormat::Json)
+        );
         assert_eq!(cache.get(&input, 100.0), None, "expired with its archive");
-        // Another model or another prompt is another input.
-        assert_ne!(input_hash("PROMPT", "gemini-2.5-pro"), input);
-        assert_ne!(input_hash("PROMPT ", "gemini-3.5-flash-lite"), input);
+        // Another model, prompt or check is another input.
+        assert_ne!(input_hash("PROMPT", "gemini-2.5-pro", &settings), input);
+        assert_ne!(
+            input_hash("PROMPT ", "gemini-3.5-flash-lite", &settings),
+            input
+        );
+        let failing = CompactorSettings {
+            unverified: crate::core::model::settings::UnverifiedLines::Fail,
+            ..CompactorSettings::default()
+        };
+        assert_ne!(
+            input_hash("PROMPT", "gemini-3.5-flash-lite", &failing),
+            input
+        );
         for n in 0..6 {
-            let other = input_hash(&format!("P{n}"), "m");
-            cache.put(other, format!("S{n}"), 100.0, 0.0).unwrap();
+            let other = input_hash(&format!("P{n}"), "m", &settings);
+            cache
+                .put(cached(&other, &format!("S{n}"), 100.0), 0.0)
+                .unwrap();
         }
-        let kept: Vec<CachedSummary> =
-            Vec::from_json(&store.get("gdrs_summary_cache").unwrap().unwrap()).unwrap();
+        let stored = store.get("gdrs_summary_cache").unwrap().unwrap();
+        let kept: Vec<CachedSummary> = Vec::from_json(&stored).unwrap();
         assert_eq!(kept.len(), MAX_CACHED_SUMMARIES);
         assert_eq!(kept[0].summary, "S5");
         // An unreadable entry is an empty cache, and the next put replaces it.
         store.set("gdrs_summary_cache", "{not json").unwrap();
         assert_eq!(cache.get(&input, 0.0), None);
-        cache.put(input.clone(), "S".into(), 100.0, 0.0).unwrap();
-        assert_eq!(cache.get(&input, 0.0).as_deref(), Some("S"));
+        cache.put(cached(&input, "S", 100.0), 0.0).unwrap();
+        assert_eq!(
+            cache.get(&input, 0.0).map(|c| c.summary).as_deref(),
+            Some("S")
+        );
         cache.clear().unwrap();
         assert_eq!(cache.get(&input, 0.0), None);
     }

@@ -17,13 +17,13 @@ use crate::core::ports::store_lock::LockHeld;
 use crate::core::ports::timer::race_deadline;
 use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
-use crate::core::steps::check::{Accepted, SummaryCheck, Verdict};
+use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::steps::rules::{allowed, waits};
 use crate::core::store::archive_record::ArchiveMetadata;
 use crate::core::store::journal::Commit;
 use crate::core::store::page::PageClaim;
 use crate::core::store::shelf::Swap;
-use crate::core::store::summary_cache::{input_hash, SummaryCache};
+use crate::core::store::summary_cache::{input_hash, CachedSummary, SummaryCache};
 
 /// One compaction's hold on the page: every compactor and shelf over the logs in this page is
 /// busy from [`Compactor::claim`] until this is dropped (the compaction ended, or its future
@@ -46,9 +46,9 @@ struct Run {
     attempts: Attempts,
     /// When the work since the last break of the page's task began (ms).
     working_since_ms: f64,
-    /// A paid answer that was accepted, with the hash of its input: cached once the run ends,
-    /// whatever happens to it after (a storage failure is retried without a call).
-    answered: Option<(String, String)>,
+    /// A paid answer that was accepted: cached once the run ends, whatever happens to it after
+    /// (a storage failure is retried without a call).
+    answered: Option<CachedSummary>,
 }
 
 /// How often a waiting compaction looks whether the running iteration finished, in ms.
@@ -139,12 +139,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if let Err(err) = &outcome {
             self.fail(run, err);
         }
-        if let Some((input, summary)) = run.answered.take() {
+        if let Some(answered) = run.answered.take() {
             let logs = self.logs.borrow();
             let cache = SummaryCache::new(logs.store(), logs.keys().summary_cache());
-            let expires_at = self.now() + self.settings.archive_lifetime_ms();
             // A cache that cannot be written is only a cache.
-            let _ = cache.put(input, summary, expires_at, self.now());
+            let _ = cache.put(answered, self.now());
         }
         self.shelf.page().set_frozen(false);
         self.lease.release(&self.logs.borrow());
@@ -346,19 +345,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let (selection, ledger) = (request.selection, request.ledger);
         let check = SummaryCheck::of(selection, ledger, compacted_tokens, key, &self.settings);
         // A paid answer is cached by its exact input; the offline summariser costs nothing.
-        let cached = (self.settings.summary_cache && !self.provider.grounded()).then(|| {
+        let input = (self.settings.summary_cache && !self.provider.grounded())
+            .then(|| input_hash(request.prompt, &request.settings.model, &self.settings));
+        if let Some(input) = &input {
             let logs = self.logs.borrow();
             let cache = SummaryCache::new(logs.store(), logs.keys().summary_cache());
-            let input = input_hash(request.prompt, &request.settings.model);
-            (cache.get(&input, self.now()), input)
-        });
-        if let Some((Some(summary), _)) = &cached {
-            if let Verdict::Accept(accepted) = check.judge(summary, &[]) {
+            if let Some(cached) = cache.get(input, self.now()) {
+                drop(logs);
                 run.attempts.cached = true;
                 let message = "The same input was summarised before: its summary is taken from \
                                the cache, with no call";
                 self.advance(run, Phase::Validating, Some(message.into()));
-                return Ok(accepted);
+                return Ok(cached.accepted());
             }
         }
         let mut attempts = std::mem::take(&mut run.attempts);
@@ -376,8 +374,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             .summarise_all(request, &check, &mut attempts, report)
             .await;
         run.attempts = attempts;
-        if let (Ok(accepted), Some((_, input))) = (&summary, cached) {
-            run.answered = Some((input, accepted.summary.clone()));
+        if let (Ok(accepted), Some(input)) = (&summary, input) {
+            let expires_at = self.now() + self.settings.archive_lifetime_ms();
+            run.answered = Some(CachedSummary::of(input, accepted, expires_at));
         }
         summary
     }

@@ -1,0 +1,71 @@
+//! `RecallTool` for JavaScript: the recall tool of a `Compactor` or `Archives` for the app's
+//! model — its Gemini function declaration and `call(args)`, which answers with the archived
+//! originals as text (`store::recall_tool`).
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::{count_arg, json_to_js};
+use super::shelves::{archive_call, ArchiveCall, BrowserLogs};
+use crate::core::store::recall_tool::{DECLARATION, DEFAULT_RECALL_TOKENS};
+use crate::core::store::shelf::Shelf;
+
+/// Recall as a tool the app's model calls: put `declaration` in a Gemini request's
+/// `tools: [{ functionDeclarations: [declaration] }]`, and answer each `functionCall` of that
+/// name with `await tool.call(functionCall.args)`.
+#[wasm_bindgen(js_name = RecallTool)]
+pub struct JsRecallTool {
+    shelf: Rc<Shelf>,
+    logs: Rc<BrowserLogs>,
+    max_tokens: usize,
+}
+
+#[wasm_bindgen(js_class = RecallTool)]
+impl JsRecallTool {
+    /// The Gemini `FunctionDeclaration` of the tool (`recall_archived_iterations`).
+    #[wasm_bindgen(getter, unchecked_return_type = "RecallToolDeclaration")]
+    pub fn declaration(&self) -> Result<JsValue, JsValue> {
+        Ok(json_to_js(DECLARATION)?)
+    }
+
+    /// The answer to the model's arguments `{ from?, to?, query? }`: the archived originals
+    /// as text, at most about `maxTokens` tokens, ending with how to call again for the rest.
+    /// A bad range, an archive that is gone or arguments of the wrong shape are answered with
+    /// a sentence, never a rejection; a storage failure rejects.
+    #[wasm_bindgen(unchecked_return_type = "Promise<string>")]
+    pub fn call(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "RecallToolArgs")] args: JsValue,
+    ) -> js_sys::Promise {
+        archive_call(
+            &self.logs,
+            &self.shelf,
+            ArchiveCall::RecallText(args, self.max_tokens),
+        )
+    }
+}
+
+/// The recall tool over `logs` on `shelf` with `options` (`{ maxTokens? }`, a whole number
+/// from 1); `what` names the method in an error.
+pub(super) fn recall_tool(
+    logs: &Rc<BrowserLogs>,
+    shelf: &Rc<Shelf>,
+    options: JsValue,
+    what: &str,
+) -> Result<JsRecallTool, JsValue> {
+    let max_tokens = if options.is_undefined() || options.is_null() {
+        JsValue::UNDEFINED
+    } else {
+        js_sys::Reflect::get(&options, &"maxTokens".into())?
+    };
+    let max_tokens = match max_tokens.is_undefined() {
+        true => DEFAULT_RECALL_TOKENS,
+        false => count_arg(&max_tokens, what)?.max(1) as usize,
+    };
+    Ok(JsRecallTool {
+        shelf: Rc::clone(shelf),
+        logs: Rc::clone(logs),
+        max_tokens,
+    })
+}

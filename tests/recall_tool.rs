@@ -1,0 +1,199 @@
+//! Recall as a tool the app's model calls (#41): the declaration, and the answers to a range,
+//! a search text, a call past the budget (paginated, whole iterations), an archive that is
+//! gone, a live iteration and arguments a model gets wrong (a sentence each, never an error).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+mod common;
+
+use common::*;
+use context_compactor::core::json::read::FromJson;
+use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::store::recall_tool::{
+    RecallArgs, DECLARATION, DEFAULT_RECALL_TOKENS, RECALL_TOOL_NAME,
+};
+
+/// A session of 12 iterations whose first 11 were compacted; the archive's key.
+fn compacted() -> (Rig, String) {
+    let rig = Rig::with(
+        MemoryStore::new(),
+        vec![Answer::Text(valid_summary("the totals per region"))],
+        small_window(),
+    );
+    grow_session(&rig.logs, &rig.clock, 12, 42);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.iterations, [1, 11]);
+    (rig, result.archive_key)
+}
+
+fn call(rig: &Rig, args: &str, max_tokens: usize) -> String {
+    let args = RecallArgs::from_json(args).unwrap();
+    rig.compactor
+        .with_archives(|a| a.recall_text(&args, max_tokens))
+        .unwrap()
+}
+
+/// The execution ids of `iteration` in the live logs before the compaction.
+fn ids_of(text: &str) -> Vec<String> {
+    text.split('"')
+        .filter(|part| part.starts_with("exec_"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_declaration_is_a_gemini_function_declaration() {
+    let declared: serde_json::Value = serde_json::from_str(DECLARATION).unwrap();
+    assert_eq!(declared["name"], RECALL_TOOL_NAME);
+    assert!(declared["description"]
+        .as_str()
+        .unwrap()
+        .contains("recall(a..b)"));
+    let parameters = &declared["parameters"];
+    assert_eq!(parameters["type"], "OBJECT");
+    assert_eq!(parameters["properties"]["from"]["type"], "INTEGER");
+    assert_eq!(parameters["properties"]["to"]["type"], "INTEGER");
+    assert_eq!(parameters["properties"]["query"]["type"], "STRING");
+    assert!(parameters.get("required").is_none(), "a range or a query");
+}
+
+#[test]
+fn a_range_answers_the_originals_of_those_iterations_only() {
+    let (rig, _) = compacted();
+    let three = call(&rig, r#"{"from": 3}"#, DEFAULT_RECALL_TOKENS);
+    assert!(
+        three.starts_with("[iteration 3 · reasoning] === ITERATION 3 ==="),
+        "{three}"
+    );
+    assert!(three.contains("[iteration 3 · execution] {"));
+    assert!(three.contains("[iteration 3 · tool activity] {"));
+    assert!(!three.contains("[iteration 2 ") && !three.contains("[iteration 4 "));
+    // The same entries recall(3) gives, each in full.
+    let originals = rig
+        .compactor
+        .with_archives(|a| a.recall(3))
+        .unwrap()
+        .unwrap();
+    for entry in &originals.execution_log {
+        assert!(three.contains(entry.json()));
+    }
+    let span = call(&rig, r#"{"from": 2.0, "to": 4}"#, DEFAULT_RECALL_TOKENS);
+    for n in 2..=4 {
+        assert!(
+            span.contains(&format!("[iteration {n} · reasoning]")),
+            "{n}"
+        );
+    }
+    assert!(!span.contains("call again"));
+}
+
+#[test]
+fn past_the_budget_whole_iterations_are_answered_and_the_rest_is_one_call_away() {
+    let (rig, _) = compacted();
+    let first = call(&rig, r#"{"from": 1, "to": 11}"#, 600);
+    let tail = first.lines().last().unwrap();
+    assert!(
+        tail.starts_with("… ") && tail.contains("call again with from: "),
+        "{tail}"
+    );
+    let next: u32 = tail
+        .split("from: ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(next > 1 && next <= 11, "{tail}");
+    assert!(tail.ends_with(", to: 11."), "{tail}");
+    // Whole iterations: the next page starts where this one stopped, nothing twice.
+    assert!(!first.contains(&format!("[iteration {next} ")));
+    assert!(first.contains(&format!("[iteration {} · reasoning]", next - 1)));
+    let second = call(&rig, &format!(r#"{{"from": {next}, "to": 11}}"#), 600);
+    assert!(second.starts_with(&format!("[iteration {next} · reasoning]")));
+    // The answer stays about its budget (an estimate of 4 characters a token, give or take).
+    assert!(first.len() < 600 * 4 + 400, "{}", first.len());
+}
+
+#[test]
+fn a_search_finds_an_id_a_figure_or_words_across_the_archive() {
+    let (rig, _) = compacted();
+    let five = call(&rig, r#"{"from": 5}"#, DEFAULT_RECALL_TOKENS);
+    let id = ids_of(&five)
+        .into_iter()
+        .next()
+        .expect("iteration 5 ran code");
+    let found = call(
+        &rig,
+        &format!(r#"{{"query": "{id}"}}"#),
+        DEFAULT_RECALL_TOKENS,
+    );
+    assert!(found.starts_with("[iteration 5 · execution]"), "{found}");
+    assert_eq!(found.lines().count(), 1, "{found}");
+    // A figure of a result and words of reasoning, case ignored.
+    let figure = five
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|digits| digits.len() >= 5)
+        .unwrap()
+        .to_owned();
+    let found = call(
+        &rig,
+        &format!(r#"{{"query": "{figure}"}}"#),
+        DEFAULT_RECALL_TOKENS,
+    );
+    assert!(
+        found.contains(&figure) && found.contains("[iteration 5 "),
+        "{found}"
+    );
+    let words = call(
+        &rig,
+        r#"{"query": "TOTALS DO NOT match", "from": 2, "to": 3}"#,
+        4000,
+    );
+    assert!(words
+        .lines()
+        .all(|l| l.starts_with("[iteration 2 ") || l.starts_with("[iteration 3 ")));
+    assert!(words.contains("[iteration 2 · reasoning]"));
+    let none = call(&rig, r#"{"query": "quarterly_purge_7731.csv"}"#, 4000);
+    assert_eq!(
+        none,
+        "No archived entry contains \"quarterly_purge_7731.csv\" (every word, ASCII case ignored)."
+    );
+}
+
+#[test]
+fn a_gone_archive_a_live_iteration_and_wrong_arguments_are_answered_with_a_sentence() {
+    let (rig, key) = compacted();
+    let live = call(&rig, r#"{"from": 12}"#, 4000);
+    assert!(live.starts_with("No archive holds iteration 12"), "{live}");
+    for (args, says) in [
+        (r#"{}"#, "Nothing was asked for."),
+        (r#"{"from": 0}"#, "from must be an iteration number from 1."),
+        (
+            r#"{"from": 2.5}"#,
+            "from must be an iteration number from 1.",
+        ),
+        (
+            r#"{"from": 3, "to": -1}"#,
+            "to must be an iteration number from 1.",
+        ),
+        (r#"{"from": 5, "to": 2}"#, "from (5) is after to (2)."),
+        (r#"{"from": null, "query": "  "}"#, "Nothing was asked for."),
+    ] {
+        let answer = call(&rig, args, 4000);
+        assert!(answer.starts_with(says), "{args}: {answer}");
+        assert!(
+            answer.contains("Call recall_archived_iterations with from"),
+            "{answer}"
+        );
+    }
+    rig.memory.remove(&key).unwrap();
+    let gone = call(&rig, r#"{"from": 3}"#, 4000);
+    assert_eq!(
+        gone,
+        format!(
+            "The archive that held iteration 3 ({key}) is no longer stored: it expired or was \
+             deleted, so its originals cannot be read back."
+        )
+    );
+}
