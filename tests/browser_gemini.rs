@@ -732,3 +732,99 @@ async fn a_compaction_is_cancelled_by_its_signal_or_abort_and_changes_nothing() 
         );
     }
 }
+
+/// The agent loop of the README's "Recall as a tool" section: the app asks its model with the
+/// recall tool declared and answers each function call with `tool.call(args)`.
+const AGENT_LOOP: &str = r#"
+  const contents = [{ role: "user", parts: [{ text: question }] }];
+  for (let turn = 0; turn < 4; turn++) {
+    const response = await fetch(`${base}/v1beta/models/${model}:generateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-goog-api-key": key },
+      body: JSON.stringify({ contents, tools: [{ functionDeclarations: [tool.declaration] }] }),
+    });
+    const answer = await response.json();
+    if (!response.ok) throw new Error(answer.error.message);
+    const parts = answer.candidates[0].content.parts;
+    contents.push({ role: "model", parts });
+    const calls = parts.filter((part) => part.functionCall?.name === tool.declaration.name);
+    if (calls.length === 0) return { text: parts.map((part) => part.text ?? "").join(""), turns: turn + 1 };
+    const responses = [];
+    for (const { functionCall } of calls) {
+      responses.push({ functionResponse: { name: functionCall.name, response: { content: await tool.call(functionCall.args) } } });
+    }
+    contents.push({ role: "user", parts: responses });
+  }
+  throw new Error("the model kept calling the tool");
+"#;
+
+/// After a compaction through the mock, the app's model calls the recall tool (its declaration
+/// accepted by the mock's request check) and gets the archived originals of iteration 1 back:
+/// an execution id no live log holds any more.
+#[wasm_bindgen_test]
+async fn the_apps_model_calls_the_recall_tool_after_a_compaction_and_gets_the_fact_back() {
+    let key = format!("scenario:recall_loop#{}", fresh_key());
+    let prefix = "gm_recall_";
+    let logs = session(prefix, 5);
+    let options = js(&format!(
+        r#"{{"provider":{{"type":"gemini","apiKey":"{key}","model":"gemini-3.5-flash-lite","baseUrl":"{}"}},"contextWindowTokens":1500,"retryDelayMs":10}}"#,
+        mock_url()
+    ));
+    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+    let result = json_of(&JsFuture::from(compactor.compact(None)).await.unwrap());
+    assert_eq!(result["iterations"], serde_json::json!([1, 4]));
+    let recalled = json_of(&JsFuture::from(compactor.recall(1.into())).await.unwrap());
+    let id = recalled["executionLog"][0]
+        .as_str()
+        .and_then(|entry| serde_json::from_str::<serde_json::Value>(entry).ok())
+        .map(|entry| entry["id"].as_str().unwrap_or_default().to_owned())
+        .or_else(|| {
+            recalled["executionLog"][0]["id"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .expect("iteration 1 ran code");
+    let live = format!("{:?}", dump(prefix));
+    assert!(!live.contains(&id), "the id left the live logs");
+
+    let tool = compactor.recall_tool(None).unwrap();
+    let declaration = json_of(&tool.declaration().unwrap());
+    assert_eq!(declaration["name"], "recall_archived_iterations");
+    let run = js_sys::Function::new_with_args(
+        "tool, base, key, model, question",
+        &format!("return (async () => {{{AGENT_LOOP}}})();"),
+    );
+    let args = js_sys::Array::of5(
+        &JsValue::from(tool),
+        &mock_url().into(),
+        &key.as_str().into(),
+        &"gemini-3.5-flash-lite".into(),
+        &"Which execution id did iteration 1 produce?".into(),
+    );
+    let answered = run.apply(&JsValue::NULL, &args).unwrap();
+    let answered = json_of(
+        &JsFuture::from(js_sys::Promise::from(answered))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        answered["turns"], 2,
+        "one call of the tool, then the answer"
+    );
+    let text = answered["text"].as_str().unwrap();
+    assert!(text.starts_with("From the archive: "), "{text}");
+    assert!(text.contains(&id), "the fact came back: {text}");
+    assert!(text.contains("[iteration 1 · execution]"), "{text}");
+    // The mock saw the tool declared as Gemini takes it, and the function call answered.
+    let requests = requests_for(&key).await;
+    let turn = requests
+        .iter()
+        .find(|r| r["body"]["tools"].is_array())
+        .expect("the agent's request");
+    assert_eq!(
+        turn["body"]["tools"][0]["functionDeclarations"][0],
+        declaration
+    );
+    // Nothing was written to the logs by the tool.
+    assert_eq!(format!("{:?}", dump(prefix)), live);
+}

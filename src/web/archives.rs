@@ -13,7 +13,7 @@ use super::js_error::{thrown_message, ContextCompactorError};
 use super::log_store::JsLogStore;
 use super::recall_tool::{recall_tool, JsRecallTool};
 use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserLogs};
-use super::typescript::ArchivesOptionsJs;
+use super::typescript::{ArchivesOptionsJs, RecallToolOptionsJs};
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::storage::free_units;
 use crate::core::store::shelf::Shelf;
@@ -115,8 +115,9 @@ impl JsArchives {
     #[wasm_bindgen(js_name = recallTool)]
     pub fn recall_tool(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "{ maxTokens?: number }")] options: JsValue,
+        options: Option<RecallToolOptionsJs>,
     ) -> Result<JsRecallTool, JsValue> {
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
         recall_tool(
             &self.logs,
             &self.shelf,

@@ -19,7 +19,7 @@ use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, Browser
 use super::timer::BrowserTimer;
 use super::typescript::{
     CanCompactJs, CompactOptionsJs, CompactionMetricsJs, CompactionPlanJs, CompactorOptionsJs,
-    PhaseJs,
+    PhaseJs, RecallToolOptionsJs,
 };
 use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
@@ -414,8 +414,9 @@ impl JsCompactor {
     #[wasm_bindgen(js_name = recallTool)]
     pub fn recall_tool(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "{ maxTokens?: number }")] options: JsValue,
+        options: Option<RecallToolOptionsJs>,
     ) -> Result<JsRecallTool, JsValue> {
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
         recall_tool(
             self.engine.logs(),
             self.engine.shelf(),

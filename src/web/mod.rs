@@ -28,6 +28,7 @@ pub use compactor::JsCompactor;
 pub use js_error::ContextCompactorError;
 pub use local_storage::BrowserStorage;
 pub use log_store::JsLogStore;
+pub use recall_tool::JsRecallTool;
 
 use wasm_bindgen::prelude::*;
 

@@ -262,6 +262,30 @@ export interface Fact {
   words: string[];
 }
 
+/** Options of `recallTool()`. */
+export interface RecallToolOptions {
+  /** The tokens an answer of `call` takes at most (a longer one ends with how to call again). @default 4000 */
+  maxTokens?: number;
+}
+
+/** The Gemini `FunctionDeclaration` of the recall tool: put it in `tools: [{ functionDeclarations: [declaration] }]`. */
+export interface RecallToolDeclaration {
+  name: "recall_archived_iterations";
+  description: string;
+  /** A JSON schema (Gemini's OpenAPI subset): `from`, `to` (INTEGER), `query` (STRING), none required. */
+  parameters: { type: "OBJECT"; properties: Record<string, { type: string; description: string }> };
+}
+
+/** What the model passes to the recall tool (`functionCall.args`). */
+export interface RecallToolArgs {
+  /** The first iteration, from 1. */
+  from?: number;
+  /** The last iteration (default: `from`). */
+  to?: number;
+  /** Words, an id, a file name or a number every entry found contains (ASCII case ignored). */
+  query?: string;
+}
+
 /** What one compaction did. */
 export interface CompactionResult {
   iterations: [number, number];
@@ -422,6 +446,9 @@ extern "C" {
     /// `ArchivesOptions` in TypeScript.
     #[wasm_bindgen(typescript_type = "ArchivesOptions")]
     pub type ArchivesOptionsJs;
+    /// `RecallToolOptions` in TypeScript.
+    #[wasm_bindgen(typescript_type = "RecallToolOptions")]
+    pub type RecallToolOptionsJs;
     /// `LogStoreOptions` in TypeScript.
     #[wasm_bindgen(typescript_type = "LogStoreOptions")]
     pub type LogStoreOptions;

@@ -18,7 +18,7 @@ export const SCENARIOS = [
   "http_403_key", "http_400_debug_key", "http_429_daily", "http_429_no_retryinfo_once",
   "prompt_blocked_prohibited", "feedback_without_reason", "recitation_finish", "other_finish_once",
   "split_parts", "no_usage", "usage_cached", "drops_facts_always", "fenced_hashes", "rounded_figure",
-  "invented_figure", "json_cut_once",
+  "invented_figure", "json_cut_once", "recall_loop",
 ];
 
 const SECTIONS = [
@@ -93,6 +93,15 @@ export function familyRefusal(model, body) {
   }
   const schemaError = config.responseSchema === undefined ? null : invalidSchema(config.responseSchema, "response_schema");
   if (schemaError) return `Invalid JSON payload received. ${schemaError}`;
+  for (const [t, tool] of (body?.tools ?? []).entries()) {
+    for (const [d, declared] of (tool.functionDeclarations ?? []).entries()) {
+      const at = `tools[${t}].function_declarations[${d}]`;
+      if (!/^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/.test(declared?.name ?? "")) return `* GenerateContentRequest.${at}.name: Invalid function name. Must start with a letter or an underscore and be at most 64 characters.`;
+      const error = declared.parameters === undefined ? null : invalidSchema(declared.parameters, `${at}.parameters`);
+      if (error) return `Invalid JSON payload received. ${error}`;
+      if (declared.parameters && String(declared.parameters.type).toUpperCase() !== "OBJECT") return `* GenerateContentRequest.${at}.parameters.type: must be OBJECT`;
+    }
+  }
   if (id.startsWith("gemini-2.5") && thinking.thinkingLevel !== undefined) {
     return "Invalid JSON payload received. Unknown name \"thinkingLevel\" at 'generation_config.thinking_config': Cannot find field.";
   }
@@ -104,6 +113,9 @@ export function familyRefusal(model, body) {
   }
   return null;
 }
+
+/** The names of the functions a request declares. */
+const toolsOf = (body) => (body?.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declared) => declared.name));
 
 /** What is wrong with a `responseSchema` (the OpenAPI subset Google documents), or null. */
 function invalidSchema(schema, at) {
@@ -156,7 +168,7 @@ function asStructured(payload, body) {
 }
 
 /** The reply of one scenario to its `attempt`-th request (1-based): [status, body or null to hang]. */
-function reply(scenario, attempt, prompt, model, key) {
+function reply(scenario, attempt, prompt, model, key, body) {
   const summary = summaryFromPrompt(prompt);
   const partial = SECTIONS.slice(0, 1).join("\n") + "\n- Only the objective, which is long enough to pass the length rule by itself alone.";
   switch (scenario) {
@@ -173,6 +185,20 @@ function reply(scenario, attempt, prompt, model, key) {
     // A structured answer cut at maxOutputTokens (JSON broken off mid-string), then a whole one.
     case "json_cut_once":
       return [200, attempt > 1 ? candidateReply(summary, {}, model) : { ...candidateReply(summary, { finishReason: "MAX_TOKENS" }, model), cutInHalf: true }];
+    // An agent turn with the recall tool declared: the model calls it (the first range an index
+    // line names, else iteration 1), then answers with what the tool gave back.
+    case "recall_loop": {
+      if (!toolsOf(body).length) return [200, candidateReply(summary, {}, model)];
+      const last = body.contents.at(-1)?.parts ?? [];
+      const responses = last.filter((part) => part.functionResponse);
+      if (responses.length > 0) {
+        const given = responses.map((part) => JSON.stringify(part.functionResponse.response)).join("\n");
+        return [200, candidateReply(`From the archive: ${given}`, {}, model)];
+      }
+      const from = Number(/recall\((\d+)\.\.\d+\)/.exec(prompt)?.[1] ?? 1);
+      const call = { functionCall: { name: toolsOf(body)[0], args: { from } } };
+      return [200, { ...candidateReply("", {}, model), candidates: [{ content: { role: "model", parts: [call] }, finishReason: "STOP", index: 0 }] }];
+    }
     case "refusal": return [200, candidateReply("I cannot help with summarising this conversation, as it may contain sensitive material that I am unable to process.")];
     case "empty_candidates": return [200, { candidates: [], usageMetadata: { promptTokenCount: 1200, totalTokenCount: 1200 } }];
     case "max_tokens_partial": return [200, { candidates: [{ content: { role: "model", parts: [{ text: summary.slice(0, 60) }] }, finishReason: "MAX_TOKENS", index: 0 }] }];
@@ -313,7 +339,7 @@ export function startMock(port = 0) {
       const counter = `${model}|${key}`;
       const attempt = (attempts.get(counter) ?? 0) + 1;
       attempts.set(counter, attempt);
-      const [status, payload] = reply(scenario, attempt, prompt, model, key);
+      const [status, payload] = reply(scenario, attempt, prompt, model, key, body);
       asStructured(payload, body);
       // An answer cut off by maxOutputTokens is cut after it took its shape.
       if (payload?.cutInHalf) {
