@@ -14,7 +14,7 @@ const examples = [...examplesOf("../../README.md"), ...examplesOf("../../docs/np
 
 let env;
 before(async () => {
-  env = await launch();
+  env = await launch({ withMock: true });
 });
 after(async () => {
   await env?.close();
@@ -28,6 +28,11 @@ examples.forEach((code, index) => {
   test(`README example ${index + 1} runs`, async () => {
     const { page, errors } = await openPage(env.browser, env.baseUrl);
     await page.evaluate(() => localStorage.clear());
+    // The recall-tool example talks to the Gemini mock, whose scenario calls the tool once.
+    await page.evaluate((url) => {
+      globalThis.GEMINI_BASE_URL = url;
+      globalThis.GEMINI_API_KEY = `scenario:recall_loop#readme-${Math.random()}`;
+    }, env.mock.url);
     const logged = [];
     page.on("console", (msg) => logged.push(msg.text()));
     const source = code.replaceAll(`from "context-compactor"`, `from "${env.baseUrl}pkg/context_compactor.js"`);
@@ -39,6 +44,8 @@ examples.forEach((code, index) => {
     assert.ok(logged.length > 0, "the example printed something");
     // An example that compacts must really compact, not print why it cannot.
     if (code.includes(".compact(")) assert.ok(logged.some((line) => /iterations 1-\d+/.test(line)), logged.join("\n"));
+    // The recall loop must end with the model's answer built from what the tool gave back.
+    if (code.includes("recallTool()")) assert.ok(logged.some((line) => line.startsWith("From the archive: ") && line.includes("[iteration 1 · execution]")), logged.join("\n"));
     await page.close();
   });
 });
