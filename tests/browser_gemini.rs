@@ -825,6 +825,26 @@ async fn the_apps_model_calls_the_recall_tool_after_a_compaction_and_gets_the_fa
         turn["body"]["tools"][0]["functionDeclarations"][0],
         declaration
     );
-    // Nothing was written to the logs by the tool.
+    // Rehydration of the model's next message: iteration 2, once, then not for two calls.
+    let asked = || JsValue::from("Let me check iteration 2 again.");
+    let budget: JsValue = js(r#"{"budgetTokens": 1500}"#);
+    let first = json_of(
+        &JsFuture::from(compactor.rehydrate(asked(), Some(budget.clone().unchecked_into())))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(first["iterations"], serde_json::json!([2]));
+    assert!(first["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("[iteration 2 · reasoning]"));
+    assert!(first["tokens"].as_u64().unwrap() <= 1500);
+    let again = json_of(
+        &JsFuture::from(compactor.rehydrate(asked(), None))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(again["iterations"], serde_json::json!([]));
+    // Nothing was written to the logs by the tool or by rehydration.
     assert_eq!(format!("{:?}", dump(prefix)), live);
 }

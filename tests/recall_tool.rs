@@ -1,4 +1,4 @@
-//! Recall as a tool the app's model calls (#41): the declaration, and the answers to a range,
+//! Recall as a tool the app's model calls, and rehydration (#41): the declaration, and the answers to a range,
 //! a search text, a call past the budget (paginated, whole iterations), an archive that is
 //! gone, a live iteration and arguments a model gets wrong (a sentence each, never an error).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -6,12 +6,14 @@ mod common;
 
 use common::*;
 use context_compactor::core::json::read::FromJson;
+use context_compactor::core::log::tokens::estimate_tokens;
 use context_compactor::core::model::settings::Trigger;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::store::recall_tool::{
     RecallArgs, DECLARATION, DEFAULT_RECALL_TOKENS, RECALL_TOOL_NAME,
 };
+use context_compactor::core::store::rehydrate::{named_iterations, Cooldown, Rehydrated};
 
 /// A session of 12 iterations whose first 11 were compacted; the archive's key.
 fn compacted() -> (Rig, String) {
@@ -195,5 +197,111 @@ fn a_gone_archive_a_live_iteration_and_wrong_arguments_are_answered_with_a_sente
             "The archive that held iteration 3 ({key}) is no longer stored: it expired or was \
              deleted, so its originals cannot be read back."
         )
+    );
+}
+
+fn rehydrate(rig: &Rig, text: &str, budget: usize, cooldown: &mut Cooldown) -> Rehydrated {
+    rig.compactor
+        .with_archives(|a| a.rehydrate(text, budget, cooldown))
+        .unwrap()
+}
+
+#[test]
+fn rehydrate_brings_back_what_a_message_names_newest_first_within_its_budget() {
+    let (rig, _) = compacted();
+    let before = rig.dump();
+    let mut cooldown = Cooldown::default();
+    // An iteration named in the model's words (and the live one, which no archive holds).
+    let named = rehydrate(
+        &rig,
+        "Let me look at Iteration 3 again, and at iteration 12.",
+        4000,
+        &mut cooldown,
+    );
+    assert_eq!(named.iterations, [3]);
+    assert!(
+        named.text.starts_with("[iteration 3 · reasoning]"),
+        "{}",
+        named.text
+    );
+    assert_eq!(named.tokens, estimate_tokens(&named.text));
+    // An execution id and a figure only the archive still holds.
+    let five = call(&rig, r#"{"from": 5}"#, DEFAULT_RECALL_TOKENS);
+    let id = ids_of(&five).into_iter().next().unwrap();
+    let by_id = rehydrate(
+        &rig,
+        &format!("The result of {id} looked off."),
+        4000,
+        &mut cooldown,
+    );
+    assert_eq!(by_id.iterations, [5]);
+    let two = call(&rig, r#"{"from": 2}"#, DEFAULT_RECALL_TOKENS);
+    let figure = two
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|digits| digits.len() >= 5)
+        .unwrap()
+        .to_owned();
+    let by_figure = rehydrate(&rig, &format!("Was it {figure} rows?"), 4000, &mut cooldown);
+    assert!(
+        by_figure.iterations.contains(&2),
+        "{figure}: {:?}",
+        by_figure.iterations
+    );
+    // A range, newest first, whole iterations within the budget.
+    let mut fresh = Cooldown::default();
+    let range = rehydrate(&rig, "recall(1..11)", 700, &mut fresh);
+    assert!(
+        !range.iterations.is_empty() && range.tokens <= 700,
+        "{range:?}"
+    );
+    assert_eq!(range.iterations[0], 11, "newest first");
+    assert!(range.iterations.windows(2).all(|w| w[0] > w[1]));
+    // Nothing was written.
+    assert_eq!(rig.dump(), before);
+}
+
+#[test]
+fn an_iteration_offered_is_not_offered_again_by_the_next_two_calls() {
+    let (rig, _) = compacted();
+    let mut cooldown = Cooldown::default();
+    let asked = "What did iterations 3-4 find?";
+    assert_eq!(
+        rehydrate(&rig, asked, 4000, &mut cooldown).iterations,
+        [4, 3]
+    );
+    assert_eq!(
+        rehydrate(&rig, asked, 4000, &mut cooldown).iterations,
+        Vec::<u32>::new()
+    );
+    // Another iteration is still offered while 3 and 4 cool down.
+    assert_eq!(
+        rehydrate(&rig, "iteration 6", 4000, &mut cooldown).iterations,
+        [6]
+    );
+    assert_eq!(
+        rehydrate(&rig, asked, 4000, &mut cooldown).iterations,
+        [4, 3]
+    );
+}
+
+#[test]
+fn the_iterations_a_message_names_are_read_in_every_way_models_write_them() {
+    assert_eq!(named_iterations("see iteration 7"), [7]);
+    assert_eq!(
+        named_iterations("Iterations 3–5 and ITERATION 9"),
+        [3, 4, 5, 9]
+    );
+    assert_eq!(
+        named_iterations("iterations 2 to 3, recall(10..12)"),
+        [2, 3, 10, 11, 12]
+    );
+    assert_eq!(
+        named_iterations("iteration 0, iteration x, iterations 5-2"),
+        [5]
+    );
+    assert_eq!(
+        named_iterations("iterations 1-100000").len(),
+        51,
+        "a wide range is cut"
     );
 }

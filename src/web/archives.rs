@@ -122,7 +122,7 @@ impl JsArchives {
             &self.logs,
             &self.shelf,
             options,
-            "Archives.recallTool(options): maxTokens",
+            "Archives.recallTool(options)",
         )
     }
 

@@ -1,6 +1,7 @@
 //! `Compactor` for JavaScript: the core engine wired to localStorage, `setTimeout`, an
 //! `EventTarget` and the chosen provider.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
@@ -19,7 +20,7 @@ use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, Browser
 use super::timer::BrowserTimer;
 use super::typescript::{
     CanCompactJs, CompactOptionsJs, CompactionMetricsJs, CompactionPlanJs, CompactorOptionsJs,
-    PhaseJs, RecallToolOptionsJs,
+    PhaseJs, RecallToolOptionsJs, RehydrateOptionsJs,
 };
 use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
@@ -31,6 +32,7 @@ use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
 use crate::core::providers::port::SummaryProvider;
 use crate::core::store::journal::Recovered;
+use crate::core::store::rehydrate::Cooldown;
 
 /// The core compactor over the browser's storage and clock.
 pub(super) type Engine = crate::core::run::compactor::Compactor<BrowserStorage, BrowserClock>;
@@ -105,6 +107,8 @@ fn provider_from(options: &JsValue) -> JsResult<Box<dyn SummaryProvider>> {
 pub struct JsCompactor {
     engine: Rc<Engine>,
     events: web_sys::EventTarget,
+    /// The iterations `rehydrate` offered lately, not offered again by its next two calls.
+    cooldown: Rc<RefCell<Cooldown>>,
 }
 
 #[wasm_bindgen(js_class = Compactor)]
@@ -194,6 +198,7 @@ impl JsCompactor {
         Ok(JsCompactor {
             engine: recovering(engine),
             events,
+            cooldown: Rc::default(),
         })
     }
 }
@@ -421,7 +426,26 @@ impl JsCompactor {
             self.engine.logs(),
             self.engine.shelf(),
             options,
-            "recallTool(options): maxTokens",
+            "recallTool(options)",
+        )
+    }
+
+    /// The archived originals `text` (the model's latest message) refers to — an iteration it
+    /// names, an execution id, file name or figure only an archive still holds — newest first,
+    /// whole iterations within `budgetTokens` (default 2,000), for the app's next prompt only:
+    /// nothing is written to the logs. An iteration offered is not offered again by the next
+    /// two calls.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Rehydrated>")]
+    pub fn rehydrate(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        options: Option<RehydrateOptionsJs>,
+    ) -> js_sys::Promise {
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+        archive_call(
+            self.engine.logs(),
+            self.engine.shelf(),
+            ArchiveCall::Rehydrate(text, options, Rc::clone(&self.cooldown)),
         )
     }
 

@@ -135,6 +135,24 @@ pub fn count_arg(value: &JsValue, what: &str) -> Result<u32, ContextCompactorErr
     }
 }
 
+/// The whole number (from 1) under `name` of the options object `options` (`undefined` or
+/// `null`: none given), for the method `what`.
+pub fn optional_count(
+    options: &JsValue,
+    name: &str,
+    what: &str,
+) -> Result<Option<usize>, ContextCompactorError> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(None);
+    }
+    let value = js_sys::Reflect::get(options, &name.into()).unwrap_or(JsValue::UNDEFINED);
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    let count = count_arg(&value, &format!("{what}: {name}"))?;
+    Ok(Some(count.max(1) as usize))
+}
+
 /// `typeof value`, as a reader knows it (`null` and arrays named as such).
 fn type_name(value: &JsValue) -> String {
     if value.is_null() {

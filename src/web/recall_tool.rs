@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{count_arg, json_to_js};
+use super::convert::{json_to_js, optional_count};
 use super::shelves::{archive_call, ArchiveCall, BrowserLogs};
 use crate::core::store::recall_tool::{DECLARATION, DEFAULT_RECALL_TOKENS};
 use crate::core::store::shelf::Shelf;
@@ -54,15 +54,7 @@ pub(super) fn recall_tool(
     options: JsValue,
     what: &str,
 ) -> Result<JsRecallTool, JsValue> {
-    let max_tokens = if options.is_undefined() || options.is_null() {
-        JsValue::UNDEFINED
-    } else {
-        js_sys::Reflect::get(&options, &"maxTokens".into())?
-    };
-    let max_tokens = match max_tokens.is_undefined() {
-        true => DEFAULT_RECALL_TOKENS,
-        false => count_arg(&max_tokens, what)?.max(1) as usize,
-    };
+    let max_tokens = optional_count(&options, "maxTokens", what)?.unwrap_or(DEFAULT_RECALL_TOKENS);
     Ok(JsRecallTool {
         shelf: Rc::clone(shelf),
         logs: Rc::clone(logs),

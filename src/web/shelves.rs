@@ -10,12 +10,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::archive_database::ArchiveDatabase;
-use super::convert::{count_arg, from_js, invalid, string_arg, to_js};
+use super::convert::{count_arg, from_js, invalid, optional_count, string_arg, to_js};
 use super::log_store::BrowserLogStore;
 use super::store_lock::BrowserStoreLock;
 use crate::core::error::CompactionError;
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
 use crate::core::store::recall_tool::RecallArgs;
+use crate::core::store::rehydrate::{Cooldown, DEFAULT_REHYDRATE_TOKENS};
 use crate::core::store::shelf::Shelf;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -127,6 +128,8 @@ pub(super) enum ArchiveCall {
     Purge,
     /// The recall tool's answer to the model's arguments, within the tokens given.
     RecallText(JsValue, usize),
+    /// The originals a text refers to (`text`, `{ budgetTokens? }`), minding the cooldown.
+    Rehydrate(JsValue, JsValue, Rc<RefCell<Cooldown>>),
 }
 
 /// `call` over the archives of `logs` on `shelf`, answered as a Promise once the archive store
@@ -173,6 +176,14 @@ pub(super) fn archive_call(
                         err.message()
                     )),
                 }
+            }
+            ArchiveCall::Rehydrate(text, options, cooldown) => {
+                let text = key(&text, "rehydrate(text, options): text")?;
+                let budget = optional_count(&options, "budgetTokens", "rehydrate(text, options)")?
+                    .unwrap_or(DEFAULT_REHYDRATE_TOKENS);
+                shelf.refresh(&logs).await?;
+                let mut cooldown = cooldown.borrow_mut();
+                to_js(&shelf.with_archives(&logs, |a| a.rehydrate(&text, budget, &mut cooldown))?)?
             }
             ArchiveCall::Recall(value, what) => {
                 let iteration = count_arg(&value, what)?;

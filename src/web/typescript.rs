@@ -262,6 +262,22 @@ export interface Fact {
   words: string[];
 }
 
+/** Options of `rehydrate()`. */
+export interface RehydrateOptions {
+  /** The tokens the originals take at most (whole iterations, newest first). @default 2000 */
+  budgetTokens?: number;
+}
+
+/** What `rehydrate()` found: the archived originals a text refers to, for the next prompt only. */
+export interface Rehydrated {
+  /** The iterations whose originals `text` holds, newest first (none offered by the last two calls). */
+  iterations: number[];
+  /** Their entries, one a line (`[iteration 3 · execution] {…}`); empty when nothing is referred to. */
+  text: string;
+  /** The estimated tokens of `text`, at most `budgetTokens`. */
+  tokens: number;
+}
+
 /** Options of `recallTool()`. */
 export interface RecallToolOptions {
   /** The tokens an answer of `call` takes at most (a longer one ends with how to call again). @default 4000 */
@@ -449,6 +465,9 @@ extern "C" {
     /// `RecallToolOptions` in TypeScript.
     #[wasm_bindgen(typescript_type = "RecallToolOptions")]
     pub type RecallToolOptionsJs;
+    /// `RehydrateOptions` in TypeScript.
+    #[wasm_bindgen(typescript_type = "RehydrateOptions")]
+    pub type RehydrateOptionsJs;
     /// `LogStoreOptions` in TypeScript.
     #[wasm_bindgen(typescript_type = "LogStoreOptions")]
     pub type LogStoreOptions;

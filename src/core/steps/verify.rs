@@ -91,7 +91,7 @@ pub fn mark_unbacked(summary: &str, lines: &[Unbacked]) -> String {
 
 /// What a line names that must be backed: URLs, ids and file names, numbers of three or more
 /// digits or with a decimal point; each once, digit grouping removed.
-fn items_in(line: &str) -> Vec<String> {
+pub(crate) fn items_in(line: &str) -> Vec<String> {
     let line = without_digit_commas(line);
     let mut items: Vec<String> = Vec::new();
     let mut add = |item: &str| {

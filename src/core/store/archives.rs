@@ -306,6 +306,11 @@ impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
         Ok(removed)
     }
 
+    /// The live logs as stored.
+    pub(crate) fn live(&self) -> Result<RawLogs, StorageError> {
+        self.logs.raw_logs()
+    }
+
     /// The archived originals of `iteration`, from the archive that compacted it; `None` when
     /// it was never compacted (it is live); `ArchiveMissing` naming the archive that held it
     /// when that archive is no longer stored (deleted, expired, evicted).

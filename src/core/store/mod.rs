@@ -13,6 +13,7 @@ pub mod migration;
 pub mod page;
 pub mod raw_logs;
 pub mod recall_tool;
+pub mod rehydrate;
 pub mod shelf;
 pub mod stored_json;
 pub mod summary_cache;

@@ -59,9 +59,9 @@ impl FromJson for RecallArgs {
 }
 
 /// One archived entry found: its iteration, which log, its text.
-struct Found {
-    iteration: u32,
-    text: String,
+pub(crate) struct Found {
+    pub(crate) iteration: u32,
+    pub(crate) text: String,
 }
 
 /// An iteration number from a model's argument: a whole number from 1, else `None`.
@@ -115,7 +115,7 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
 
     /// The archived entries of iterations `first..=last` that contain every word of `query`,
     /// in iteration order (reasoning, executions, tool activity within one), each as text.
-    fn entries_in(
+    pub(crate) fn entries_in(
         &self,
         first: u32,
         last: u32,
