@@ -6,6 +6,7 @@ import { $, fmt, state, settings, showError, showMessage } from "./ui.js";
 import { renderExecution, renderReasoning, renderTools } from "./entries-view.js";
 import { renderCompactButton, renderPins, renderUsage } from "./usage-view.js";
 import { renderArchives } from "./archives-view.js";
+import { renderRecall, wireRecall } from "./recall-view.js";
 import { listen } from "./compaction-view.js";
 import { wireControls, wireTabs } from "./controls.js";
 
@@ -67,6 +68,7 @@ function render() {
     renderUsage();
     renderCompactButton(logs.iterationRunning || state.iterating);
     archivesDrawn = renderArchives().catch(showError);
+    renderRecall();
     renderPins();
   } catch (err) {
     showError(err);
@@ -98,6 +100,7 @@ async function main() {
   wireTabs();
   wireSettings();
   wireControls();
+  wireRecall();
   buildCompactor();
   render();
   document.body.dataset.ready = "true";
