@@ -30,6 +30,7 @@ import type {
   Phase,
   ToolActivityEntry,
   ValidationResult,
+  Rehydrated,
 } from "../../pkg/context_compactor.js";
 
 export async function useTheLogStore(): Promise<number> {
@@ -131,7 +132,16 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
     const metrics: CompactionMetrics = compactor.metrics();
     console.log(purged, metrics.averageReductionRatio, metrics.totalRepairedFacts, metrics.lastCompaction?.calls);
     const unverified: UnverifiedLine[] = result.unverified;
-    console.log(coverage.repaired.length, unverified[0]?.items, result.chunks, result.answerFormat === "json");
+    console.log(coverage.repaired.length, unverified[0]?.items, result.chunks, result.answerFormat === "json", result.cached);
+    const tool = compactor.recallTool({ maxTokens: 2000 });
+    const name: "recall_archived_iterations" = tool.declaration.name;
+    const answer: string = await tool.call({ from: 2, to: 3 });
+    const found: string = await compactor.recallTool().call({ query: "exec_123" });
+    // @ts-expect-error: an iteration is a number
+    tool.call({ from: "2" });
+    const back: Rehydrated = await compactor.rehydrate("look at iteration 2", { budgetTokens: 500 });
+    const offered: number[] = back.iterations;
+    console.log(name, answer.length, found.length, offered, back.tokens, back.text);
     return result;
   } catch (err) {
     const e = err as ContextCompactorError;
@@ -145,6 +155,8 @@ export async function useTheArchives(logs: LogStore): Promise<number> {
   const list: ArchiveInfo[] = await archives.list();
   const first: Archive | undefined = list[0] ? await archives.read(list[0].key) : undefined;
   const recalled: ArchiveData | null = await archives.recall(2);
+  const toolText: string = await archives.recallTool().call({ query: "orders.csv" });
+  console.log(toolText.length);
   const estimate: StorageEstimate = await archives.estimate();
   const kept: boolean = await archives.persist();
   const purged: number = await archives.purgeExpired();
