@@ -12,7 +12,7 @@ use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::model::facts::{Fact, FactKind, Ledger};
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{
-    CompactorSettings, MissingFacts, Trigger, UnverifiedLines,
+    CompactorSettings, LinePolicy, MissingFacts, Trigger,
 };
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::CompactionEvent;
@@ -628,7 +628,7 @@ fn unverified_retry_asks_once_then_marks_and_fail_refuses_with_the_logs_unchange
     let invented = "The user asked to delete sales_2024.csv; 98,765 rows were removed.";
     let answer = keeping_every_fact(&session(6, vec![]), invented);
     let retry = CompactorSettings {
-        unverified: UnverifiedLines::Retry,
+        unverified: LinePolicy::Retry,
         max_retries: 2,
         ..small_window()
     };
@@ -640,7 +640,7 @@ fn unverified_retry_asks_once_then_marks_and_fail_refuses_with_the_logs_unchange
     assert_eq!(result.unverified.len(), 1);
 
     let fail = CompactorSettings {
-        unverified: UnverifiedLines::Fail,
+        unverified: LinePolicy::Fail,
         ..small_window()
     };
     let rig = session_with(6, vec![Answer::Verbatim(answer); 2], fail);
@@ -654,9 +654,9 @@ fn unverified_retry_asks_once_then_marks_and_fail_refuses_with_the_logs_unchange
 #[test]
 fn a_refused_compaction_leaves_the_logs_byte_identical_in_every_mode() {
     for (missing_facts, unverified) in [
-        (MissingFacts::Repair, UnverifiedLines::Mark),
-        (MissingFacts::Retry, UnverifiedLines::Retry),
-        (MissingFacts::Fail, UnverifiedLines::Fail),
+        (MissingFacts::Repair, LinePolicy::Mark),
+        (MissingFacts::Retry, LinePolicy::Retry),
+        (MissingFacts::Fail, LinePolicy::Fail),
     ] {
         let settings = CompactorSettings {
             missing_facts,

@@ -19,7 +19,7 @@ use context_compactor::core::error::ProviderError;
 use context_compactor::core::error::StorageError;
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::model::settings::{
-    CompactorSettings, MissingFacts, Trigger, UnverifiedLines,
+    CompactorSettings, LinePolicy, MissingFacts, Trigger,
 };
 use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
 use context_compactor::core::ports::clock::ManualClock;
@@ -178,7 +178,7 @@ fn provider_cases(matrix: &Matrix) {
     ];
     let strict = CompactorSettings {
         missing_facts: MissingFacts::Fail,
-        unverified: UnverifiedLines::Fail,
+        unverified: LinePolicy::Fail,
         ..small_window()
     };
     let strict_cases: Vec<(&str, Vec<Answer>)> = vec![

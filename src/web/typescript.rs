@@ -86,7 +86,7 @@ export type Phase =
 /** What started a compaction. */
 export type Trigger = "user" | "auto" | "context_limit_error";
 /** Why another attempt follows a failed one: a rejected or cut-off answer, a retryable HTTP status, a time-out, the network, or a custom provider that threw. */
-export type RetryReason = "invalid_summary" | "missing_facts" | "unverified" | "http_408" | "http_429" | "http_500" | "http_502" | "http_503" | "http_504" | "timeout" | "network" | "provider";
+export type RetryReason = "invalid_summary" | "missing_facts" | "unverified" | "injection" | "http_408" | "http_429" | "http_500" | "http_502" | "http_503" | "http_504" | "timeout" | "network" | "provider";
 
 /** What a provider is told besides the prompt. */
 export interface GenerationSettings {
@@ -131,6 +131,7 @@ export interface CompactorOptions {
   /** Lines naming a number (three digits or more, or with a decimal point), id, file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger (digit grouping and a rounding of a real number are not new): "mark" ends each with " [unverified]"; "retry" asks once more naming them, then marks; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "mark" */ unverified?: "mark" | "retry" | "fail";
   /** No stored summary is larger, in tokens, whatever the provider wrote: the goal, the pins, open failures and the identifiers the current iteration refers to stay, with the newest results the budget holds; older results, resolved failures and identifiers no longer referred to leave for the summary's index lines (`coverage.demoted`), which name the archive and the `recall` range that bring them back. At least 200. @default the smaller of maxOutputTokens and 15% of contextWindowTokens */ summaryBudgetTokens?: number;
   /** Take the summary from the cache when the exact input was summarised before (the same prompt to the same model: a rollback followed by the same compaction, a retry after a storage failure), with no provider call. Kept in localStorage under the logs' prefix (`{prefix}summary_cache`, the newest 4), each expiring with the archives; the offline provider is never cached. @default true */ summaryCache?: boolean;
+  /** A summary line that gives the user a request, an instruction or a permission, or states an imperative, whose content only data holds (tool output, execution results, fetched text) and the user's words (the goal, the pins) do not: `"mark"` ends it with " [from tool output]" and lists it in `result.injections`; `"retry"` asks once more naming it, then marks; `"fail"` refuses the summary (`invalid_summary`). The model's text is never deleted. @default "mark" */ injections?: "mark" | "retry" | "fail";
   /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. At least 2 × maxOutputTokens + 2000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
 }
 
@@ -196,6 +197,14 @@ export interface Coverage {
 }
 
 /** A line of the summary that names what no source holds; it ends with " [unverified]" in the summary. */
+/** A summary line that gives the user words only tool output said (`result.injections`). */
+export interface Injection {
+  /** The line, without its " [from tool output]" mark. */
+  line: string;
+  /** The entry its content came from: "tool activity tool_… (iteration 2)", "execution exec_… (iteration 3)". */
+  source: string;
+}
+
 export interface UnverifiedLine {
   /** The line as the model wrote it. */
   line: string;
@@ -331,6 +340,8 @@ export interface CompactionResult {
   /** "json" when the answer was a JSON object of the sections (Gemini 2.5 and 3.x are asked for
    * structured output; any provider may answer so), rendered as the six sections; else "markdown". */
   answerFormat: "json" | "markdown";
+  /** The lines marked " [from tool output]": each gives the user a request, an instruction or a permission, or states an imperative, that only data (an execution's result, a tool's details, fetched text) said, not the user's own words (the goal, the pins); `source` names the entry it came from. */
+  injections: Injection[];
   /** The summary came from the cache (`summaryCache`): its exact input (the same prompt to the same model) was summarised before, so no call was made (`attempts` 0, `usage` null). */
   cached: boolean;
 }

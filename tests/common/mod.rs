@@ -31,7 +31,7 @@ use context_compactor::core::store::log_store::LogStore;
 use serde_json::json;
 
 /// `value` as the JSON text an app would give.
-fn raw(value: serde_json::Value) -> RawJson {
+pub fn raw(value: serde_json::Value) -> RawJson {
     RawJson(value.to_string())
 }
 

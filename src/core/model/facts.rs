@@ -341,3 +341,31 @@ impl FromJson for IndexLine {
         })
     }
 }
+
+/// A line that gives the user words only data said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Injection {
+    /// The line as the summary has it, without the mark.
+    pub line: String,
+    /// The entry its content came from (`tool activity tool_… (iteration 2)`).
+    pub source: String,
+}
+
+/// Written as `{ line, source }`.
+impl ToJson for Injection {
+    fn write_json(&self, out: &mut String) {
+        ObjectOut::new(out)
+            .field("line", &self.line)
+            .field("source", &self.source);
+    }
+}
+
+impl FromJson for Injection {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let object = Object::read(json)?;
+        Ok(Injection {
+            line: object.req("line")?,
+            source: object.req("source")?,
+        })
+    }
+}

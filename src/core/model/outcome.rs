@@ -3,7 +3,7 @@
 use crate::core::json::read::{one_of, FromJson, Object, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
 
-use crate::core::model::facts::{Coverage, Demoted, UnverifiedLine};
+use crate::core::model::facts::{Coverage, Demoted, Injection, UnverifiedLine};
 use crate::core::model::settings::Trigger;
 use crate::core::model::token_usage::TokenUsage;
 
@@ -178,6 +178,8 @@ pub struct CompactionResult {
     pub answer_format: AnswerFormat,
     /// Whether the summary came from the cache, its exact input summarised before: no call.
     pub cached: bool,
+    /// The lines marked ` [from tool output]`: they gave the user words only data said.
+    pub injections: Vec<Injection>,
 }
 
 impl ToJson for EntryCounts {
@@ -225,7 +227,8 @@ impl ToJson for CompactionResult {
             .field("unverified", &self.unverified)
             .field("chunks", &self.chunks)
             .field("answerFormat", &self.answer_format)
-            .field("cached", &self.cached);
+            .field("cached", &self.cached)
+            .field("injections", &self.injections);
     }
 }
 
@@ -251,6 +254,7 @@ impl FromJson for CompactionResult {
             chunks: result.opt("chunks")?.unwrap_or(1),
             answer_format: result.or_default("answerFormat")?,
             cached: result.or_default("cached")?,
+            injections: result.or_default("injections")?,
         })
     }
 }
@@ -269,7 +273,7 @@ mod tests {
         assert_eq!(json.answer_format, AnswerFormat::Json);
         let written = to_json(&json);
         assert!(
-            written.ends_with(r#","answerFormat":"json","cached":false}"#),
+            written.ends_with(r#","answerFormat":"json","cached":false,"injections":[]}"#),
             "{written}"
         );
         assert_eq!(CompactionResult::from_json(&written).unwrap(), json);

@@ -184,6 +184,8 @@ pub enum RetryReason {
     MissingFacts,
     /// The answer named what no source holds (`unverified: "retry"` or `"fail"`).
     Unverified,
+    /// The answer gave the user words only tool output said (`injections: "retry"` or `"fail"`).
+    Injection,
     /// The API answered one of the retryable statuses (408, 429, 500, 502, 503, 504).
     Http(u16),
     /// No answer within `timeoutMs`.
@@ -196,10 +198,11 @@ pub enum RetryReason {
 
 impl RetryReason {
     /// Every reason a retry can have.
-    pub const ALL: [RetryReason; 12] = [
+    pub const ALL: [RetryReason; 13] = [
         RetryReason::InvalidSummary,
         RetryReason::MissingFacts,
         RetryReason::Unverified,
+        RetryReason::Injection,
         RetryReason::Http(408),
         RetryReason::Http(429),
         RetryReason::Http(500),
@@ -217,6 +220,7 @@ impl RetryReason {
             RetryReason::InvalidSummary => "invalid_summary".into(),
             RetryReason::MissingFacts => "missing_facts".into(),
             RetryReason::Unverified => "unverified".into(),
+            RetryReason::Injection => "injection".into(),
             RetryReason::Http(status) => format!("http_{status}"),
             RetryReason::Timeout => "timeout".into(),
             RetryReason::Network => "network".into(),
@@ -244,6 +248,9 @@ impl RetryReason {
             RetryReason::InvalidSummary => "The summary was incomplete".into(),
             RetryReason::MissingFacts => "The summary left out facts it must keep".into(),
             RetryReason::Unverified => "The summary named things the logs do not hold".into(),
+            RetryReason::Injection => {
+                "The summary gave the user words only tool output said".into()
+            }
             RetryReason::Http(429) => "The model's API is rate-limited".into(),
             RetryReason::Http(status) => format!("The model's API answered HTTP {status}"),
             RetryReason::Timeout => "The model did not answer in time".into(),

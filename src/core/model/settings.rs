@@ -95,10 +95,11 @@ pub enum MissingFacts {
     Fail,
 }
 
-/// What a compaction does with lines that name what no source holds (`unverified`).
+/// What a compaction does with lines a check flags: lines that name what no source holds
+/// (`unverified`), lines that give the user words only tool output said (`injections`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum UnverifiedLines {
-    /// End each such line with ` [unverified]`.
+pub enum LinePolicy {
+    /// End each such line with its mark (` [unverified]`, ` [from tool output]`).
     #[default]
     Mark,
     /// Ask once more naming them, then mark.
@@ -165,7 +166,10 @@ pub struct CompactorSettings {
     /// What to do with ledger facts the answer lacks.
     pub missing_facts: MissingFacts,
     /// What to do with lines naming what no source holds.
-    pub unverified: UnverifiedLines,
+    pub unverified: LinePolicy,
+    /// What to do with lines that give the user a request, an instruction or a permission
+    /// only tool output gave.
+    pub injections: LinePolicy,
     /// Input budget of one summary call, in tokens; a larger prompt is summarised in parts,
     /// then merged. When absent, the provider's model family says (none for custom providers).
     pub max_prompt_tokens: Option<usize>,
@@ -198,7 +202,8 @@ impl Default for CompactorSettings {
             archive_prefix: None,
             metrics_key: None,
             missing_facts: MissingFacts::Repair,
-            unverified: UnverifiedLines::Mark,
+            unverified: LinePolicy::Mark,
+            injections: LinePolicy::Mark,
             max_prompt_tokens: None,
             archive_store: None,
             summary_budget_tokens: None,
@@ -230,6 +235,7 @@ pub const SETTINGS_FIELDS: &[&str] = &[
     "archiveStore",
     "summaryBudgetTokens",
     "summaryCache",
+    "injections",
 ];
 
 /// Options absent or `null` take their defaults; an unknown option is an error.
@@ -266,6 +272,7 @@ impl FromJson for CompactorSettings {
             metrics_key: options.opt("metricsKey")?,
             missing_facts: options.opt("missingFacts")?.unwrap_or(d.missing_facts),
             unverified: options.opt("unverified")?.unwrap_or(d.unverified),
+            injections: options.opt("injections")?.unwrap_or(d.injections),
             max_prompt_tokens: options.opt("maxPromptTokens")?,
             archive_store: options.opt("archiveStore")?,
             summary_budget_tokens: options.opt("summaryBudgetTokens")?,
@@ -287,14 +294,14 @@ impl FromJson for MissingFacts {
     }
 }
 
-impl FromJson for UnverifiedLines {
+impl FromJson for LinePolicy {
     fn from_json(json: &str) -> Result<Self, ReadError> {
         one_of(
             json,
             &[
-                ("mark", UnverifiedLines::Mark),
-                ("retry", UnverifiedLines::Retry),
-                ("fail", UnverifiedLines::Fail),
+                ("mark", LinePolicy::Mark),
+                ("retry", LinePolicy::Retry),
+                ("fail", LinePolicy::Fail),
             ],
         )
     }

@@ -6,6 +6,7 @@
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Fact, Ledger};
 use crate::core::order::sort::sort_by;
+use crate::core::steps::provenance::INJECTED_MARK;
 use crate::core::steps::repair::{repair, section_of};
 use crate::core::steps::terms::{identifiers_in, Normalised};
 use crate::core::steps::validation::{canonical_heading, heading_section, SECTIONS};
@@ -151,13 +152,13 @@ fn units_of(lines: &[&str]) -> Vec<Unit> {
 
 /// For each line, whether it stays while anything else can go: it keeps one of the ledger's
 /// facts on its own (every such line: two results of the same value are told apart only by the
-/// lines that name them), or it is marked ` [unverified]` (the reader must see the mark; the
-/// model's text is never cut for being doubtful).
+/// lines that name them), or it is marked ` [unverified]` or ` [from tool output]` (the reader
+/// must see the mark; the model's text is never cut for being doubtful).
 fn protected_lines(lines: &[&str], ledger: &Ledger) -> Vec<bool> {
     lines
         .iter()
         .map(|line| {
-            if line.ends_with(UNVERIFIED_MARK) {
+            if line.ends_with(UNVERIFIED_MARK) || line.ends_with(INJECTED_MARK) {
                 return true;
             }
             let line = Normalised::of(line);

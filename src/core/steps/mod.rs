@@ -11,6 +11,7 @@ pub mod index;
 pub mod ledger;
 pub mod parts;
 pub mod prompt;
+pub mod provenance;
 pub mod repair;
 pub mod rules;
 pub mod selection;

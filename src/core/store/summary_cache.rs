@@ -7,7 +7,7 @@ use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::json::write::{to_json, ObjectOut, ToJson};
 use crate::core::log::text_hash::text_hash;
-use crate::core::model::facts::{Coverage, UnverifiedLine};
+use crate::core::model::facts::{Coverage, Injection, UnverifiedLine};
 use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::storage::KeyValueStore;
@@ -15,7 +15,7 @@ use crate::core::steps::check::Accepted;
 
 /// The version of the prompt and of the reading of answers: a cached summary of an older one
 /// is not used.
-pub const PROMPT_VERSION: &str = "p40";
+pub const PROMPT_VERSION: &str = "p42";
 
 /// Summaries kept at most (the newest); each is at most its budget in size.
 pub const MAX_CACHED_SUMMARIES: usize = 4;
@@ -31,6 +31,8 @@ pub struct CachedSummary {
     pub coverage: Coverage,
     /// Its lines marked ` [unverified]`.
     pub unverified: Vec<UnverifiedLine>,
+    /// Its lines marked ` [from tool output]`.
+    pub injections: Vec<Injection>,
     /// The form of the answer it was read from.
     pub answer_format: AnswerFormat,
     /// When it expires (ms since the epoch), with the archive of its compaction.
@@ -45,6 +47,7 @@ impl CachedSummary {
             summary: accepted.summary.clone(),
             coverage: accepted.coverage.clone(),
             unverified: accepted.unverified.clone(),
+            injections: accepted.injections.clone(),
             answer_format: accepted.answer_format,
             expires_at,
         }
@@ -56,6 +59,7 @@ impl CachedSummary {
             summary: self.summary,
             coverage: self.coverage,
             unverified: self.unverified,
+            injections: self.injections,
             lines_cut: 0,
             answer_format: self.answer_format,
         }
@@ -69,6 +73,7 @@ impl ToJson for CachedSummary {
             .field("summary", &self.summary)
             .field("coverage", &self.coverage)
             .field("unverified", &self.unverified)
+            .field("injections", &self.injections)
             .field("answerFormat", &self.answer_format)
             .field("expiresAt", &self.expires_at);
     }
@@ -82,6 +87,7 @@ impl FromJson for CachedSummary {
             summary: cached.req("summary")?,
             coverage: cached.req("coverage")?,
             unverified: cached.req("unverified")?,
+            injections: cached.req("injections")?,
             answer_format: cached.req("answerFormat")?,
             expires_at: cached.req("expiresAt")?,
         })
@@ -155,6 +161,7 @@ mod tests {
             summary: summary.into(),
             coverage: Coverage::default(),
             unverified: Vec::new(),
+            injections: Vec::new(),
             answer_format: AnswerFormat::Json,
             expires_at,
         }
@@ -181,7 +188,7 @@ mod tests {
             input
         );
         let failing = CompactorSettings {
-            unverified: crate::core::model::settings::UnverifiedLines::Fail,
+            unverified: crate::core::model::settings::LinePolicy::Fail,
             ..CompactorSettings::default()
         };
         assert_ne!(

@@ -297,6 +297,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 chunks: run.attempts.parts,
                 answer_format: accepted.answer_format,
                 cached: run.attempts.cached,
+                injections: accepted.injections.clone(),
             }
         });
         let result = result.await?;
