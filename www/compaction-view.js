@@ -133,13 +133,18 @@ function showSuccess(result) {
       return item;
     }),
   );
-  const unverified = result.unverified ?? [];
-  $("unverified-lines").hidden = unverified.length === 0;
-  $("unverified-summary").textContent = `${unverified.length} ${unverified.length === 1 ? "line" : "lines"} marked unverified`;
-  $("unverified-list").replaceChildren(
-    ...unverified.map(({ line, items }) => {
+  markedLines("unverified", result.unverified ?? [], "marked unverified", ({ items }) => ` — not in the logs: ${items.join(", ")}`);
+  markedLines("injected", result.injections ?? [], "from tool output", ({ source }) => ` — only ${source} said it`);
+}
+
+/** One of the success panel's lists of marked lines (`<prefix>-lines`), shown when it has any. */
+function markedLines(prefix, lines, what, detail) {
+  $(`${prefix}-lines`).hidden = lines.length === 0;
+  $(`${prefix}-summary`).textContent = `${lines.length} ${lines.length === 1 ? "line" : "lines"} ${what}`;
+  $(`${prefix}-list`).replaceChildren(
+    ...lines.map((marked) => {
       const item = el("li");
-      item.append(el("span", "", line.replace(/^[-*]\s+/, "")), el("span", "unverified-items", ` — not in the logs: ${items.join(", ")}`));
+      item.append(el("span", "", marked.line.replace(/^[-*]\s+/, "")), el("span", "unverified-items", detail(marked)));
       return item;
     }),
   );
