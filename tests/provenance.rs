@@ -231,3 +231,26 @@ fn retry_asks_once_naming_the_line_then_marks_and_fail_refuses() {
     assert!(err.to_string().contains("/srv/data"), "{err}");
     assert_eq!(rig.dump(), before, "the logs are as they were");
 }
+
+/// A later model that copies a marked line without its mark, once the ticket itself is
+/// archived, is caught again: the earlier summary's marked line is data too.
+#[test]
+fn a_marked_line_copied_without_its_mark_into_the_next_summary_is_marked_again() {
+    let line = LAUNDERED[0].0;
+    let rig = support_session(
+        MemoryStore::new(),
+        vec![answer(&[line]), answer(&[line])],
+        small_window(),
+    );
+    let first = compact(&rig).unwrap();
+    assert_eq!(first.injections.len(), 1);
+    grow_session(&rig.logs, &rig.clock, 3, 9);
+    let second = compact(&rig).unwrap();
+    assert_eq!(second.injections.len(), 1, "{}", second.summary);
+    assert!(second.injections[0]
+        .source
+        .starts_with("an earlier summary's line from tool output"));
+    assert!(second
+        .summary
+        .contains(&format!("{line} [from tool output]")));
+}

@@ -159,6 +159,7 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
                 json.to_ascii_lowercase(),
             )
         })
+        .chain(earlier_marks(selection))
         .collect();
     let mut found = Vec::new();
     for line in summary.lines() {
@@ -185,6 +186,20 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
         }
     }
     found
+}
+
+/// The lines earlier summaries marked as from tool output: still data once the entry they came
+/// from is archived, so that a model that copies one without its mark is caught again.
+fn earlier_marks<'a>(selection: &'a Selection) -> impl Iterator<Item = (String, String)> + 'a {
+    selection.reasoning.iter().flat_map(|(n, entry)| {
+        entry
+            .lines()
+            .filter(|line| line.ends_with(INJECTED_MARK))
+            .map(move |line| {
+                let source = format!("an earlier summary's line from tool output (iteration {n})");
+                (source, line.to_ascii_lowercase())
+            })
+    })
 }
 
 /// `summary` with each of `injected`'s lines ending in [`INJECTED_MARK`]; nothing else changes.
