@@ -272,7 +272,7 @@ async fn with_missing_facts_retry_a_dropped_fact_is_asked_for_once() {
 #[wasm_bindgen_test]
 async fn a_history_over_max_prompt_tokens_is_summarised_in_parts_then_merged() {
     let key = fresh_key();
-    let extra = r#","maxOutputTokens":300,"maxPromptTokens":2600"#;
+    let extra = r#","maxOutputTokens":300,"maxPromptTokens":2800"#;
     let outcome = run_over("mock-ok", &key, extra, 40).await;
     let result = outcome.result.as_ref().unwrap();
     let chunks = result["chunks"].as_u64().unwrap() as usize;
