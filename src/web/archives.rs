@@ -117,7 +117,6 @@ impl JsArchives {
         &self,
         options: Option<RecallToolOptionsJs>,
     ) -> Result<JsRecallTool, JsValue> {
-        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
         recall_tool(
             &self.logs,
             &self.shelf,

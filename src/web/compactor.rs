@@ -421,7 +421,6 @@ impl JsCompactor {
         &self,
         options: Option<RecallToolOptionsJs>,
     ) -> Result<JsRecallTool, JsValue> {
-        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
         recall_tool(
             self.engine.logs(),
             self.engine.shelf(),

@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{json_to_js, optional_count};
 use super::shelves::{archive_call, ArchiveCall, BrowserLogs};
+use super::typescript::RecallToolOptionsJs;
 use crate::core::store::recall_tool::{DECLARATION, DEFAULT_RECALL_TOKENS};
 use crate::core::store::shelf::Shelf;
 
@@ -51,9 +52,10 @@ impl JsRecallTool {
 pub(super) fn recall_tool(
     logs: &Rc<BrowserLogs>,
     shelf: &Rc<Shelf>,
-    options: JsValue,
+    options: Option<RecallToolOptionsJs>,
     what: &str,
 ) -> Result<JsRecallTool, JsValue> {
+    let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
     let max_tokens = optional_count(&options, "maxTokens", what)?.unwrap_or(DEFAULT_RECALL_TOKENS);
     Ok(JsRecallTool {
         shelf: Rc::clone(shelf),

@@ -22,6 +22,7 @@ use crate::core::store::keys::StorageKeys;
 use crate::core::store::page::PageState;
 use crate::core::store::raw_logs::{RawLogs, ReadLogs};
 use crate::core::store::stored_json::{read_value, write_json};
+use crate::core::store::summary_cache::SummaryCache;
 
 /// How long a stored "iteration running" mark holds compactions back without being renewed.
 pub const RUNNING_MARK_MS: f64 = 10.0 * 60_000.0;
@@ -60,6 +61,11 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// The underlying key-value store.
     pub fn store(&self) -> &S {
         &self.store
+    }
+
+    /// The summary cache kept beside these logs, under their prefix.
+    pub fn summary_cache(&self) -> SummaryCache<'_, S> {
+        SummaryCache::new(&self.store, self.keys.summary_cache())
     }
 
     /// What this page knows of the compactions over these logs, shared by every compactor and

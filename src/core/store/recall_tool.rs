@@ -61,7 +61,17 @@ impl FromJson for RecallArgs {
 /// One archived entry found: its iteration, which log, its text.
 pub(crate) struct Found {
     pub(crate) iteration: u32,
+    /// `[iteration 3 · execution] ` and the entry as stored.
     pub(crate) text: String,
+    /// Where the entry as stored starts in `text`.
+    body: usize,
+}
+
+impl Found {
+    /// The entry as stored.
+    pub(crate) fn body(&self) -> &str {
+        &self.text[self.body..]
+    }
 }
 
 /// An iteration number from a model's argument: a whole number from 1, else `None`.
@@ -138,9 +148,11 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
             let mut keep = |iteration: u32, log: &str, text: &str| {
                 let lower = text.to_ascii_lowercase();
                 if (first..=last).contains(&iteration) && query.iter().all(|w| lower.contains(w)) {
+                    let label = format!("[iteration {iteration} · {log}] ");
                     found.push(Found {
                         iteration,
-                        text: format!("[iteration {iteration} · {log}] {text}"),
+                        body: label.len(),
+                        text: label + text,
                     });
                 }
             };

@@ -106,13 +106,26 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
         let live = self.live()?;
         let live = [live.reasoning, live.execution, live.tool_activity];
         // An id, file name or figure (four digits or more) no live entry holds any more.
-        for item in items_in(text) {
-            let figure = item.bytes().filter(u8::is_ascii_digit).count() >= 4;
-            let named = figure || item.bytes().any(|b| b.is_ascii_alphabetic());
-            let in_live = live.iter().flatten().any(|log| log.contains(&item));
-            if named && !in_live {
-                let found = self.entries_in(1, u32::MAX, &[item.to_ascii_lowercase()])?;
-                wanted.extend(found.iter().map(|entry| entry.iteration));
+        let items: Vec<String> = items_in(text)
+            .into_iter()
+            .filter(|item| {
+                let figure = item.bytes().filter(u8::is_ascii_digit).count() >= 4;
+                let named = figure || item.bytes().any(|b| b.is_ascii_alphabetic());
+                named && !live.iter().flatten().any(|log| log.contains(item.as_str()))
+            })
+            .map(|item| item.to_ascii_lowercase())
+            .collect();
+        if wanted.is_empty() && items.is_empty() {
+            return Ok(Rehydrated::default());
+        }
+        // Every archive is read once, whatever the text names.
+        let archived = self.entries_in(1, u32::MAX, &[])?;
+        if !items.is_empty() {
+            for entry in &archived {
+                let lower = entry.body().to_ascii_lowercase();
+                if items.iter().any(|item| lower.contains(item.as_str())) {
+                    wanted.push(entry.iteration);
+                }
             }
         }
         sort_unique(&mut wanted);
@@ -121,8 +134,11 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
             if cooldown.cooling(iteration) {
                 continue;
             }
-            let entries = self.entries_in(iteration, iteration, &[])?;
-            let lines: Vec<&str> = entries.iter().map(|entry| entry.text.as_str()).collect();
+            let lines: Vec<&str> = archived
+                .iter()
+                .filter(|entry| entry.iteration == iteration)
+                .map(|entry| entry.text.as_str())
+                .collect();
             let block = lines.join("\n");
             let tokens = estimate_tokens(&block);
             if lines.is_empty() || out.tokens.saturating_add(tokens) > budget {

@@ -23,7 +23,7 @@ use crate::core::store::archive_record::ArchiveMetadata;
 use crate::core::store::journal::Commit;
 use crate::core::store::page::PageClaim;
 use crate::core::store::shelf::Swap;
-use crate::core::store::summary_cache::{input_hash, CachedSummary, SummaryCache};
+use crate::core::store::summary_cache::{input_hash, CachedSummary};
 
 /// One compaction's hold on the page: every compactor and shelf over the logs in this page is
 /// busy from [`Compactor::claim`] until this is dropped (the compaction ended, or its future
@@ -140,10 +140,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             self.fail(run, err);
         }
         if let Some(answered) = run.answered.take() {
-            let logs = self.logs.borrow();
-            let cache = SummaryCache::new(logs.store(), logs.keys().summary_cache());
             // A cache that cannot be written is only a cache.
-            let _ = cache.put(answered, self.now());
+            let _ = self.logs.borrow().summary_cache().put(answered, self.now());
         }
         self.shelf.page().set_frozen(false);
         self.lease.release(&self.logs.borrow());
@@ -349,10 +347,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let input = (self.settings.summary_cache && !self.provider.grounded())
             .then(|| input_hash(request.prompt, &request.settings.model, &self.settings));
         if let Some(input) = &input {
-            let logs = self.logs.borrow();
-            let cache = SummaryCache::new(logs.store(), logs.keys().summary_cache());
-            if let Some(cached) = cache.get(input, self.now()) {
-                drop(logs);
+            let cached = self.logs.borrow().summary_cache().get(input, self.now());
+            if let Some(cached) = cached {
                 run.attempts.cached = true;
                 let message = "The same input was summarised before: its summary is taken from \
                                the cache, with no call";
