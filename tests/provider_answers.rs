@@ -11,7 +11,7 @@ use std::task::{Context, Poll, Waker};
 use common::*;
 use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::error::{ProviderError, ProviderFailure};
-use context_compactor::core::model::outcome::AnswerFormat;
+use context_compactor::core::model::outcome::{AnswerFormat, CompactionResult};
 use context_compactor::core::model::settings::Trigger;
 use context_compactor::core::model::token_usage::TokenUsage;
 use context_compactor::core::ports::cancel::Cancel;
@@ -212,6 +212,28 @@ fn title_case(title: &str) -> String {
         .join(" ")
 }
 
+/// A session of 5 iterations compacted by a model that answers the canonical summary keeping
+/// every ledger fact, written by `shape`: the rig, that canonical summary, and the result.
+fn answered_in_shape(
+    name: &str,
+    shape: impl Fn(&str) -> String,
+) -> (Rig, String, CompactionResult) {
+    let memory = MemoryStore::new();
+    let probe = Rig::with(memory.clone(), Vec::new(), small_window());
+    grow_session(&probe.logs, &probe.clock, 5, 7);
+    let facts = probe.compactor.plan().unwrap().ledger;
+    let canonical = valid_summary(&facts.join("\n- "));
+    let rig = Rig::with(
+        memory,
+        vec![Answer::Verbatim(shape(&canonical))],
+        small_window(),
+    );
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_or_else(|err| panic!("{name}: {err}"));
+    (rig, canonical, result)
+}
+
 /// Answers in the shapes models write — other heading levels, bold or numbered headings, no
 /// emoji, a fence around the answer, a preamble, a closing remark — keep every fact and are
 /// taken at the first attempt, stored with canonical headings and without the wrapping.
@@ -244,19 +266,7 @@ fn answers_in_the_shapes_models_write_are_taken_at_once_and_stored_canonical() {
         ),
     ];
     for (name, shape) in shapes {
-        let memory = MemoryStore::new();
-        let probe = Rig::with(memory.clone(), Vec::new(), small_window());
-        grow_session(&probe.logs, &probe.clock, 5, 7);
-        let facts = probe.compactor.plan().unwrap().ledger;
-        let canonical = valid_summary(&facts.join("\n- "));
-        let rig = Rig::with(
-            memory,
-            vec![Answer::Verbatim(shape(&canonical))],
-            small_window(),
-        );
-        let result = run_ready(rig.compactor.compact(Trigger::User))
-            .unwrap()
-            .unwrap_or_else(|err| panic!("{name}: {err}"));
+        let (_, canonical, result) = answered_in_shape(name, shape);
         assert_eq!(result.attempts, 1, "{name}");
         assert_eq!(result.summary, canonical, "{name}");
         assert_eq!(result.coverage.missing, Vec::<String>::new(), "{name}");
@@ -342,19 +352,7 @@ fn answers_in_other_shapes_in_json_or_after_reasoning_are_read_as_the_six_sectio
         ),
     ];
     for (name, shape, format) in shapes {
-        let memory = MemoryStore::new();
-        let probe = Rig::with(memory.clone(), Vec::new(), small_window());
-        grow_session(&probe.logs, &probe.clock, 5, 7);
-        let facts = probe.compactor.plan().unwrap().ledger;
-        let canonical = valid_summary(&facts.join("\n- "));
-        let rig = Rig::with(
-            memory,
-            vec![Answer::Verbatim(shape(&canonical))],
-            small_window(),
-        );
-        let result = run_ready(rig.compactor.compact(Trigger::User))
-            .unwrap()
-            .unwrap_or_else(|err| panic!("{name}: {err}"));
+        let (rig, canonical, result) = answered_in_shape(name, shape);
         assert_eq!(result.attempts, 1, "{name}");
         assert_eq!(result.answer_format, format, "{name}");
         assert_eq!(result.coverage.missing, Vec::<String>::new(), "{name}");

@@ -44,24 +44,18 @@ test("files: every module, wasm and type file the build produced is published, n
 /** The active data segments' offsets and the mutable i32 globals' initial values of a module. */
 function memoryLayout(bytes) {
   let at = 8;
-  const uleb = () => {
+  /** A LEB128 number at `at`, signed or not. */
+  const leb = (signed) => {
     let value = 0, shift = 0, byte;
     do {
       byte = bytes[at++];
       value += (byte & 0x7f) * 2 ** shift;
       shift += 7;
     } while (byte & 0x80);
-    return value;
+    return signed && byte & 0x40 ? value - 2 ** shift : value;
   };
-  const sleb = () => {
-    let value = 0, shift = 0, byte;
-    do {
-      byte = bytes[at++];
-      value += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return byte & 0x40 ? value - 2 ** shift : value;
-  };
+  const uleb = () => leb(false);
+  const sleb = () => leb(true);
   const layout = { stackPointers: [], dataOffsets: [] };
   while (at < bytes.length) {
     const id = bytes[at++];

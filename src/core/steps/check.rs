@@ -201,7 +201,7 @@ impl<'a> SummaryCheck<'a> {
             fallback_allowed &= facts_asked == Ask::WithFallback;
         }
         let lines_asked = ask(
-            self.unverified_policy(),
+            policy(self.unverified),
             !unbacked.is_empty(),
             retried,
             RetryReason::Unverified,
@@ -279,10 +279,6 @@ impl<'a> SummaryCheck<'a> {
             MissingFacts::Retry => Policy::AskOnce,
             MissingFacts::Fail => Policy::Refuse,
         }
-    }
-
-    fn unverified_policy(&self) -> Policy {
-        policy(self.unverified)
     }
 
     /// Which facts the model's answer kept, and which the package added (those it lacked).

@@ -172,15 +172,30 @@ mod tests {
     use super::*;
     use crate::core::model::facts::FactKind;
 
-    fn pin(text: &str, exact: &[&str]) -> Fact {
+    /// A fact of `kind` under `id`, kept by a summary that holds each of `exact`.
+    fn fact(id: &str, kind: FactKind, text: &str, exact: &[&str]) -> Fact {
         Fact {
-            id: format!("pin:{text}"),
-            kind: FactKind::Pin,
+            id: id.into(),
+            kind,
             text: text.into(),
             exact: exact.iter().map(|t| (*t).to_owned()).collect(),
             words: Vec::new(),
             iterations: None,
         }
+    }
+
+    fn pin(text: &str, exact: &[&str]) -> Fact {
+        fact(&format!("pin:{text}"), FactKind::Pin, text, exact)
+    }
+
+    /// A result whose file only a line of code names.
+    fn read_result() -> Fact {
+        fact(
+            "result:read",
+            FactKind::Result,
+            "Result of exec_a1 (task read ledger_1.csv): 28776",
+            &["28776"],
+        )
     }
 
     #[test]
@@ -209,13 +224,13 @@ mod tests {
 
     #[test]
     fn two_results_of_the_same_value_each_keep_the_line_that_names_them() {
-        let result = |id: &str| Fact {
-            id: format!("result:{id}"),
-            kind: FactKind::Result,
-            text: format!("Result of {id}: 0.30000000000000004"),
-            exact: vec!["0.30000000000000004".into()],
-            words: Vec::new(),
-            iterations: None,
+        let result = |id: &str| {
+            fact(
+                &format!("result:{id}"),
+                FactKind::Result,
+                &format!("Result of {id}: 0.30000000000000004"),
+                &["0.30000000000000004"],
+            )
         };
         let ledger = Ledger {
             facts: vec![result("exec_a1"), result("exec_b2")],
@@ -240,14 +255,7 @@ mod tests {
     #[test]
     fn lines_that_name_what_a_fact_names_go_after_those_that_name_nothing() {
         let ledger = Ledger {
-            facts: vec![Fact {
-                id: "result:read".into(),
-                kind: FactKind::Result,
-                text: "Result of exec_a1 (task read ledger_1.csv): 28776".into(),
-                exact: vec!["28776".into()],
-                words: Vec::new(),
-                iterations: None,
-            }],
+            facts: vec![read_result()],
             ..Ledger::default()
         };
         let code = "```js\nconst rows = read('ledger_1.csv');\nreturn sum(rows);\n```";
@@ -264,16 +272,8 @@ mod tests {
 
     #[test]
     fn a_fact_whose_file_only_a_cut_block_named_is_put_back_in_the_ledgers_words() {
-        let fact = Fact {
-            id: "result:read".into(),
-            kind: FactKind::Result,
-            text: "Result of exec_a1 (task read ledger_1.csv): 28776".into(),
-            exact: vec!["28776".into()],
-            words: Vec::new(),
-            iterations: None,
-        };
         let ledger = Ledger {
-            facts: vec![fact],
+            facts: vec![read_result()],
             ..Ledger::default()
         };
         let code = format!(
