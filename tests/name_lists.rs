@@ -1,6 +1,7 @@
-//! Each list of names the JavaScript side sees is written in Rust once (`as_str`, the JSON written and read) and
-//! once in the TypeScript text of the `.d.ts`, and `REQUIRED_SECTIONS` once more in the build
-//! script that appends the constant: this test fails when any two of them disagree.
+//! Each list of names the JavaScript side sees is written in Rust once (a record's table, an
+//! enum's names) and once in `src/web/types.d.ts`, and `REQUIRED_SECTIONS` once more in the
+//! build script that appends the constant: this test fails when any two of them disagree, so
+//! a field renamed on one side only fails here.
 // Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
 // about the package's size).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -9,13 +10,31 @@ use std::collections::BTreeSet;
 
 use context_compactor::core::error::ErrorCode;
 use context_compactor::core::json::read::from_text;
+use context_compactor::core::json::record::Record;
 use context_compactor::core::json::write::to_json;
+use context_compactor::core::model::call_options::{CanCompact, CompactOptions, LogStoreOptions};
+use context_compactor::core::model::facts::{
+    Coverage, Demoted, Fact, IndexLine, Injection, Pin, UnverifiedLine,
+};
+use context_compactor::core::model::outcome::{
+    CompactionPlan, CompactionResult, EntryCounts, Wait,
+};
 use context_compactor::core::model::phase::Phase;
 use context_compactor::core::model::reasons::RetryReason;
-use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::model::token_usage::TokenUsage;
+use context_compactor::core::providers::port::GenerationSettings;
+use context_compactor::core::steps::selection::PerEntry;
+use context_compactor::core::steps::validation::Validation;
 use context_compactor::core::steps::validation::REQUIRED_SECTIONS;
+use context_compactor::core::store::archive_record::{
+    Archive, ArchiveData, ArchiveInfo, ArchiveMetadata,
+};
+use context_compactor::core::store::metrics::{CompactionCost, CompactionMetrics};
+use context_compactor::core::store::recall_tool::RecallArgs;
+use context_compactor::core::store::rehydrate::Rehydrated;
 
-const TYPESCRIPT: &str = include_str!("../src/web/typescript.rs");
+const TYPESCRIPT: &str = include_str!("../src/web/types.d.ts");
 const MERGE_SCRIPT: &str = include_str!("../scripts/merge-pkg.mjs");
 
 /// The string literals of `export type <name> = "a" | "b" …;` in the TypeScript text.
@@ -80,4 +99,174 @@ fn the_build_script_appends_the_required_sections_of_the_core() {
     let list = &list[..list.find(']').unwrap()];
     let sections: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
     assert_eq!(sections, REQUIRED_SECTIONS);
+}
+
+/// The body of `export interface <name> …{ … }` and what it extends, comments removed.
+fn ts_interface(name: &str) -> (String, String) {
+    let start = TYPESCRIPT
+        .find(&format!("export interface {name} "))
+        .or_else(|| TYPESCRIPT.find(&format!("export interface {name}<")))
+        .unwrap_or_else(|| panic!("no interface {name} in types.d.ts"));
+    let rest = &TYPESCRIPT[start..];
+    let open = rest.find('{').expect("an interface has a body");
+    let head = rest[..open].to_owned();
+    let mut depth = 0;
+    let mut end = open;
+    for (i, c) in rest[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            end = open + i;
+            break;
+        }
+    }
+    (head, without_comments(&rest[open + 1..end]))
+}
+
+fn without_comments(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        let close = rest[start..].find("*/").expect("a comment ends") + start + 2;
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The property names an interface declares (not its methods or index signatures), with those
+/// of the interface it extends through `Omit<Base, "a" | …>` less the omitted ones.
+fn ts_keys(name: &str) -> BTreeSet<String> {
+    let (head, body) = ts_interface(name);
+    let mut keys = BTreeSet::new();
+    let mut depth = 0i32;
+    let mut segment = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '=' if chars.peek() == Some(&'>') => {
+                chars.next();
+                segment.push_str("=>");
+                continue;
+            }
+            '{' | '(' | '[' | '<' => depth += 1,
+            '}' | ')' | ']' | '>' => depth -= 1,
+            ';' | '\n' if depth == 0 => {
+                keys.extend(property(&segment));
+                segment.clear();
+                continue;
+            }
+            _ => {}
+        }
+        segment.push(c);
+    }
+    keys.extend(property(&segment));
+    if let Some(omit) = head.split("extends Omit<").nth(1) {
+        let base = omit.split(',').next().expect("Omit<Base, …>").trim();
+        let omitted = set(omit.split('"').skip(1).step_by(2));
+        keys.extend(ts_keys(base).difference(&omitted).cloned());
+    }
+    keys
+}
+
+fn property(segment: &str) -> Option<String> {
+    let segment = segment.trim().trim_start_matches("readonly ");
+    let name: String = segment
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+        .collect();
+    let after = segment[name.len()..].trim_start();
+    (!name.is_empty() && (after.starts_with(':') || after.starts_with("?:"))).then_some(name)
+}
+
+fn assert_same_keys(interface: &str, rust: &[&str], javascript_only: &[&str]) {
+    let mut expected = set(rust.iter().copied());
+    expected.extend(set(javascript_only.iter().copied()));
+    let declared = ts_keys(interface);
+    assert_eq!(
+        declared,
+        expected,
+        "interface {interface} in types.d.ts and its Rust table differ: only in TypeScript \
+         {:?}, only in Rust {:?}",
+        declared.difference(&expected).collect::<Vec<_>>(),
+        expected.difference(&declared).collect::<Vec<_>>(),
+    );
+}
+
+#[test]
+fn every_interface_of_a_record_has_the_fields_its_rust_table_writes_and_reads() {
+    assert_same_keys("Fact", Fact::FIELDS, &[]);
+    assert_same_keys("Pin", Pin::FIELDS, &[]);
+    assert_same_keys("Coverage", Coverage::FIELDS, &[]);
+    assert_same_keys("UnverifiedLine", UnverifiedLine::FIELDS, &[]);
+    assert_same_keys("DemotedFact", Demoted::FIELDS, &[]);
+    assert_same_keys("IndexLine", IndexLine::FIELDS, &[]);
+    assert_same_keys("Injection", Injection::FIELDS, &[]);
+    assert_same_keys("TokenUsage", TokenUsage::FIELDS, &[]);
+    assert_same_keys("CompactionResult", CompactionResult::FIELDS, &[]);
+    assert_same_keys("CompactionPlan", CompactionPlan::FIELDS, &[]);
+    assert_same_keys("EntryCounts", EntryCounts::FIELDS, &[]);
+    assert_same_keys("ArchiveData", ArchiveData::FIELDS, &[]);
+    assert_same_keys("ArchiveMetadata", ArchiveMetadata::FIELDS, &[]);
+    assert_same_keys("PerEntry", PerEntry::<u32>::FIELDS, &[]);
+    assert_same_keys("Archive", Archive::<ArchiveData>::FIELDS, &[]);
+    assert_same_keys("ArchiveInfo", ArchiveInfo::FIELDS, &[]);
+    assert_same_keys("CompactionMetrics", CompactionMetrics::FIELDS, &[]);
+    assert_same_keys("CompactionCost", CompactionCost::FIELDS, &[]);
+    assert_same_keys("Rehydrated", Rehydrated::FIELDS, &[]);
+    assert_same_keys("RecallToolArgs", RecallArgs::FIELDS, &[]);
+    assert_same_keys("ValidationResult", Validation::FIELDS, &[]);
+    assert_same_keys("CanCompactResult", CanCompact::FIELDS, &[]);
+    assert_same_keys("LogStoreOptions", LogStoreOptions::FIELDS, &[]);
+    // The web layer adds the abort signal to what a provider or a compaction is given.
+    assert_same_keys(
+        "GenerationSettings",
+        GenerationSettings::FIELDS,
+        &["signal"],
+    );
+    assert_same_keys("CompactOptions", CompactOptions::FIELDS, &["signal"]);
+    // The web layer takes the provider and the app's own token count out before the settings
+    // are read (src/web/compactor.rs).
+    assert_same_keys(
+        "CompactorOptions",
+        CompactorSettings::FIELDS,
+        &["provider", "promptTokens"],
+    );
+}
+
+#[test]
+fn an_iteration_wait_is_written_with_the_fields_typescript_declares() {
+    let wait = Wait {
+        iteration: 4,
+        running_here: true,
+        triggers: vec![Trigger::User],
+    };
+    let written: BTreeSet<String> =
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&to_json(&wait))
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+    assert_eq!(ts_keys("IterationWait"), written);
+}
+
+#[test]
+fn the_key_reader_sees_a_renamed_field_on_either_side() {
+    // What the two tests above rest on: a property, an optional one, a method, an index
+    // signature, a nested object and a function type in one body.
+    let keys = ts_keys("ExecutionEntry");
+    assert!(
+        keys.contains("executionTime") && keys.contains("result"),
+        "{keys:?}"
+    );
+    assert!(
+        !keys.contains("field") && !keys.contains("message"),
+        "{keys:?}"
+    );
+    assert!(ts_keys("LogStore").is_empty(), "a method is not a field");
+    assert!(ts_keys("GenerationSettings").contains("signal"));
 }

@@ -24,10 +24,8 @@ use super::typescript::{
 };
 use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
-use crate::core::json::read::{FromJson, Object, ReadError};
-use crate::core::json::write::{ObjectOut, ToJson};
-use crate::core::model::outcome::Wait;
-use crate::core::model::settings::{CompactorSettings, Trigger};
+use crate::core::model::call_options::{CanCompact, CompactOptions};
+use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
 use crate::core::providers::port::SummaryProvider;
@@ -37,36 +35,6 @@ use crate::core::store::rehydrate::Cooldown;
 /// The core compactor over the browser's storage and clock.
 pub(super) type Engine = crate::core::run::compactor::Compactor<BrowserStorage, BrowserClock>;
 type JsResult<T> = Result<T, JsValue>;
-
-#[derive(Default)]
-struct CompactOptions {
-    trigger: Trigger,
-}
-
-impl FromJson for CompactOptions {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let options = Object::read(json)?;
-        options.deny_unknown(&["trigger"])?;
-        Ok(CompactOptions {
-            trigger: options.or_default("trigger")?,
-        })
-    }
-}
-
-struct CanCompact {
-    ok: bool,
-    reason: Option<String>,
-    waits_for: Option<Wait>,
-}
-
-impl ToJson for CanCompact {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("ok", &self.ok)
-            .field_opt("reason", &self.reason)
-            .field_opt("waitsFor", &self.waits_for);
-    }
-}
 
 fn get(object: &JsValue, field: &str) -> JsValue {
     js_sys::Reflect::get(object, &JsValue::from_str(field)).unwrap_or(JsValue::UNDEFINED)

@@ -1,5 +1,6 @@
 //! `LogStore` for JavaScript: the core log store over localStorage.
 
+use crate::core::model::call_options::LogStoreOptions;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
@@ -12,11 +13,10 @@ use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
 use super::store_lock::BrowserStoreLock;
 use super::typescript::{
-    ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptions, PinList,
+    ExecutionEntryJs, ExecutionEntryList, ExecutionInputJs, LogStoreOptionsJs, PinList,
     ReasoningEntryList, StringList, ToolActivityEntryJs, ToolActivityEntryList,
     ToolActivityInputJs,
 };
-use crate::core::json::read::{FromJson, Object, ReadError};
 use crate::core::log::stored_entry::join_entries;
 use crate::core::order::sorted_map::SortedMap;
 use crate::core::ports::store_lock::StoreLock;
@@ -26,21 +26,6 @@ use crate::core::store::log_store::{LogStore, PinError};
 
 /// The core store as the browser uses it.
 pub type BrowserLogStore = LogStore<BrowserStorage, BrowserClock>;
-
-#[derive(Default)]
-struct Options {
-    prefix: Option<String>,
-}
-
-impl FromJson for Options {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let options = Object::read(json)?;
-        options.deny_unknown(&["prefix"])?;
-        Ok(Options {
-            prefix: options.opt("prefix")?,
-        })
-    }
-}
 
 /// The property through which a `Compactor` finds the store of a `LogStore` it is given.
 const STORE_ID: &str = "__contextCompactorStoreId";
@@ -98,12 +83,12 @@ type JsResult<T> = Result<T, JsValue>;
 impl JsLogStore {
     /// Opens the logs under `options.prefix` (default `"gdrs_"`).
     #[wasm_bindgen(constructor)]
-    pub fn new(options: Option<LogStoreOptions>) -> JsResult<JsLogStore> {
-        let options: Options = match options {
+    pub fn new(options: Option<LogStoreOptionsJs>) -> JsResult<JsLogStore> {
+        let options: LogStoreOptions = match options {
             Some(value) if !value.is_undefined() && !value.is_null() => {
                 from_js(value.into(), "LogStore options")?
             }
-            _ => Options::default(),
+            _ => LogStoreOptions::default(),
         };
         let storage = BrowserStorage::local().map_err(ContextCompactorError::from)?;
         let keys = StorageKeys::new(options.prefix.as_deref().unwrap_or(DEFAULT_PREFIX));

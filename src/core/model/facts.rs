@@ -1,8 +1,7 @@
 //! The facts a summary must keep, as values: each fact, the app's pins, the ledger of one
 //! compaction, the coverage a summary achieved and the lines it could not back. `steps::ledger` draws and checks them.
 
-use crate::core::json::read::{one_of, FromJson, Object, ReadError};
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::record::{json_names, json_record};
 
 /// What kind of fact a ledger line is, which decides how it is drawn and carried forward.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,166 +178,71 @@ pub struct UnverifiedLine {
     pub items: Vec<String>,
 }
 
-/// Every fact kind with its stored name.
-const FACT_KINDS: [(&str, FactKind); 5] = [
-    ("goal", FactKind::Goal),
-    ("result", FactKind::Result),
-    ("failure", FactKind::Failure),
-    ("identifier", FactKind::Identifier),
-    ("pin", FactKind::Pin),
-];
-
-impl ToJson for FactKind {
-    fn write_json(&self, out: &mut String) {
-        if let Some((name, _)) = FACT_KINDS.iter().find(|(_, kind)| kind == self) {
-            name.write_json(out);
-        }
+json_names! {
+    FactKind {
+        Goal = "goal",
+        Result = "result",
+        Failure = "failure",
+        Identifier = "identifier",
+        Pin = "pin",
     }
 }
 
-impl FromJson for FactKind {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        one_of(json, &FACT_KINDS)
+json_record! {
+    read write Fact {
+        id: "id" req,
+        kind: "kind" req,
+        text: "text" req,
+        exact: "exact" req,
+        words: "words" req,
+        iterations: "iterations" opt,
     }
 }
 
-impl ToJson for Fact {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("id", &self.id)
-            .field("kind", &self.kind)
-            .field("text", &self.text)
-            .field("exact", &self.exact)
-            .field("words", &self.words)
-            .field_opt("iterations", &self.iterations);
+json_record! {
+    read write Pin {
+        id: "id" req,
+        text: "text" req,
     }
 }
 
-impl FromJson for Fact {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let fact = Object::read(json)?;
-        Ok(Fact {
-            id: fact.req("id")?,
-            kind: fact.req("kind")?,
-            text: fact.req("text")?,
-            exact: fact.req("exact")?,
-            words: fact.req("words")?,
-            iterations: fact.opt("iterations")?,
-        })
+json_record! {
+    read write Coverage {
+        required: "required" req,
+        kept: "kept" req,
+        repaired: "repaired" default,
+        missing: "missing" req,
+        demoted: "demoted" default,
     }
 }
 
-impl ToJson for Pin {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("id", &self.id)
-            .field("text", &self.text);
+json_record! {
+    read write UnverifiedLine {
+        line: "line" req,
+        items: "items" req,
     }
 }
 
-impl FromJson for Pin {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let pin = Object::read(json)?;
-        Ok(Pin {
-            id: pin.req("id")?,
-            text: pin.req("text")?,
-        })
+json_record! {
+    read write Demoted {
+        fact: "fact" req,
+        iterations: "iterations" req,
+        archive_key: "archiveKey" req,
     }
 }
 
-impl ToJson for Coverage {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("required", &self.required)
-            .field("kept", &self.kept)
-            .field("repaired", &self.repaired)
-            .field("missing", &self.missing)
-            .field("demoted", &self.demoted);
-    }
-}
-
-impl FromJson for Coverage {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let coverage = Object::read(json)?;
-        Ok(Coverage {
-            required: coverage.req("required")?,
-            kept: coverage.req("kept")?,
-            repaired: coverage.or_default("repaired")?,
-            missing: coverage.req("missing")?,
-            demoted: coverage.or_default("demoted")?,
-        })
-    }
-}
-
-impl ToJson for UnverifiedLine {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("line", &self.line)
-            .field("items", &self.items);
-    }
-}
-
-impl FromJson for UnverifiedLine {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let line = Object::read(json)?;
-        Ok(UnverifiedLine {
-            line: line.req("line")?,
-            items: line.req("items")?,
-        })
-    }
-}
-
-impl ToJson for Demoted {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("fact", &self.fact)
-            .field("iterations", &self.iterations)
-            .field("archiveKey", &self.archive_key);
-    }
-}
-
-impl FromJson for Demoted {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let demoted = Object::read(json)?;
-        Ok(Demoted {
-            fact: demoted.req("fact")?,
-            iterations: demoted.req("iterations")?,
-            archive_key: demoted.req("archiveKey")?,
-        })
-    }
-}
-
-impl ToJson for IndexLine {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("first", &self.first)
-            .field("last", &self.last)
-            .field_opt("archive", &self.archive)
-            .field_opt("lastArchive", &self.last_archive)
-            .field("results", &self.results)
-            .field("failuresResolved", &self.failures_resolved)
-            .field("failuresOpen", &self.failures_open)
-            .field("identifiers", &self.identifiers)
-            .field("others", &self.others)
-            .field("names", &self.names);
-    }
-}
-
-impl FromJson for IndexLine {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let line = Object::read(json)?;
-        Ok(IndexLine {
-            first: line.req("first")?,
-            last: line.req("last")?,
-            archive: line.opt("archive")?,
-            last_archive: line.opt("lastArchive")?,
-            results: line.or_default("results")?,
-            failures_resolved: line.or_default("failuresResolved")?,
-            failures_open: line.or_default("failuresOpen")?,
-            identifiers: line.or_default("identifiers")?,
-            others: line.or_default("others")?,
-            names: line.or_default("names")?,
-        })
+json_record! {
+    read write IndexLine {
+        first: "first" req,
+        last: "last" req,
+        archive: "archive" opt,
+        last_archive: "lastArchive" opt,
+        results: "results" default,
+        failures_resolved: "failuresResolved" default,
+        failures_open: "failuresOpen" default,
+        identifiers: "identifiers" default,
+        others: "others" default,
+        names: "names" default,
     }
 }
 
@@ -351,21 +255,9 @@ pub struct Injection {
     pub source: String,
 }
 
-/// Written as `{ line, source }`.
-impl ToJson for Injection {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("line", &self.line)
-            .field("source", &self.source);
-    }
-}
-
-impl FromJson for Injection {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let object = Object::read(json)?;
-        Ok(Injection {
-            line: object.req("line")?,
-            source: object.req("source")?,
-        })
+json_record! {
+    read write Injection {
+        line: "line" req,
+        source: "source" req,
     }
 }

@@ -1,9 +1,11 @@
 //! The values a compaction is made of and reports, shared by every wing above: the settings and
-//! trigger, the outcome, token usage, phases, the facts a summary must keep, and the reasons a
+//! trigger, one value per log, the outcome, token usage, phases, the facts a summary must keep, and the reasons a
 //! compaction stops. Plain data with no I/O; it imports nothing else of the core.
 
+pub mod call_options;
 pub mod facts;
 pub mod outcome;
+pub mod per_log;
 pub mod phase;
 pub mod reasons;
 pub mod settings;

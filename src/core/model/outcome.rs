@@ -1,22 +1,15 @@
 //! What a compaction reports: the dry-run plan and the result.
 
-use crate::core::json::read::{one_of, FromJson, Object, ReadError};
+use crate::core::json::record::{json_names, json_record};
 use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::model::per_log::PerLog;
 
 use crate::core::model::facts::{Coverage, Demoted, Injection, UnverifiedLine};
 use crate::core::model::settings::Trigger;
 use crate::core::model::token_usage::TokenUsage;
 
 /// Entries per log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct EntryCounts {
-    /// Reasoning entries.
-    pub reasoning: usize,
-    /// Execution entries.
-    pub execution: usize,
-    /// Tool-activity entries.
-    pub tool_activity: usize,
-}
+pub type EntryCounts = PerLog<usize>;
 
 /// What `compact()` would do now (no provider call).
 #[derive(Debug, Clone, PartialEq)]
@@ -110,31 +103,10 @@ pub enum AnswerFormat {
     Markdown,
 }
 
-impl AnswerFormat {
-    /// `"json"` or `"markdown"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AnswerFormat::Json => "json",
-            AnswerFormat::Markdown => "markdown",
-        }
-    }
-}
-
-impl ToJson for AnswerFormat {
-    fn write_json(&self, out: &mut String) {
-        self.as_str().write_json(out);
-    }
-}
-
-impl FromJson for AnswerFormat {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        one_of(
-            json,
-            &[
-                ("json", AnswerFormat::Json),
-                ("markdown", AnswerFormat::Markdown),
-            ],
-        )
+json_names! {
+    AnswerFormat {
+        Json = "json",
+        Markdown = "markdown",
     }
 }
 
@@ -182,86 +154,49 @@ pub struct CompactionResult {
     pub injections: Vec<Injection>,
 }
 
-impl ToJson for EntryCounts {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("reasoning", &self.reasoning)
-            .field("execution", &self.execution)
-            .field("toolActivity", &self.tool_activity);
+json_record! {
+    write CompactionPlan {
+        iterations: "iterations" req,
+        entries: "entries" req,
+        tokens_to_compact: "tokensToCompact" req,
+        prompt_tokens: "promptTokens" req,
+        estimated_tokens_after: "estimatedTokensAfter" req,
+        refused: "refused" opt,
+        ledger: "ledger" req,
+        waits_for: "waitsFor" opt,
+        summary_budget_tokens: "summaryBudgetTokens" req,
+        demoted: "demoted" req,
     }
 }
 
-impl ToJson for CompactionPlan {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("iterations", &self.iterations)
-            .field("entries", &self.entries)
-            .field("tokensToCompact", &self.tokens_to_compact)
-            .field("promptTokens", &self.prompt_tokens)
-            .field("estimatedTokensAfter", &self.estimated_tokens_after)
-            .field_opt("refused", &self.refused)
-            .field("ledger", &self.ledger)
-            .field_opt("waitsFor", &self.waits_for)
-            .field("summaryBudgetTokens", &self.summary_budget_tokens)
-            .field("demoted", &self.demoted);
-    }
-}
-
-impl ToJson for CompactionResult {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("iterations", &self.iterations)
-            .field("tokensBefore", &self.tokens_before)
-            .field("tokensAfter", &self.tokens_after)
-            .field("tokensSaved", &self.tokens_saved)
-            .field("reduction", &self.reduction)
-            .field("contextUsageBefore", &self.context_usage_before)
-            .field("contextUsageAfter", &self.context_usage_after)
-            .field("attempts", &self.attempts)
-            .field("durationMs", &self.duration_ms)
-            .field("archiveKey", &self.archive_key)
-            .field("summary", &self.summary)
-            .field("usage", &self.usage)
-            .field_opt("model", &self.model)
-            .field("coverage", &self.coverage)
-            .field("unverified", &self.unverified)
-            .field("chunks", &self.chunks)
-            .field("answerFormat", &self.answer_format)
-            .field("cached", &self.cached)
-            .field("injections", &self.injections);
-    }
-}
-
-impl FromJson for CompactionResult {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let result = Object::read(json)?;
-        Ok(CompactionResult {
-            iterations: result.req("iterations")?,
-            tokens_before: result.req("tokensBefore")?,
-            tokens_after: result.req("tokensAfter")?,
-            tokens_saved: result.req("tokensSaved")?,
-            reduction: result.req("reduction")?,
-            context_usage_before: result.req("contextUsageBefore")?,
-            context_usage_after: result.req("contextUsageAfter")?,
-            attempts: result.req("attempts")?,
-            duration_ms: result.req("durationMs")?,
-            archive_key: result.req("archiveKey")?,
-            summary: result.req("summary")?,
-            usage: result.opt("usage")?,
-            model: result.opt("model")?,
-            coverage: result.or_default("coverage")?,
-            unverified: result.or_default("unverified")?,
-            chunks: result.opt("chunks")?.unwrap_or(1),
-            answer_format: result.or_default("answerFormat")?,
-            cached: result.or_default("cached")?,
-            injections: result.or_default("injections")?,
-        })
+json_record! {
+    read write CompactionResult {
+        iterations: "iterations" req,
+        tokens_before: "tokensBefore" req,
+        tokens_after: "tokensAfter" req,
+        tokens_saved: "tokensSaved" req,
+        reduction: "reduction" req,
+        context_usage_before: "contextUsageBefore" req,
+        context_usage_after: "contextUsageAfter" req,
+        attempts: "attempts" req,
+        duration_ms: "durationMs" req,
+        archive_key: "archiveKey" req,
+        summary: "summary" req,
+        usage: "usage" null,
+        model: "model" opt,
+        coverage: "coverage" default,
+        unverified: "unverified" default,
+        chunks: "chunks" (or 1),
+        answer_format: "answerFormat" default,
+        cached: "cached" default,
+        injections: "injections" default,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::json::read::FromJson;
     use crate::core::json::write::to_json;
 
     const RESULT: &str = r#"{"iterations":[1,4],"tokensBefore":900,"tokensAfter":300,"tokensSaved":600,"reduction":0.6666666666666666,"contextUsageBefore":0.9,"contextUsageAfter":0.3,"attempts":1,"durationMs":12,"archiveKey":"context_archive_1","summary":"S","usage":null"#;

@@ -1,8 +1,9 @@
 //! The options of a compactor, with the defaults of the API.
 
+use crate::core::json::record::{json_names, json_record};
 use std::fmt;
 
-use crate::core::json::read::{one_of, FromJson, Object, ReadError};
+use crate::core::json::read::{one_of, FromJson, ReadError};
 use crate::core::json::write::ToJson;
 
 /// What triggered a compaction.
@@ -117,15 +118,10 @@ pub enum ArchiveBackend {
     LocalStorage,
 }
 
-impl FromJson for ArchiveBackend {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        one_of(
-            json,
-            &[
-                ("indexedDB", ArchiveBackend::IndexedDb),
-                ("localStorage", ArchiveBackend::LocalStorage),
-            ],
-        )
+json_names! {
+    ArchiveBackend {
+        IndexedDb = "indexedDB",
+        LocalStorage = "localStorage",
     }
 }
 
@@ -212,98 +208,47 @@ impl Default for CompactorSettings {
     }
 }
 
-/// The option names of [`CompactorSettings`], as JavaScript gives them.
-pub const SETTINGS_FIELDS: &[&str] = &[
-    "contextWindowTokens",
-    "baseTokens",
-    "minIterations",
-    "recommendedUsage",
-    "autoTriggerUsage",
-    "temperature",
-    "maxOutputTokens",
-    "timeoutMs",
-    "maxRetries",
-    "retryDelayMs",
-    "maxArchives",
-    "archiveExpiryDays",
-    "instructions",
-    "archivePrefix",
-    "metricsKey",
-    "missingFacts",
-    "unverified",
-    "maxPromptTokens",
-    "archiveStore",
-    "summaryBudgetTokens",
-    "summaryCache",
-    "injections",
-];
-
-/// Options absent or `null` take their defaults; an unknown option is an error.
-impl FromJson for CompactorSettings {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let options = Object::read(json)?;
-        options.deny_unknown(SETTINGS_FIELDS)?;
-        let d = CompactorSettings::default();
-        Ok(CompactorSettings {
-            context_window_tokens: options
-                .opt("contextWindowTokens")?
-                .unwrap_or(d.context_window_tokens),
-            base_tokens: options.opt("baseTokens")?.unwrap_or(d.base_tokens),
-            min_iterations: options.opt("minIterations")?.unwrap_or(d.min_iterations),
-            recommended_usage: options
-                .opt("recommendedUsage")?
-                .unwrap_or(d.recommended_usage),
-            auto_trigger_usage: options
-                .opt("autoTriggerUsage")?
-                .unwrap_or(d.auto_trigger_usage),
-            temperature: options.opt("temperature")?,
-            max_output_tokens: options
-                .opt("maxOutputTokens")?
-                .unwrap_or(d.max_output_tokens),
-            timeout_ms: options.opt("timeoutMs")?.unwrap_or(d.timeout_ms),
-            max_retries: options.opt("maxRetries")?.unwrap_or(d.max_retries),
-            retry_delay_ms: options.opt("retryDelayMs")?.unwrap_or(d.retry_delay_ms),
-            max_archives: options.opt("maxArchives")?.unwrap_or(d.max_archives),
-            archive_expiry_days: options
-                .opt("archiveExpiryDays")?
-                .unwrap_or(d.archive_expiry_days),
-            instructions: options.opt("instructions")?,
-            archive_prefix: options.opt("archivePrefix")?,
-            metrics_key: options.opt("metricsKey")?,
-            missing_facts: options.opt("missingFacts")?.unwrap_or(d.missing_facts),
-            unverified: options.opt("unverified")?.unwrap_or(d.unverified),
-            injections: options.opt("injections")?.unwrap_or(d.injections),
-            max_prompt_tokens: options.opt("maxPromptTokens")?,
-            archive_store: options.opt("archiveStore")?,
-            summary_budget_tokens: options.opt("summaryBudgetTokens")?,
-            summary_cache: options.opt("summaryCache")?.unwrap_or(d.summary_cache),
-        })
+// Options absent or `null` take their defaults; an unknown option is an error.
+json_record! {
+    read CompactorSettings [deny defaults] {
+        context_window_tokens: "contextWindowTokens" fallback,
+        base_tokens: "baseTokens" fallback,
+        min_iterations: "minIterations" fallback,
+        recommended_usage: "recommendedUsage" fallback,
+        auto_trigger_usage: "autoTriggerUsage" fallback,
+        temperature: "temperature" opt,
+        max_output_tokens: "maxOutputTokens" fallback,
+        timeout_ms: "timeoutMs" fallback,
+        max_retries: "maxRetries" fallback,
+        retry_delay_ms: "retryDelayMs" fallback,
+        max_archives: "maxArchives" fallback,
+        archive_expiry_days: "archiveExpiryDays" fallback,
+        instructions: "instructions" opt,
+        archive_prefix: "archivePrefix" opt,
+        metrics_key: "metricsKey" opt,
+        missing_facts: "missingFacts" fallback,
+        unverified: "unverified" fallback,
+        injections: "injections" fallback,
+        max_prompt_tokens: "maxPromptTokens" opt,
+        archive_store: "archiveStore" opt,
+        summary_budget_tokens: "summaryBudgetTokens" opt,
+        summary_cache: "summaryCache" fallback,
     }
 }
 
-impl FromJson for MissingFacts {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        one_of(
-            json,
-            &[
-                ("repair", MissingFacts::Repair),
-                ("retry", MissingFacts::Retry),
-                ("fail", MissingFacts::Fail),
-            ],
-        )
+json_names! {
+    MissingFacts {
+        Repair = "repair",
+        Retry = "retry",
+        Fail = "fail",
     }
 }
 
-impl FromJson for LinePolicy {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        one_of(
-            json,
-            &[
-                ("mark", LinePolicy::Mark),
-                ("retry", LinePolicy::Retry),
-                ("fail", LinePolicy::Fail),
-            ],
-        )
+json_names! {
+    LinePolicy {
+        Mark = "mark",
+        Retry = "retry",
+        Fail = "fail",
     }
 }
 

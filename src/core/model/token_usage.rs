@@ -1,7 +1,6 @@
 //! Tokens a provider reports it spent.
 
-use crate::core::json::read::{FromJson, Object, ReadError};
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::record::json_record;
 
 /// Token counts a provider reports (Gemini's `usageMetadata`), summed over attempts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -16,25 +15,12 @@ pub struct TokenUsage {
     pub cached_tokens: u64,
 }
 
-impl ToJson for TokenUsage {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("promptTokens", &self.prompt_tokens)
-            .field("outputTokens", &self.output_tokens)
-            .field("thinkingTokens", &self.thinking_tokens)
-            .field("cachedTokens", &self.cached_tokens);
-    }
-}
-
-impl FromJson for TokenUsage {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let usage = Object::read(json)?;
-        Ok(TokenUsage {
-            prompt_tokens: usage.req("promptTokens")?,
-            output_tokens: usage.req("outputTokens")?,
-            thinking_tokens: usage.req("thinkingTokens")?,
-            cached_tokens: usage.or_default("cachedTokens")?,
-        })
+json_record! {
+    read write TokenUsage {
+        prompt_tokens: "promptTokens" req,
+        output_tokens: "outputTokens" req,
+        thinking_tokens: "thinkingTokens" req,
+        cached_tokens: "cachedTokens" default,
     }
 }
 

@@ -2,10 +2,10 @@
 //! providers, above the steps, because a request is made of the steps' values (the selection,
 //! its digest, the ledger).
 
+use crate::core::json::record::json_record;
 use std::future::Future;
 
 use crate::core::error::{ProviderError, ProviderFailure};
-use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::facts::Ledger;
 use crate::core::model::settings::{CompactorSettings, DEFAULT_TEMPERATURE};
 use crate::core::model::token_usage::TokenUsage;
@@ -28,14 +28,13 @@ pub struct GenerationSettings {
     pub timeout_ms: u32,
 }
 
-/// Written without `temperature_set` (the provider sees the temperature to use).
-impl ToJson for GenerationSettings {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("model", &self.model)
-            .field("temperature", &self.temperature)
-            .field("maxOutputTokens", &self.max_output_tokens)
-            .field("timeoutMs", &self.timeout_ms);
+// Written without `temperature_set` (the provider sees the temperature to use).
+json_record! {
+    write GenerationSettings {
+        model: "model" req,
+        temperature: "temperature" req,
+        max_output_tokens: "maxOutputTokens" req,
+        timeout_ms: "timeoutMs" req,
     }
 }
 

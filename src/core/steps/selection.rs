@@ -1,7 +1,6 @@
 //! Choosing what to compact: every entry of iterations before the current one.
 
-use crate::core::json::read::{FromJson, Object, ReadError};
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::record::json_record;
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::PlacedIterations;
@@ -20,23 +19,11 @@ pub struct PerEntry<T> {
     pub tool_activity_log: Vec<T>,
 }
 
-impl<T: ToJson> ToJson for PerEntry<T> {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("reasoningLog", &self.reasoning_log)
-            .field("executionLog", &self.execution_log)
-            .field("toolActivityLog", &self.tool_activity_log);
-    }
-}
-
-impl<T: FromJson> FromJson for PerEntry<T> {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let logs = Object::read(json)?;
-        Ok(PerEntry {
-            reasoning_log: logs.req("reasoningLog")?,
-            execution_log: logs.req("executionLog")?,
-            tool_activity_log: logs.req("toolActivityLog")?,
-        })
+json_record! {
+    read write PerEntry<T> {
+        reasoning_log: "reasoningLog" req,
+        execution_log: "executionLog" req,
+        tool_activity_log: "toolActivityLog" req,
     }
 }
 

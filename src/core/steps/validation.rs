@@ -2,7 +2,7 @@
 //! refusal; and rewriting an answer to its canonical form (no fence, preamble or closing remark
 //! around it; `### emoji TITLE` headings).
 
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::record::json_record;
 
 /// The six sections of a summary, in order: emoji and title.
 pub const SECTIONS: [(&str, &str); 6] = [
@@ -43,12 +43,11 @@ pub struct Validation {
     pub missing_sections: Vec<&'static str>,
 }
 
-/// Written as `{ valid, errors }` (the missing titles are in the errors).
-impl ToJson for Validation {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("valid", &self.valid)
-            .field("errors", &self.errors);
+// Written as `{ valid, errors }` (the missing titles are in the errors).
+json_record! {
+    write Validation {
+        valid: "valid" req,
+        errors: "errors" req,
     }
 }
 

@@ -3,8 +3,9 @@
 
 use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::record::json_record;
 use crate::core::json::scan::{items, members};
-use crate::core::json::write::{write_array, ObjectOut, ToJson};
+use crate::core::json::write::{write_array, ToJson};
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::place;
@@ -226,75 +227,33 @@ impl ToJson for SelectedData<'_> {
     }
 }
 
-impl ToJson for ArchiveData {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("reasoningLog", &self.reasoning_log)
-            .field("executionLog", &self.execution_log)
-            .field("toolActivityLog", &self.tool_activity_log);
+json_record! {
+    read write ArchiveData {
+        reasoning_log: "reasoningLog" req,
+        execution_log: "executionLog" req,
+        tool_activity_log: "toolActivityLog" req,
     }
 }
 
-impl FromJson for ArchiveData {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let data = Object::read(json)?;
-        Ok(ArchiveData {
-            reasoning_log: data.req("reasoningLog")?,
-            execution_log: data.req("executionLog")?,
-            tool_activity_log: data.req("toolActivityLog")?,
-        })
+json_record! {
+    read write ArchiveMetadata {
+        context_usage_before: "contextUsageBefore" req,
+        total_tokens_before: "totalTokensBefore" req,
     }
 }
 
-impl ToJson for ArchiveMetadata {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("contextUsageBefore", &self.context_usage_before)
-            .field("totalTokensBefore", &self.total_tokens_before);
-    }
-}
-
-impl FromJson for ArchiveMetadata {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let metadata = Object::read(json)?;
-        Ok(ArchiveMetadata {
-            context_usage_before: metadata.req("contextUsageBefore")?,
-            total_tokens_before: metadata.req("totalTokensBefore")?,
-        })
-    }
-}
-
-impl<D: ToJson> ToJson for Archive<D> {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("timestamp", &self.timestamp)
-            .field("expiresAt", &self.expires_at)
-            .field("iterations", &self.iterations)
-            .field("trigger", &self.trigger)
-            .field("data", &self.data)
-            .field_opt("positions", &self.positions)
-            .field("metadata", &self.metadata)
-            .field_opt("entryIterations", &self.entry_iterations)
-            .field_opt("ledger", &self.ledger)
-            .field_opt("index", &self.index);
-    }
-}
-
-impl<D: FromJson> FromJson for Archive<D> {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let archive = Object::read(json)?;
-        Ok(Archive {
-            timestamp: archive.req("timestamp")?,
-            expires_at: archive.req("expiresAt")?,
-            iterations: archive.req("iterations")?,
-            trigger: archive.req("trigger")?,
-            data: archive.req("data")?,
-            positions: archive.opt("positions")?,
-            metadata: archive.req("metadata")?,
-            entry_iterations: archive.opt("entryIterations")?,
-            ledger: archive.opt("ledger")?,
-            index: archive.opt("index")?,
-        })
+json_record! {
+    read write Archive<D> {
+        timestamp: "timestamp" req,
+        expires_at: "expiresAt" req,
+        iterations: "iterations" req,
+        trigger: "trigger" req,
+        data: "data" req,
+        positions: "positions" opt,
+        metadata: "metadata" req,
+        entry_iterations: "entryIterations" opt,
+        ledger: "ledger" opt,
+        index: "index" opt,
     }
 }
 
@@ -377,18 +336,17 @@ pub struct ArchiveInfo {
     pub restorable: bool,
 }
 
-impl ToJson for ArchiveInfo {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("key", &self.key)
-            .field("timestamp", &self.timestamp)
-            .field("expiresAt", &self.expires_at)
-            .field("iterations", &self.iterations)
-            .field("trigger", &self.trigger)
-            .field("metadata", &self.metadata)
-            .field("bytes", &self.bytes)
-            .field("entries", &self.entries)
-            .field("restorable", &self.restorable);
+json_record! {
+    write ArchiveInfo {
+        key: "key" req,
+        timestamp: "timestamp" req,
+        expires_at: "expiresAt" req,
+        iterations: "iterations" req,
+        trigger: "trigger" req,
+        metadata: "metadata" req,
+        bytes: "bytes" req,
+        entries: "entries" req,
+        restorable: "restorable" req,
     }
 }
 

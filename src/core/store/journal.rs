@@ -12,8 +12,7 @@
 //! Recovery finishes a compaction whose three logs were all written, and undoes any other.
 
 use crate::core::error::{CompactionError, StorageError};
-use crate::core::json::read::{one_of, FromJson, Object, ReadError};
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::record::{json_names, json_record};
 use crate::core::log::entries::StoredReasoning;
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::stored_entry::Stored;
@@ -57,43 +56,20 @@ pub(crate) struct JournalRecord {
     pub result: Option<CompactionResult>,
 }
 
-/// The stages with their stored names.
-const STAGES: [(&str, JournalStage); 2] = [
-    ("archiving", JournalStage::Archiving),
-    ("replacing", JournalStage::Replacing),
-];
-
-impl FromJson for JournalStage {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        one_of(json, &STAGES)
+json_names! {
+    JournalStage {
+        Archiving = "archiving",
+        Replacing = "replacing",
     }
 }
 
-impl ToJson for JournalRecord {
-    fn write_json(&self, out: &mut String) {
-        let stage = STAGES
-            .iter()
-            .find(|(_, stage)| *stage == self.stage)
-            .map_or("", |(name, _)| name);
-        ObjectOut::new(out)
-            .field("stage", stage)
-            .field("archiveKey", &self.archive_key)
-            .field("before", &self.before)
-            .field("after", &self.after)
-            .field("result", &self.result);
-    }
-}
-
-impl FromJson for JournalRecord {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let record = Object::read(json)?;
-        Ok(JournalRecord {
-            stage: record.req("stage")?,
-            archive_key: record.req("archiveKey")?,
-            before: record.opt("before")?,
-            after: record.opt("after")?,
-            result: record.opt("result")?,
-        })
+json_record! {
+    read write JournalRecord {
+        stage: "stage" req,
+        archive_key: "archiveKey" req,
+        before: "before" null,
+        after: "after" null,
+        result: "result" null,
     }
 }
 

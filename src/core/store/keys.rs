@@ -1,5 +1,6 @@
 //! The localStorage keys the package reads and writes.
 
+use crate::core::model::per_log::PerLog;
 use crate::core::model::settings::CompactorSettings;
 
 /// Key names under one prefix (`gdrs_` by default, compatible with existing reasoning apps).
@@ -49,6 +50,15 @@ impl StorageKeys {
     /// The prefix itself.
     pub fn prefix(&self) -> &str {
         &self.prefix
+    }
+
+    /// The keys of the three logs.
+    pub fn logs(&self) -> PerLog<String> {
+        PerLog {
+            reasoning: self.reasoning(),
+            execution: self.execution(),
+            tool_activity: self.tool_activity(),
+        }
     }
 
     /// `string[]` of reasoning text.

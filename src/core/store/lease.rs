@@ -2,11 +2,10 @@
 //! `compact()` is `busy` and its `canCompact()` says why. A tab that dies leaves a lease that
 //! simply expires. [`LeaseHolder`] owns the key and its I/O: take, renew, release.
 
+use crate::core::json::record::json_record;
 use std::cell::Cell;
 
 use crate::core::error::{CompactionError, StorageError};
-use crate::core::json::read::{FromJson, Object, ReadError};
-use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::reasons::BusyReason;
 use crate::core::model::settings::{CompactorSettings, MAX_RETRY_WAIT_MS};
 use crate::core::ports::clock::Clock;
@@ -23,21 +22,10 @@ pub(crate) struct Lease {
     pub expires_at: f64,
 }
 
-impl ToJson for Lease {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("owner", &self.owner)
-            .field("expiresAt", &self.expires_at);
-    }
-}
-
-impl FromJson for Lease {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let lease = Object::read(json)?;
-        Ok(Lease {
-            owner: lease.req("owner")?,
-            expires_at: lease.req("expiresAt")?,
-        })
+json_record! {
+    read write Lease {
+        owner: "owner" req,
+        expires_at: "expiresAt" req,
     }
 }
 

@@ -2,8 +2,8 @@
 //! one type that updates them ([`Metrics`]).
 
 use crate::core::error::StorageError;
-use crate::core::json::read::{FromJson, Object, RawJson, ReadError};
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::read::RawJson;
+use crate::core::json::record::json_record;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::token_usage::TokenUsage;
 use crate::core::ports::clock::Clock;
@@ -60,92 +60,32 @@ pub struct CompactionCost {
     pub unverified_lines: u32,
 }
 
-/// The fields of [`CompactionMetrics`] as stored; any other field is other code's.
-const METRICS_FIELDS: &[&str] = &[
-    "totalCompactions",
-    "successfulCompactions",
-    "failedCompactions",
-    "averageReductionRatio",
-    "averageExecutionTime",
-    "totalTokensSaved",
-    "totalAttempts",
-    "totalPromptTokens",
-    "totalOutputTokens",
-    "totalThinkingTokens",
-    "lastCompactionAt",
-    "lastErrorCode",
-    "totalRepairedFacts",
-    "totalUnverifiedLines",
-    "lastCompaction",
-];
-
-/// Fields absent or `null` read as zero; other code's fields are kept, in their order.
-impl FromJson for CompactionMetrics {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let metrics = Object::read(json)?;
-        Ok(CompactionMetrics {
-            total_compactions: metrics.or_default("totalCompactions")?,
-            successful_compactions: metrics.or_default("successfulCompactions")?,
-            failed_compactions: metrics.or_default("failedCompactions")?,
-            average_reduction_ratio: metrics.or_default("averageReductionRatio")?,
-            average_execution_time: metrics.or_default("averageExecutionTime")?,
-            total_tokens_saved: metrics.or_default("totalTokensSaved")?,
-            total_attempts: metrics.or_default("totalAttempts")?,
-            total_prompt_tokens: metrics.or_default("totalPromptTokens")?,
-            total_output_tokens: metrics.or_default("totalOutputTokens")?,
-            total_thinking_tokens: metrics.or_default("totalThinkingTokens")?,
-            last_compaction_at: metrics.or_default("lastCompactionAt")?,
-            last_error_code: metrics.or_default("lastErrorCode")?,
-            total_repaired_facts: metrics.or_default("totalRepairedFacts")?,
-            total_unverified_lines: metrics.or_default("totalUnverifiedLines")?,
-            last_compaction: metrics.or_default("lastCompaction")?,
-            extra: metrics.rest(METRICS_FIELDS),
-        })
+// Fields absent or `null` read as zero; other code's fields are kept, in their order.
+json_record! {
+    read write CompactionMetrics [keep extra] {
+        total_compactions: "totalCompactions" default,
+        successful_compactions: "successfulCompactions" default,
+        failed_compactions: "failedCompactions" default,
+        average_reduction_ratio: "averageReductionRatio" default,
+        average_execution_time: "averageExecutionTime" default,
+        total_tokens_saved: "totalTokensSaved" default,
+        total_attempts: "totalAttempts" default,
+        total_prompt_tokens: "totalPromptTokens" default,
+        total_output_tokens: "totalOutputTokens" default,
+        total_thinking_tokens: "totalThinkingTokens" default,
+        last_compaction_at: "lastCompactionAt" default,
+        last_error_code: "lastErrorCode" default,
+        total_repaired_facts: "totalRepairedFacts" default,
+        total_unverified_lines: "totalUnverifiedLines" default,
+        last_compaction: "lastCompaction" default,
     }
 }
 
-impl ToJson for CompactionMetrics {
-    fn write_json(&self, out: &mut String) {
-        let mut metrics = ObjectOut::new(out);
-        metrics
-            .field("totalCompactions", &self.total_compactions)
-            .field("successfulCompactions", &self.successful_compactions)
-            .field("failedCompactions", &self.failed_compactions)
-            .field("averageReductionRatio", &self.average_reduction_ratio)
-            .field("averageExecutionTime", &self.average_execution_time)
-            .field("totalTokensSaved", &self.total_tokens_saved)
-            .field("totalAttempts", &self.total_attempts)
-            .field("totalPromptTokens", &self.total_prompt_tokens)
-            .field("totalOutputTokens", &self.total_output_tokens)
-            .field("totalThinkingTokens", &self.total_thinking_tokens)
-            .field("lastCompactionAt", &self.last_compaction_at)
-            .field("lastErrorCode", &self.last_error_code)
-            .field("totalRepairedFacts", &self.total_repaired_facts)
-            .field("totalUnverifiedLines", &self.total_unverified_lines)
-            .field("lastCompaction", &self.last_compaction);
-        for (name, value) in &self.extra {
-            metrics.field(name, value);
-        }
-    }
-}
-
-impl FromJson for CompactionCost {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let cost = Object::read(json)?;
-        Ok(CompactionCost {
-            calls: cost.or_default("calls")?,
-            repaired_facts: cost.or_default("repairedFacts")?,
-            unverified_lines: cost.or_default("unverifiedLines")?,
-        })
-    }
-}
-
-impl ToJson for CompactionCost {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("calls", &self.calls)
-            .field("repairedFacts", &self.repaired_facts)
-            .field("unverifiedLines", &self.unverified_lines);
+json_record! {
+    read write CompactionCost {
+        calls: "calls" default,
+        repaired_facts: "repairedFacts" default,
+        unverified_lines: "unverifiedLines" default,
     }
 }
 

@@ -2,58 +2,21 @@
 //! and to tell whether another writer changed them) and their parsed entries.
 
 use crate::core::error::StorageError;
-use crate::core::json::read::{FromJson, Object, ReadError};
-use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::log::placement::current_iteration_of_items;
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::{join_entries, log_items, parse_entries, reasoning_text};
 use crate::core::log::text_hash::text_hash;
 use crate::core::log::tokens::estimate_tokens;
+use crate::core::model::per_log::PerLog;
 use crate::core::store::keys::StorageKeys;
 
 /// FNV-1a hashes of the three stored log texts.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct LogHashes {
-    /// Of `<prefix>reasoning_log`.
-    pub reasoning: String,
-    /// Of `<prefix>execution_log`.
-    pub execution: String,
-    /// Of `<prefix>tool_activity_log`.
-    pub tool_activity: String,
-}
-
-impl ToJson for LogHashes {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("reasoning", &self.reasoning)
-            .field("execution", &self.execution)
-            .field("toolActivity", &self.tool_activity);
-    }
-}
-
-impl FromJson for LogHashes {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let hashes = Object::read(json)?;
-        Ok(LogHashes {
-            reasoning: hashes.req("reasoning")?,
-            execution: hashes.req("execution")?,
-            tool_activity: hashes.req("toolActivity")?,
-        })
-    }
-}
+pub(crate) type LogHashes = PerLog<String>;
 
 /// The three logs as the exact texts stored (`None` for an absent key).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RawLogs {
-    /// `<prefix>reasoning_log`.
-    pub reasoning: Option<String>,
-    /// `<prefix>execution_log`.
-    pub execution: Option<String>,
-    /// `<prefix>tool_activity_log`.
-    pub tool_activity: Option<String>,
-}
+pub type RawLogs = PerLog<Option<String>>;
 
-impl RawLogs {
+impl PerLog<Option<String>> {
     /// The texts `logs` is stored as: every entry as its stored text.
     pub fn encode(logs: &LogSnapshot) -> RawLogs {
         RawLogs {
@@ -76,11 +39,9 @@ impl RawLogs {
     /// The items of the three texts, each as its JSON text; text that is not a JSON array is
     /// an error naming its key, as in [`RawLogs::parse`].
     pub(crate) fn items(&self, keys: &StorageKeys) -> Result<LogItems<'_>, StorageError> {
-        Ok(LogItems {
-            reasoning: log_items(&keys.reasoning(), self.reasoning.as_deref())?,
-            execution: log_items(&keys.execution(), self.execution.as_deref())?,
-            tool_activity: log_items(&keys.tool_activity(), self.tool_activity.as_deref())?,
-        })
+        keys.logs()
+            .zip(self.as_ref())
+            .try_map(|(key, text)| log_items(&key, text.as_deref()))
     }
 
     /// Estimated tokens of the entries these texts hold, counted as
@@ -92,26 +53,15 @@ impl RawLogs {
 
     /// FNV-1a hashes of the three texts.
     pub(crate) fn hashes(&self) -> LogHashes {
-        LogHashes {
-            reasoning: text_hash(self.reasoning.as_deref()),
-            execution: text_hash(self.execution.as_deref()),
-            tool_activity: text_hash(self.tool_activity.as_deref()),
-        }
+        self.as_ref().map(|text| text_hash(text.as_deref()))
     }
 }
 
 /// The entries of the three logs as the slices of their stored texts, for what can be known
 /// without copying them out or reading every field.
-pub(crate) struct LogItems<'a> {
-    /// Of `<prefix>reasoning_log`.
-    pub reasoning: Vec<&'a str>,
-    /// Of `<prefix>execution_log`.
-    pub execution: Vec<&'a str>,
-    /// Of `<prefix>tool_activity_log`.
-    pub tool_activity: Vec<&'a str>,
-}
+pub(crate) type LogItems<'a> = PerLog<Vec<&'a str>>;
 
-impl LogItems<'_> {
+impl PerLog<Vec<&str>> {
     /// Estimated tokens, counted as [`LogSnapshot::estimate_tokens`] counts them (a reasoning
     /// entry's text, any other entry's JSON).
     pub fn estimate_tokens(&self) -> usize {

@@ -4,7 +4,7 @@
 //! that is gone is answered with a sentence, never an error the model cannot read.
 
 use crate::core::error::StorageError;
-use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::record::json_record;
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::ports::clock::Clock;
@@ -46,15 +46,12 @@ pub struct RecallArgs {
     pub query: Option<String>,
 }
 
-/// Lenient where models are: numbers may come as `3.0`, absent or `null` fields are absent.
-impl FromJson for RecallArgs {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let args = Object::read(json)?;
-        Ok(RecallArgs {
-            from: args.opt("from")?,
-            to: args.opt("to")?,
-            query: args.opt("query")?,
-        })
+// Lenient where models are: numbers may come as `3.0`, absent or `null` fields are absent.
+json_record! {
+    read RecallArgs {
+        from: "from" opt,
+        to: "to" opt,
+        query: "query" opt,
     }
 }
 

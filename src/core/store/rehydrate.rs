@@ -4,7 +4,7 @@
 //! only. An iteration offered is not offered again by the next two calls.
 
 use crate::core::error::StorageError;
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::record::json_record;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::order::sort::sort_unique;
 use crate::core::ports::clock::Clock;
@@ -52,12 +52,11 @@ pub struct Rehydrated {
     pub tokens: usize,
 }
 
-impl ToJson for Rehydrated {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("iterations", &self.iterations)
-            .field("text", &self.text)
-            .field("tokens", &self.tokens);
+json_record! {
+    write Rehydrated {
+        iterations: "iterations" req,
+        text: "text" req,
+        tokens: "tokens" req,
     }
 }
 

@@ -4,8 +4,9 @@
 //! a few summaries, each expiring with the archives.
 
 use crate::core::error::StorageError;
-use crate::core::json::read::{FromJson, Object, ReadError};
-use crate::core::json::write::{to_json, ObjectOut, ToJson};
+use crate::core::json::read::FromJson;
+use crate::core::json::record::json_record;
+use crate::core::json::write::to_json;
 use crate::core::log::text_hash::text_hash;
 use crate::core::model::facts::{Coverage, Injection, UnverifiedLine};
 use crate::core::model::outcome::AnswerFormat;
@@ -66,31 +67,15 @@ impl CachedSummary {
     }
 }
 
-impl ToJson for CachedSummary {
-    fn write_json(&self, out: &mut String) {
-        ObjectOut::new(out)
-            .field("input", &self.input)
-            .field("summary", &self.summary)
-            .field("coverage", &self.coverage)
-            .field("unverified", &self.unverified)
-            .field("injections", &self.injections)
-            .field("answerFormat", &self.answer_format)
-            .field("expiresAt", &self.expires_at);
-    }
-}
-
-impl FromJson for CachedSummary {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let cached = Object::read(json)?;
-        Ok(CachedSummary {
-            input: cached.req("input")?,
-            summary: cached.req("summary")?,
-            coverage: cached.req("coverage")?,
-            unverified: cached.req("unverified")?,
-            injections: cached.req("injections")?,
-            answer_format: cached.req("answerFormat")?,
-            expires_at: cached.req("expiresAt")?,
-        })
+json_record! {
+    read write CachedSummary {
+        input: "input" req,
+        summary: "summary" req,
+        coverage: "coverage" req,
+        unverified: "unverified" req,
+        injections: "injections" req,
+        answer_format: "answerFormat" req,
+        expires_at: "expiresAt" req,
     }
 }
 

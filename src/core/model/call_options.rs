@@ -1,0 +1,51 @@
+//! The small values the JavaScript calls take and give besides the settings: the options of
+//! `new LogStore()` and `compact()`, and what `canCompact()` answers.
+
+use crate::core::json::record::json_record;
+use crate::core::model::outcome::Wait;
+use crate::core::model::settings::Trigger;
+
+/// Options of `new LogStore()` (`LogStoreOptions`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LogStoreOptions {
+    /// Prefix of every key; the default when absent.
+    pub prefix: Option<String>,
+}
+
+json_record! {
+    read LogStoreOptions [deny] {
+        prefix: "prefix" opt,
+    }
+}
+
+/// Options of `compact()` (`CompactOptions`), less the abort signal JavaScript passes beside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CompactOptions {
+    /// What started the compaction.
+    pub trigger: Trigger,
+}
+
+json_record! {
+    read CompactOptions [deny] {
+        trigger: "trigger" default,
+    }
+}
+
+/// What `canCompact()` answers (`CanCompactResult`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CanCompact {
+    /// Whether a compaction the user asks for would go ahead now.
+    pub ok: bool,
+    /// Why not, when it would not.
+    pub reason: Option<String>,
+    /// The running iteration a compaction would wait for.
+    pub waits_for: Option<Wait>,
+}
+
+json_record! {
+    write CanCompact {
+        ok: "ok" req,
+        reason: "reason" opt,
+        waits_for: "waitsFor" opt,
+    }
+}

@@ -1,0 +1,501 @@
+// The TypeScript vocabulary of context-compactor: wasm-bindgen appends this file to the
+// generated .d.ts. Every interface of a record is tied to its Rust table by tests/native/type_keys.rs.
+
+export interface LogStore {
+  /**
+   * Runs `work` while this tab holds the lock every tab of the origin takes before it changes
+   * these logs (a compaction's swap, rollback and recovery take it too), with this tab's view
+   * of localStorage up to date; resolves to what `work` returns, awaited. Appends made inside
+   * it, by the package or by the app itself, are never lost to another tab's write. Calls
+   * nest: a compaction started inside `work` shares the hold.
+   */
+  withLock<T>(work: () => T | PromiseLike<T>): Promise<T>;
+}
+
+/** Options of `new LogStore()`. */
+export interface LogStoreOptions {
+  /** Prefix of every localStorage key; default `"gdrs_"`. */
+  prefix?: string;
+}
+
+/** One code execution, as stored in `<prefix>execution_log`. */
+export interface ExecutionEntry {
+  id: string;
+  /** ISO-8601 time of the append. */
+  timestamp: string;
+  /** Stated by the entry, or inferred from `context.iteration` or its position. */
+  iteration: number;
+  success: boolean;
+  code: string;
+  result?: unknown;
+  error?: { message: string } | null;
+  /** Milliseconds. */
+  executionTime: number;
+  source: string;
+  metadata?: Record<string, unknown>;
+  /** Fields written by other code are kept as they are. */
+  [field: string]: unknown;
+}
+
+/** What `appendExecution` takes; id, timestamp and iteration are added. */
+export interface ExecutionInput {
+  success: boolean;
+  code: string;
+  result?: unknown;
+  /** A message string is stored as `{ message }`. */
+  error?: { message: string } | string | null;
+  /** Milliseconds; default 0. */
+  executionTime?: number;
+  /** Default `"auto"`. */
+  source?: string;
+  metadata?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** One tool operation, as stored in `<prefix>tool_activity_log`. */
+export interface ToolActivityEntry {
+  id: string;
+  timestamp: string;
+  iteration: number;
+  type: string;
+  action: string;
+  status: string;
+  details?: unknown;
+  [field: string]: unknown;
+}
+
+/** What `appendToolActivity` takes; id, timestamp and iteration are added. */
+export interface ToolActivityInput {
+  type: string;
+  action: string;
+  status: string;
+  details?: unknown;
+  [field: string]: unknown;
+}
+
+/** Where a compaction is. */
+export type Phase =
+  | "idle" | "waiting" | "freezing" | "gathering" | "building_prompt" | "compacting"
+  | "validating" | "retrying" | "archiving" | "replacing" | "recording_metrics"
+  | "unfreezing" | "complete" | "error" | "rolling_back";
+
+/** What started a compaction. */
+export type Trigger = "user" | "auto" | "context_limit_error";
+/** Why another attempt follows a failed one: a rejected or cut-off answer, a retryable HTTP status, a time-out, the network, or a custom provider that threw. */
+export type RetryReason = "invalid_summary" | "missing_facts" | "unverified" | "injection" | "http_408" | "http_429" | "http_500" | "http_502" | "http_503" | "http_504" | "timeout" | "network" | "provider";
+
+/** What a provider is told besides the prompt. */
+export interface GenerationSettings {
+  model: string;
+  temperature: number;
+  maxOutputTokens: number;
+  timeoutMs: number;
+  /** Aborted when the call is no longer awaited (time-out, `abort()`, the caller's signal): pass it to your `fetch`. */
+  signal: AbortSignal;
+}
+
+/** Where summaries come from. */
+export type ProviderOptions =
+  /** Gemini over fetch; the key stays in memory and travels only in the x-goog-api-key header. */
+  | { type: "gemini"; apiKey: string; model?: string; baseUrl?: string }
+  /** Built in, no network: a deterministic summary drawn from the logs. */
+  | { type: "offline" }
+  /** Your own model call; resolve to the summary text. */
+  | { type: "custom"; generate(prompt: string, settings: GenerationSettings): Promise<string>; model?: string };
+
+/** Options of `new Compactor()`; every number has the default shown. */
+export interface CompactorOptions {
+  provider: ProviderOptions;
+  /** The context window of the app's model, in tokens. @default 32768 */ contextWindowTokens?: number;
+  /** Tokens of the app's own prompt parts (system prompt, tools), counted in the usage. @default 0 */ baseTokens?: number;
+  /** Completed iterations needed before a compaction is allowed. @default 3 */ minIterations?: number;
+  /** Usage (0..1) below which `canCompact()` says no. @default 0.6 */ recommendedUsage?: number;
+  /** Usage (0..1) at which `shouldAutoCompact()` says yes. @default 0.85 */ autoTriggerUsage?: number;
+  /** Temperature of the summary call; yours wins when you set it. @default 0.1 (1.0 for Gemini 3 and later, the model's own for `-latest` aliases) */ temperature?: number;
+  /** Output budget of the summary call. @default 4000 */ maxOutputTokens?: number;
+  /** Time limit of one provider call, in ms. @default 30000 */ timeoutMs?: number;
+  /** Further attempts after a failed or incomplete one. @default 1 */ maxRetries?: number;
+  /** Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s). @default 2000 */ retryDelayMs?: number;
+  /** Archives kept at most in localStorage (5 MB for the whole origin); older ones go after the next successful compaction. IndexedDB archives are not counted: they leave by expiry, by `deleteArchive`/`purgeArchives`, or by the browser (`archives_lost`), so that `recall` answers for every compacted iteration. @default 10 */ maxArchives?: number;
+  /** Days an archive is kept. @default 30 */ archiveExpiryDays?: number;
+  /** Extra guidance appended to the prompt. */ instructions?: string;
+  /** The app's own measure: tokens of the prompt it would send now (an app whose prompt holds only part of the logs). Usage is then this over `contextWindowTokens`; return undefined to fall back to the package's count. */ promptTokens?: () => number | undefined;
+  /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
+  /** Where the archives are kept: `"indexedDB"` (off the app's localStorage; archives found in localStorage move there on first open, under the store lock, each read back before its key goes) or `"localStorage"` (beside the logs, for apps whose own code reads them there). A compactor and an `Archives` over the same logs must agree. @default "indexedDB" where the browser has it, else "localStorage" */ archiveStore?: "indexedDB" | "localStorage";
+  /** Key of the metrics; default `${prefix}compaction_metrics`. Fields other code keeps there survive. */ metricsKey?: string;
+  /** Ledger facts the model's answer lacks: "repair" adds each in the ledger's words under its section (no further call); "retry" asks once more naming them, then repairs; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "repair" */ missingFacts?: "repair" | "retry" | "fail";
+  /** Lines naming a number (three digits or more, or with a decimal point), id, file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger (digit grouping and a rounding of a real number are not new): "mark" ends each with " [unverified]"; "retry" asks once more naming them, then marks; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "mark" */ unverified?: "mark" | "retry" | "fail";
+  /** No stored summary is larger, in tokens, whatever the provider wrote: the goal, the pins, open failures and the identifiers the current iteration refers to stay, with the newest results the budget holds; older results, resolved failures and identifiers no longer referred to leave for the summary's index lines (`coverage.demoted`), which name the archive and the `recall` range that bring them back. At least 200. @default the smaller of maxOutputTokens and 15% of contextWindowTokens */ summaryBudgetTokens?: number;
+  /** Take the summary from the cache when the exact input was summarised before (the same prompt to the same model: a rollback followed by the same compaction, a retry after a storage failure), with no provider call. Kept in localStorage under the logs' prefix (`{prefix}summary_cache`, the newest 4), each expiring with the archives; the offline provider is never cached. @default true */ summaryCache?: boolean;
+  /** A summary line that gives the user a request, an instruction or a permission, or states an imperative, whose content only data holds (tool output, execution results, fetched text) and the user's words (the goal, the pins) do not: `"mark"` ends it with " [from tool output]" and lists it in `result.injections`; `"retry"` asks once more naming it, then marks; `"fail"` refuses the summary (`invalid_summary`). The model's text is never deleted. @default "mark" */ injections?: "mark" | "retry" | "fail";
+  /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. At least 2 × maxOutputTokens + 2000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
+}
+
+/** Options of `compact()`. */
+export interface CompactOptions {
+  /** Default "user"; "context_limit_error" skips the usage rule. */
+  trigger?: Trigger;
+  /** Cancels the compaction (code "aborted", logs unchanged) until its archive is written. */
+  signal?: AbortSignal;
+}
+
+/** Entries per log. */
+export interface EntryCounts { reasoning: number; execution: number; toolActivity: number }
+
+/** What `compact()` would do now (no provider call). */
+export interface CompactionPlan {
+  iterations: [number, number];
+  entries: EntryCounts;
+  tokensToCompact: number;
+  promptTokens: number;
+  estimatedTokensAfter: number;
+  /** Why `compact()` (trigger "user") would be refused now, before any provider call; absent when it would go ahead. */
+  refused?: string;
+  /** The facts the summary will have to keep (goal, final results, open failures, identifiers iteration N uses, pins, and what earlier summaries kept). */
+  ledger: string[];
+  /** The running iteration a compaction would wait for, and which triggers wait; absent when none is running. */
+  waitsFor?: IterationWait;
+  /** No summary is larger (the option `summaryBudgetTokens`, or its default). */
+  summaryBudgetTokens: number;
+  /** The facts that would leave the summary for its index now, with the archive the compaction would write. */
+  demoted: DemotedFact[];
+}
+
+/** A fact that left the summary for one of its index lines ("- Iterations 1–40 (archive …): 38 results of …; recall(1..40)"), and where it is: `recall(iterations[0])` returns its originals. */
+export interface DemotedFact {
+  /** The fact, as the ledger words it. */
+  fact: string;
+  /** First and last iteration whose originals hold it. */
+  iterations: [number, number];
+  /** The archive of the compaction it left with: it holds the fact (in the originals, or in the earlier summary that kept it). */
+  archiveKey: string;
+}
+
+/** A running iteration a compaction waits for before it gathers. One this page started (`runningHere`) holds back only a compaction the user asks for: the loop's own (`"auto"`, `"context_limit_error"`) goes ahead and keeps it verbatim, since the loop finishes it only after the await. */
+export interface IterationWait {
+  iteration: number;
+  runningHere: boolean;
+  /** The triggers whose compaction would wait. */
+  triggers: Trigger[];
+  message: string;
+}
+
+/** Which of the ledger's facts a summary kept. After a successful compaction `missing` is empty: a fact the answer lacks is added in the ledger's words (`repaired`), or, with `missingFacts: "fail"`, the compaction fails `invalid_summary` naming it. */
+export interface Coverage {
+  required: string[];
+  /** Kept by the model's own answer. */
+  kept: string[];
+  /** Added by the package, in the ledger's words, under the section each belongs to. */
+  repaired: string[];
+  missing: string[];
+  /** Facts that left the summary for its index lines with this compaction (the budget, `summaryBudgetTokens`, holds the newest results; failures a later iteration resolved and identifiers no longer referred to leave too). */
+  demoted: DemotedFact[];
+}
+
+/** A summary line that gives the user words only tool output said (`result.injections`). */
+export interface Injection {
+  /** The line, without its " [from tool output]" mark. */
+  line: string;
+  /** The entry its content came from: "tool activity tool_… (iteration 2)", "execution exec_… (iteration 3)". */
+  source: string;
+}
+
+/** A line of the summary that names what no source holds; it ends with " [unverified]" in the summary. */
+export interface UnverifiedLine {
+  /** The line as the model wrote it. */
+  line: string;
+  /** The numbers, ids, file names and URLs it names that the compacted originals, earlier summaries, pins and ledger do not hold. */
+  items: string[];
+}
+
+/** One reasoning-log entry, described (`LogStore.reasoningEntries()`): what it is and where it
+ * belongs, so that an app need not parse the package's header lines. */
+export interface ReasoningEntry {
+  /** The entry as stored. */
+  text: string;
+  /** `"header"`: `=== ITERATION n ===`; `"summary"`: a compacted summary; `"text"`: anything
+   * else (the model's reasoning, markers such as `=== ITERATION n ERROR ===`). */
+  kind: "header" | "summary" | "text";
+  /** The iteration a header starts or a text belongs to (absent for a summary, and for text
+   * before any iteration). */
+  iteration?: number;
+  /** The iterations a summary replaced, first and last. */
+  iterations?: [number, number];
+  /** The archive holding the originals a summary replaced (absent for a summary the package
+   * did not write). */
+  archiveKey?: string;
+  /** A summary's own text (markdown): without its header line, the line naming its archive
+   * and its end line. */
+  summary?: string;
+}
+
+/** Options of `new Archives(logs, options)`: the archive settings of the compactor that wrote
+ * the archives (the same names and defaults as in `CompactorOptions`). */
+export interface ArchivesOptions {
+  /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
+  /** Where the archives are kept: `"indexedDB"` (off the app's localStorage; archives found in localStorage move there on first open, under the store lock, each read back before its key goes) or `"localStorage"` (beside the logs, for apps whose own code reads them there). A compactor and an `Archives` over the same logs must agree. @default "indexedDB" where the browser has it, else "localStorage" */ archiveStore?: "indexedDB" | "localStorage";
+  /** Archives kept at most. @default 10 */ maxArchives?: number;
+  /** Days an archive is kept. @default 30 */ archiveExpiryDays?: number;
+}
+
+/** `Archives.estimate()`: the origin's storage as the browser reports it, and localStorage's. */
+export interface StorageEstimate {
+  /** Bytes the origin uses in IndexedDB, Cache and OPFS (`navigator.storage.estimate()`; 0 where unknown). */
+  usage: number;
+  /** Bytes the browser lets the origin use there (0 where unknown). */
+  quota: number;
+  /** Whether the browser keeps that storage from eviction (`navigator.storage.persisted()`). */
+  persisted: boolean;
+  /** Bytes of localStorage's 5 MiB the package finds unused (every script's keys and values counted). */
+  localStorageFree: number;
+}
+
+/** A fact the app pinned with `LogStore.pin()`. */
+export interface Pin {
+  id: string;
+  text: string;
+}
+
+/** One fact of a ledger, as an archive records it. */
+export interface Fact {
+  id: string;
+  kind: "goal" | "result" | "failure" | "identifier" | "pin";
+  text: string;
+  /** Numbers and identifiers that must appear exactly. */
+  exact: string[];
+  /** Key words of a text fact; at least half must appear. */
+  words: string[];
+  /** First and last iteration whose originals hold it, where known: what `recall` is asked for once it has left the summary. */
+  iterations?: [number, number];
+}
+
+/** Options of `rehydrate()`. */
+export interface RehydrateOptions {
+  /** The tokens the originals take at most (whole iterations, newest first). @default 2000 */
+  budgetTokens?: number;
+}
+
+/** What `rehydrate()` found: the archived originals a text refers to, for the next prompt only. */
+export interface Rehydrated {
+  /** The iterations whose originals `text` holds, newest first (none offered by the last two calls). */
+  iterations: number[];
+  /** Their entries, one a line (`[iteration 3 · execution] {…}`); empty when nothing is referred to. */
+  text: string;
+  /** The estimated tokens of `text`, at most `budgetTokens`. */
+  tokens: number;
+}
+
+/** Options of `recallTool()`. */
+export interface RecallToolOptions {
+  /** The tokens an answer of `call` takes at most (a longer one ends with how to call again). @default 4000 */
+  maxTokens?: number;
+}
+
+/** The Gemini `FunctionDeclaration` of the recall tool: put it in `tools: [{ functionDeclarations: [declaration] }]`. */
+export interface RecallToolDeclaration {
+  name: "recall_archived_iterations";
+  description: string;
+  /** A JSON schema (Gemini's OpenAPI subset): `from`, `to` (INTEGER), `query` (STRING), none required. */
+  parameters: { type: "OBJECT"; properties: Record<string, { type: string; description: string }> };
+}
+
+/** What the model passes to the recall tool (`functionCall.args`). */
+export interface RecallToolArgs {
+  /** The first iteration, from 1. */
+  from?: number;
+  /** The last iteration (default: `from`). */
+  to?: number;
+  /** Words, an id, a file name or a number every entry found contains (ASCII case ignored). */
+  query?: string;
+}
+
+/** What one compaction did. */
+export interface CompactionResult {
+  iterations: [number, number];
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  /** tokensSaved / tokensBefore */
+  reduction: number;
+  contextUsageBefore: number;
+  contextUsageAfter: number;
+  /** Provider calls made. */
+  attempts: number;
+  durationMs: number;
+  archiveKey: string;
+  /** The validated summary, headings canonical. */
+  summary: string;
+  /** Tokens the provider reported over all attempts, failed ones included; null when no answer reported any. */
+  usage: TokenUsage | null;
+  /** The model that answered (Gemini's modelVersion), when the provider says. */
+  model?: string;
+  /** The facts the summary had to keep, which the model kept and which the package added. */
+  coverage: Coverage;
+  /** The lines marked " [unverified]". */
+  unverified: UnverifiedLine[];
+  /** Parts the selection was summarised in before they were merged: 1 unless its prompt exceeded `maxPromptTokens`. */
+  chunks: number;
+  /** "json" when the answer was a JSON object of the sections (Gemini 2.5 and 3.x are asked for
+   * structured output; any provider may answer so), rendered as the six sections; else "markdown". */
+  answerFormat: "json" | "markdown";
+  /** The lines marked " [from tool output]": each gives the user a request, an instruction or a permission, or states an imperative, that only data (an execution's result, a tool's details, fetched text) said, not the user's own words (the goal, the pins); `source` names the entry it came from. */
+  injections: Injection[];
+  /** The summary came from the cache (`summaryCache`): its exact input (the same prompt to the same model) was summarised before, so no call was made (`attempts` 0, `usage` null). */
+  cached: boolean;
+}
+
+/** Token counts a provider reports (Gemini's usageMetadata). */
+export interface TokenUsage {
+  promptTokens: number;
+  outputTokens: number;
+  thinkingTokens: number;
+  /** Prompt tokens served from Gemini's context cache (part of promptTokens). */
+  cachedTokens: number;
+}
+
+/** The originals an archive keeps, exactly as stored. */
+export interface ArchiveData {
+  reasoningLog: string[];
+  executionLog: ExecutionEntry[];
+  toolActivityLog: ToolActivityEntry[];
+}
+
+/** `<prefix>archived_logs_<ms>` */
+export interface Archive {
+  timestamp: number;
+  expiresAt: number;
+  iterations: number[];
+  trigger: Trigger;
+  data: ArchiveData;
+  metadata: ArchiveMetadata;
+  /** Where each archived entry stood in its log (0-based), log by log: a rollback puts it back there (absent in archives of early 0.1 builds). */
+  positions?: PerEntry<number>;
+  /** The iteration of each archived entry, log by log (absent in archives of 0.1 builds before the ledger). */
+  entryIterations?: PerEntry<number>;
+  /** The facts the summary that replaced these entries had to keep; a later compaction requires them again. */
+  ledger?: Fact[];
+  /** The index lines of that summary, when it had any; a line naming no archive means this one. */
+  index?: IndexLine[];
+}
+
+/** One value per archived entry, log by log, in the order of `data`. */
+export interface PerEntry<T> { reasoningLog: T[]; executionLog: T[]; toolActivityLog: T[] }
+
+/** The usage an archive's compaction started from. */
+export interface ArchiveMetadata { contextUsageBefore: number; totalTokensBefore: number }
+
+/** One index line of a summary: a range of iterations whose facts left the summary, the archive that holds them, and what is there. */
+export interface IndexLine {
+  first: number;
+  last: number;
+  /** The archive that holds them; absent in an archive's own record (that archive). */
+  archive?: string;
+  /** The newest archive of a line folded from several (the oldest is `archive`). */
+  lastArchive?: string;
+  /** Results that left. */
+  results: number;
+  /** Failures a later iteration resolved. */
+  failuresResolved: number;
+  /** Failures still open that the budget could not hold. */
+  failuresOpen: number;
+  /** Identifiers the current iteration no longer refers to. */
+  identifiers: number;
+  /** Other facts that left. */
+  others: number;
+  /** What the first and the last of them name (a task, an id). */
+  names: string[];
+}
+
+/** An archive without its data, plus its key, stored size (bytes, UTF-16) and entry counts. */
+export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index"> {
+  key: string;
+  bytes: number;
+  entries: EntryCounts;
+  /** Whether `rollback(key)` can put the originals back now: the summary that replaced them is in the reasoning log (a later compaction may have folded it into its own; roll that one back first). */
+  restorable: boolean;
+}
+
+/** Running totals, persisted under `<prefix>compaction_metrics`. */
+export interface CompactionMetrics {
+  totalCompactions: number;
+  successfulCompactions: number;
+  failedCompactions: number;
+  averageReductionRatio: number;
+  averageExecutionTime: number;
+  totalTokensSaved: number;
+  totalAttempts: number;
+  totalPromptTokens: number;
+  totalOutputTokens: number;
+  totalThinkingTokens: number;
+  lastCompactionAt: string | null;
+  lastErrorCode: string | null;
+  /** Ledger facts the package added to summaries (the models' answers lacked them). */
+  totalRepairedFacts: number;
+  /** Summary lines marked " [unverified]". */
+  totalUnverifiedLines: number;
+  /** What the last compaction cost and mended, successful or not; null before the first. */
+  lastCompaction: CompactionCost | null;
+}
+
+/** What one compaction cost and mended. */
+export interface CompactionCost { calls: number; repairedFacts: number; unverifiedLines: number }
+
+/** `canCompact()` */
+export interface CanCompactResult {
+  ok: boolean;
+  /** Why not, and what would change it. */
+  reason?: string;
+  /** The running iteration a compaction the user asks for would wait for first. */
+  waitsFor?: IterationWait;
+}
+
+/** `validateSummary()` */
+export interface ValidationResult { valid: boolean; errors: string[] }
+
+/** The `detail` of each event dispatched on `compactor.events`. */
+export interface CompactorEventMap {
+  compaction_start: { trigger: Trigger; iteration: number; contextUsage: number };
+  compaction_phase_change: { phase: Phase; previous: Phase };
+  compaction_progress: { phase: Phase; percent: number; message: string; elapsedMs: number };
+  compaction_archived: { archiveKey: string; timestamp: number };
+  compaction_complete: { result: CompactionResult };
+  compaction_error: { code: ErrorCode; message: string; phase: Phase };
+  /** An attempt failed and another follows: why, which attempt, after how long. */
+  compaction_retry: { reason: RetryReason; attempt: number; waitMs: number; message: string };
+  compaction_rolled_back: { archiveKey: string };
+  /** Archives the live summaries name that are no longer stored (deleted, expired, or evicted
+   * by the browser), reported when a compactor is created; their originals cannot be read back. */
+  archives_lost: { keys: string[] };
+}
+
+/** `compactor.events`: an `EventTarget` whose listeners get typed `CustomEvent`s. Only the names of `CompactorEventMap` compile: a misspelt name is a type error, not a listener that never fires. */
+export interface CompactorEvents extends Omit<EventTarget, "addEventListener" | "removeEventListener"> {
+  addEventListener<K extends keyof CompactorEventMap>(type: K, listener: ((event: CustomEvent<CompactorEventMap[K]>) => void) | { handleEvent(event: CustomEvent<CompactorEventMap[K]>): void } | null, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof CompactorEventMap>(type: K, listener: ((event: CustomEvent<CompactorEventMap[K]>) => void) | { handleEvent(event: CustomEvent<CompactorEventMap[K]>): void } | null, options?: boolean | EventListenerOptions): void;
+}
+
+/** Codes of the errors the package throws (`error.code`). */
+export type ErrorCode =
+  | "not_allowed" | "busy" | "llm_http" | "llm_timeout" | "llm_network" | "llm_blocked"
+  | "invalid_summary" | "storage_quota" | "storage_corrupt" | "storage_unavailable"
+  | "invalid_input" | "aborted" | "not_initialized" | "archive_missing";
+
+/** Every error the package throws or rejects with: a real `Error` with `name` "ContextCompactorError". */
+export declare class ContextCompactorError extends Error {
+  private constructor();
+  readonly name: "ContextCompactorError";
+  /** What went wrong, stable across versions (switch on it). */
+  readonly code: ErrorCode;
+  /** The localStorage key concerned, for storage errors. */
+  key?: string;
+  /** The HTTP status the model's API answered with. */
+  status?: number;
+  /** Whether trying again later can succeed (false for a daily quota, a bad key, a block). */
+  retryable?: boolean;
+  /** How long the API asked to wait, in ms. */
+  retryAfterMs?: number;
+  /** The model whose call failed. */
+  model?: string;
+  /** Whether `value` is an error of this package, also one from another copy of it (two bundles, an iframe). */
+  static isInstance(value: unknown): value is ContextCompactorError;
+}
