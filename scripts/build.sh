@@ -7,7 +7,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # wasm-pack runs the first wasm-opt on PATH: ours (binaryen 132 from npm), not Debian's 108.
-export PATH="$ROOT/scripts/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 OUT_DIR="${1:-pkg}"
 
 cd "$ROOT"

@@ -58,14 +58,20 @@ ensure_cargo_tool() {
 }
 
 # npm packages of one folder, installed from its lock file; reinstalled when the lock changes.
+# Extra arguments choose workspaces; the stamp records them, so a run that asks for more
+# installs again and one that asks for less keeps what is there.
 ensure_node_packages() {
-  local dir="$ROOT/$1"
+  local dir="$ROOT/$1"; shift
   local stamp="$dir/node_modules/.lock-stamp"
-  local want
-  want="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
-  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    log "installing node packages from $1/package-lock.json"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  local lock want have
+  lock="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
+  want="$lock ${*:-all}"
+  have="$(cat "$stamp" 2>/dev/null || true)"
+  if [ "$have" != "$want" ] && [ "$have" != "$lock all" ]; then
+    log "installing node packages from ${dir#"$ROOT"/}/package-lock.json ${*:+(${*})}"
+    local workspaces=()
+    for workspace in "$@"; do workspaces+=(--workspace "$workspace"); done
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error "${workspaces[@]}")
     echo "$want" >"$stamp"
   fi
 }
@@ -76,11 +82,13 @@ ensure_cargo_tool wasm-bindgen wasm-bindgen-cli "$(locked_version wasm-bindgen)"
 ensure_cargo_tool wasm-pack wasm-pack "$WASM_PACK_VERSION"
 ensure_cargo_tool geckodriver geckodriver "$GECKODRIVER_VERSION"
 # A current wasm-opt (npm binaryen): Debian's binaryen 108 breaks wasm-bindgen's externref table.
-ensure_node_packages scripts
-ensure_node_packages tests/js
-ensure_node_packages tests/consumer
-# The benchmark's own packages (the Gemma-3 tokenizer, 33 MB) only when asked for.
+# One npm workspace (package.json at the top) for the build tools, the node tests and the
+# benchmarks; the benchmark's own packages (the Gemma-3 tokenizer) only when asked for.
 if [ "${1:-}" = "bench" ]; then
-  ensure_node_packages bench
+  ensure_node_packages .
+else
+  ensure_node_packages . scripts tests/node
 fi
+# The consumer test installs the packed package as a user would: its own folder and lock file.
+ensure_node_packages tests/consumer
 log "all tools present"

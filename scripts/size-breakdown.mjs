@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const PATH = [join(root, "scripts/node_modules/.bin"), join(homedir(), ".cargo/bin"), process.env.PATH].join(":");
+const PATH = [join(root, "node_modules/.bin"), join(homedir(), ".cargo/bin"), process.env.PATH].join(":");
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, env: { ...process.env, PATH }, stdio: ["ignore", "ignore", "inherit"] });
 
 /** Groups, first match wins; a function's name after wasm-bindgen is its demangled Rust path. */

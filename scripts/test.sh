@@ -7,7 +7,7 @@
 # node's test runner) plus each check that is not a test runner (fmt, clippy, the build) as one.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export PATH="$ROOT/scripts/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 cd "$ROOT"
 
 LOG_DIR="$ROOT/test-output/logs"
@@ -91,7 +91,7 @@ tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriv
 check "cargo doc without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 check "package build (web, bundler and node flavours into pkg/)" bash scripts/build.sh pkg
 check "size budget of the web entry (wasm + glue + snippets, gzip; pkg.json sizeBudget)" node scripts/size.mjs pkg --max
-tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/js/
+tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/node/
 
 elapsed=$(( $(date +%s) - started ))
 echo

@@ -2,7 +2,7 @@
 //! (`--no-default-features`: not even the JS crates are built).
 //!
 //! It is cut into wings, bottom to top; a file imports only from its own wing and the wings
-//! below it (`tests/layering.rs` holds the table and fails on anything else, and on any import
+//! below it (`tests/native/layering.rs` holds the table and fails on anything else, and on any import
 //! cycle between files). ARCHITECTURE.md has the map.
 //!
 //! 0. [`order`]: the crate's one sort;

@@ -124,7 +124,7 @@ pub fn an_entry_read_back_and_appended_again_is_stored_once() -> Row {
 }
 
 /// Every write of a compaction, a rollback and a recovery under the store lock, which makes
-/// another tab's appends safe (item 3; the two-tab run in Chromium is `tests/js/chaos-page.test.mjs`).
+/// another tab's appends safe (item 3; the two-tab run in Chromium is `tests/node/chaos-page.test.mjs`).
 pub fn every_write_of_a_compaction_is_made_under_the_store_lock() -> Row {
     let rig = locked(MemoryStore::default(), 8);
     let before = census(&rig.memory);

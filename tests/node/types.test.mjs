@@ -1,4 +1,5 @@
 // The shipped .d.ts names every type (no `any`) and a strict TS program using the API compiles.
+import { createRequire } from "node:module";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -17,12 +18,12 @@ function declaration(start) {
 }
 
 test("a strict TypeScript program using the whole API type-checks", () => {
-  const tsc = fileURLToPath(new URL("node_modules/typescript/bin/tsc", import.meta.url));
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", here], { stdio: "inherit" });
 });
 
 test("it also type-checks with lib es2022 and skipLibCheck false (no Symbol.dispose needed)", () => {
-  const tsc = fileURLToPath(new URL("node_modules/typescript/bin/tsc", import.meta.url));
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", join(here, "tsconfig.es2022.json")], { stdio: "inherit" });
 });
 

@@ -1,5 +1,6 @@
 // The README's JavaScript examples run as written (the package specifier pointed at the build)
 // in a real Chromium page: no exception, no console error.
+import { createRequire } from "node:module";
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
@@ -64,6 +65,6 @@ test("the README examples type-check under tsc --strict against the shipped decl
     join(dir, "tsconfig.json"),
     JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ES2022", moduleResolution: "bundler", lib: ["ES2022", "DOM"], skipLibCheck: false, allowImportingTsExtensions: false }, files }),
   );
-  const tsc = fileURLToPath(new URL("node_modules/typescript/bin/tsc", import.meta.url));
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", dir], { stdio: "inherit" });
 });

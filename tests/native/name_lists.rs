@@ -34,8 +34,8 @@ use context_compactor::core::store::metrics::{CompactionCost, CompactionMetrics}
 use context_compactor::core::store::recall_tool::RecallArgs;
 use context_compactor::core::store::rehydrate::Rehydrated;
 
-const TYPESCRIPT: &str = include_str!("../src/web/types.d.ts");
-const MERGE_SCRIPT: &str = include_str!("../scripts/merge-pkg.mjs");
+const TYPESCRIPT: &str = include_str!("../../src/web/types.d.ts");
+const MERGE_SCRIPT: &str = include_str!("../../scripts/merge-pkg.mjs");
 
 /// The string literals of `export type <name> = "a" | "b" …;` in the TypeScript text.
 fn ts_union(name: &str) -> BTreeSet<String> {
