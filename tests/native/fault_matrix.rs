@@ -1,7 +1,7 @@
 //! The fault matrix: every way a compaction can go wrong, and the proof that afterwards the
 //! live logs and the archives together hold every entry that existed, exactly once.
 //!
-//! The table of cases and outcomes in the README is generated from this run (and checked
+//! The table of cases and outcomes in docs/guarantees.md is generated from this run (and checked
 //! against it: rerun with UPDATE_GOLDEN=1 after a change of outcome).
 #![cfg(not(target_arch = "wasm32"))]
 // Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
@@ -738,21 +738,21 @@ fn fault_matrix() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let _ = std::fs::create_dir_all(root.join("test-output"));
     std::fs::write(root.join("test-output/fault-matrix.md"), &table).unwrap();
-    let readme_path = root.join("README.md");
+    let readme_path = root.join("docs/guarantees.md");
     let readme = std::fs::read_to_string(&readme_path).unwrap();
     let (start, end) = ("<!-- fault-matrix:start -->\n", "<!-- fault-matrix:end -->");
     let (head, rest) = readme
         .split_once(start)
-        .expect("README has the fault-matrix markers");
+        .expect("docs/guarantees.md has the fault-matrix markers");
     let (current, tail) = rest
         .split_once(end)
-        .expect("README has the fault-matrix end marker");
+        .expect("docs/guarantees.md has the fault-matrix end marker");
     if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
         std::fs::write(&readme_path, format!("{head}{start}{table}{end}{tail}")).unwrap();
     } else {
         assert_eq!(
             current, table,
-            "the README's fault matrix is stale: rerun with UPDATE_GOLDEN=1"
+            "the fault matrix of docs/guarantees.md is stale: rerun with UPDATE_GOLDEN=1"
         );
     }
 }

@@ -1,5 +1,5 @@
 //! Data and timing a hostile user (or a confused app) produces (issue #13); the cases live in
-//! `common/hostile.rs`, which also gives the README's fault matrix its rows.
+//! `common/hostile.rs`, which also gives the fault matrix of docs/guarantees.md its rows.
 // Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
 // about the package's size).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]

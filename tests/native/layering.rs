@@ -421,3 +421,27 @@ fn the_orchestrators_handle_stays_under_its_line_budget() {
         "src/core/run/compactor/mod.rs has {lines} lines; the budget is under 200"
     );
 }
+
+/// ARCHITECTURE.md's "who writes which key": only `store/` reaches the key-value store; the
+/// orchestrator asks it, never the storage (`LogStore::store()` is its only way there).
+#[test]
+fn the_orchestrator_never_reaches_the_storage_itself() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let mut names = Vec::new();
+    rust_files(&root, &root.join("run"), &mut names);
+    assert!(!names.is_empty(), "run/ has files");
+    let calls: Vec<&String> = names
+        .iter()
+        .filter(|file| {
+            let text = std::fs::read_to_string(root.join(file)).expect("a readable source file");
+            code_of(&text).contains(".store()")
+        })
+        .collect();
+    assert!(calls.is_empty(), "run/ calls store(): {calls:?}");
+    let architecture =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .expect("ARCHITECTURE.md");
+    assert!(
+        architecture.contains("`run/`\n  calls none") || architecture.contains("`run/` calls none")
+    );
+}

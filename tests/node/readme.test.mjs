@@ -1,5 +1,7 @@
-// The README's JavaScript examples run as written (the package specifier pointed at the build)
-// in a real Chromium page: no exception, no console error.
+// The docs hold: the JavaScript examples of the READMEs run as written (the package specifier
+// pointed at the build) in a real Chromium page, with no exception and no console error; the
+// repository README opens with the npm README's guide; every relative link reaches its file
+// and heading.
 import { createRequire } from "node:module";
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -9,9 +11,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch, openPage, outputDir } from "./browser.mjs";
 
-const examplesOf = (path) => [...readFileSync(new URL(path, import.meta.url), "utf8").matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
-// The repository README and the npm README (docs/npm-README.md, shipped as the package's README).
-const examples = [...examplesOf("../../README.md"), ...examplesOf("../../docs/npm-README.md")];
+const read = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
+const examplesOf = (path) => [...read(path).matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+// The repository README, the npm README (docs/npm-README.md, shipped as the package's README)
+// and the long-session guide; the guide the first two share runs once.
+const DOCS = ["README.md", "docs/npm-README.md", "docs/long-sessions.md"];
+const examples = [...new Set(DOCS.flatMap(examplesOf))];
 
 let env;
 before(async () => {
@@ -67,4 +72,52 @@ test("the README examples type-check under tsc --strict against the shipped decl
   );
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", dir], { stdio: "inherit" });
+});
+
+const guideOf = (text) => text.slice(text.indexOf("<!-- guide:start -->"), text.indexOf("<!-- guide:end -->"));
+
+test("the repository README opens with the npm README's guide, word for word", () => {
+  const guide = guideOf(read("docs/npm-README.md"));
+  assert.ok(guide.length > 2000, "docs/npm-README.md marks its guide");
+  assert.equal(guideOf(read("README.md")), guide);
+  assert.ok(read("README.md").indexOf("<!-- guide:start -->") < read("README.md").indexOf("\n## "), "the guide comes first");
+});
+
+test("the npm README links only to what npm shows, and says what GDRS is", () => {
+  const npm = read("docs/npm-README.md");
+  const links = [...npm.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]);
+  assert.deepEqual(links.filter((link) => !link.startsWith("#") && !/^https:\/\//.test(link)), []);
+  for (const word of ["shouldAutoCompact()", "compaction_progress", "ContextCompactorError", "recallTool()", "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING", "appendExecution"]) {
+    assert.ok(npm.includes(word), word);
+  }
+  for (const doc of [npm, read("README.md")]) {
+    assert.equal(doc.indexOf("GDRS"), doc.indexOf("**GDRS**, the \"Gemini Deep Research System\"") + 2, "GDRS is defined where it first appears");
+  }
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation and emoji dropped, spaces as hyphens. */
+const slug = (heading) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-");
+
+test("every relative link of the docs reaches its file and heading", () => {
+  const files = [...DOCS, "ARCHITECTURE.md", "bench/README.md", "docs/guarantees.md", "docs/size.md"];
+  const broken = [];
+  for (const file of files) {
+    const text = read(file);
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue;
+      const [path, anchor] = target.split("#");
+      const resolved = path ? new URL(path, new URL(`../../${file}`, import.meta.url)) : new URL(`../../${file}`, import.meta.url);
+      let body;
+      try {
+        body = readFileSync(resolved, "utf8");
+      } catch {
+        broken.push(`${file}: ${target} (no such file)`);
+        continue;
+      }
+      if (!anchor) continue;
+      const headings = [...body.replace(/```[\s\S]*?```/g, "").matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]));
+      if (!headings.includes(anchor)) broken.push(`${file}: ${target} (no heading)`);
+    }
+  }
+  assert.deepEqual(broken, []);
 });

@@ -83,6 +83,12 @@ impl<'a> ObjectOut<'a> {
         self
     }
 
+    /// Adds the field `name` whose value `write` appends.
+    pub fn field_with(&mut self, name: &str, write: impl FnOnce(&mut String)) -> &mut Self {
+        write(self.key(name));
+        self
+    }
+
     /// Adds the field `name` whose value is the JSON text `json`.
     pub fn raw(&mut self, name: &str, json: &str) -> &mut Self {
         self.key(name).push_str(json);

@@ -429,6 +429,87 @@ mod tests {
     }
 
     #[test]
+    fn every_option_a_range_names_is_spelled_as_the_table_reads_it() {
+        use crate::core::json::record::Record;
+        let d = CompactorSettings::default;
+        let out_of_range = [
+            CompactorSettings {
+                context_window_tokens: 0,
+                ..d()
+            },
+            CompactorSettings {
+                base_tokens: usize::MAX,
+                ..d()
+            },
+            CompactorSettings {
+                timeout_ms: u32::MAX,
+                ..d()
+            },
+            CompactorSettings {
+                retry_delay_ms: u32::MAX,
+                ..d()
+            },
+            CompactorSettings {
+                max_retries: u32::MAX,
+                ..d()
+            },
+            CompactorSettings {
+                recommended_usage: 2.0,
+                ..d()
+            },
+            CompactorSettings {
+                auto_trigger_usage: -1.0,
+                ..d()
+            },
+            CompactorSettings {
+                temperature: Some(3.0),
+                ..d()
+            },
+            CompactorSettings {
+                max_output_tokens: 0,
+                ..d()
+            },
+            CompactorSettings {
+                timeout_ms: 0,
+                ..d()
+            },
+            CompactorSettings {
+                max_prompt_tokens: Some(1),
+                ..d()
+            },
+            CompactorSettings {
+                summary_budget_tokens: Some(1),
+                ..d()
+            },
+            CompactorSettings {
+                max_archives: 0,
+                ..d()
+            },
+            CompactorSettings {
+                archive_expiry_days: 0.0,
+                ..d()
+            },
+            CompactorSettings {
+                archive_prefix: Some(String::new()),
+                ..d()
+            },
+            CompactorSettings {
+                metrics_key: Some(String::new()),
+                ..d()
+            },
+        ];
+        for settings in out_of_range {
+            let err = settings.validate().unwrap_err();
+            assert!(
+                CompactorSettings::FIELDS.contains(&err.field),
+                "{}",
+                err.field
+            );
+            assert!(err.message.contains(err.field), "{err}");
+        }
+    }
+
+    #[test]
     fn out_of_range_options_are_named() {
         let s = CompactorSettings {
             recommended_usage: 1.5,

@@ -3,9 +3,9 @@
 
 use crate::core::error::StorageError;
 use crate::core::json::read::{FromJson, Object, ReadError};
-use crate::core::json::record::json_record;
+use crate::core::json::record::{json_record, Record};
 use crate::core::json::scan::{items, members};
-use crate::core::json::write::{write_array, ToJson};
+use crate::core::json::write::{write_array, ObjectOut, ToJson};
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::place;
@@ -199,10 +199,11 @@ impl FromJson for ArchiveEntryCounts {
                 .map(Iterator::count)
                 .ok_or_else(|| ReadError::In(name, Box::new(ReadError::invalid(log, "an array"))))
         };
+        let [reasoning, execution, tool_activity] = ArchiveData::LOG_FIELDS;
         Ok(ArchiveEntryCounts(EntryCounts {
-            reasoning: count("reasoningLog")?,
-            execution: count("executionLog")?,
-            tool_activity: count("toolActivityLog")?,
+            reasoning: count(reasoning)?,
+            execution: count(execution)?,
+            tool_activity: count(tool_activity)?,
         }))
     }
 }
@@ -217,14 +218,21 @@ impl ToJson for SelectedData<'_> {
             write_array::<T>(out, selected.iter().map(|(_, entry)| *entry));
         }
         let selection = self.0;
-        out.push_str("{\"reasoningLog\":");
-        entries(out, &selection.reasoning);
-        out.push_str(",\"executionLog\":");
-        entries(out, &selection.execution);
-        out.push_str(",\"toolActivityLog\":");
-        entries(out, &selection.tool_activity);
-        out.push('}');
+        let [reasoning, execution, tool_activity] = ArchiveData::LOG_FIELDS;
+        ObjectOut::new(out)
+            .field_with(reasoning, |out| entries(out, &selection.reasoning))
+            .field_with(execution, |out| entries(out, &selection.execution))
+            .field_with(tool_activity, |out| entries(out, &selection.tool_activity));
     }
+}
+
+impl ArchiveData {
+    /// The JSON names of the three logs, as [`Record::FIELDS`] has them.
+    pub const LOG_FIELDS: [&'static str; 3] = [
+        <ArchiveData as Record>::FIELDS[0],
+        <ArchiveData as Record>::FIELDS[1],
+        <ArchiveData as Record>::FIELDS[2],
+    ];
 }
 
 json_record! {

@@ -1,6 +1,6 @@
 //! Data and timing a hostile user (or a confused app) produces: odd numbers, keys of other code,
 //! a compaction of another tab, a crash right after the archive (issue #13). Each case asserts
-//! what must hold and returns its row of the README's fault matrix.
+//! what must hold and returns its row of the fault matrix (docs/guarantees.md).
 
 use super::census::{assert_nothing_lost, census};
 use super::locked::locked;
