@@ -251,7 +251,7 @@ fn stored_entries_of(rig: &Rig, n: u32) -> [Vec<String>; 3] {
                 .iter()
                 .map(|e| e.json().to_owned())
                 .collect(),
-            &placed.reasoning,
+            &placed.entries.reasoning,
         ),
         texts(
             snapshot
@@ -259,7 +259,7 @@ fn stored_entries_of(rig: &Rig, n: u32) -> [Vec<String>; 3] {
                 .iter()
                 .map(|e| e.json().to_owned())
                 .collect(),
-            &placed.execution,
+            &placed.entries.execution,
         ),
         texts(
             snapshot
@@ -267,7 +267,7 @@ fn stored_entries_of(rig: &Rig, n: u32) -> [Vec<String>; 3] {
                 .iter()
                 .map(|e| e.json().to_owned())
                 .collect(),
-            &placed.tool_activity,
+            &placed.entries.tool_activity,
         ),
     ]
 }

@@ -179,9 +179,18 @@ fn every_entry_is_placed_in_the_iteration_it_was_written_in() {
         let seed = fixture.seed;
         assert_eq!(placed.current, fixture.truth.current, "seed {seed}");
         assert_eq!(logs.current_iteration(), placed.current, "seed {seed}");
-        assert_eq!(placed.execution, fixture.truth.execution, "seed {seed}");
-        assert_eq!(placed.tool_activity, fixture.truth.tools, "seed {seed}");
-        assert_eq!(placed.reasoning, fixture.truth.reasoning, "seed {seed}");
+        assert_eq!(
+            placed.entries.execution, fixture.truth.execution,
+            "seed {seed}"
+        );
+        assert_eq!(
+            placed.entries.tool_activity, fixture.truth.tools,
+            "seed {seed}"
+        );
+        assert_eq!(
+            placed.entries.reasoning, fixture.truth.reasoning,
+            "seed {seed}"
+        );
     }
 }
 

@@ -102,9 +102,9 @@ fn execution_entries_without_iteration_are_placed_by_context_then_position() {
         .unwrap();
     let logs = store_over(&memory);
     let placed = logs.snapshot().unwrap().placed_iterations();
-    assert_eq!(placed.execution, vec![2, 2, 2, 3]);
+    assert_eq!(placed.entries.execution, vec![2, 2, 2, 3]);
     // Nothing to go by: the current iteration, never a compactable one by guess.
-    assert_eq!(placed.tool_activity, vec![3]);
+    assert_eq!(placed.entries.tool_activity, vec![3]);
     // Readers get the placed iteration in entries that state none; stored texts stay.
     let listed: Value = serde_json::from_str(&logs.execution_log_json().unwrap()).unwrap();
     assert_eq!(listed[0], serde_json::json!({"iteration": 2, "code": "a"}));

@@ -12,6 +12,7 @@ use context_compactor::core::error::ErrorCode;
 use context_compactor::core::json::read::from_text;
 use context_compactor::core::json::record::Record;
 use context_compactor::core::json::write::to_json;
+use context_compactor::core::log::reasoning_entry::ReasoningEntry;
 use context_compactor::core::model::call_options::{CanCompact, CompactOptions, LogStoreOptions};
 use context_compactor::core::model::facts::{
     Coverage, Demoted, Fact, IndexLine, Injection, Pin, UnverifiedLine,
@@ -23,6 +24,7 @@ use context_compactor::core::model::phase::Phase;
 use context_compactor::core::model::reasons::RetryReason;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::model::token_usage::TokenUsage;
+use context_compactor::core::ports::events::CompactionEvent;
 use context_compactor::core::providers::port::GenerationSettings;
 use context_compactor::core::steps::selection::PerEntry;
 use context_compactor::core::steps::validation::Validation;
@@ -142,7 +144,18 @@ fn without_comments(text: &str) -> String {
 /// of the interface it extends through `Omit<Base, "a" | …>` less the omitted ones.
 fn ts_keys(name: &str) -> BTreeSet<String> {
     let (head, body) = ts_interface(name);
-    let mut keys = BTreeSet::new();
+    let mut keys: BTreeSet<String> = members(&body).iter().filter_map(|m| property(m)).collect();
+    if let Some(omit) = head.split("extends Omit<").nth(1) {
+        let base = omit.split(',').next().expect("Omit<Base, …>").trim();
+        let omitted = set(omit.split('"').skip(1).step_by(2));
+        keys.extend(ts_keys(base).difference(&omitted).cloned());
+    }
+    keys
+}
+
+/// The members of an object type's body: its text split at `;` and line ends outside brackets.
+fn members(body: &str) -> Vec<String> {
+    let mut members = Vec::new();
     let mut depth = 0i32;
     let mut segment = String::new();
     let mut chars = body.chars().peekable();
@@ -156,21 +169,15 @@ fn ts_keys(name: &str) -> BTreeSet<String> {
             '{' | '(' | '[' | '<' => depth += 1,
             '}' | ')' | ']' | '>' => depth -= 1,
             ';' | '\n' if depth == 0 => {
-                keys.extend(property(&segment));
-                segment.clear();
+                members.push(std::mem::take(&mut segment));
                 continue;
             }
             _ => {}
         }
         segment.push(c);
     }
-    keys.extend(property(&segment));
-    if let Some(omit) = head.split("extends Omit<").nth(1) {
-        let base = omit.split(',').next().expect("Omit<Base, …>").trim();
-        let omitted = set(omit.split('"').skip(1).step_by(2));
-        keys.extend(ts_keys(base).difference(&omitted).cloned());
-    }
-    keys
+    members.push(segment);
+    members
 }
 
 fn property(segment: &str) -> Option<String> {
@@ -201,6 +208,7 @@ fn assert_same_keys(interface: &str, rust: &[&str], javascript_only: &[&str]) {
 fn every_interface_of_a_record_has_the_fields_its_rust_table_writes_and_reads() {
     assert_same_keys("Fact", Fact::FIELDS, &[]);
     assert_same_keys("Pin", Pin::FIELDS, &[]);
+    assert_same_keys("ReasoningEntry", ReasoningEntry::FIELDS, &[]);
     assert_same_keys("Coverage", Coverage::FIELDS, &[]);
     assert_same_keys("UnverifiedLine", UnverifiedLine::FIELDS, &[]);
     assert_same_keys("DemotedFact", Demoted::FIELDS, &[]);
@@ -269,4 +277,82 @@ fn the_key_reader_sees_a_renamed_field_on_either_side() {
     );
     assert!(ts_keys("LogStore").is_empty(), "a method is not a field");
     assert!(ts_keys("GenerationSettings").contains("signal"));
+}
+
+#[test]
+fn every_event_detail_has_the_fields_its_typescript_map_declares() {
+    let result: CompactionResult = from_text(
+        r#"{"iterations":[1,4],"tokensBefore":900,"tokensAfter":300,"tokensSaved":600,"reduction":0.6,"contextUsageBefore":0.9,"contextUsageAfter":0.3,"attempts":1,"durationMs":12,"archiveKey":"k","summary":"S","usage":null}"#,
+    )
+    .unwrap();
+    let events = [
+        CompactionEvent::Start {
+            trigger: Trigger::User,
+            iteration: 4,
+            context_usage: 0.9,
+        },
+        CompactionEvent::PhaseChange {
+            phase: Phase::Gathering,
+            previous: Phase::Freezing,
+        },
+        CompactionEvent::Progress {
+            phase: Phase::Compacting,
+            percent: 40,
+            message: "m".into(),
+            elapsed_ms: 1.0,
+        },
+        CompactionEvent::Archived {
+            archive_key: "k".into(),
+            timestamp: 1,
+        },
+        CompactionEvent::Complete {
+            result: Box::new(result),
+        },
+        CompactionEvent::Error {
+            code: "busy",
+            message: "m".into(),
+            phase: Phase::Error,
+        },
+        CompactionEvent::Retry {
+            reason: "timeout".into(),
+            attempt: 2,
+            wait_ms: 10,
+            message: "m".into(),
+        },
+        CompactionEvent::RolledBack {
+            archive_key: "k".into(),
+        },
+        CompactionEvent::ArchivesLost {
+            keys: vec!["k".into()],
+        },
+    ];
+    let (_, map) = ts_interface("CompactorEventMap");
+    let declared: Vec<(String, BTreeSet<String>)> = members(&map)
+        .iter()
+        .filter_map(|member| {
+            let name = property(member)?;
+            let inner = &member[member.find('{')? + 1..member.rfind('}')?];
+            Some((
+                name,
+                members(inner).iter().filter_map(|m| property(m)).collect(),
+            ))
+        })
+        .collect();
+    assert_eq!(
+        set(declared.iter().map(|(name, _)| name.as_str())),
+        set(events.iter().map(CompactionEvent::name)),
+    );
+    for event in &events {
+        let written: BTreeSet<String> =
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&to_json(event))
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+        let (_, keys) = declared
+            .iter()
+            .find(|(name, _)| name == event.name())
+            .unwrap();
+        assert_eq!(&written, keys, "{}", event.name());
+    }
 }

@@ -20,18 +20,15 @@
 use crate::core::log::entries::{EntryFacts, ExecutionEntry, ToolActivityEntry};
 use crate::core::log::iteration::{named_iteration, parse_summary_header};
 use crate::core::log::stored_entry::{reasoning_header_text, Stored};
+use crate::core::model::per_log::PerLog;
 use crate::core::order::sort::sort_by;
 use crate::core::order::sorted_map::SortedMap;
 
 /// The iteration of every entry, and the current iteration.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlacedIterations {
-    /// One per reasoning entry.
-    pub reasoning: Vec<u32>,
-    /// One per execution entry.
-    pub execution: Vec<u32>,
-    /// One per tool entry.
-    pub tool_activity: Vec<u32>,
+    /// One per entry of each log, in log order.
+    pub entries: PerLog<Vec<u32>>,
     /// The highest iteration known in any log, 0 when none is.
     pub current: u32,
 }
@@ -131,9 +128,11 @@ pub fn place(
     let tools_placed = complete(&known.tool_facts, &known.tools, &timeline, current);
     let vault_reads = vault_reads(tool_activity, &tools_placed);
     PlacedIterations {
-        reasoning: reasoning_placed(reasoning, &known.reasoning, vault_reads, current),
-        execution: execution_placed,
-        tool_activity: tools_placed,
+        entries: PerLog {
+            reasoning: reasoning_placed(reasoning, &known.reasoning, vault_reads, current),
+            execution: execution_placed,
+            tool_activity: tools_placed,
+        },
         current,
     }
 }

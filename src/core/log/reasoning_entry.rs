@@ -2,7 +2,7 @@
 //! header, a compacted summary, or the model's text) and where it belongs, so that no app has
 //! to parse the package's header formats.
 
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::record::{json_names, json_record};
 
 use crate::core::log::iteration::{
     parse_iteration_header, parse_summary_header, parse_summary_source, SUMMARY_END,
@@ -38,20 +38,22 @@ pub struct ReasoningEntry {
     pub summary: Option<String>,
 }
 
-impl ToJson for ReasoningEntry {
-    fn write_json(&self, out: &mut String) {
-        let kind = match self.kind {
-            ReasoningKind::Header => "header",
-            ReasoningKind::Summary => "summary",
-            ReasoningKind::Text => "text",
-        };
-        ObjectOut::new(out)
-            .field("text", &self.text)
-            .field("kind", kind)
-            .field_opt("iteration", &self.iteration)
-            .field_opt("iterations", &self.iterations)
-            .field_opt("archiveKey", &self.archive_key)
-            .field_opt("summary", &self.summary);
+json_names! {
+    ReasoningKind {
+        Header = "header",
+        Summary = "summary",
+        Text = "text",
+    }
+}
+
+json_record! {
+    write ReasoningEntry {
+        text: "text" req,
+        kind: "kind" req,
+        iteration: "iteration" opt,
+        iterations: "iterations" opt,
+        archive_key: "archiveKey" opt,
+        summary: "summary" opt,
     }
 }
 

@@ -55,7 +55,7 @@ impl LogSnapshot {
             current,
             ..Census::default()
         };
-        for (entry, n) in self.reasoning.iter().zip(&placed.reasoning) {
+        for (entry, n) in self.reasoning.iter().zip(&placed.entries.reasoning) {
             let tokens = estimate_tokens(entry);
             census.tokens += tokens;
             if *n < current {
@@ -69,12 +69,12 @@ impl LogSnapshot {
             .execution
             .iter()
             .map(Stored::json)
-            .zip(&placed.execution)
+            .zip(&placed.entries.execution)
             .chain(
                 self.tool_activity
                     .iter()
                     .map(Stored::json)
-                    .zip(&placed.tool_activity),
+                    .zip(&placed.entries.tool_activity),
             );
         for (json, n) in entries {
             let tokens = estimate_tokens(json);

@@ -66,9 +66,9 @@ impl<'a> Selection<'a> {
     /// Splits `logs`, placed as `placed` says, at the current iteration.
     pub fn placed(logs: &'a LogSnapshot, placed: &PlacedIterations) -> Selection<'a> {
         let current = placed.current;
-        let reasoning = split_at(current, &placed.reasoning, &logs.reasoning);
-        let execution = split_at(current, &placed.execution, &logs.execution);
-        let tool_activity = split_at(current, &placed.tool_activity, &logs.tool_activity);
+        let reasoning = split_at(current, &placed.entries.reasoning, &logs.reasoning);
+        let execution = split_at(current, &placed.entries.execution, &logs.execution);
+        let tool_activity = split_at(current, &placed.entries.tool_activity, &logs.tool_activity);
         Selection {
             first: 1,
             current,

@@ -140,9 +140,9 @@ impl EntryIterations {
             &data.tool_activity_log,
         );
         Self {
-            reasoning_log: placed.reasoning,
-            execution_log: placed.execution,
-            tool_activity_log: placed.tool_activity,
+            reasoning_log: placed.entries.reasoning,
+            execution_log: placed.entries.execution,
+            tool_activity_log: placed.entries.tool_activity,
         }
     }
 }

@@ -227,7 +227,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     pub fn reasoning_entries(&self) -> Result<Vec<ReasoningEntry>, StorageError> {
         let logs = self.snapshot()?;
         let placed = logs.placed_iterations();
-        let described = logs.reasoning.iter().zip(&placed.reasoning);
+        let described = logs.reasoning.iter().zip(&placed.entries.reasoning);
         Ok(described
             .map(|(entry, iteration)| ReasoningEntry::describe(entry.view(), *iteration))
             .collect())
@@ -259,7 +259,10 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     pub fn execution_log_json(&self) -> Result<String, StorageError> {
         let logs = self.snapshot()?;
         let placed = logs.placed_iterations();
-        Ok(with_placed_iterations(&logs.execution, &placed.execution))
+        Ok(with_placed_iterations(
+            &logs.execution,
+            &placed.entries.execution,
+        ))
     }
 
     /// The tool-activity log as a JSON array of the stored entries, each given its placed
@@ -269,7 +272,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         let placed = logs.placed_iterations();
         Ok(with_placed_iterations(
             &logs.tool_activity,
-            &placed.tool_activity,
+            &placed.entries.tool_activity,
         ))
     }
 
