@@ -24,7 +24,9 @@ use super::typescript::{
 };
 use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
-use crate::core::model::call_options::{CanCompact, CompactOptions};
+use crate::core::model::call_options::{
+    CanCompact, CompactOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION, SIGNAL_OPTION,
+};
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
@@ -42,7 +44,7 @@ fn get(object: &JsValue, field: &str) -> JsValue {
 
 /// The provider named by `options.provider`.
 fn provider_from(options: &JsValue) -> JsResult<Box<dyn SummaryProvider>> {
-    let provider = get(options, "provider");
+    let provider = get(options, PROVIDER_OPTION);
     if !provider.is_object() {
         return Err(invalid(
             "CompactorOptions.provider",
@@ -105,10 +107,10 @@ impl JsCompactor {
             if options.is_undefined() || options.is_null() {
                 (CompactOptions::default(), JsValue::UNDEFINED)
             } else {
-                let signal = get(&options, "signal");
+                let signal = get(&options, SIGNAL_OPTION);
                 let copy = copy_object(&js_sys::Object::new(), &options)
                     .map_err(|err| invalid("compact(options)", thrown_message(&err)))?;
-                let _ = js_sys::Reflect::delete_property(&copy, &"signal".into());
+                let _ = js_sys::Reflect::delete_property(&copy, &SIGNAL_OPTION.into());
                 (from_js(copy.into(), "compact(options)")?, signal)
             };
         let cancel = Cancel::default();
@@ -146,9 +148,9 @@ impl JsCompactor {
         // The settings are read from a copy without the provider (it holds functions and keys).
         let settings_source = copy_object(&js_sys::Object::new(), &options)
             .map_err(|err| invalid("CompactorOptions", thrown_message(&err)))?;
-        let _ = js_sys::Reflect::delete_property(&settings_source, &"provider".into());
-        let prompt_tokens = get(&options, "promptTokens");
-        let _ = js_sys::Reflect::delete_property(&settings_source, &"promptTokens".into());
+        let _ = js_sys::Reflect::delete_property(&settings_source, &PROVIDER_OPTION.into());
+        let prompt_tokens = get(&options, PROMPT_TOKENS_OPTION);
+        let _ = js_sys::Reflect::delete_property(&settings_source, &PROMPT_TOKENS_OPTION.into());
         let settings: CompactorSettings = from_js(settings_source.into(), "CompactorOptions")?;
         let (engine, events) = engine_over(logs, provider, settings, "CompactorOptions")?;
         let engine = match prompt_tokens {

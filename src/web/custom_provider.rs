@@ -8,6 +8,7 @@ use super::convert::to_js;
 use super::js_error::thrown_message;
 use super::lone_surrogates;
 use crate::core::error::{ProviderError, ProviderFailure};
+use crate::core::model::call_options::SIGNAL_OPTION;
 use crate::core::ports::timer::LocalBoxFuture;
 use crate::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 use js_sys::JsString;
@@ -50,7 +51,7 @@ impl SummaryProvider for CustomProvider {
         let abort = AbortOnDrop::fresh();
         if let Some(signal) = abort.signal() {
             // `settings` is a fresh plain object: setting a property on it cannot fail.
-            let _ = js_sys::Reflect::set(&settings, &"signal".into(), &signal);
+            let _ = js_sys::Reflect::set(&settings, &SIGNAL_OPTION.into(), &signal);
         }
         let call = self.generate.call2(
             &self.this,

@@ -13,7 +13,10 @@ use context_compactor::core::json::read::from_text;
 use context_compactor::core::json::record::Record;
 use context_compactor::core::json::write::to_json;
 use context_compactor::core::log::reasoning_entry::ReasoningEntry;
-use context_compactor::core::model::call_options::{CanCompact, CompactOptions, LogStoreOptions};
+use context_compactor::core::model::call_options::{
+    CanCompact, CompactOptions, LogStoreOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION,
+    SIGNAL_OPTION,
+};
 use context_compactor::core::model::facts::{
     Coverage, Demoted, Fact, IndexLine, Injection, Pin, UnverifiedLine,
 };
@@ -234,15 +237,15 @@ fn every_interface_of_a_record_has_the_fields_its_rust_table_writes_and_reads() 
     assert_same_keys(
         "GenerationSettings",
         GenerationSettings::FIELDS,
-        &["signal"],
+        &[SIGNAL_OPTION],
     );
-    assert_same_keys("CompactOptions", CompactOptions::FIELDS, &["signal"]);
+    assert_same_keys("CompactOptions", CompactOptions::FIELDS, &[SIGNAL_OPTION]);
     // The web layer takes the provider and the app's own token count out before the settings
     // are read (src/web/compactor.rs).
     assert_same_keys(
         "CompactorOptions",
         CompactorSettings::FIELDS,
-        &["provider", "promptTokens"],
+        &[PROVIDER_OPTION, PROMPT_TOKENS_OPTION],
     );
 }
 

@@ -5,6 +5,18 @@ use crate::core::json::record::json_record;
 use crate::core::model::outcome::Wait;
 use crate::core::model::settings::Trigger;
 
+/// `CompactorOptions.provider`, which the web layer reads before the settings
+/// ([`CompactorSettings`](super::settings::CompactorSettings)) are read from the rest.
+pub const PROVIDER_OPTION: &str = "provider";
+
+/// `CompactorOptions.promptTokens`, the app's own token count, read by the web layer like the
+/// provider.
+pub const PROMPT_TOKENS_OPTION: &str = "promptTokens";
+
+/// The `AbortSignal` JavaScript passes beside the options of `compact()` and the settings a
+/// custom provider gets.
+pub const SIGNAL_OPTION: &str = "signal";
+
 /// Options of `new LogStore()` (`LogStoreOptions`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LogStoreOptions {
