@@ -3,6 +3,7 @@
 
 pub mod redact;
 
+use crate::core::json::record::json_names;
 use std::fmt;
 
 use crate::core::model::reasons::{BusyReason, Refusal, RetryReason};
@@ -42,43 +43,22 @@ pub enum ErrorCode {
     ArchiveMissing,
 }
 
-impl ErrorCode {
-    /// Every code.
-    pub const ALL: [ErrorCode; 14] = [
-        ErrorCode::NotAllowed,
-        ErrorCode::Busy,
-        ErrorCode::LlmHttp,
-        ErrorCode::LlmTimeout,
-        ErrorCode::LlmNetwork,
-        ErrorCode::LlmBlocked,
-        ErrorCode::InvalidSummary,
-        ErrorCode::StorageCorrupt,
-        ErrorCode::StorageQuota,
-        ErrorCode::StorageUnavailable,
-        ErrorCode::InvalidInput,
-        ErrorCode::Aborted,
-        ErrorCode::NotInitialized,
-        ErrorCode::ArchiveMissing,
-    ];
-
-    /// The snake_case string used in JavaScript.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::NotAllowed => "not_allowed",
-            ErrorCode::Busy => "busy",
-            ErrorCode::LlmHttp => "llm_http",
-            ErrorCode::LlmTimeout => "llm_timeout",
-            ErrorCode::LlmNetwork => "llm_network",
-            ErrorCode::LlmBlocked => "llm_blocked",
-            ErrorCode::InvalidSummary => "invalid_summary",
-            ErrorCode::StorageCorrupt => "storage_corrupt",
-            ErrorCode::StorageQuota => "storage_quota",
-            ErrorCode::StorageUnavailable => "storage_unavailable",
-            ErrorCode::InvalidInput => "invalid_input",
-            ErrorCode::Aborted => "aborted",
-            ErrorCode::NotInitialized => "not_initialized",
-            ErrorCode::ArchiveMissing => "archive_missing",
-        }
+json_names! {
+    all ErrorCode {
+        NotAllowed = "not_allowed",
+        Busy = "busy",
+        LlmHttp = "llm_http",
+        LlmTimeout = "llm_timeout",
+        LlmNetwork = "llm_network",
+        LlmBlocked = "llm_blocked",
+        InvalidSummary = "invalid_summary",
+        StorageCorrupt = "storage_corrupt",
+        StorageQuota = "storage_quota",
+        StorageUnavailable = "storage_unavailable",
+        InvalidInput = "invalid_input",
+        Aborted = "aborted",
+        NotInitialized = "not_initialized",
+        ArchiveMissing = "archive_missing",
     }
 }
 

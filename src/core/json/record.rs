@@ -132,8 +132,21 @@ macro_rules! json_record {
 pub(crate) use json_record;
 
 /// Declares the JSON names of an enum's variants once: `as_str`, [`ToJson`](super::write::ToJson)
-/// and a [`FromJson`](super::read::FromJson) that names every accepted value when it refuses one.
+/// and a [`FromJson`](super::read::FromJson) that names every accepted value when it refuses one;
+/// with `all` first, `ALL` too (every value, in the order declared).
 macro_rules! json_names {
+    (all $ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
+        impl $ty {
+            /// Every value, in the order declared.
+            pub const ALL: [$ty; 0 $(+ $crate::core::json::record::json_names!(@one $variant))*] =
+                [$($ty::$variant),*];
+        }
+
+        $crate::core::json::record::json_names!($ty { $($variant = $name),* });
+    };
+    (@one $variant:ident) => {
+        1
+    };
     ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
         impl $ty {
             /// The JSON name of this value.

@@ -1,6 +1,6 @@
 //! The phases of a compaction, in the order they run.
 
-use crate::core::json::write::ToJson;
+use crate::core::json::record::json_names;
 
 /// Where a compaction is (the `phase` of the compactor and of its events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -38,47 +38,28 @@ pub enum Phase {
     RollingBack,
 }
 
-impl Phase {
-    /// Every phase, in the order a compaction runs through them (rolling back last).
-    pub const ALL: [Phase; 15] = [
-        Phase::Idle,
-        Phase::Waiting,
-        Phase::Freezing,
-        Phase::Gathering,
-        Phase::BuildingPrompt,
-        Phase::Compacting,
-        Phase::Validating,
-        Phase::Retrying,
-        Phase::Archiving,
-        Phase::Replacing,
-        Phase::RecordingMetrics,
-        Phase::Unfreezing,
-        Phase::Complete,
-        Phase::Error,
-        Phase::RollingBack,
-    ];
-
-    /// The snake_case name used in JavaScript.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Idle => "idle",
-            Phase::Waiting => "waiting",
-            Phase::Freezing => "freezing",
-            Phase::Gathering => "gathering",
-            Phase::BuildingPrompt => "building_prompt",
-            Phase::Compacting => "compacting",
-            Phase::Validating => "validating",
-            Phase::Retrying => "retrying",
-            Phase::Archiving => "archiving",
-            Phase::Replacing => "replacing",
-            Phase::RecordingMetrics => "recording_metrics",
-            Phase::Unfreezing => "unfreezing",
-            Phase::Complete => "complete",
-            Phase::Error => "error",
-            Phase::RollingBack => "rolling_back",
-        }
+// In the order a compaction runs through them (rolling back last).
+json_names! {
+    all Phase {
+        Idle = "idle",
+        Waiting = "waiting",
+        Freezing = "freezing",
+        Gathering = "gathering",
+        BuildingPrompt = "building_prompt",
+        Compacting = "compacting",
+        Validating = "validating",
+        Retrying = "retrying",
+        Archiving = "archiving",
+        Replacing = "replacing",
+        RecordingMetrics = "recording_metrics",
+        Unfreezing = "unfreezing",
+        Complete = "complete",
+        Error = "error",
+        RollingBack = "rolling_back",
     }
+}
 
+impl Phase {
     /// Progress (percent) a compaction has reached when it enters this phase; `attempt` is 1
     /// for the first provider call and 2 for the retry.
     pub(crate) fn progress_percent(self, attempt: u32) -> u8 {
@@ -121,11 +102,5 @@ impl Phase {
             Phase::Error => "Compaction failed; the logs are unchanged",
             Phase::RollingBack => "Restoring the archived logs",
         }
-    }
-}
-/// Written as its snake_case name.
-impl ToJson for Phase {
-    fn write_json(&self, out: &mut String) {
-        self.as_str().write_json(out);
     }
 }

@@ -3,9 +3,6 @@
 use crate::core::json::record::{json_names, json_record};
 use std::fmt;
 
-use crate::core::json::read::{one_of, FromJson, ReadError};
-use crate::core::json::write::ToJson;
-
 /// What triggered a compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Trigger {
@@ -18,32 +15,11 @@ pub enum Trigger {
     ContextLimitError,
 }
 
-impl Trigger {
-    /// Every trigger.
-    pub const ALL: [Trigger; 3] = [Trigger::User, Trigger::Auto, Trigger::ContextLimitError];
-
-    /// The snake_case name used in events and archives.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Trigger::User => "user",
-            Trigger::Auto => "auto",
-            Trigger::ContextLimitError => "context_limit_error",
-        }
-    }
-}
-
-impl ToJson for Trigger {
-    fn write_json(&self, out: &mut String) {
-        self.as_str().write_json(out);
-    }
-}
-
-impl FromJson for Trigger {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        one_of(
-            json,
-            &Trigger::ALL.map(|trigger| (trigger.as_str(), trigger)),
-        )
+json_names! {
+    all Trigger {
+        User = "user",
+        Auto = "auto",
+        ContextLimitError = "context_limit_error",
     }
 }
 
