@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use context_compactor::core::error::ErrorCode;
 use context_compactor::core::json::read::from_text;
 use context_compactor::core::json::record::Record;
-use context_compactor::core::json::write::to_json;
+use context_compactor::core::json::write::{to_json, ToJson};
 use context_compactor::core::log::reasoning_entry::ReasoningEntry;
 use context_compactor::core::model::call_options::{
     CanCompact, CompactOptions, LogStoreOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION,
@@ -193,6 +193,15 @@ fn property(segment: &str) -> Option<String> {
     (!name.is_empty() && (after.starts_with(':') || after.starts_with("?:"))).then_some(name)
 }
 
+/// The keys of the object `value` is written as, read back by serde_json.
+fn written_keys(value: &impl ToJson) -> BTreeSet<String> {
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&to_json(value))
+        .expect("a record is written as a JSON object")
+        .keys()
+        .cloned()
+        .collect()
+}
+
 fn assert_same_keys(interface: &str, rust: &[&str], javascript_only: &[&str]) {
     let mut expected = set(rust.iter().copied());
     expected.extend(set(javascript_only.iter().copied()));
@@ -256,13 +265,7 @@ fn an_iteration_wait_is_written_with_the_fields_typescript_declares() {
         running_here: true,
         triggers: vec![Trigger::User],
     };
-    let written: BTreeSet<String> =
-        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&to_json(&wait))
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-    assert_eq!(ts_keys("IterationWait"), written);
+    assert_eq!(ts_keys("IterationWait"), written_keys(&wait));
 }
 
 #[test]
@@ -346,12 +349,7 @@ fn every_event_detail_has_the_fields_its_typescript_map_declares() {
         set(events.iter().map(CompactionEvent::name)),
     );
     for event in &events {
-        let written: BTreeSet<String> =
-            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&to_json(event))
-                .unwrap()
-                .keys()
-                .cloned()
-                .collect();
+        let written = written_keys(event);
         let (_, keys) = declared
             .iter()
             .find(|(name, _)| name == event.name())

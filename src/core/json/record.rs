@@ -15,9 +15,10 @@
 //!
 //! The directions are `read`, `write` or `read write`. A read takes flags in brackets:
 //! `deny` refuses a field the table does not name ([`ReadError::Unknown`](super::read::ReadError));
-//! `keep extra` gathers other code's fields, in their order, into the field `extra`
-//! (`Vec<(String, RawJson)>`), written back after the table's. Without either, other fields are
-//! ignored.
+//! `defaults` makes `Self::default()` for the `fallback` rows. A record read and written may end
+//! them with `..extra`, which gathers other code's fields, in their order, into the field `extra`
+//! (`Vec<(String, RawJson)>`), written back after the table's. Without `deny` or `..`, other
+//! fields are ignored.
 //!
 //! `json_names!` does the same for an enum written as one string per variant.
 
@@ -29,18 +30,18 @@ pub trait Record {
 
 /// Declares a record's JSON form from one table; see [the module](self).
 macro_rules! json_record {
-    (read write $ty:ident $(<$param:ident>)? $([$($flag:tt)*])? { $($table:tt)* }) => {
+    (read write $ty:ident $(<$param:ident>)? $([$($flag:ident)* $(..$extra:ident)?])? { $($table:tt)* }) => {
         $crate::core::json::record::json_record!(@fields $ty [$($param)?] { $($table)* });
-        $crate::core::json::record::json_record!(@read $ty [$($param)?] [$($($flag)*)?] { $($table)* });
-        $crate::core::json::record::json_record!(@write $ty [$($param)?] [$($($flag)*)?] { $($table)* });
+        $crate::core::json::record::json_record!(@read $ty [$($param)?] [$($($flag)*)?] ($($($extra)?)?) { $($table)* });
+        $crate::core::json::record::json_record!(@write $ty [$($param)?] ($($($extra)?)?) { $($table)* });
     };
-    (read $ty:ident $([$($flag:tt)*])? { $($table:tt)* }) => {
+    (read $ty:ident $([$($flag:ident)*])? { $($table:tt)* }) => {
         $crate::core::json::record::json_record!(@fields $ty [] { $($table)* });
-        $crate::core::json::record::json_record!(@read $ty [] [$($($flag)*)?] { $($table)* });
+        $crate::core::json::record::json_record!(@read $ty [] [$($($flag)*)?] () { $($table)* });
     };
     (write $ty:ident { $($table:tt)* }) => {
         $crate::core::json::record::json_record!(@fields $ty [] { $($table)* });
-        $crate::core::json::record::json_record!(@write $ty [] [] { $($table)* });
+        $crate::core::json::record::json_record!(@write $ty [] () { $($table)* });
     };
 
     (@fields $ty:ident [$($param:ident)?] { $($field:ident: $name:literal $mode:tt),* $(,)? }) => {
@@ -49,37 +50,24 @@ macro_rules! json_record {
         }
     };
 
-    (@read $ty:ident [] [keep $extra:ident] { $($field:ident: $name:literal $mode:tt),* $(,)? }) => {
-        impl $crate::core::json::read::FromJson for $ty {
-            fn from_json(json: &str) -> Result<Self, $crate::core::json::read::ReadError> {
-                let object = $crate::core::json::read::Object::read(json)?;
-                Ok($ty {
-                    $($field: $crate::core::json::record::json_record!(@get object, defaults, $field, $name, $mode),)*
-                    $extra: object.rest(<Self as $crate::core::json::record::Record>::FIELDS),
-                })
-            }
-        }
-    };
-    (@read $ty:ident [$($param:ident)?] [$($flag:tt)*] { $($field:ident: $name:literal $mode:tt),* $(,)? }) => {
+    (@read $ty:ident [$($param:ident)?] [$($flag:ident)*] ($($extra:ident)?) { $($field:ident: $name:literal $mode:tt),* $(,)? }) => {
         impl<$($param: $crate::core::json::read::FromJson)?> $crate::core::json::read::FromJson for $ty<$($param)?> {
             fn from_json(json: &str) -> Result<Self, $crate::core::json::read::ReadError> {
                 let object = $crate::core::json::read::Object::read(json)?;
-                $crate::core::json::record::json_record!(@flags object, defaults, [$($flag)*]);
+                $($crate::core::json::record::json_record!(@flag $flag, object, defaults);)*
                 Ok($ty {
                     $($field: $crate::core::json::record::json_record!(@get object, defaults, $field, $name, $mode),)*
+                    $($extra: object.rest(<Self as $crate::core::json::record::Record>::FIELDS),)?
                 })
             }
         }
     };
 
-    (@flags $object:ident, $defaults:ident, []) => {};
-    (@flags $object:ident, $defaults:ident, [deny $($rest:tt)*]) => {
+    (@flag deny, $object:ident, $defaults:ident) => {
         $object.deny_unknown(<Self as $crate::core::json::record::Record>::FIELDS)?;
-        $crate::core::json::record::json_record!(@flags $object, $defaults, [$($rest)*]);
     };
-    (@flags $object:ident, $defaults:ident, [defaults $($rest:tt)*]) => {
+    (@flag defaults, $object:ident, $defaults:ident) => {
         let $defaults = <Self as Default>::default();
-        $crate::core::json::record::json_record!(@flags $object, $defaults, [$($rest)*]);
     };
 
     (@get $object:ident, $defaults:ident, $field:ident, $name:literal, req) => {
@@ -101,12 +89,16 @@ macro_rules! json_record {
         $object.opt($name)?.unwrap_or($value)
     };
 
-    (@write $ty:ident [$($param:ident)?] [$($flag:tt)*] { $($field:ident: $name:literal $mode:tt),* $(,)? }) => {
+    (@write $ty:ident [$($param:ident)?] ($($extra:ident)?) { $($field:ident: $name:literal $mode:tt),* $(,)? }) => {
         impl<$($param: $crate::core::json::write::ToJson)?> $crate::core::json::write::ToJson for $ty<$($param)?> {
             fn write_json(&self, out: &mut String) {
                 let mut object = $crate::core::json::write::ObjectOut::new(out);
                 $($crate::core::json::record::json_record!(@put object, self, $field, $name, $mode);)*
-                $crate::core::json::record::json_record!(@put_extra object, self, [$($flag)*]);
+                $(
+                    for (name, value) in &self.$extra {
+                        object.field(name, value);
+                    }
+                )?
             }
         }
     };
@@ -117,16 +109,6 @@ macro_rules! json_record {
     (@put $object:ident, $self:ident, $field:ident, $name:literal, $mode:tt) => {
         $object.field($name, &$self.$field);
     };
-
-    (@put_extra $object:ident, $self:ident, [keep $extra:ident $($rest:tt)*]) => {
-        for (name, value) in &$self.$extra {
-            $object.field(name, value);
-        }
-    };
-    (@put_extra $object:ident, $self:ident, [$other:ident $($rest:tt)*]) => {
-        $crate::core::json::record::json_record!(@put_extra $object, $self, [$($rest)*]);
-    };
-    (@put_extra $object:ident, $self:ident, []) => {};
 }
 
 pub(crate) use json_record;

@@ -62,7 +62,7 @@ pub struct CompactionCost {
 
 // Fields absent or `null` read as zero; other code's fields are kept, in their order.
 json_record! {
-    read write CompactionMetrics [keep extra] {
+    read write CompactionMetrics [..extra] {
         total_compactions: "totalCompactions" default,
         successful_compactions: "successfulCompactions" default,
         failed_compactions: "failedCompactions" default,
