@@ -13,7 +13,7 @@ use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::store::recall_tool::{
     RecallArgs, DECLARATION, DEFAULT_RECALL_TOKENS, RECALL_TOOL_NAME,
 };
-use context_compactor::core::store::rehydrate::{named_iterations, Cooldown, Rehydrated};
+use context_compactor::core::store::rehydrate::{named_ranges, Cooldown, Rehydrated};
 
 /// A session of 12 iterations whose first 11 were compacted; the archive's key.
 fn compacted() -> (Rig, String) {
@@ -286,22 +286,132 @@ fn an_iteration_offered_is_not_offered_again_by_the_next_two_calls() {
 
 #[test]
 fn the_iterations_a_message_names_are_read_in_every_way_models_write_them() {
-    assert_eq!(named_iterations("see iteration 7"), [7]);
+    assert_eq!(named_ranges("see iteration 7"), [(7, 7)]);
     assert_eq!(
-        named_iterations("Iterations 3–5 and ITERATION 9"),
-        [3, 4, 5, 9]
+        named_ranges("Iterations 3–5 and ITERATION 9"),
+        [(3, 5), (9, 9)]
     );
     assert_eq!(
-        named_iterations("iterations 2 to 3, recall(10..12)"),
-        [2, 3, 10, 11, 12]
+        named_ranges("iterations 2 to 3, recall(10..12), iteration 4"),
+        [(2, 4), (10, 12)]
     );
     assert_eq!(
-        named_iterations("iteration 0, iteration x, iterations 5-2"),
-        [5]
+        named_ranges("iteration 0, iteration x, iterations 5-2"),
+        [(5, 5)]
     );
     assert_eq!(
-        named_iterations("iterations 1-100000").len(),
-        51,
+        named_ranges("iterations 1-100000"),
+        [(1, 51)],
         "a wide range is cut"
     );
+    // A name said a hundred thousand times is one range.
+    assert_eq!(named_ranges(&"iteration 12, ".repeat(100_000)), [(12, 12)]);
+}
+
+#[test]
+fn the_whole_answer_stays_within_max_tokens_whatever_the_query() {
+    let (rig, _) = compacted();
+    let thousand_words: Vec<String> = (0..1_000).map(|n| format!("word{n}x")).collect();
+    let query = thousand_words.join(" ");
+    for (args, max_tokens) in [
+        (format!(r#"{{"query": "{query}"}}"#), 1_000),
+        (
+            format!(r#"{{"query": "{query}", "from": 2, "to": 3}}"#),
+            1_000,
+        ),
+        (r#"{"query": "rows"}"#.to_owned(), 300),
+        (r#"{"from": 1, "to": 11}"#.to_owned(), 150),
+        (r#"{"from": 1, "to": 11}"#.to_owned(), 40),
+        (r#"{"from": 3}"#.to_owned(), 10),
+        (r#"{}"#.to_owned(), 12),
+    ] {
+        let answer = call(&rig, &args, max_tokens);
+        assert!(
+            estimate_tokens(&answer) <= max_tokens,
+            "{} tokens over {max_tokens}: {}",
+            estimate_tokens(&answer),
+            &answer[..answer.len().min(300)]
+        );
+    }
+    // The query is quoted clipped, and a page names no query to call again with.
+    let none = call(&rig, &format!(r#"{{"query": "{query}"}}"#), 1_000);
+    assert!(
+        none.starts_with("No archived entry contains \"word0x word1x"),
+        "{none}"
+    );
+    assert!(none.len() < 300, "{none}");
+    let paged = call(&rig, r#"{"query": "rows"}"#, 300);
+    assert!(
+        paged.ends_with(" and the same query."),
+        "{}",
+        &paged[paged.len().saturating_sub(200)..]
+    );
+}
+
+#[test]
+fn a_query_s_words_are_read_once_each_and_only_the_first_32() {
+    let (rig, _) = compacted();
+    let five = call(&rig, r#"{"from": 5}"#, DEFAULT_RECALL_TOKENS);
+    let id = ids_of(&five).into_iter().next().unwrap();
+    // The id a million times is the id once; words past the 32nd are not read.
+    let repeated = format!("{id} ").repeat(200_000);
+    let found = call(&rig, &format!(r#"{{"query": "{repeated}"}}"#), 4000);
+    assert!(found.starts_with("[iteration 5 · execution]"), "{found}");
+    // 31 distinct words the entry holds (heads of its id), then one it does not: read as the
+    // 32nd, unread as the 33rd.
+    let entry = call(&rig, &format!(r#"{{"query": "{id}"}}"#), 4000).to_ascii_lowercase();
+    let mut heads: Vec<&str> = Vec::new();
+    for at in 0..entry.len() - 4 {
+        let Some(piece) = entry.get(at..at + 4) else {
+            continue;
+        };
+        if piece.bytes().all(|b| b.is_ascii_alphanumeric())
+            && !heads.contains(&piece)
+            && piece != id
+        {
+            heads.push(piece);
+        }
+    }
+    assert!(heads.len() >= 31);
+    let words = |held: usize| format!("{} absent_word", heads[..held].join(" "));
+    assert!(
+        call(&rig, &format!(r#"{{"query": "{}"}}"#, words(31)), 4000).starts_with("No archived")
+    );
+    let found = call(&rig, &format!(r#"{{"query": "{} {id}"}}"#, words(31)), 4000);
+    assert!(found.starts_with("No archived"), "{found}");
+    let found = call(&rig, &format!(r#"{{"query": "{id} {}"}}"#, words(31)), 4000);
+    assert!(found.starts_with("[iteration 5 · execution]"), "{found}");
+}
+
+#[test]
+fn rehydrate_matches_whole_ids_and_figures_and_reads_a_megabyte_once() {
+    let (rig, _) = compacted();
+    let two = call(&rig, r#"{"from": 2}"#, DEFAULT_RECALL_TOKENS);
+    let figure = two
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|digits| digits.len() >= 5)
+        .unwrap()
+        .to_owned();
+    let mut cooldown = Cooldown::default();
+    // Its tail is a figure of its own, not the archived one.
+    let tail = &figure[1..];
+    let archived_text = call(&rig, r#"{"from": 1, "to": 11}"#, 1_000_000);
+    let tail_alone = archived_text
+        .match_indices(tail)
+        .any(|(at, _)| !archived_text.as_bytes()[at - 1].is_ascii_digit());
+    if !tail_alone {
+        let by_tail = rehydrate(&rig, &format!("Was it {tail} rows?"), 4000, &mut cooldown);
+        assert!(
+            by_tail.iterations.is_empty(),
+            "{tail}: {:?}",
+            by_tail.iterations
+        );
+    }
+    // A megabyte naming 20,000 ids and figures no log holds, with the figure among them.
+    let mut message: String = (0..20_000)
+        .map(|n| format!("exec_{n:06}_zz and {} ", 100_000 + n))
+        .collect();
+    message.push_str(&format!("and was it {figure} rows?"));
+    let found = rehydrate(&rig, &message, 4000, &mut Cooldown::default());
+    assert!(found.iterations.contains(&2), "{:?}", found.iterations);
 }

@@ -169,6 +169,29 @@ pub fn value_end(text: &str, start: usize) -> Result<usize, SyntaxError> {
     }
 }
 
+/// How deeply containers nest in `json` (the text of one value; `0` for a scalar), in one pass
+/// over its bytes, so that a reader that follows nesting can refuse a depth before it starts.
+pub fn depth(json: &str) -> usize {
+    let b = json.as_bytes();
+    let (mut open, mut deepest, mut i) = (0usize, 0usize, 0);
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => {
+                i = string_end(b, i).unwrap_or(b.len());
+                continue;
+            }
+            b'{' | b'[' => {
+                open += 1;
+                deepest = deepest.max(open);
+            }
+            b'}' | b']' => open = open.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    deepest
+}
+
 /// The one JSON value `text` holds, without the whitespace around it.
 pub fn document(text: &str) -> Result<&str, SyntaxError> {
     let start = skip_space(text.as_bytes(), 0);
@@ -456,6 +479,22 @@ mod tests {
                 .map(Iterator::collect::<Vec<_>>);
             assert_eq!(array_document(text), two_passes, "{text:?}");
         }
+    }
+
+    #[test]
+    fn depth_counts_containers_and_not_brackets_inside_strings() {
+        let cases = [
+            ("1", 0),
+            (r#""[{[""#, 0),
+            ("[]", 1),
+            (r#"{"a":[1,{"b":"]]]"}],"c":[[]]}"#, 3),
+            (r#"["\"[", [[["\\"]]]]"#, 4),
+        ];
+        for (json, deepest) in cases {
+            assert_eq!(depth(json), deepest, "{json}");
+        }
+        let deep = format!("{}{}", "[{\"a\":".repeat(50_000), "0}]".repeat(50_000));
+        assert_eq!(depth(&deep), 100_000);
     }
 
     #[test]

@@ -203,6 +203,41 @@ impl CharKind {
     }
 }
 
+/// The longest head of `text`, cut at a character, whose estimate is at most `max_tokens`
+/// (estimates do not add, so the head is measured, not summed); `text` itself when it fits.
+pub fn head_within(text: &str, max_tokens: usize) -> &str {
+    if estimate_tokens(text) <= max_tokens {
+        return text;
+    }
+    // A token holds at most a word of ten letters and its space: nothing past this can fit.
+    let (mut fits, mut over) = (
+        0,
+        text.len()
+            .min(max_tokens.saturating_mul(12).saturating_add(12)),
+    );
+    while !text.is_char_boundary(over) {
+        over += 1;
+    }
+    if estimate_tokens(&text[..over]) <= max_tokens {
+        return &text[..over];
+    }
+    while over - fits > 1 {
+        let mut middle = fits + (over - fits) / 2;
+        while !text.is_char_boundary(middle) {
+            middle += 1;
+        }
+        if middle >= over {
+            break;
+        }
+        if estimate_tokens(&text[..middle]) <= max_tokens {
+            fits = middle;
+        } else {
+            over = middle;
+        }
+    }
+    &text[..fits]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +326,26 @@ mod tests {
     fn more_text_never_costs_fewer_tokens() {
         let base = "compaction keeps iteration N verbatim";
         assert!(estimate_tokens(&format!("{base} {base}")) >= estimate_tokens(base));
+    }
+
+    #[test]
+    fn a_head_within_a_budget_is_measured_and_as_long_as_fits() {
+        for text in [
+            "The result looks plausible, although the variance is larger. ".repeat(40),
+            "2026-11-22T18:02:01.932Z 48685 ".repeat(40),
+            "分析表明，第二种方法收敛得更快。".repeat(40),
+            "a ".repeat(3000),
+        ] {
+            for budget in [0, 1, 7, 100, 401] {
+                let head = head_within(&text, budget);
+                assert!(estimate_tokens(head) <= budget, "{budget}: {head}");
+                assert!(text.starts_with(head));
+                assert!(
+                    head.len() == text.len() || estimate_tokens(head) + budget / 10 + 2 >= budget,
+                    "{budget}: a head far shorter than fits"
+                );
+            }
+        }
+        assert_eq!(head_within("short", 10), "short");
     }
 }

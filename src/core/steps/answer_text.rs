@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use crate::core::json::scan::{items, members, string, value_end};
+use crate::core::json::scan::{depth, items, members, string, value_end};
 use crate::core::model::outcome::AnswerFormat;
 use crate::core::steps::validation::{
     canonical_heading, canonicalize, heading_section, is_closing, titled_section, SECTIONS,
@@ -16,6 +16,12 @@ const REASONING_TAGS: [(&str, &str); 2] = [("<think>", "</think>"), ("<thinking>
 
 /// The longest text before a JSON answer that is dropped as a preamble, in bytes.
 const MAX_JSON_PREAMBLE: usize = 300;
+
+/// The deepest nesting a JSON answer may have to be read as sections (a wrapping object, the
+/// sections, a list, an object in it, its values: five; the rest is room for a model's own
+/// shapes). A deeper answer is read as text, which names no section: `invalid_summary` after
+/// its retry. [`points`] follows nesting by recursion, so this bound is also its stack's.
+const MAX_JSON_DEPTH: usize = 32;
 
 /// `answer` as summary text to check and store, and the form it came in.
 pub fn read_answer(answer: &str) -> (String, AnswerFormat) {
@@ -86,6 +92,9 @@ fn from_first_section(text: &str) -> &str {
 fn json_sections(answer: &str) -> Option<String> {
     let start = answer.find('{').filter(|at| *at <= MAX_JSON_PREAMBLE)?;
     let end = value_end(answer, start).ok()?;
+    if depth(&answer[start..end]) > MAX_JSON_DEPTH {
+        return None;
+    }
     if !answer[end..]
         .lines()
         .all(|line| is_closing(line) || line.trim() == "```")

@@ -8,6 +8,7 @@ pub mod check;
 pub mod digest;
 pub mod fit;
 pub mod index;
+pub mod item_search;
 pub mod ledger;
 pub mod parts;
 pub mod prompt;

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::log::iteration::parse_summary_header;
+use crate::core::order::sort::unique_in_order;
 
 /// The longest identifier (in bytes) a term can be.
 pub(crate) const MAX_TOKEN_LEN: usize = 120;
@@ -146,10 +147,11 @@ pub fn identifiers_in(text: &str) -> Vec<String> {
     let text = without_digit_commas(text);
     let mut found: Vec<String> = Vec::new();
     each_candidate(&text, |token| {
-        if (is_url(token) || is_identifier(token)) && !found.iter().any(|f| f == token) {
+        if is_url(token) || is_identifier(token) {
             found.push(token.to_owned());
         }
     });
+    unique_in_order(&mut found);
     found
 }
 

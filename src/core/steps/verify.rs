@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use crate::core::model::facts::{Ledger, UnverifiedLine};
-use crate::core::order::sort::sort_unique;
+use crate::core::order::sort::{sort_unique, unique_in_order};
 use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::{
@@ -94,11 +94,7 @@ pub fn mark_unbacked(summary: &str, lines: &[Unbacked]) -> String {
 pub(crate) fn items_in(line: &str) -> Vec<String> {
     let line = without_digit_commas(line);
     let mut items: Vec<String> = Vec::new();
-    let mut add = |item: &str| {
-        if !items.iter().any(|known| known == item) {
-            items.push(item.to_owned());
-        }
-    };
+    let mut add = |item: &str| items.push(item.to_owned());
     each_candidate(&line, |token| {
         if is_url(token) || (is_identifier(token) && !is_number(token)) {
             add(token);
@@ -111,6 +107,7 @@ pub(crate) fn items_in(line: &str) -> Vec<String> {
             }
         });
     });
+    unique_in_order(&mut items);
     items
 }
 

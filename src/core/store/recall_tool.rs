@@ -6,9 +6,10 @@
 use crate::core::error::StorageError;
 use crate::core::json::record::json_record;
 use crate::core::log::iteration::parse_summary_header;
-use crate::core::log::tokens::estimate_tokens;
+use crate::core::log::tokens::{estimate_tokens, head_within};
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
+use crate::core::steps::item_search::MAX_ITEM_LEN;
 use crate::core::steps::selection::EntryIterations;
 use crate::core::store::archives::Archives;
 
@@ -21,6 +22,12 @@ pub const DEFAULT_RECALL_TOKENS: usize = 4_000;
 /// The widest range one call reads (a model's `to: 1e9` is cut to it).
 const MAX_RANGE: u32 = 10_000;
 
+/// The words of a query a search looks for; the rest are not read.
+const MAX_QUERY_WORDS: usize = 32;
+
+/// The characters of a query an answer quotes.
+const MAX_QUOTED: usize = 80;
+
 /// The function declaration (Gemini's `FunctionDeclaration`, in `tools[].functionDeclarations`).
 pub const DECLARATION: &str = concat!(
     r#"{"name":"recall_archived_iterations","description":"Reads back the original reasoning, "#,
@@ -32,7 +39,7 @@ pub const DECLARATION: &str = concat!(
     r#"{"type":"INTEGER","description":"The first iteration, from 1."},"to":{"type":"INTEGER","#,
     r#""description":"The last iteration (default: from)."},"query":{"type":"STRING","#,
     r#""description":"Words, an id, a file name or a number the entries must all contain "#,
-    r#"(ASCII case ignored)."}}}}"#
+    r#"(ASCII case ignored; the first 32 words)."}}}}"#
 );
 
 /// What the model asks for.
@@ -77,21 +84,21 @@ fn iteration_of(value: f64) -> Option<u32> {
 }
 
 impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
-    /// The tool's answer to `args`, at most about `max_tokens` tokens.
+    /// The tool's answer to `args`, at most `max_tokens` tokens by the package's estimate.
     pub fn recall_text(
         &self,
         args: &RecallArgs,
         max_tokens: usize,
     ) -> Result<String, StorageError> {
+        let answer = self.answer(args, max_tokens)?;
+        Ok(head_within(&answer, max_tokens).to_owned())
+    }
+
+    /// The tool's answer to `args`, its entries within `max_tokens` tokens.
+    fn answer(&self, args: &RecallArgs, max_tokens: usize) -> Result<String, StorageError> {
         const HOW: &str = "Call recall_archived_iterations with from (an iteration number from 1, \
                            and to for a range) or with query (words, ids or numbers to find).";
-        let query: Vec<String> = args
-            .query
-            .as_deref()
-            .unwrap_or("")
-            .split_whitespace()
-            .map(str::to_ascii_lowercase)
-            .collect();
+        let query = query_words(args.query.as_deref().unwrap_or(""));
         let from = match args.from.map(iteration_of) {
             Some(None) => return Ok(format!("from must be an iteration number from 1. {HOW}")),
             Some(Some(from)) => Some(from),
@@ -114,9 +121,9 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
         if found.is_empty() {
             return self.nothing_found(first, last, from.is_some(), args);
         }
-        Ok(page(&found, max_tokens, |next| match &args.query {
-            Some(query) => format!("from: {next}, query: \"{query}\""),
-            None => format!("from: {next}, to: {last}"),
+        Ok(page(&found, max_tokens, |next| match query.is_empty() {
+            false => format!("from: {next} and the same query"),
+            true => format!("from: {next}, to: {last}"),
         }))
     }
 
@@ -189,6 +196,7 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
             format!("iterations {first}–{last}")
         };
         if let Some(query) = args.query.as_deref().filter(|q| !q.trim().is_empty()) {
+            let query = quoted(query);
             let within = if ranged {
                 format!(" in {range}")
             } else {
@@ -211,10 +219,46 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
     }
 }
 
+/// The words of a query: ASCII lower case, each once, the first [`MAX_QUERY_WORDS`], each cut
+/// to [`MAX_ITEM_LEN`] bytes, so that a search costs the same for a megabyte of query as for a
+/// line of it.
+fn query_words(query: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in query.split_whitespace() {
+        let mut end = word.len().min(MAX_ITEM_LEN);
+        while !word.is_char_boundary(end) {
+            end -= 1;
+        }
+        let word = word[..end].to_ascii_lowercase();
+        if !words.contains(&word) {
+            words.push(word);
+            if words.len() == MAX_QUERY_WORDS {
+                break;
+            }
+        }
+    }
+    words
+}
+
+/// A query as an answer quotes it: at most [`MAX_QUOTED`] characters, marked when cut.
+fn quoted(query: &str) -> String {
+    match query.char_indices().nth(MAX_QUOTED) {
+        Some((at, _)) => format!("{}…", &query[..at]),
+        None => query.to_owned(),
+    }
+}
+
 /// As many whole iterations of `found` as `max_tokens` holds (the first one cut to fit when it
 /// alone is larger), then how to ask for the rest (`again` gives the arguments from an
 /// iteration on).
 fn page(found: &[Found], max_tokens: usize, again: impl Fn(u32) -> String) -> String {
+    // Room for the lines that end a page, at their longest.
+    let end_lines = format!(
+        "… {n} more entries of iteration {n} do not fit.\n… {n} more entries: call again with {}.",
+        again(u32::MAX),
+        n = u32::MAX
+    );
+    let max_tokens = max_tokens.saturating_sub(estimate_tokens(&end_lines) + 2);
     let mut out = String::new();
     let mut used = 0usize;
     // Where the iteration being written began: the page ends there when it does not fit.
@@ -261,12 +305,12 @@ fn page(found: &[Found], max_tokens: usize, again: impl Fn(u32) -> String) -> St
     out.trim_end().to_owned()
 }
 
-/// `text` cut to about `max_tokens` tokens, saying so.
+/// `text` cut to `max_tokens` tokens, saying so.
 fn clip(text: &str, max_tokens: usize) -> String {
+    const CUT: &str = " … (cut: the entry is longer than the answer's budget)";
     if estimate_tokens(text) <= max_tokens {
         return text.to_owned();
     }
-    let keep = max_tokens.saturating_mul(3);
-    let cut: String = text.chars().take(keep).collect();
-    format!("{cut} … (cut: the entry is longer than the answer's budget)")
+    let head = head_within(text, max_tokens.saturating_sub(estimate_tokens(CUT) + 1));
+    format!("{head}{CUT}")
 }

@@ -9,6 +9,7 @@ use crate::core::log::tokens::estimate_tokens;
 use crate::core::order::sort::sort_unique;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
+use crate::core::steps::item_search::ItemSearch;
 use crate::core::steps::verify::items_in;
 use crate::core::store::archives::Archives;
 
@@ -60,9 +61,10 @@ json_record! {
     }
 }
 
-/// The iterations `text` names: `iteration 12`, `iterations 3–5` (or `3-5`, `3 to 5`),
-/// `recall(3..5)`, ASCII case ignored.
-pub fn named_iterations(text: &str) -> Vec<u32> {
+/// The ranges of iterations `text` names (`iteration 12`, `iterations 3–5` (or `3-5`,
+/// `3 to 5`), `recall(3..5)`, ASCII case ignored), sorted and merged: a message that names
+/// an iteration a million times names one.
+pub fn named_ranges(text: &str) -> Vec<(u32, u32)> {
     let lower = text.to_ascii_lowercase();
     let mut named = Vec::new();
     for (word, skip) in [("iteration", "s "), ("recall(", "")] {
@@ -78,10 +80,18 @@ pub fn named_iterations(text: &str) -> Vec<u32> {
                 .find_map(|dash| tail.strip_prefix(dash));
             let last = tail.and_then(|t| leading_number(t.trim_start()).0);
             let last = last.filter(|last| *last >= first).unwrap_or(first);
-            named.extend(first..=last.min(first.saturating_add(MAX_NAMED_RANGE)));
+            named.push((first, last.min(first.saturating_add(MAX_NAMED_RANGE))));
         }
     }
-    named
+    sort_unique(&mut named);
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(named.len());
+    for (first, last) in named {
+        match merged.last_mut() {
+            Some(open) if first <= open.1.saturating_add(1) => open.1 = open.1.max(last),
+            _ => merged.push((first, last)),
+        }
+    }
+    merged
 }
 
 /// The whole number at the head of `text` (from 1), and what follows it.
@@ -91,9 +101,19 @@ fn leading_number(text: &str) -> (Option<u32>, &str) {
     (number, &text[digits..])
 }
 
+/// The ids, file names and figures (four digits or more) of `text` that may name an archived
+/// entry, ASCII case ignored.
+fn named_items(text: &str) -> ItemSearch {
+    ItemSearch::new(items_in(text).into_iter().filter(|item| {
+        let figure = item.bytes().filter(u8::is_ascii_digit).count() >= 4;
+        figure || item.bytes().any(|b| b.is_ascii_alphabetic())
+    }))
+}
+
 impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
     /// The archived originals `text` refers to, newest first, whole iterations within
     /// `budget` tokens, none that `cooldown` says the last calls offered; nothing is written.
+    /// Each live log and each archive is read once, whatever the text names.
     pub fn rehydrate(
         &self,
         text: &str,
@@ -101,41 +121,48 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
         cooldown: &mut Cooldown,
     ) -> Result<Rehydrated, StorageError> {
         cooldown.begin();
-        let mut wanted = named_iterations(text);
+        let ranges = named_ranges(text);
+        let named = named_items(text);
+        // An item a live entry still holds is live, not a reason to bring an archive back.
+        let mut live_items = vec![false; named.len()];
         let live = self.live()?;
-        let live = [live.reasoning, live.execution, live.tool_activity];
-        // An id, file name or figure (four digits or more) no live entry holds any more.
-        let items: Vec<String> = items_in(text)
-            .into_iter()
-            .filter(|item| {
-                let figure = item.bytes().filter(u8::is_ascii_digit).count() >= 4;
-                let named = figure || item.bytes().any(|b| b.is_ascii_alphabetic());
-                named && !live.iter().flatten().any(|log| log.contains(item.as_str()))
-            })
-            .map(|item| item.to_ascii_lowercase())
-            .collect();
-        if wanted.is_empty() && items.is_empty() {
+        for log in [live.reasoning, live.execution, live.tool_activity]
+            .iter()
+            .flatten()
+        {
+            named.each_in(log, |at| live_items[at] = true);
+        }
+        let items = ItemSearch::new(
+            named
+                .items()
+                .zip(&live_items)
+                .filter(|(_, live)| !**live)
+                .map(|(item, _)| item.to_owned()),
+        );
+        if ranges.is_empty() && items.is_empty() {
             return Ok(Rehydrated::default());
         }
-        // Every archive is read once, whatever the text names.
+        // In iteration order (`entries_in` sorts them).
         let archived = self.entries_in(1, u32::MAX, &[])?;
-        if !items.is_empty() {
-            for entry in &archived {
-                let lower = entry.body().to_ascii_lowercase();
-                if items.iter().any(|item| lower.contains(item.as_str())) {
-                    wanted.push(entry.iteration);
-                }
-            }
-        }
+        let in_range = |n: u32| {
+            let at = ranges.partition_point(|(_, last)| *last < n);
+            ranges.get(at).is_some_and(|(first, _)| *first <= n)
+        };
+        let mut wanted: Vec<u32> = archived
+            .iter()
+            .filter(|entry| in_range(entry.iteration) || items.any_in(entry.body()))
+            .map(|entry| entry.iteration)
+            .collect();
         sort_unique(&mut wanted);
         let mut out = Rehydrated::default();
         for iteration in wanted.into_iter().rev() {
             if cooldown.cooling(iteration) {
                 continue;
             }
-            let lines: Vec<&str> = archived
+            let start = archived.partition_point(|entry| entry.iteration < iteration);
+            let end = archived.partition_point(|entry| entry.iteration <= iteration);
+            let lines: Vec<&str> = archived[start..end]
                 .iter()
-                .filter(|entry| entry.iteration == iteration)
                 .map(|entry| entry.text.as_str())
                 .collect();
             let block = lines.join("\n");

@@ -139,3 +139,25 @@ fn text_that_only_starts_like_a_section_heads_nothing() {
         assert_eq!(heading_section(line), None, "{line}");
     }
 }
+
+#[test]
+fn a_json_answer_is_read_to_its_depth_bound_and_refused_past_it() {
+    let nested = |depth: usize| {
+        format!(
+            r#"{{"objective_achieved": {}"found"{}, "key_discoveries": ["north"]}}"#,
+            r#"{"a":["#.repeat(depth),
+            "]}".repeat(depth)
+        )
+    };
+    // The section object and each level's object and array: 1 + 2 × 15 = 31 levels.
+    let (summary, format) = read_answer(&nested(15));
+    assert_eq!(format, AnswerFormat::Json);
+    assert!(
+        summary.contains(&format!("- {}found", "a: ".repeat(15))),
+        "{summary}"
+    );
+    // 33 levels: read as text, which names no section.
+    let (summary, format) = read_answer(&nested(16));
+    assert_eq!(format, AnswerFormat::Markdown);
+    assert!(headings(&summary).is_empty(), "{summary}");
+}
