@@ -52,3 +52,62 @@ fn an_answer_nested_100_000_deep_is_refused_and_the_next_compaction_works() {
         assert!(result.summary.contains("north region leads"));
     }
 }
+
+/// A long answer with the six sections, naming ids and figures of many shapes (`seed` varies
+/// them), far over any target: the package cuts it.
+fn long_answer(seed: u64) -> String {
+    let mut rng = Seeded::new(seed);
+    let mut lines = valid_summary("the totals per region");
+    for i in 0..40 {
+        let id = match rng.next(5) {
+            0 => format!("exec_{:x}_{}", rng.next(1 << 40), rng.next(999)),
+            1 => format!("shard-{}-{}.parquet", rng.next(90_000), i),
+            2 => format!(
+                "https://api.example.test/v{}/rows?page={}",
+                rng.next(9),
+                rng.next(5000)
+            ),
+            3 => format!("{}.{}", rng.next(1_000_000), rng.next(99)),
+            _ => format!("ORD{:08}", rng.next(100_000_000)),
+        };
+        lines.push_str(&format!(
+            "\n- Compared {id} with the reference: {} rows, {}% matched on 2026-0{}-1{}.",
+            rng.next(90_000),
+            rng.next(100),
+            1 + rng.next(8),
+            rng.next(9)
+        ));
+    }
+    // Short lines last: the cut lands within a token of its target.
+    for i in 0..200 {
+        lines.push_str(if i % 2 == 0 { "\n- ok" } else { "\n- done" });
+    }
+    lines
+}
+
+#[test]
+fn a_summary_cut_to_its_target_always_passes_the_size_rule() {
+    let mut refused = Vec::new();
+    for round in 0..1_000u64 {
+        let rig = Rig::with(
+            MemoryStore::new(),
+            vec![Answer::Verbatim(long_answer(round)); 2],
+            Default::default(),
+        );
+        grow_session(&rig.logs, &rig.clock, 3 + (round % 9) as u32, round);
+        match run_ready(rig.compactor.compact(Trigger::ContextLimitError)) {
+            Some(Ok(_)) => {}
+            Some(Err(err)) if err.to_string().contains("not clearly smaller") => {
+                refused.push((round, err.to_string()))
+            }
+            Some(Err(err)) => panic!("round {round}: {err}"),
+            None => panic!("round {round} waited on nothing"),
+        }
+    }
+    assert!(
+        refused.is_empty(),
+        "{} of 1000: {:?}",
+        refused.len(),
+        refused.first()
+    );
+}

@@ -53,9 +53,23 @@ pub fn summary_target(
     last: u32,
     archive_key: &str,
 ) -> usize {
-    let share = (compacted_tokens as f64 * MAX_SUMMARY_SHARE) as usize;
-    let entry = estimate_tokens(&summary_entry(last, archive_key, ""));
-    settings.summary_budget().min(share.saturating_sub(entry))
+    let entry = entry_tokens(0, last, archive_key);
+    settings
+        .summary_budget()
+        .min(max_entry_tokens(compacted_tokens).saturating_sub(entry))
+}
+
+/// The most tokens the entry of a summary of `compacted_tokens` may take.
+fn max_entry_tokens(compacted_tokens: usize) -> usize {
+    (compacted_tokens as f64 * MAX_SUMMARY_SHARE) as usize
+}
+
+/// The tokens of the entry that holds a summary of `summary_tokens`: the summary's and those of
+/// the entry's own lines (header, source line naming `archive_key`, end marker). Estimates do
+/// not add (a whole text is not the sum of its pieces), so the target and the size rule both
+/// measure this one way: a summary cut to its target always passes the rule.
+pub fn entry_tokens(summary_tokens: usize, last: u32, archive_key: &str) -> usize {
+    summary_tokens.saturating_add(estimate_tokens(&summary_entry(last, archive_key, "")))
 }
 
 /// How a flagged line is handled: marked, asked about once, or refused.
@@ -314,10 +328,9 @@ impl<'a> SummaryCheck<'a> {
                 self.max_tokens
             ));
         }
-        let entry = summary_entry(self.selection.last, &self.archive_key, summary);
-        let summary_tokens = estimate_tokens(&entry);
+        let summary_tokens = entry_tokens(tokens, self.selection.last, &self.archive_key);
         let compacted = self.compacted_tokens;
-        (summary_tokens as f64 > compacted as f64 * MAX_SUMMARY_SHARE).then(|| {
+        (summary_tokens > max_entry_tokens(compacted)).then(|| {
             format!(
                 "The summary ({summary_tokens} tokens) is not clearly smaller than the \
                  {compacted} tokens it replaces; at most {}% is allowed",
