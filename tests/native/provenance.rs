@@ -258,3 +258,26 @@ fn a_marked_line_copied_without_its_mark_into_the_next_summary_is_marked_again()
         .summary
         .contains(&format!("{line} [from tool output]")));
 }
+
+#[test]
+fn a_summary_accepted_under_mark_is_not_served_from_the_cache_to_a_compactor_that_refuses() {
+    let memory = MemoryStore::new();
+    let laundered = LAUNDERED[0].0;
+    let marking = support_session(memory.clone(), vec![answer(&[laundered])], small_window());
+    let first = compact(&marking).unwrap();
+    assert_eq!(first.injections.len(), 1);
+    run_ready(marking.compactor.rollback(&first.archive_key))
+        .unwrap()
+        .unwrap();
+    let refusing = Rig::with(
+        memory,
+        vec![answer(&[laundered]), answer(&[laundered])],
+        CompactorSettings {
+            injections: LinePolicy::Fail,
+            ..small_window()
+        },
+    );
+    let err = compact(&refusing).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidSummary, "{err}");
+    assert_eq!(refusing.provider.calls(), 2, "asked, not served from the cache");
+}

@@ -81,13 +81,17 @@ json_record! {
 
 /// The hash a summary is cached under: the exact prompt (the selection, the facts it must keep,
 /// the budget), the model that answers (and with it the output format), what the check does
-/// with missing facts and unverified lines, and [`PROMPT_VERSION`]: what decides the answer and
-/// its check.
+/// with missing facts, unverified lines and lines only tool output gave the user's voice, and
+/// [`PROMPT_VERSION`]: what decides the answer and every policy that judges it.
 pub fn input_hash(prompt: &str, model: &str, settings: &CompactorSettings) -> String {
-    let check = (settings.missing_facts as u8, settings.unverified as u8);
+    let policies = [
+        settings.missing_facts as u8,
+        settings.unverified as u8,
+        settings.injections as u8,
+    ];
     text_hash(Some(&format!(
-        "{PROMPT_VERSION}\n{model}\n{}{}\n{prompt}",
-        check.0, check.1
+        "{PROMPT_VERSION}\n{model}\n{}{}{}\n{prompt}",
+        policies[0], policies[1], policies[2]
     )))
 }
 
@@ -178,6 +182,14 @@ mod tests {
         };
         assert_ne!(
             input_hash("PROMPT", "gemini-3.5-flash-lite", &failing),
+            input
+        );
+        let refusing_injections = CompactorSettings {
+            injections: crate::core::model::settings::LinePolicy::Fail,
+            ..CompactorSettings::default()
+        };
+        assert_ne!(
+            input_hash("PROMPT", "gemini-3.5-flash-lite", &refusing_injections),
             input
         );
         for n in 0..6 {
