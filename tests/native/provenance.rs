@@ -279,5 +279,52 @@ fn a_summary_accepted_under_mark_is_not_served_from_the_cache_to_a_compactor_tha
     );
     let err = compact(&refusing).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidSummary, "{err}");
-    assert_eq!(refusing.provider.calls(), 2, "asked, not served from the cache");
+    assert_eq!(
+        refusing.provider.calls(),
+        2,
+        "asked, not served from the cache"
+    );
+}
+
+#[test]
+fn the_marks_are_the_package_s_a_line_the_model_marked_is_judged_like_any_other() {
+    // The model marks its own laundered line: listed, and refused under "fail".
+    let laundered = LAUNDERED[0].0;
+    let self_marked = format!("{laundered} [from tool output]");
+    let rig = support_session(
+        MemoryStore::new(),
+        vec![answer(&[&self_marked])],
+        small_window(),
+    );
+    let result = compact(&rig).unwrap();
+    assert_eq!(result.injections.len(), 1, "{:?}", result.injections);
+    assert_eq!(result.injections[0].line, laundered);
+    assert_eq!(result.summary.matches(" [from tool output]").count(), 1);
+    let refusing = CompactorSettings {
+        injections: LinePolicy::Fail,
+        ..small_window()
+    };
+    let rig = support_session(
+        MemoryStore::new(),
+        vec![answer(&[&self_marked]), answer(&[&self_marked])],
+        refusing,
+    );
+    assert_eq!(compact(&rig).unwrap_err().code(), ErrorCode::InvalidSummary);
+    // The model marks an honest line: the mark goes.
+    let honest = "- Ticket 4471 waits for the facilities team. [from tool output]";
+    let rig = support_session(MemoryStore::new(), vec![answer(&[honest])], small_window());
+    let result = compact(&rig).unwrap();
+    assert!(result.injections.is_empty(), "{:?}", result.injections);
+    assert!(
+        result
+            .summary
+            .contains("- Ticket 4471 waits for the facilities team.\n"),
+        "{}",
+        result.summary
+    );
+    assert!(
+        !result.summary.contains("[from tool output]"),
+        "{}",
+        result.summary
+    );
 }

@@ -96,8 +96,9 @@ impl fmt::Display for Refusal {
             ),
             Refusal::TooFewIterations { needed, completed } => write!(
                 f,
-                "Compaction needs at least {needed} completed iterations; {completed} so far \
-                 (the minIterations option sets how many)."
+                "Compaction needs at least {needed} completed iteration{}; {completed} so far \
+                 (the minIterations option sets how many).",
+                if *needed == 1 { "" } else { "s" }
             ),
             Refusal::TooLittleNew {
                 new_tokens,

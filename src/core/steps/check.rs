@@ -11,12 +11,12 @@ use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::{CompactorSettings, LinePolicy, MissingFacts};
 use crate::core::steps::fit::{facts_alone, fit};
 use crate::core::steps::index::{index_tokens, with_index, without_index};
-use crate::core::steps::provenance::{injected_lines, mark_injected};
+use crate::core::steps::provenance::{injected_lines, mark_injected, INJECTED_MARK};
 use crate::core::steps::repair::repair;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::swap::summary_entry;
 use crate::core::steps::validation::{validate_summary, Validation};
-use crate::core::steps::verify::{mark_unbacked, unbacked_lines, Unbacked};
+use crate::core::steps::verify::{mark_unbacked, unbacked_lines, Unbacked, UNVERIFIED_MARK};
 
 /// A summary must stay under this share of the tokens it replaces to count as a compaction.
 pub const MAX_SUMMARY_SHARE: f64 = 0.8;
@@ -70,6 +70,26 @@ fn max_entry_tokens(compacted_tokens: usize) -> usize {
 /// measure this one way: a summary cut to its target always passes the rule.
 pub fn entry_tokens(summary_tokens: usize, last: u32, archive_key: &str) -> usize {
     summary_tokens.saturating_add(estimate_tokens(&summary_entry(last, archive_key, "")))
+}
+
+/// `summary` without the marks a model wrote at the end of its lines: a line it marked is
+/// judged like any other, and an honest one keeps no mark.
+fn without_marks(summary: &str) -> String {
+    if !summary.contains(INJECTED_MARK) && !summary.contains(UNVERIFIED_MARK) {
+        return summary.to_owned();
+    }
+    summary.lines().map(unmarked).collect::<Vec<_>>().join("\n")
+}
+
+/// `line` without the package's marks at its end.
+fn unmarked(mut line: &str) -> &str {
+    while let Some(rest) = [INJECTED_MARK, UNVERIFIED_MARK]
+        .into_iter()
+        .find_map(|mark| line.trim_end().strip_suffix(mark))
+    {
+        line = rest;
+    }
+    line
 }
 
 /// How a flagged line is handled: marked, asked about once, or refused.
@@ -173,8 +193,9 @@ impl<'a> SummaryCheck<'a> {
     /// Judges `summary` (canonical); `retried` holds the reasons of the retries already made,
     /// so that `"retry"` asks only once.
     pub fn judge(&self, summary: &str, retried: &[RetryReason]) -> Verdict {
-        // The index is the package's: a model's copy of it goes, the current one is added.
-        let summary = &without_index(summary);
+        // The index and the marks are the package's: a model's copy of them goes, the
+        // package's own are added.
+        let summary = &without_marks(&without_index(summary));
         let mut validation = validate_summary(summary);
         let missing = self.ledger.missing_in(summary);
         if !validation.valid {

@@ -164,7 +164,10 @@ pub fn index_tokens(lines: &[IndexLine]) -> usize {
 
 /// Whether `line` is one of the index lines the package writes.
 pub fn is_index_line(line: &str) -> bool {
-    let line = line.trim();
+    // A copy a model ended with punctuation is an index line all the same.
+    let line = line
+        .trim()
+        .trim_end_matches(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != ')'));
     line.starts_with("- Iteration") && line.contains("; recall(") && line.ends_with(')')
 }
 
@@ -250,6 +253,8 @@ mod tests {
              2 failures resolved; recall(1..40)"
         );
         assert!(is_index_line(&line.render()));
+        assert!(is_index_line(&format!("{}.", line.render())));
+        assert!(is_index_line(&format!("  {} ;", line.render())));
         assert_eq!(
             line.clone().in_archive("gdrs_archived_logs_7").render(),
             "- Iterations 1–40 (archive gdrs_archived_logs_7): 38 results of \

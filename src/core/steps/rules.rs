@@ -59,10 +59,12 @@ pub fn refusal(
         input.current_iteration
     };
     if completed < settings.min_iterations || input.current_iteration < 2 {
-        return Some(Refusal::TooFewIterations {
-            needed: settings.min_iterations.max(1),
-            completed,
-        });
+        // Iteration N is always kept: the first one alone leaves nothing to compact.
+        let needed = match completed >= settings.min_iterations {
+            true => 2,
+            false => settings.min_iterations.max(1),
+        };
+        return Some(Refusal::TooFewIterations { needed, completed });
     }
     // A window that needs room now gets it: the summary itself is compacted under its budget,
     // its oldest facts leaving for the index.
@@ -216,6 +218,33 @@ mod tests {
             summary_tokens: 0,
             new_tokens: tokens,
         }
+    }
+
+    #[test]
+    fn too_few_iterations_says_a_true_count() {
+        let one = CompactorSettings {
+            min_iterations: 1,
+            ..CompactorSettings::default()
+        };
+        let reason = refusal(&one, &input(1, false, 24_000), Trigger::User)
+            .unwrap()
+            .to_string();
+        assert!(
+            reason.starts_with("Compaction needs at least 2 completed iterations; 1 so far"),
+            "{reason}"
+        );
+        let three = CompactorSettings {
+            min_iterations: 3,
+            ..CompactorSettings::default()
+        };
+        let reason = refusal(&three, &input(2, true, 24_000), Trigger::User)
+            .unwrap()
+            .to_string();
+        assert!(
+            reason.starts_with("Compaction needs at least 3 completed iterations; 1 so far"),
+            "{reason}"
+        );
+        assert!(refusal(&one, &input(2, true, 24_000), Trigger::User).is_none());
     }
 
     #[test]
