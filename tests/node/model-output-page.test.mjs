@@ -26,12 +26,19 @@ async function compactions(providers) {
         const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
         await init();
         localStorage.clear();
-        const logs = new LogStore({ prefix: "deep_" });
-        for (let i = 0; i < 8; i++) {
-          logs.startIteration();
-          logs.appendReasoning(`Iteration ${i}: read shard_${i} and counted its rows.`);
-          logs.finishIteration();
-        }
+        /** A session of 8 iterations under its own prefix. */
+        const session = (prefix) => {
+          const logs = new LogStore({ prefix });
+          for (let i = 0; i < 8; i++) {
+            logs.startIteration();
+            logs.appendReasoning(`Iteration ${i}: read shard_${i} and counted its rows.`);
+            logs.appendReasoning(
+              `Checked shard_${i} against the reference table column by column; the totals agree once the duplicated order lines are removed, so the next shard can be read the same way without another pass over the whole table.`,
+            );
+            logs.finishIteration();
+          }
+          return logs;
+        };
         const summary = [
           "### 🎯 OBJECTIVE ACHIEVED", "- Counted the rows of every shard.",
           "### 📊 KEY DISCOVERIES", "- Eight shards were read.",
@@ -40,24 +47,25 @@ async function compactions(providers) {
           "### 💡 CRITICAL INSIGHTS", "- Shards differ in size.",
           "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING", "- Continue with shard 8.",
         ].join("\n");
-        const options = { contextWindowTokens: 1200, recommendedUsage: 0.05, archiveStore: "localStorage" };
+        const options = { contextWindowTokens: 2000, recommendedUsage: 0.05, archiveStore: "localStorage" };
         const provider = (described) =>
           described.type === "custom" ? { type: "custom", generate: async () => deep[described.shape] } : described;
         const outcomes = [];
-        for (const described of providers) {
+        for (const [round, described] of providers.entries()) {
+          const prefix = `deep${round}_`;
+          const logs = session(prefix);
           const compactor = new Compactor(logs, { ...options, provider: provider(described) });
           const failed = await compactor.compact().then(
             () => "compacted",
             (err) => err.code,
           );
-          const fresh = new LogStore({ prefix: "deep_fresh_" });
-          fresh.startIteration();
+          // The module still works: a new LogStore, and a compaction that obeys.
+          new LogStore({ prefix: `fresh${round}_` }).startIteration();
           const good = new Compactor(logs, { ...options, provider: { type: "custom", generate: async () => summary } });
           const after = await good.compact();
-          await good.rollback(after.archiveKey);
           outcomes.push({
             failed,
-            lockLeft: localStorage.getItem("deep_compaction_lock") !== null,
+            lockLeft: localStorage.getItem(`${prefix}compaction_lock`) !== null,
             next: after.summary.includes("Eight shards were read."),
           });
         }

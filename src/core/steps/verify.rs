@@ -92,23 +92,28 @@ pub fn mark_unbacked(summary: &str, lines: &[Unbacked]) -> String {
 /// What a line names that must be backed: URLs, ids and file names, numbers of three or more
 /// digits or with a decimal point; each once, digit grouping removed.
 pub(crate) fn items_in(line: &str) -> Vec<String> {
-    let line = without_digit_commas(line);
     let mut items: Vec<String> = Vec::new();
-    let mut add = |item: &str| items.push(item.to_owned());
+    each_item(line, |item| items.push(item.to_owned()));
+    unique_in_order(&mut items);
+    items
+}
+
+/// Calls `each` with every item of `line` (as [`items_in`] reads them), in order, repeats
+/// included: for a reader that collects them its own way.
+pub(crate) fn each_item(line: &str, mut each: impl FnMut(&str)) {
+    let line = without_digit_commas(line);
     each_candidate(&line, |token| {
         if is_url(token) || (is_identifier(token) && !is_number(token)) {
-            add(token);
+            each(token);
             return;
         }
         each_number(token, |run| {
             let digits = run.bytes().filter(u8::is_ascii_digit).count();
             if digits >= 3 || run.contains('.') {
-                add(run);
+                each(run);
             }
         });
     });
-    unique_in_order(&mut items);
-    items
 }
 
 /// Whether `token` is a plain number (digits, at most one decimal point).

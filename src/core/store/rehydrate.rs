@@ -10,7 +10,7 @@ use crate::core::order::sort::sort_unique;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::item_search::ItemSearch;
-use crate::core::steps::verify::items_in;
+use crate::core::steps::verify::each_item;
 use crate::core::store::archives::Archives;
 
 /// The tokens rehydration adds at most when the app sets no budget.
@@ -104,10 +104,14 @@ fn leading_number(text: &str) -> (Option<u32>, &str) {
 /// The ids, file names and figures (four digits or more) of `text` that may name an archived
 /// entry, ASCII case ignored.
 fn named_items(text: &str) -> ItemSearch {
-    ItemSearch::new(items_in(text).into_iter().filter(|item| {
+    let mut items = Vec::new();
+    each_item(text, |item| {
         let figure = item.bytes().filter(u8::is_ascii_digit).count() >= 4;
-        figure || item.bytes().any(|b| b.is_ascii_alphabetic())
-    }))
+        if figure || item.bytes().any(|b| b.is_ascii_alphabetic()) {
+            items.push(item.to_owned());
+        }
+    });
+    ItemSearch::new(items)
 }
 
 impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
