@@ -111,3 +111,33 @@ fn a_summary_cut_to_its_target_always_passes_the_size_rule() {
         refused.first()
     );
 }
+
+#[test]
+fn the_result_lists_only_the_marked_lines_the_stored_summary_holds() {
+    // 2,000 lines naming figures no source holds, far over a 300-token budget: most are cut.
+    let mut answer = valid_summary("the totals per region");
+    for i in 0..2_000 {
+        answer.push_str(&format!(
+            "\n- Shard {} held {} rows.",
+            70_000 + i,
+            900_000 + i
+        ));
+    }
+    let settings = context_compactor::core::model::settings::CompactorSettings {
+        summary_budget_tokens: Some(300),
+        ..small_window()
+    };
+    let rig = Rig::with(MemoryStore::new(), vec![Answer::Verbatim(answer)], settings);
+    grow_session(&rig.logs, &rig.clock, 6, 42);
+    let result = compact(&rig).unwrap();
+    assert!(result.unverified.len() < 50, "{}", result.unverified.len());
+    for line in &result.unverified {
+        assert!(
+            result
+                .summary
+                .contains(&format!("{} [unverified]", line.line)),
+            "{}",
+            line.line
+        );
+    }
+}

@@ -9,6 +9,7 @@ use crate::core::model::facts::{Coverage, Fact, Injection, Ledger, UnverifiedLin
 use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::{CompactorSettings, LinePolicy, MissingFacts};
+use crate::core::order::sort::sort_unique;
 use crate::core::steps::fit::{facts_alone, fit};
 use crate::core::steps::index::{index_tokens, with_index, without_index};
 use crate::core::steps::provenance::{injected_lines, mark_injected, INJECTED_MARK};
@@ -261,10 +262,21 @@ impl<'a> SummaryCheck<'a> {
             }
             fallback_allowed &= injections_asked == Ask::WithFallback;
         }
+        // What the result lists is what the stored summary holds: lines the cut took are gone.
+        let mut kept: Vec<&str> = amended.lines().map(|line| unmarked(line).trim()).collect();
+        sort_unique(&mut kept);
+        let stored = |line: &str| kept.binary_search(&line.trim()).is_ok();
         let accepted = Accepted {
             coverage: self.coverage(&missing),
-            unverified: unbacked.into_iter().map(|u| u.line).collect(),
-            injections: injected,
+            unverified: unbacked
+                .into_iter()
+                .map(|u| u.line)
+                .filter(|line| stored(&line.line))
+                .collect(),
+            injections: injected
+                .into_iter()
+                .filter(|injection| stored(&injection.line))
+                .collect(),
             summary: amended,
             lines_cut,
             answer_format: AnswerFormat::Markdown,
