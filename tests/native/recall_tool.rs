@@ -414,4 +414,13 @@ fn rehydrate_matches_whole_ids_and_figures_and_reads_a_megabyte_once() {
     message.push_str(&format!("and was it {figure} rows?"));
     let found = rehydrate(&rig, &message, 4000, &mut Cooldown::default());
     assert!(found.iterations.contains(&2), "{:?}", found.iterations);
+    // Past the first 100,000 items a message names, nothing more is looked for.
+    let flood: String = (0..100_000).map(|n| format!("exec_{n:06}_zz ")).collect();
+    let past = rehydrate(
+        &rig,
+        &format!("{flood} was it {figure} rows?"),
+        4000,
+        &mut Cooldown::default(),
+    );
+    assert!(past.iterations.is_empty(), "{:?}", past.iterations);
 }

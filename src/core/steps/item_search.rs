@@ -25,11 +25,23 @@ impl ItemSearch {
     pub fn new(items: impl IntoIterator<Item = String>) -> Self {
         let mut items: Vec<Vec<u8>> = items
             .into_iter()
-            .map(|item| item.to_ascii_lowercase().into_bytes())
             .filter(|item| (1..=MAX_ITEM_LEN).contains(&item.len()))
+            .map(|mut item| {
+                item.make_ascii_lowercase();
+                item.into_bytes()
+            })
             .collect();
         sort_unique(&mut items);
         Self { items }
+    }
+
+    /// Keeps the items `keep` says yes to (by index, in their order).
+    pub fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        let mut at = 0;
+        self.items.retain(|_| {
+            at += 1;
+            keep(at - 1)
+        });
     }
 
     /// Whether there is nothing to look for.

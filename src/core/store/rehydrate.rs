@@ -19,6 +19,11 @@ pub const DEFAULT_REHYDRATE_TOKENS: usize = 2_000;
 /// Calls after the one that offered an iteration that do not offer it again.
 pub const COOLDOWN_CALLS: u32 = 2;
 
+/// The ids, file names and figures of a message that are looked for: the first this many (a
+/// message that names more is a dump, not a reference), so that a megabyte of them costs what
+/// a page of them does.
+const MAX_NAMED_ITEMS: usize = 100_000;
+
 /// The widest range a message's words bring back (`iterations 1–4000` is a mistake).
 const MAX_NAMED_RANGE: u32 = 50;
 
@@ -107,7 +112,9 @@ fn named_items(text: &str) -> ItemSearch {
     let mut items = Vec::new();
     each_item(text, |item| {
         let figure = item.bytes().filter(u8::is_ascii_digit).count() >= 4;
-        if figure || item.bytes().any(|b| b.is_ascii_alphabetic()) {
+        if items.len() < MAX_NAMED_ITEMS
+            && (figure || item.bytes().any(|b| b.is_ascii_alphabetic()))
+        {
             items.push(item.to_owned());
         }
     });
@@ -126,23 +133,17 @@ impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
     ) -> Result<Rehydrated, StorageError> {
         cooldown.begin();
         let ranges = named_ranges(text);
-        let named = named_items(text);
+        let mut items = named_items(text);
         // An item a live entry still holds is live, not a reason to bring an archive back.
-        let mut live_items = vec![false; named.len()];
+        let mut live_items = vec![false; items.len()];
         let live = self.live()?;
         for log in [live.reasoning, live.execution, live.tool_activity]
             .iter()
             .flatten()
         {
-            named.each_in(log, |at| live_items[at] = true);
+            items.each_in(log, |at| live_items[at] = true);
         }
-        let items = ItemSearch::new(
-            named
-                .items()
-                .zip(&live_items)
-                .filter(|(_, live)| !**live)
-                .map(|(item, _)| item.to_owned()),
-        );
+        items.retain(|at| !live_items[at]);
         if ranges.is_empty() && items.is_empty() {
             return Ok(Rehydrated::default());
         }
