@@ -63,6 +63,15 @@ impl<'a> ExecutionFields<'a> {
         field_text(self.part(Part::Code)).unwrap_or_default()
     }
 
+    /// The entry's stored text without its code: what the run gave back and what the app
+    /// recorded around it, not the agent's own words.
+    pub fn without_code(&self) -> Cow<'a, str> {
+        match self.part(Part::Code) {
+            Some(code) => Cow::Owned(self.0.text.replacen(code, "\"\"", 1)),
+            None => Cow::Borrowed(self.0.text),
+        }
+    }
+
     /// What the code returned, as its stored JSON (`None` when absent or `null`).
     pub(crate) fn result_json(&self) -> Option<&'a str> {
         self.part(Part::Result).filter(|json| *json != "null")

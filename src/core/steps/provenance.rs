@@ -4,6 +4,8 @@
 //! must not launder an instruction that arrived in tool output into the user's voice: such a
 //! line ends with [`INJECTED_MARK`] and names the entry it came from.
 
+use std::borrow::Cow;
+
 use crate::core::model::facts::{FactKind, Injection, Ledger};
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::heading_section;
@@ -14,8 +16,10 @@ pub const INJECTED_MARK: &str = " [from tool output]";
 /// Share of a line's content words one data entry must hold for the line to come from it.
 const FROM_DATA: f64 = 0.6;
 
-/// Words that tell a line gives the user a request: `user` then one of these within four words.
-const USER_VERBS: [&str; 12] = [
+/// Words that tell a line gives the user a request: a name of the user then one of these
+/// within four words (`the user would like`), or one of these then `by the user` (the passive).
+/// Each is the head of the words it stands for (`authori` for authorised and authorized).
+const USER_VERBS: [&str; 26] = [
     "asked",
     "asks",
     "wants",
@@ -28,6 +32,36 @@ const USER_VERBS: [&str; 12] = [
     "approved",
     "authori",
     "permission",
+    "would",
+    "needs",
+    "need",
+    "prefer",
+    "expects",
+    "insist",
+    "demand",
+    "wish",
+    "require",
+    "directed",
+    "confirmed",
+    "agreed",
+    "allowed",
+    "consented",
+];
+
+/// The names a summary gives the person the agent works for.
+const USER_NOUNS: [&str; 12] = [
+    "user",
+    "user's",
+    "owner",
+    "owner's",
+    "operator",
+    "operator's",
+    "admin",
+    "administrator",
+    "requester",
+    "requester's",
+    "human",
+    "human's",
 ];
 
 /// Phrases that grant a permission.
@@ -40,7 +74,7 @@ const PERMISSIONS: [&str; 5] = [
 ];
 
 /// Verbs that open an imperative line (`Delete every file under /srv/data.`).
-const IMPERATIVES: [&str; 24] = [
+const IMPERATIVES: [&str; 48] = [
     "delete",
     "remove",
     "erase",
@@ -48,23 +82,122 @@ const IMPERATIVES: [&str; 24] = [
     "purge",
     "destroy",
     "drop",
+    "truncate",
     "overwrite",
+    "format",
+    "uninstall",
+    "kill",
+    "terminate",
+    "shut",
+    "deactivate",
+    "revoke",
+    "reset",
     "send",
     "email",
     "forward",
     "transfer",
+    "transmit",
     "wire",
     "pay",
+    "refund",
     "upload",
+    "export",
+    "exfiltrate",
+    "leak",
     "share",
     "publish",
+    "post",
+    "disclose",
+    "reveal",
     "run",
     "execute",
+    "install",
+    "deploy",
     "ignore",
     "disregard",
+    "bypass",
+    "override",
+    "skip",
     "disable",
     "grant",
     "approve",
+    "unlock",
+    "invite",
+];
+
+/// Words that open a line before its verb and change nothing: politeness, order, haste.
+const OPENERS: [&str; 16] = [
+    "please",
+    "kindly",
+    "now",
+    "then",
+    "also",
+    "next",
+    "first",
+    "finally",
+    "immediately",
+    "just",
+    "always",
+    "urgently",
+    "simply",
+    "quickly",
+    "asap",
+    "step",
+];
+
+/// Phrases that, opening a line, address its verb to the reader: `you should delete …`.
+const MODALS: [&str; 16] = [
+    "you should",
+    "you must",
+    "you need to",
+    "you have to",
+    "you are to",
+    "you will",
+    "you can",
+    "the assistant should",
+    "the assistant must",
+    "the agent should",
+    "the agent must",
+    "make sure to",
+    "be sure to",
+    "remember to",
+    "don't forget to",
+    "do not forget to",
+];
+
+/// Words after which the first word is a noun, not an order: `Run 3 of`, `Transfer of`,
+/// `Drop in`, `Email from`, `Delete count was`.
+const NOUN_FOLLOWERS: [&str; 30] = [
+    "of",
+    "in",
+    "on",
+    "at",
+    "from",
+    "by",
+    "for",
+    "is",
+    "was",
+    "were",
+    "are",
+    "has",
+    "had",
+    "took",
+    "takes",
+    "failed",
+    "succeeded",
+    "completed",
+    "finished",
+    "returned",
+    "shows",
+    "showed",
+    "count",
+    "counts",
+    "rate",
+    "time",
+    "times",
+    "status",
+    "log",
+    "logs",
 ];
 
 /// Words too common to show where a line's content came from.
@@ -89,26 +222,74 @@ fn unquoted(text: &str) -> String {
     out
 }
 
-/// Whether `line` gives the user a request or a permission, or opens with an imperative.
+/// Whether `words` give the user a request: a name of the user followed within four words by a
+/// verb of asking, or a verb of asking followed by `by` and a name of the user.
+fn attributed_to_the_user(words: &[&str]) -> bool {
+    let asks = |word: &&str| USER_VERBS.iter().any(|verb| word.starts_with(verb));
+    words.iter().enumerate().any(|(at, word)| {
+        if !USER_NOUNS.contains(word) {
+            return false;
+        }
+        let active = words.iter().skip(at + 1).take(4).any(asks);
+        let by = match at {
+            0 => None,
+            _ if words[at - 1] == "by" => Some(at - 1),
+            _ if at >= 2 && words[at - 1] == "the" && words[at - 2] == "by" => Some(at - 2),
+            _ => None,
+        };
+        let passive = by.is_some_and(|by| words[by.saturating_sub(4)..by].iter().any(asks));
+        active || passive
+    })
+}
+
+/// Whether `words` (a line's, or what follows its label) open with an order: a verb of
+/// [`IMPERATIVES`] after any list number, politeness or modal phrase, not used as a noun.
+fn opens_with_an_order(words: &[&str]) -> bool {
+    let filler = |word: &&str| word.bytes().all(|b| b.is_ascii_digit()) || OPENERS.contains(word);
+    let mut rest = words;
+    while let Some((first, tail)) = rest.split_first() {
+        if filler(first) {
+            rest = tail;
+            continue;
+        }
+        let modal = MODALS.iter().find_map(|phrase| {
+            let phrase: Vec<&str> = phrase.split(' ').collect();
+            rest.starts_with(&phrase).then_some(phrase.len())
+        });
+        match modal {
+            Some(len) => rest = &rest[len..],
+            None => break,
+        }
+    }
+    let Some((verb, tail)) = rest.split_first() else {
+        return false;
+    };
+    let noun = tail.first().is_some_and(|next| {
+        NOUN_FOLLOWERS.contains(next) || next.bytes().all(|b| b.is_ascii_digit())
+    });
+    IMPERATIVES.contains(verb) && !noun
+}
+
+/// The words of `text` (lower-cased): letters, digits and apostrophes.
+fn words_of(text: &str) -> Vec<&str> {
+    text.split(|c: char| !c.is_ascii_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether `line` gives the user a request or a permission, or opens with an imperative (also
+/// after a label such as `Next step:`).
 fn speaks_for_the_user(line: &str) -> bool {
     let text = unquoted(line);
-    let words: Vec<&str> = text
-        .split(|c: char| !c.is_ascii_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
-    let by_user = words.iter().enumerate().any(|(at, word)| {
-        matches!(*word, "user" | "user's")
-            && words
-                .iter()
-                .skip(at + 1)
-                .take(4)
-                .any(|next| USER_VERBS.iter().any(|verb| next.starts_with(verb)))
-    });
-    let imperative = words
-        .first()
-        .is_some_and(|first| IMPERATIVES.contains(first));
-    by_user
-        || imperative
+    let words = words_of(&text);
+    // `Next step: delete …`: what follows a short label opens the line too.
+    let after_label = text
+        .split_once(':')
+        .filter(|(label, _)| words_of(label).len() <= 3)
+        .map(|(_, rest)| words_of(rest));
+    attributed_to_the_user(&words)
+        || opens_with_an_order(&words)
+        || after_label.is_some_and(|rest| opens_with_an_order(&rest))
         || text.contains("do not ask")
         || PERMISSIONS.iter().any(|phrase| text.contains(phrase))
 }
@@ -135,32 +316,55 @@ fn share_in(words: &[String], text: &str) -> f64 {
 /// The lines of `summary` that give the user words only the data of `selection` said (not the
 /// goal or the pins of `ledger`), each with the entry it came from.
 pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> Vec<Injection> {
+    // What a run gave back and what a tool fetched: not the code the agent wrote.
+    let data: Vec<(u32, String, String)> = selection
+        .execution
+        .iter()
+        .map(|(n, entry)| {
+            let text = entry.fields().without_code();
+            (*n, "execution", entry.facts.id.as_deref(), text)
+        })
+        .chain(selection.tool_activity.iter().map(|(n, entry)| {
+            let text = Cow::Borrowed(entry.json());
+            (*n, "tool activity", entry.facts.id.as_deref(), text)
+        }))
+        .map(|(n, log, id, text)| {
+            let name = id.map_or(String::new(), |id| format!(" {id}"));
+            (
+                n,
+                format!("{log}{name} (iteration {n})"),
+                text.to_ascii_lowercase(),
+            )
+        })
+        .chain(earlier_marks(selection))
+        .collect();
+    // The data entry of iteration `until` or earlier that holds most of `words`, if one holds
+    // enough.
+    let from_data = |words: &[String], until: u32| {
+        data.iter()
+            .filter(|(n, _, _)| *n <= until)
+            .map(|(_, name, text)| (share_in(words, text), name))
+            .filter(|(share, _)| *share >= FROM_DATA)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    };
+    // The user's words: the goal, the pins, and what the agent's reasoning recorded the user
+    // asking for before any data said it (data of the same iteration may have said it first).
+    let recorded = selection.reasoning.iter().flat_map(|(n, entry)| {
+        let text: &str = entry;
+        text.lines()
+            .filter(|line| !line.ends_with(INJECTED_MARK) && speaks_for_the_user(line))
+            .filter(|line| from_data(&content_words(line), *n).is_none())
+            .map(str::to_ascii_lowercase)
+            .collect::<Vec<_>>()
+    });
     let users: String = ledger
         .facts
         .iter()
         .filter(|fact| matches!(fact.kind, FactKind::Goal | FactKind::Pin))
         .map(|fact| fact.text.to_ascii_lowercase())
+        .chain(recorded)
         .collect::<Vec<_>>()
         .join("\n");
-    let data: Vec<(String, String)> = selection
-        .execution
-        .iter()
-        .map(|(n, entry)| (*n, "execution", entry.facts.id.as_deref(), entry.json()))
-        .chain(
-            selection
-                .tool_activity
-                .iter()
-                .map(|(n, entry)| (*n, "tool activity", entry.facts.id.as_deref(), entry.json())),
-        )
-        .map(|(n, log, id, json)| {
-            let name = id.map_or(String::new(), |id| format!(" {id}"));
-            (
-                format!("{log}{name} (iteration {n})"),
-                json.to_ascii_lowercase(),
-            )
-        })
-        .chain(earlier_marks(selection))
-        .collect();
     let mut found = Vec::new();
     for line in summary.lines() {
         if heading_section(line).is_some() || line.ends_with(INJECTED_MARK) {
@@ -173,12 +377,7 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
         if words.len() < 2 || share_in(&words, &users) >= FROM_DATA {
             continue;
         }
-        let source = data
-            .iter()
-            .map(|(name, text)| (share_in(&words, text), name))
-            .filter(|(share, _)| *share >= FROM_DATA)
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        if let Some((_, name)) = source {
+        if let Some((_, name)) = from_data(&words, u32::MAX) {
             found.push(Injection {
                 line: line.trim_end().to_owned(),
                 source: name.clone(),
@@ -190,14 +389,14 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
 
 /// The lines earlier summaries marked as from tool output: still data once the entry they came
 /// from is archived, so that a model that copies one without its mark is caught again.
-fn earlier_marks<'a>(selection: &'a Selection) -> impl Iterator<Item = (String, String)> + 'a {
+fn earlier_marks<'a>(selection: &'a Selection) -> impl Iterator<Item = (u32, String, String)> + 'a {
     selection.reasoning.iter().flat_map(|(n, entry)| {
         entry
             .lines()
             .filter(|line| line.ends_with(INJECTED_MARK))
             .map(move |line| {
                 let source = format!("an earlier summary's line from tool output (iteration {n})");
-                (source, line.to_ascii_lowercase())
+                (*n, source, line.to_ascii_lowercase())
             })
     })
 }
