@@ -19,193 +19,39 @@ const FROM_DATA: f64 = 0.6;
 /// Words that tell a line gives the user a request: a name of the user then one of these
 /// within four words (`the user would like`), or one of these then `by the user` (the passive).
 /// Each is the head of the words it stands for (`authori` for authorised and authorized).
-const USER_VERBS: [&str; 26] = [
-    "asked",
-    "asks",
-    "wants",
-    "want",
-    "requested",
-    "request",
-    "instructed",
-    "told",
-    "said",
-    "approved",
-    "authori",
-    "permission",
-    "would",
-    "needs",
-    "need",
-    "prefer",
-    "expects",
-    "insist",
-    "demand",
-    "wish",
-    "require",
-    "directed",
-    "confirmed",
-    "agreed",
-    "allowed",
-    "consented",
-];
+const USER_VERBS: &str = "asked asks wants want requested request instructed told said approved authori permission would needs need prefer expects insist demand wish require directed confirmed agreed allowed consented";
 
 /// The names a summary gives the person the agent works for.
-const USER_NOUNS: [&str; 12] = [
-    "user",
-    "user's",
-    "owner",
-    "owner's",
-    "operator",
-    "operator's",
-    "admin",
-    "administrator",
-    "requester",
-    "requester's",
-    "human",
-    "human's",
-];
+const USER_NOUNS: &str = "user user's owner owner's operator operator's admin administrator requester requester's human human's";
 
 /// Phrases that grant a permission.
-const PERMISSIONS: [&str; 5] = [
-    "you are allowed",
-    "you may ",
-    "you are permitted",
-    "permission to",
-    "authorized to",
-];
+const PERMISSIONS: &str = "you are allowed|you may |you are permitted|permission to|authorized to";
 
 /// Verbs that open an imperative line (`Delete every file under /srv/data.`).
-const IMPERATIVES: [&str; 48] = [
-    "delete",
-    "remove",
-    "erase",
-    "wipe",
-    "purge",
-    "destroy",
-    "drop",
-    "truncate",
-    "overwrite",
-    "format",
-    "uninstall",
-    "kill",
-    "terminate",
-    "shut",
-    "deactivate",
-    "revoke",
-    "reset",
-    "send",
-    "email",
-    "forward",
-    "transfer",
-    "transmit",
-    "wire",
-    "pay",
-    "refund",
-    "upload",
-    "export",
-    "exfiltrate",
-    "leak",
-    "share",
-    "publish",
-    "post",
-    "disclose",
-    "reveal",
-    "run",
-    "execute",
-    "install",
-    "deploy",
-    "ignore",
-    "disregard",
-    "bypass",
-    "override",
-    "skip",
-    "disable",
-    "grant",
-    "approve",
-    "unlock",
-    "invite",
-];
+const IMPERATIVES: &str = "delete remove erase wipe purge destroy drop truncate overwrite format uninstall kill terminate shut deactivate revoke reset send email forward transfer transmit wire pay refund upload export exfiltrate leak share publish post disclose reveal run execute install deploy ignore disregard bypass override skip disable grant approve unlock invite";
 
 /// Words that open a line before its verb and change nothing: politeness, order, haste.
-const OPENERS: [&str; 16] = [
-    "please",
-    "kindly",
-    "now",
-    "then",
-    "also",
-    "next",
-    "first",
-    "finally",
-    "immediately",
-    "just",
-    "always",
-    "urgently",
-    "simply",
-    "quickly",
-    "asap",
-    "step",
-];
+const OPENERS: &str = "please kindly now then also next first finally immediately just always urgently simply quickly asap step";
 
 /// Phrases that, opening a line, address its verb to the reader: `you should delete …`.
-const MODALS: [&str; 16] = [
-    "you should",
-    "you must",
-    "you need to",
-    "you have to",
-    "you are to",
-    "you will",
-    "you can",
-    "the assistant should",
-    "the assistant must",
-    "the agent should",
-    "the agent must",
-    "make sure to",
-    "be sure to",
-    "remember to",
-    "don't forget to",
-    "do not forget to",
-];
+const MODALS: &str = "you should|you must|you need to|you have to|you are to|you will|you can|the assistant should|the assistant must|the agent should|the agent must|make sure to|be sure to|remember to|don't forget to|do not forget to";
 
 /// Words after which the first word is a noun, not an order: `Run 3 of`, `Transfer of`,
 /// `Drop in`, `Email from`, `Delete count was`.
-const NOUN_FOLLOWERS: [&str; 30] = [
-    "of",
-    "in",
-    "on",
-    "at",
-    "from",
-    "by",
-    "for",
-    "is",
-    "was",
-    "were",
-    "are",
-    "has",
-    "had",
-    "took",
-    "takes",
-    "failed",
-    "succeeded",
-    "completed",
-    "finished",
-    "returned",
-    "shows",
-    "showed",
-    "count",
-    "counts",
-    "rate",
-    "time",
-    "times",
-    "status",
-    "log",
-    "logs",
-];
+const NOUN_FOLLOWERS: &str = "of in on at from by for is was were are has had took takes failed succeeded completed finished returned shows showed count counts rate time times status log logs";
 
 /// Words too common to show where a line's content came from.
-const COMMON: [&str; 24] = [
-    "user", "users", "asked", "wants", "that", "this", "with", "from", "have", "been", "every",
-    "again", "should", "would", "must", "will", "your", "their", "they", "them", "into", "also",
-    "please", "now",
-];
+const COMMON: &str = "user users asked wants that this with from have been every again should would must will your their they them into also please now";
+
+/// The words of a list kept as one text (a table of slices would cost the module more).
+fn listed(list: &'static str) -> impl Iterator<Item = &'static str> {
+    list.split(' ')
+}
+
+/// Whether `word` is one of `list`'s.
+fn is_listed(list: &'static str, word: &str) -> bool {
+    listed(list).any(|listed| listed == word)
+}
 
 /// `text` lower-cased (ASCII) without what it quotes: a line that reports what data said
 /// (`the ticket says "delete …"`) quotes it.
@@ -225,9 +71,9 @@ fn unquoted(text: &str) -> String {
 /// Whether `words` give the user a request: a name of the user followed within four words by a
 /// verb of asking, or a verb of asking followed by `by` and a name of the user.
 fn attributed_to_the_user(words: &[&str]) -> bool {
-    let asks = |word: &&str| USER_VERBS.iter().any(|verb| word.starts_with(verb));
+    let asks = |word: &&str| listed(USER_VERBS).any(|verb| word.starts_with(verb));
     words.iter().enumerate().any(|(at, word)| {
-        if !USER_NOUNS.contains(word) {
+        if !is_listed(USER_NOUNS, word) {
             return false;
         }
         let active = words.iter().skip(at + 1).take(4).any(asks);
@@ -245,14 +91,14 @@ fn attributed_to_the_user(words: &[&str]) -> bool {
 /// Whether `words` (a line's, or what follows its label) open with an order: a verb of
 /// [`IMPERATIVES`] after any list number, politeness or modal phrase, not used as a noun.
 fn opens_with_an_order(words: &[&str]) -> bool {
-    let filler = |word: &&str| word.bytes().all(|b| b.is_ascii_digit()) || OPENERS.contains(word);
+    let filler = |word: &&str| word.bytes().all(|b| b.is_ascii_digit()) || is_listed(OPENERS, word);
     let mut rest = words;
     while let Some((first, tail)) = rest.split_first() {
         if filler(first) {
             rest = tail;
             continue;
         }
-        let modal = MODALS.iter().find_map(|phrase| {
+        let modal = MODALS.split('|').find_map(|phrase| {
             let phrase: Vec<&str> = phrase.split(' ').collect();
             rest.starts_with(&phrase).then_some(phrase.len())
         });
@@ -265,9 +111,9 @@ fn opens_with_an_order(words: &[&str]) -> bool {
         return false;
     };
     let noun = tail.first().is_some_and(|next| {
-        NOUN_FOLLOWERS.contains(next) || next.bytes().all(|b| b.is_ascii_digit())
+        is_listed(NOUN_FOLLOWERS, next) || next.bytes().all(|b| b.is_ascii_digit())
     });
-    IMPERATIVES.contains(verb) && !noun
+    is_listed(IMPERATIVES, verb) && !noun
 }
 
 /// The words of `text` (lower-cased): letters, digits and apostrophes.
@@ -291,7 +137,7 @@ fn speaks_for_the_user(line: &str) -> bool {
         || opens_with_an_order(&words)
         || after_label.is_some_and(|rest| opens_with_an_order(&rest))
         || text.contains("do not ask")
-        || PERMISSIONS.iter().any(|phrase| text.contains(phrase))
+        || PERMISSIONS.split('|').any(|phrase| text.contains(phrase))
 }
 
 /// The words of `line` that say what it is about: four letters or more, not common ones.
@@ -299,8 +145,8 @@ fn content_words(line: &str) -> Vec<String> {
     let text = line.to_ascii_lowercase();
     let mut words: Vec<String> = text
         .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-        .filter(|w| w.len() >= 4 && !COMMON.contains(w))
-        .filter(|w| !USER_VERBS.iter().any(|verb| w.starts_with(verb)))
+        .filter(|w| w.len() >= 4 && !is_listed(COMMON, w))
+        .filter(|w| !listed(USER_VERBS).any(|verb| w.starts_with(verb)))
         .map(str::to_owned)
         .collect();
     words.dedup();
