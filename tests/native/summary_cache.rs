@@ -40,6 +40,18 @@ fn a_rollback_then_the_same_compaction_takes_the_cached_summary_with_no_call() {
     assert_eq!((again.attempts, rig.provider.calls()), (0, 1));
     assert_eq!(again.summary, first.summary);
     assert_eq!(again.coverage.kept, first.coverage.kept);
+    assert_eq!(
+        again.coverage, first.coverage,
+        "drawn again from the same ledger"
+    );
+    // The entry holds the summary once, not its facts again.
+    let stored = rig.memory.get("gdrs_summary_cache").unwrap().unwrap();
+    assert!(
+        stored.len() < first.summary.len() + 400,
+        "{} bytes cached for a summary of {}",
+        stored.len(),
+        first.summary.len()
+    );
     assert_eq!(again.usage, None, "no call, no tokens");
     assert!(progress_messages(&rig)
         .iter()

@@ -330,7 +330,17 @@ impl<'a> SummaryCheck<'a> {
 
     /// Which facts the model's answer kept, and which the package added (those it lacked).
     fn coverage(&self, missing: &[&Fact]) -> Coverage {
-        let lacked = |fact: &Fact| missing.iter().any(|m| m.id == fact.id);
+        self.coverage_where(|fact| missing.iter().any(|m| m.id == fact.id))
+    }
+
+    /// The coverage of a summary this check accepted before, to which the package added the
+    /// facts `repaired` (a cached summary's).
+    pub fn coverage_of(&self, repaired: &[String]) -> Coverage {
+        self.coverage_where(|fact| repaired.contains(&fact.text))
+    }
+
+    /// The coverage of a summary that lacked the facts `lacked` says it lacked.
+    fn coverage_where(&self, lacked: impl Fn(&Fact) -> bool) -> Coverage {
         let texts = |keep: bool| {
             self.ledger
                 .facts

@@ -8,11 +8,11 @@ use crate::core::json::read::FromJson;
 use crate::core::json::record::json_record;
 use crate::core::json::write::to_json;
 use crate::core::log::text_hash::text_hash;
-use crate::core::model::facts::{Coverage, Injection, UnverifiedLine};
+use crate::core::model::facts::{Injection, UnverifiedLine};
 use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::steps::check::Accepted;
+use crate::core::steps::check::{Accepted, SummaryCheck};
 
 /// The version of the prompt and of the reading of answers: a cached summary of an older one
 /// is not used.
@@ -28,8 +28,9 @@ pub struct CachedSummary {
     pub input: String,
     /// The summary as it was accepted.
     pub summary: String,
-    /// The facts it kept and those the package added.
-    pub coverage: Coverage,
+    /// The facts the package added to the answer (the rest of its coverage is the ledger's,
+    /// the same for the same input: not stored twice).
+    pub repaired: Vec<String>,
     /// Its lines marked ` [unverified]`.
     pub unverified: Vec<UnverifiedLine>,
     /// Its lines marked ` [from tool output]`.
@@ -46,7 +47,7 @@ impl CachedSummary {
         CachedSummary {
             input,
             summary: accepted.summary.clone(),
-            coverage: accepted.coverage.clone(),
+            repaired: accepted.coverage.repaired.clone(),
             unverified: accepted.unverified.clone(),
             injections: accepted.injections.clone(),
             answer_format: accepted.answer_format,
@@ -54,11 +55,11 @@ impl CachedSummary {
         }
     }
 
-    /// The answer as the check accepted it.
-    pub fn accepted(self) -> Accepted {
+    /// The answer as the check accepted it, its coverage drawn again by `check`.
+    pub fn accepted(self, check: &SummaryCheck) -> Accepted {
         Accepted {
+            coverage: check.coverage_of(&self.repaired),
             summary: self.summary,
-            coverage: self.coverage,
             unverified: self.unverified,
             injections: self.injections,
             lines_cut: 0,
@@ -71,7 +72,7 @@ json_record! {
     read write CachedSummary {
         input: "input" req,
         summary: "summary" req,
-        coverage: "coverage" req,
+        repaired: "repaired" req,
         unverified: "unverified" req,
         injections: "injections" req,
         answer_format: "answerFormat" req,
@@ -148,7 +149,7 @@ mod tests {
         CachedSummary {
             input: input.into(),
             summary: summary.into(),
-            coverage: Coverage::default(),
+            repaired: Vec::new(),
             unverified: Vec::new(),
             injections: Vec::new(),
             answer_format: AnswerFormat::Json,

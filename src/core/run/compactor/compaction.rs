@@ -353,7 +353,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 let message = "The same input was summarised before: its summary is taken from \
                                the cache, with no call";
                 self.advance(run, Phase::Validating, Some(message.into()));
-                return Ok(cached.accepted());
+                return Ok(cached.accepted(&check));
             }
         }
         let mut attempts = std::mem::take(&mut run.attempts);
