@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use crate::core::model::facts::{FactKind, Injection, Ledger};
+use crate::core::order::sort::sort_unique;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::heading_section;
 
@@ -99,8 +100,9 @@ fn opens_with_an_order(words: &[&str]) -> bool {
             continue;
         }
         let modal = MODALS.split('|').find_map(|phrase| {
-            let phrase: Vec<&str> = phrase.split(' ').collect();
-            rest.starts_with(&phrase).then_some(phrase.len())
+            let len = phrase.split(' ').count();
+            let opens = rest.len() >= len && phrase.split(' ').zip(rest).all(|(a, b)| a == *b);
+            opens.then_some(len)
         });
         match modal {
             Some(len) => rest = &rest[len..],
@@ -252,10 +254,12 @@ pub fn mark_injected(summary: &str, injected: &[Injection]) -> String {
     if injected.is_empty() {
         return summary.to_owned();
     }
+    let mut marked: Vec<&str> = injected.iter().map(|i| i.line.as_str()).collect();
+    sort_unique(&mut marked);
     summary
         .lines()
         .map(|line| {
-            if injected.iter().any(|i| i.line == line.trim_end()) {
+            if marked.binary_search(&line.trim_end()).is_ok() {
                 format!("{}{INJECTED_MARK}", line.trim_end())
             } else {
                 line.to_owned()
