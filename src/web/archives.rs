@@ -8,7 +8,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{copy_object, from_js, invalid};
+use super::convert::{copy_object, invalid, options_from_js};
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::log_store::JsLogStore;
 use super::recall_tool::{recall_tool, JsRecallTool};
@@ -56,7 +56,7 @@ impl JsArchives {
             copy_object(&source, &options)
                 .map_err(|err| invalid("ArchivesOptions", thrown_message(&err)))?;
         }
-        let settings: CompactorSettings = from_js(source.into(), "ArchivesOptions")?;
+        let settings: CompactorSettings = options_from_js(source.into(), "ArchivesOptions")?;
         settings
             .validate()
             .map_err(|reason| invalid("ArchivesOptions", reason))?;

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::clock::BrowserClock;
-use super::convert::{copy_object, from_js, invalid, to_js};
+use super::convert::{copy_object, invalid, options_from_js, to_js};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
 use super::js_error::{thrown_message, ContextCompactorError};
@@ -111,7 +111,7 @@ impl JsCompactor {
                 let copy = copy_object(&js_sys::Object::new(), &options)
                     .map_err(|err| invalid("compact(options)", thrown_message(&err)))?;
                 let _ = js_sys::Reflect::delete_property(&copy, &SIGNAL_OPTION.into());
-                (from_js(copy.into(), "compact(options)")?, signal)
+                (options_from_js(copy.into(), "compact(options)")?, signal)
             };
         let cancel = Cancel::default();
         if !signal.is_undefined() && !signal.is_null() {
@@ -151,7 +151,8 @@ impl JsCompactor {
         let _ = js_sys::Reflect::delete_property(&settings_source, &PROVIDER_OPTION.into());
         let prompt_tokens = get(&options, PROMPT_TOKENS_OPTION);
         let _ = js_sys::Reflect::delete_property(&settings_source, &PROMPT_TOKENS_OPTION.into());
-        let settings: CompactorSettings = from_js(settings_source.into(), "CompactorOptions")?;
+        let settings: CompactorSettings =
+            options_from_js(settings_source.into(), "CompactorOptions")?;
         let (engine, events) = engine_over(logs, provider, settings, "CompactorOptions")?;
         let engine = match prompt_tokens {
             function if function.is_function() => engine.with_usage_measure(Box::new(

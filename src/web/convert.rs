@@ -40,6 +40,28 @@ pub fn json_to_js<J: JsCast>(json: &str) -> Result<J, ContextCompactorError> {
         })
 }
 
+#[wasm_bindgen(module = "/src/web/errors.js")]
+extern "C" {
+    /// The first option of an object that is `NaN` or infinite, as `name: value`.
+    #[wasm_bindgen(js_name = nonFiniteOption)]
+    fn non_finite_option(options: &js_sys::Object) -> Option<String>;
+}
+
+/// An options object as a core type, as [`from_js`] reads it, after refusing a number option
+/// that is `NaN` or infinite (JSON would carry it as `null`, which reads as the default).
+pub fn options_from_js<T: FromJson>(
+    value: JsValue,
+    what: &str,
+) -> Result<T, ContextCompactorError> {
+    if let Some(option) = value.dyn_ref().and_then(non_finite_option) {
+        return Err(ContextCompactorError::invalid_input(
+            what,
+            format!("{option} is not a finite number"),
+        ));
+    }
+    from_js(value, what)
+}
+
 /// A JS argument as a core type; `what` names the argument in the error.
 pub fn from_js<T: FromJson>(value: JsValue, what: &str) -> Result<T, ContextCompactorError> {
     // `JSON.stringify(undefined)` is `undefined`, not text: an absent value reads as `null`.

@@ -21,3 +21,11 @@ export class ContextCompactorError extends Error {
 export function contextCompactorError(message, code) {
   return new ContextCompactorError(message, code);
 }
+
+/** The first option of `options` (an object) that is a number JSON cannot carry (`NaN`,
+ * `Infinity`), as `name: value`; `undefined` when every one is finite. */
+export function nonFiniteOption(options) {
+  for (const [name, value] of Object.entries(options)) {
+    if (typeof value === "number" && !Number.isFinite(value)) return `${name}: ${value}`;
+  }
+}

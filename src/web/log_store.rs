@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::clock::BrowserClock;
-use super::convert::{count_arg, from_js, json_to_js, string_arg, to_js};
+use super::convert::{count_arg, from_js, json_to_js, options_from_js, string_arg, to_js};
 use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
 use super::store_lock::BrowserStoreLock;
@@ -86,7 +86,7 @@ impl JsLogStore {
     pub fn new(options: Option<LogStoreOptionsJs>) -> JsResult<JsLogStore> {
         let options: LogStoreOptions = match options {
             Some(value) if !value.is_undefined() && !value.is_null() => {
-                from_js(value.into(), "LogStore options")?
+                options_from_js(value.into(), "LogStore options")?
             }
             _ => LogStoreOptions::default(),
         };

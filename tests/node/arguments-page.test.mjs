@@ -272,3 +272,34 @@ test("option mistakes name the option in JavaScript's terms, and the closest kno
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a NaN or infinite option is refused naming it, not read as the default (#49)", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const messages = await page.evaluate(async () => {
+    const { LogStore, Compactor, Archives } = await import("/pkg/context_compactor.js");
+    localStorage.clear();
+    const logs = new LogStore();
+    const thrown = (call) => {
+      try {
+        call();
+        return "no error";
+      } catch (err) {
+        return `${err.code}: ${err.message}`;
+      }
+    };
+    const compactor = new Compactor(logs, { provider: { type: "offline" } });
+    return [
+      thrown(() => new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: NaN })),
+      thrown(() => new Compactor(logs, { provider: { type: "offline" }, recommendedUsage: Infinity })),
+      thrown(() => new Archives(logs, { maxArchives: -Infinity })),
+      // Finite numbers are still read as before.
+      thrown(() => compactor.plan() && new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 64000 })),
+    ];
+  });
+  assert.match(messages[0], /^invalid_input: .*CompactorOptions.*contextWindowTokens: NaN is not a finite number/);
+  assert.match(messages[1], /^invalid_input: .*CompactorOptions.*recommendedUsage: Infinity is not a finite number/);
+  assert.match(messages[2], /^invalid_input: .*ArchivesOptions.*maxArchives: -Infinity is not a finite number/);
+  assert.equal(messages[3], "no error");
+  assert.deepEqual(errors, []);
+  await page.close();
+});

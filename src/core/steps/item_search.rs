@@ -50,7 +50,8 @@ impl ItemSearch {
     }
 
     /// The items, lower-cased, in their sorted order: the indices [`ItemSearch::each_in`] gives.
-    pub fn items(&self) -> impl Iterator<Item = &str> {
+    #[cfg(test)]
+    fn items(&self) -> impl Iterator<Item = &str> {
         self.items
             .iter()
             .map(|item| std::str::from_utf8(item).unwrap_or_default())

@@ -4,8 +4,6 @@
 //! must not launder an instruction that arrived in tool output into the user's voice: such a
 //! line ends with [`INJECTED_MARK`] and names the entry it came from.
 
-use std::borrow::Cow;
-
 use crate::core::model::facts::{FactKind, Injection, Ledger};
 use crate::core::order::sort::sort_unique;
 use crate::core::steps::selection::Selection;
@@ -164,28 +162,26 @@ fn share_in(words: &[String], text: &str) -> f64 {
 /// The lines of `summary` that give the user words only the data of `selection` said (not the
 /// goal or the pins of `ledger`), each with the entry it came from.
 pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> Vec<Injection> {
-    // What a run gave back and what a tool fetched: not the code the agent wrote.
-    let data: Vec<(u32, String, String)> = selection
-        .execution
-        .iter()
-        .map(|(n, entry)| {
-            let text = entry.fields().without_code();
-            (*n, "execution", entry.facts.id.as_deref(), text)
-        })
-        .chain(selection.tool_activity.iter().map(|(n, entry)| {
-            let text = Cow::Borrowed(entry.json());
-            (*n, "tool activity", entry.facts.id.as_deref(), text)
-        }))
-        .map(|(n, log, id, text)| {
-            let name = id.map_or(String::new(), |id| format!(" {id}"));
-            (
-                n,
-                format!("{log}{name} (iteration {n})"),
-                text.to_ascii_lowercase(),
-            )
-        })
-        .chain(earlier_marks(selection))
-        .collect();
+    // What a run gave back and what a tool fetched (not the code the agent wrote), and the
+    // lines earlier summaries marked: each with its iteration and its name.
+    let mut data: Vec<(u32, String, String)> = Vec::new();
+    let mut add = |n: u32, log: &str, id: Option<&str>, text: &str| {
+        let name = id.map_or(String::new(), |id| format!(" {id}"));
+        let source = format!("{log}{name} (iteration {n})");
+        data.push((n, source, text.to_ascii_lowercase()));
+    };
+    for (n, entry) in &selection.execution {
+        let id = entry.facts.id.as_deref();
+        add(*n, "execution", id, &entry.fields().without_code());
+    }
+    for (n, entry) in &selection.tool_activity {
+        add(*n, "tool activity", entry.facts.id.as_deref(), entry.json());
+    }
+    for (n, entry) in &selection.reasoning {
+        for line in entry.lines().filter(|line| line.ends_with(INJECTED_MARK)) {
+            add(*n, "an earlier summary's line from tool output", None, line);
+        }
+    }
     // The data entry of iteration `until` or earlier that holds most of `words`, if one holds
     // enough.
     let from_data = |words: &[String], until: u32| {
@@ -197,22 +193,24 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
     };
     // The user's words: the goal, the pins, and what the agent's reasoning recorded the user
     // asking for before any data said it (data of the same iteration may have said it first).
-    let recorded = selection.reasoning.iter().flat_map(|(n, entry)| {
-        let text: &str = entry;
-        text.lines()
-            .filter(|line| !line.ends_with(INJECTED_MARK) && speaks_for_the_user(line))
-            .filter(|line| from_data(&content_words(line), *n).is_none())
-            .map(str::to_ascii_lowercase)
-            .collect::<Vec<_>>()
-    });
-    let users: String = ledger
-        .facts
-        .iter()
-        .filter(|fact| matches!(fact.kind, FactKind::Goal | FactKind::Pin))
-        .map(|fact| fact.text.to_ascii_lowercase())
-        .chain(recorded)
-        .collect::<Vec<_>>()
-        .join("\n");
+    let mut users = String::new();
+    for fact in &ledger.facts {
+        if matches!(fact.kind, FactKind::Goal | FactKind::Pin) {
+            users.push_str(&fact.text.to_ascii_lowercase());
+            users.push('\n');
+        }
+    }
+    for (n, entry) in &selection.reasoning {
+        for line in entry.lines() {
+            let recorded = !line.ends_with(INJECTED_MARK)
+                && speaks_for_the_user(line)
+                && from_data(&content_words(line), *n).is_none();
+            if recorded {
+                users.push_str(&line.to_ascii_lowercase());
+                users.push('\n');
+            }
+        }
+    }
     let mut found = Vec::new();
     for line in summary.lines() {
         if heading_section(line).is_some() || line.ends_with(INJECTED_MARK) {
@@ -233,20 +231,6 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
         }
     }
     found
-}
-
-/// The lines earlier summaries marked as from tool output: still data once the entry they came
-/// from is archived, so that a model that copies one without its mark is caught again.
-fn earlier_marks<'a>(selection: &'a Selection) -> impl Iterator<Item = (u32, String, String)> + 'a {
-    selection.reasoning.iter().flat_map(|(n, entry)| {
-        entry
-            .lines()
-            .filter(|line| line.ends_with(INJECTED_MARK))
-            .map(move |line| {
-                let source = format!("an earlier summary's line from tool output (iteration {n})");
-                (*n, source, line.to_ascii_lowercase())
-            })
-    })
 }
 
 /// `summary` with each of `injected`'s lines ending in [`INJECTED_MARK`]; nothing else changes.

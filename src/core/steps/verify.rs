@@ -282,10 +282,8 @@ impl Pending {
 
     /// The items no source backed, sorted, each once.
     fn left(&self) -> Vec<&str> {
-        let names = self.names.iter().map(String::as_str);
-        let mut left: Vec<&str> = names
-            .chain(self.numbers.iter().map(|number| number.text.as_str()))
-            .collect();
+        let mut left: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        left.extend(self.numbers.iter().map(|number| number.text.as_str()));
         sort_unique(&mut left);
         left
     }
