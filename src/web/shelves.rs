@@ -12,6 +12,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::archive_database::ArchiveDatabase;
 use super::convert::{count_arg, from_js, invalid, optional_count, string_arg, to_js};
 use super::log_store::BrowserLogStore;
+use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
 use crate::core::error::CompactionError;
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
@@ -168,7 +169,8 @@ pub(super) fn archive_call(
                     Ok(args) => {
                         let text =
                             shelf.with_archives(&logs, |a| a.recall_text(&args, max_tokens))?;
-                        JsValue::from(text)
+                        // The app's own text: a lone surrogate is given back as it came.
+                        lone_surrogates::to_js(&text).into()
                     }
                     Err(err) => JsValue::from(format!(
                         "The arguments could not be read ({}): give {{ from, to }} (iteration \

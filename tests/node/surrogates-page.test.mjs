@@ -47,6 +47,8 @@ test("lone surrogates reach the prompt and the custom provider, and come back fr
       });
       const prompt = compactor.buildPrompt();
       const result = await compactor.compact();
+      const toolText = await compactor.recallTool().call({ from: 1 });
+      const recalled = await compactor.recall(1);
       const stored = logs.reasoningLog().find((entry) => entry.startsWith("=== COMPACTED SUMMARY"));
       return {
         promptHas: prompt.includes(`read ${cut} in shard_0`),
@@ -54,6 +56,8 @@ test("lone surrogates reach the prompt and the custom provider, and come back fr
         givenSame: given === prompt,
         resultHas: result.summary.includes(`reads ${cut} in every`),
         storedHas: stored.includes(`reads ${cut} in every`),
+        // The recall tool's text holds the entry exactly as recall() gives it back.
+        toolHas: toolText.includes(recalled.reasoningLog[0]) && toolText.includes(`read ${cut} in shard_0`),
         estimate: [estimateTokens(cut), estimateTokens("x")],
         valid: validateSummary(summary).valid,
         refused: (() => {
@@ -72,6 +76,7 @@ test("lone surrogates reach the prompt and the custom provider, and come back fr
       givenSame: true,
       resultHas: true,
       storedHas: true,
+      toolHas: true,
       estimate: outcome.estimate,
       valid: true,
       refused: "invalid_input",
