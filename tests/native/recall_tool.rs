@@ -133,11 +133,7 @@ fn a_search_finds_an_id_a_figure_or_words_across_the_archive() {
     assert!(found.starts_with("[iteration 5 · execution]"), "{found}");
     assert_eq!(found.lines().count(), 1, "{found}");
     // A figure of a result and words of reasoning, case ignored.
-    let figure = five
-        .split(|c: char| !c.is_ascii_digit())
-        .find(|digits| digits.len() >= 5)
-        .unwrap()
-        .to_owned();
+    let figure = figure_of(&rig, 5);
     let found = call(
         &rig,
         &format!(r#"{{"query": "{figure}"}}"#),
@@ -200,6 +196,19 @@ fn a_gone_archive_a_live_iteration_and_wrong_arguments_are_answered_with_a_sente
     );
 }
 
+/// A figure of five digits or more that the archived originals of `iteration` hold.
+fn figure_of(rig: &Rig, iteration: u32) -> String {
+    let text = call(
+        rig,
+        &format!(r#"{{"from": {iteration}}}"#),
+        DEFAULT_RECALL_TOKENS,
+    );
+    text.split(|c: char| !c.is_ascii_digit())
+        .find(|digits| digits.len() >= 5)
+        .unwrap()
+        .to_owned()
+}
+
 fn rehydrate(rig: &Rig, text: &str, budget: usize, cooldown: &mut Cooldown) -> Rehydrated {
     rig.compactor
         .with_archives(|a| a.rehydrate(text, budget, cooldown))
@@ -235,12 +244,7 @@ fn rehydrate_brings_back_what_a_message_names_newest_first_within_its_budget() {
         &mut cooldown,
     );
     assert_eq!(by_id.iterations, [5]);
-    let two = call(&rig, r#"{"from": 2}"#, DEFAULT_RECALL_TOKENS);
-    let figure = two
-        .split(|c: char| !c.is_ascii_digit())
-        .find(|digits| digits.len() >= 5)
-        .unwrap()
-        .to_owned();
+    let figure = figure_of(&rig, 2);
     let by_figure = rehydrate(&rig, &format!("Was it {figure} rows?"), 4000, &mut cooldown);
     assert!(
         by_figure.iterations.contains(&2),
@@ -386,12 +390,7 @@ fn a_query_s_words_are_read_once_each_and_only_the_first_32() {
 #[test]
 fn rehydrate_matches_whole_ids_and_figures_and_reads_a_megabyte_once() {
     let (rig, _) = compacted();
-    let two = call(&rig, r#"{"from": 2}"#, DEFAULT_RECALL_TOKENS);
-    let figure = two
-        .split(|c: char| !c.is_ascii_digit())
-        .find(|digits| digits.len() >= 5)
-        .unwrap()
-        .to_owned();
+    let figure = figure_of(&rig, 2);
     let mut cooldown = Cooldown::default();
     // Its tail is a figure of its own, not the archived one.
     let tail = &figure[1..];
