@@ -10,7 +10,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::archive_database::ArchiveDatabase;
-use super::convert::{count_arg, from_js, invalid, optional_count, string_arg, to_js};
+use super::convert::{count_arg, from_js, invalid, non_finite, optional_count, string_arg, to_js};
+use super::js_error::ContextCompactorError;
 use super::log_store::BrowserLogStore;
 use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
@@ -164,8 +165,16 @@ pub(super) fn archive_call(
             }
             ArchiveCall::RecallText(args, max_tokens) => {
                 shelf.refresh(&logs).await?;
-                // Arguments of the wrong shape are the model's: it gets a sentence.
-                match from_js::<RecallArgs>(args, "recall tool arguments") {
+                // Arguments of the wrong shape are the model's: it gets a sentence. A number
+                // JSON cannot carry would read as absent: it is named instead.
+                let read = match non_finite(&args) {
+                    Some(member) => Err(ContextCompactorError::invalid_input(
+                        "recall tool arguments",
+                        format!("{member} is not a finite number"),
+                    )),
+                    None => from_js::<RecallArgs>(args, "recall tool arguments"),
+                };
+                match read {
                     Ok(args) => {
                         let text =
                             shelf.with_archives(&logs, |a| a.recall_text(&args, max_tokens))?;

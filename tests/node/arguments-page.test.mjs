@@ -292,6 +292,8 @@ test("a NaN or infinite option is refused naming it, not read as the default (#4
       thrown(() => new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: NaN })),
       thrown(() => new Compactor(logs, { provider: { type: "offline" }, recommendedUsage: Infinity })),
       thrown(() => new Archives(logs, { maxArchives: -Infinity })),
+      // The recall tool answers its caller with a sentence that names the argument.
+      await compactor.recallTool().call({ from: NaN }),
       // Finite numbers are still read as before.
       thrown(() => compactor.plan() && new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: 64000 })),
     ];
@@ -299,7 +301,8 @@ test("a NaN or infinite option is refused naming it, not read as the default (#4
   assert.match(messages[0], /^invalid_input: .*CompactorOptions.*contextWindowTokens: NaN is not a finite number/);
   assert.match(messages[1], /^invalid_input: .*CompactorOptions.*recommendedUsage: Infinity is not a finite number/);
   assert.match(messages[2], /^invalid_input: .*ArchivesOptions.*maxArchives: -Infinity is not a finite number/);
-  assert.equal(messages[3], "no error");
+  assert.match(messages[3], /^The arguments could not be read \(.*from: NaN is not a finite number\)/);
+  assert.equal(messages[4], "no error");
   assert.deepEqual(errors, []);
   await page.close();
 });
