@@ -47,18 +47,13 @@ extern "C" {
     fn non_finite_option(options: &js_sys::Object) -> Option<String>;
 }
 
-/// The first member of `value` (an object) that is `NaN` or infinite, as `name: value`.
-pub fn non_finite(value: &JsValue) -> Option<String> {
-    value.dyn_ref().and_then(non_finite_option)
-}
-
 /// An options object as a core type, as [`from_js`] reads it, after refusing a number option
 /// that is `NaN` or infinite (JSON would carry it as `null`, which reads as the default).
 pub fn options_from_js<T: FromJson>(
     value: JsValue,
     what: &str,
 ) -> Result<T, ContextCompactorError> {
-    if let Some(option) = non_finite(&value) {
+    if let Some(option) = value.dyn_ref().and_then(non_finite_option) {
         return Err(ContextCompactorError::invalid_input(
             what,
             format!("{option} is not a finite number"),

@@ -10,8 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::archive_database::ArchiveDatabase;
-use super::convert::{count_arg, from_js, invalid, non_finite, optional_count, string_arg, to_js};
-use super::js_error::ContextCompactorError;
+use super::convert::{count_arg, invalid, optional_count, options_from_js, string_arg, to_js};
 use super::log_store::BrowserLogStore;
 use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
@@ -165,16 +164,9 @@ pub(super) fn archive_call(
             }
             ArchiveCall::RecallText(args, max_tokens) => {
                 shelf.refresh(&logs).await?;
-                // Arguments of the wrong shape are the model's: it gets a sentence. A number
-                // JSON cannot carry would read as absent: it is named instead.
-                let read = match non_finite(&args) {
-                    Some(member) => Err(ContextCompactorError::invalid_input(
-                        "recall tool arguments",
-                        format!("{member} is not a finite number"),
-                    )),
-                    None => from_js::<RecallArgs>(args, "recall tool arguments"),
-                };
-                match read {
+                // Arguments of the wrong shape are the model's: it gets a sentence (a number
+                // JSON cannot carry is named, as in an options object).
+                match options_from_js::<RecallArgs>(args, "recall tool arguments") {
                     Ok(args) => {
                         let text =
                             shelf.with_archives(&logs, |a| a.recall_text(&args, max_tokens))?;

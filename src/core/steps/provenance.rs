@@ -191,8 +191,29 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
             .filter(|(share, _)| *share >= FROM_DATA)
             .max_by(|a, b| a.0.total_cmp(&b.0))
     };
+    // The lines that give the user words some data entry holds.
+    let mut candidates = Vec::new();
+    for line in summary.lines() {
+        if heading_section(line).is_some() || line.ends_with(INJECTED_MARK) {
+            continue;
+        }
+        if !speaks_for_the_user(line) {
+            continue;
+        }
+        let words = content_words(line);
+        if words.len() < 2 {
+            continue;
+        }
+        if let Some((_, name)) = from_data(&words, u32::MAX) {
+            candidates.push((line, words, name));
+        }
+    }
+    if candidates.is_empty() {
+        return Vec::new();
+    }
     // The user's words: the goal, the pins, and what the agent's reasoning recorded the user
     // asking for before any data said it (data of the same iteration may have said it first).
+    // Read only when a line needs them: the reasoning can be megabytes.
     let mut users = String::new();
     for fact in &ledger.facts {
         if matches!(fact.kind, FactKind::Goal | FactKind::Pin) {
@@ -211,26 +232,14 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
             }
         }
     }
-    let mut found = Vec::new();
-    for line in summary.lines() {
-        if heading_section(line).is_some() || line.ends_with(INJECTED_MARK) {
-            continue;
-        }
-        if !speaks_for_the_user(line) {
-            continue;
-        }
-        let words = content_words(line);
-        if words.len() < 2 || share_in(&words, &users) >= FROM_DATA {
-            continue;
-        }
-        if let Some((_, name)) = from_data(&words, u32::MAX) {
-            found.push(Injection {
-                line: line.trim_end().to_owned(),
-                source: name.clone(),
-            });
-        }
-    }
-    found
+    candidates
+        .into_iter()
+        .filter(|(_, words, _)| share_in(words, &users) < FROM_DATA)
+        .map(|(line, _, name)| Injection {
+            line: line.trim_end().to_owned(),
+            source: name.clone(),
+        })
+        .collect()
 }
 
 /// `summary` with each of `injected`'s lines ending in [`INJECTED_MARK`]; nothing else changes.
