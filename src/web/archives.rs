@@ -12,11 +12,10 @@ use super::convert::{copy_object, invalid, options_from_js};
 use super::js_error::{thrown_message, ContextCompactorError};
 use super::log_store::JsLogStore;
 use super::recall_tool::{recall_tool, JsRecallTool};
-use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserLogs};
+use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserShelf};
 use super::typescript::{ArchivesOptionsJs, RecallToolOptionsJs};
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::storage::free_units;
-use crate::core::store::shelf::Shelf;
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -31,8 +30,7 @@ extern "C" {
 /// The archives of one `LogStore`.
 #[wasm_bindgen(js_name = Archives)]
 pub struct JsArchives {
-    shelf: Rc<Shelf>,
-    logs: Rc<BrowserLogs>,
+    shelf: Rc<BrowserShelf>,
 }
 
 #[wasm_bindgen(js_class = Archives)]
@@ -62,7 +60,6 @@ impl JsArchives {
             .map_err(|reason| invalid("ArchivesOptions", reason))?;
         Ok(Self {
             shelf: shelf_of(&logs, &settings, "ArchivesOptions")?,
-            logs,
         })
     }
 
@@ -80,7 +77,7 @@ impl JsArchives {
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn list(&self) -> js_sys::Promise {
-        archive_call(&self.logs, &self.shelf, ArchiveCall::List)
+        archive_call(&self.shelf, ArchiveCall::List)
     }
 
     /// One archive, whole; rejects `archive_missing` when it is no longer stored.
@@ -89,7 +86,7 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        archive_call(&self.logs, &self.shelf, ArchiveCall::Read(key, "read(key)"))
+        archive_call(&self.shelf, ArchiveCall::Read(key, "read(key)"))
     }
 
     /// Removes one archive (refused while a compaction runs here or in another tab).
@@ -98,17 +95,13 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        archive_call(
-            &self.logs,
-            &self.shelf,
-            ArchiveCall::Delete(key, "delete(key)"),
-        )
+        archive_call(&self.shelf, ArchiveCall::Delete(key, "delete(key)"))
     }
 
     /// Removes the expired archives; resolves to how many.
     #[wasm_bindgen(js_name = purgeExpired, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired(&self) -> js_sys::Promise {
-        archive_call(&self.logs, &self.shelf, ArchiveCall::Purge)
+        archive_call(&self.shelf, ArchiveCall::Purge)
     }
 
     /// Recall as a tool for the app's model, as `Compactor.recallTool` (no provider needed).
@@ -117,12 +110,7 @@ impl JsArchives {
         &self,
         options: Option<RecallToolOptionsJs>,
     ) -> Result<JsRecallTool, JsValue> {
-        recall_tool(
-            &self.logs,
-            &self.shelf,
-            options,
-            "Archives.recallTool(options)",
-        )
+        recall_tool(&self.shelf, options, "Archives.recallTool(options)")
     }
 
     /// The archived originals of a compacted iteration; `null` when it was never compacted;
@@ -134,7 +122,6 @@ impl JsArchives {
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> js_sys::Promise {
         archive_call(
-            &self.logs,
             &self.shelf,
             ArchiveCall::Recall(iteration, "recall(iteration)"),
         )
@@ -146,14 +133,10 @@ impl JsArchives {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
-        let (logs, shelf) = (Rc::clone(&self.logs), Rc::clone(&self.shelf));
-        rollback_call(
-            &self.logs,
-            &self.shelf,
-            key,
-            "rollback(key)",
-            move |key| async move { shelf.rollback(&logs, &key, || {}).await },
-        )
+        let shelf = Rc::clone(&self.shelf);
+        rollback_call(&self.shelf, key, "rollback(key)", move |key| async move {
+            shelf.rollback(&key, || {}).await
+        })
     }
 
     /// The origin's storage as the browser reports it (`usage`, `quota` in bytes; whether it
@@ -161,7 +144,7 @@ impl JsArchives {
     /// finds unused (keys and values of every script of the origin counted).
     #[wasm_bindgen(unchecked_return_type = "Promise<StorageEstimate>")]
     pub fn estimate(&self) -> js_sys::Promise {
-        let free = free_units(self.logs.borrow().store()).unwrap_or(0);
+        let free = free_units(self.shelf.logs().borrow().store()).unwrap_or(0);
         future_to_promise(async move {
             let estimate = JsFuture::from(storage_estimate()).await?;
             let bytes = free.saturating_mul(2) as f64;

@@ -316,7 +316,6 @@ impl JsCompactor {
     ) -> js_sys::Promise {
         let engine = Rc::clone(&self.engine);
         rollback_call(
-            self.engine.logs(),
             self.engine.shelf(),
             archive_key,
             "rollback(archiveKey)",
@@ -342,7 +341,7 @@ impl JsCompactor {
     /// The archives, newest first, expired ones excluded.
     #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
     pub fn archives(&self) -> js_sys::Promise {
-        archive_call(self.engine.logs(), self.engine.shelf(), ArchiveCall::List)
+        archive_call(self.engine.shelf(), ArchiveCall::List)
     }
 
     /// One archive, whole; rejects `archive_missing` when it is no longer stored.
@@ -352,7 +351,6 @@ impl JsCompactor {
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
         archive_call(
-            self.engine.logs(),
             self.engine.shelf(),
             ArchiveCall::Read(key, "readArchive(key)"),
         )
@@ -372,7 +370,6 @@ impl JsCompactor {
         #[wasm_bindgen(unchecked_param_type = "number")] iteration: JsValue,
     ) -> js_sys::Promise {
         archive_call(
-            self.engine.logs(),
             self.engine.shelf(),
             ArchiveCall::Recall(iteration, "recall(iteration)"),
         )
@@ -392,12 +389,7 @@ impl JsCompactor {
         &self,
         options: Option<RecallToolOptionsJs>,
     ) -> Result<JsRecallTool, JsValue> {
-        recall_tool(
-            self.engine.logs(),
-            self.engine.shelf(),
-            options,
-            "recallTool(options)",
-        )
+        recall_tool(self.engine.shelf(), options, "recallTool(options)")
     }
 
     /// The archived originals `text` (the model's latest message) refers to — an iteration it
@@ -413,7 +405,6 @@ impl JsCompactor {
     ) -> js_sys::Promise {
         let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
         archive_call(
-            self.engine.logs(),
             self.engine.shelf(),
             ArchiveCall::Rehydrate(text, options, Rc::clone(&self.cooldown)),
         )
@@ -426,7 +417,6 @@ impl JsCompactor {
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
     ) -> js_sys::Promise {
         archive_call(
-            self.engine.logs(),
             self.engine.shelf(),
             ArchiveCall::Delete(key, "deleteArchive(key)"),
         )
@@ -435,7 +425,7 @@ impl JsCompactor {
     /// Removes expired archives; resolves to how many.
     #[wasm_bindgen(js_name = purgeExpiredArchives, unchecked_return_type = "Promise<number>")]
     pub fn purge_expired_archives(&self) -> js_sys::Promise {
-        archive_call(self.engine.logs(), self.engine.shelf(), ArchiveCall::Purge)
+        archive_call(self.engine.shelf(), ArchiveCall::Purge)
     }
 
     /// The persisted metrics.

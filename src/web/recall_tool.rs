@@ -7,18 +7,16 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{json_to_js, optional_count};
-use super::shelves::{archive_call, ArchiveCall, BrowserLogs};
+use super::shelves::{archive_call, ArchiveCall, BrowserShelf};
 use super::typescript::RecallToolOptionsJs;
 use crate::core::store::recall_tool::{DECLARATION, DEFAULT_RECALL_TOKENS};
-use crate::core::store::shelf::Shelf;
 
 /// Recall as a tool the app's model calls: put `declaration` in a Gemini request's
 /// `tools: [{ functionDeclarations: [declaration] }]`, and answer each `functionCall` of that
 /// name with `await tool.call(functionCall.args)`.
 #[wasm_bindgen(js_name = RecallTool)]
 pub struct JsRecallTool {
-    shelf: Rc<Shelf>,
-    logs: Rc<BrowserLogs>,
+    shelf: Rc<BrowserShelf>,
     max_tokens: usize,
 }
 
@@ -39,19 +37,14 @@ impl JsRecallTool {
         &self,
         #[wasm_bindgen(unchecked_param_type = "RecallToolArgs")] args: JsValue,
     ) -> js_sys::Promise {
-        archive_call(
-            &self.logs,
-            &self.shelf,
-            ArchiveCall::RecallText(args, self.max_tokens),
-        )
+        archive_call(&self.shelf, ArchiveCall::RecallText(args, self.max_tokens))
     }
 }
 
-/// The recall tool over `logs` on `shelf` with `options` (`{ maxTokens? }`, a whole number
+/// The recall tool over the archives on `shelf` with `options` (`{ maxTokens? }`, a whole number
 /// from 1); `what` names the method in an error.
 pub(super) fn recall_tool(
-    logs: &Rc<BrowserLogs>,
-    shelf: &Rc<Shelf>,
+    shelf: &Rc<BrowserShelf>,
     options: Option<RecallToolOptionsJs>,
     what: &str,
 ) -> Result<JsRecallTool, JsValue> {
@@ -59,7 +52,6 @@ pub(super) fn recall_tool(
     let max_tokens = optional_count(&options, "maxTokens", what)?.unwrap_or(DEFAULT_RECALL_TOKENS);
     Ok(JsRecallTool {
         shelf: Rc::clone(shelf),
-        logs: Rc::clone(logs),
         max_tokens,
     })
 }

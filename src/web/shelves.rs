@@ -10,7 +10,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::archive_database::ArchiveDatabase;
+use super::clock::BrowserClock;
 use super::convert::{count_arg, invalid, optional_count, options_from_js, string_arg, to_js};
+use super::local_storage::BrowserStorage;
 use super::log_store::BrowserLogStore;
 use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
@@ -23,13 +25,15 @@ use crate::core::store::shelf::Shelf;
 type JsResult<T> = Result<T, JsValue>;
 /// The core log store over the browser's storage, shared by a `LogStore` and its compactors.
 pub(super) type BrowserLogs = RefCell<BrowserLogStore>;
+/// The shelf of logs over the browser's storage.
+pub(super) type BrowserShelf = Shelf<BrowserStorage, BrowserClock>;
 
 /// One shelf of the page: the logs it is over, where its archives are, and the shelf.
 struct Shelved {
     logs: Weak<BrowserLogs>,
     prefix: String,
     in_database: bool,
-    shelf: Weak<Shelf>,
+    shelf: Weak<BrowserShelf>,
 }
 
 thread_local! {
@@ -65,9 +69,13 @@ pub(super) fn shelf_of(
     logs: &Rc<BrowserLogs>,
     settings: &CompactorSettings,
     what: &str,
-) -> JsResult<Rc<Shelf>> {
-    let keys = logs.borrow().keys().for_settings(settings);
-    let prefix = keys.archive_prefix().to_owned();
+) -> JsResult<Rc<BrowserShelf>> {
+    let prefix = logs
+        .borrow()
+        .keys()
+        .for_settings(settings)
+        .archive_prefix()
+        .to_owned();
     let database = match settings.archive_store {
         Some(ArchiveBackend::LocalStorage) => false,
         Some(ArchiveBackend::IndexedDb) => true,
@@ -89,9 +97,8 @@ pub(super) fn shelf_of(
     if let Some(shelf) = found {
         return Ok(shelf);
     }
-    let page = Rc::clone(logs.borrow().page());
     let lock = BrowserStoreLock::over(logs.borrow().keys());
-    let mut shelf = Shelf::new(page, keys)
+    let mut shelf = Shelf::new(Rc::clone(logs), settings)
         .with_lock(Rc::new(lock))
         .with_owner(tab_id());
     if database {
@@ -133,43 +140,34 @@ pub(super) enum ArchiveCall {
     Rehydrate(JsValue, JsValue, Rc<RefCell<Cooldown>>),
 }
 
-/// `call` over the archives of `logs` on `shelf`, answered as a Promise once the archive store
-/// answered (one async body for every call: each adds its own state machine to the download).
-pub(super) fn archive_call(
-    logs: &Rc<BrowserLogs>,
-    shelf: &Rc<Shelf>,
-    call: ArchiveCall,
-) -> js_sys::Promise {
+/// `call` over the archives on `shelf`, answered as a Promise once the archive store answered
+/// (one async body for every call: each adds its own state machine to the download).
+pub(super) fn archive_call(shelf: &Rc<BrowserShelf>, call: ArchiveCall) -> js_sys::Promise {
     // Refused as called: the archive of a compaction running now is its only copy.
-    if let (ArchiveCall::Delete(..), Err(err)) = (&call, shelf.may_delete(&logs.borrow())) {
+    if let (ArchiveCall::Delete(..), Err(err)) = (&call, shelf.may_delete()) {
         return js_sys::Promise::reject(&err.into());
     }
-    let (logs, shelf) = (Rc::clone(logs), Rc::clone(shelf));
+    let shelf = Rc::clone(shelf);
     future_to_promise(async move {
         let key = |value: &JsValue, what| string_arg(value, what);
         Ok(match call {
             ArchiveCall::Delete(value, what) => {
-                shelf.delete(&logs, &key(&value, what)?).await?;
+                shelf.delete(&key(&value, what)?).await?;
                 JsValue::UNDEFINED
             }
-            ArchiveCall::Purge => JsValue::from(shelf.purge(&logs).await?),
-            ArchiveCall::List => {
-                shelf.refresh(&logs).await?;
-                to_js(&shelf.with_archives(&logs, |a| a.list())?)?
-            }
+            ArchiveCall::Purge => JsValue::from(shelf.purge().await?),
+            ArchiveCall::List => to_js(&shelf.refreshed().await?.list()?)?,
             ArchiveCall::Read(value, what) => {
                 let key = key(&value, what)?;
-                shelf.refresh(&logs).await?;
-                to_js(&shelf.with_archives(&logs, |a| a.read(&key))?)?
+                to_js(&shelf.refreshed().await?.read(&key)?)?
             }
             ArchiveCall::RecallText(args, max_tokens) => {
-                shelf.refresh(&logs).await?;
+                let archives = shelf.refreshed().await?;
                 // Arguments of the wrong shape are the model's: it gets a sentence (a number
                 // JSON cannot carry is named, as in an options object).
                 match options_from_js::<RecallArgs>(args, "recall tool arguments") {
                     Ok(args) => {
-                        let text =
-                            shelf.with_archives(&logs, |a| a.recall_text(&args, max_tokens))?;
+                        let text = archives.recall_text(&args, max_tokens)?;
                         // The app's own text: a lone surrogate is given back as it came.
                         lone_surrogates::to_js(&text).into()
                     }
@@ -184,14 +182,12 @@ pub(super) fn archive_call(
                 let text = key(&text, "rehydrate(text, options): text")?;
                 let budget = optional_count(&options, "budgetTokens", "rehydrate(text, options)")?
                     .unwrap_or(DEFAULT_REHYDRATE_TOKENS);
-                shelf.refresh(&logs).await?;
-                let mut cooldown = cooldown.borrow_mut();
-                to_js(&shelf.with_archives(&logs, |a| a.rehydrate(&text, budget, &mut cooldown))?)?
+                let archives = shelf.refreshed().await?;
+                to_js(&archives.rehydrate(&text, budget, &mut cooldown.borrow_mut())?)?
             }
             ArchiveCall::Recall(value, what) => {
                 let iteration = count_arg(&value, what)?;
-                shelf.refresh(&logs).await?;
-                match shelf.with_archives(&logs, |a| a.recall(iteration))? {
+                match shelf.refreshed().await?.recall(iteration)? {
                     Some(data) => to_js(&data)?,
                     None => JsValue::NULL,
                 }
@@ -204,8 +200,7 @@ pub(super) fn archive_call(
 /// refused `busy` as called while a compaction over the logs runs here or in another tab (its
 /// archive may be the only copy of the originals), as a delete is.
 pub(super) fn rollback_call<F>(
-    logs: &Rc<BrowserLogs>,
-    shelf: &Rc<Shelf>,
+    shelf: &BrowserShelf,
     key: JsValue,
     what: &'static str,
     rollback: impl FnOnce(String) -> F + 'static,
@@ -213,7 +208,7 @@ pub(super) fn rollback_call<F>(
 where
     F: std::future::Future<Output = Result<(), CompactionError>>,
 {
-    if let Err(err) = shelf.may_roll_back(&logs.borrow()) {
+    if let Err(err) = shelf.may_roll_back() {
         return js_sys::Promise::reject(&err.into());
     }
     future_to_promise(async move {

@@ -73,6 +73,7 @@ fn a_valid_summary_replaces_iterations_before_the_current_one() {
     // The archive holds the originals exactly.
     let archive = rig
         .compactor
+        .shelf()
         .with_archives(|a| a.read(&result.archive_key))
         .unwrap();
     let originals = selection.originals();
@@ -546,7 +547,7 @@ fn archives_beyond_the_limit_or_expired_are_removed_at_the_next_compaction() {
         grow_session(&rig.logs, &rig.clock, 4, round);
         compact(&rig, Trigger::User).unwrap();
     }
-    let archives = rig.compactor.with_archives(|a| a.list()).unwrap();
+    let archives = rig.compactor.shelf().with_archives(|a| a.list()).unwrap();
     assert_eq!(archives.len(), 2);
     assert!(
         archives[0].timestamp > archives[1].timestamp,
@@ -554,11 +555,18 @@ fn archives_beyond_the_limit_or_expired_are_removed_at_the_next_compaction() {
     );
     rig.clock.advance(2.0 * 86_400_000.0);
     assert_eq!(
-        rig.compactor.with_archives(|a| a.list()).unwrap().len(),
+        rig.compactor
+            .shelf()
+            .with_archives(|a| a.list())
+            .unwrap()
+            .len(),
         0,
         "expired archives are not listed"
     );
-    assert_eq!(rig.compactor.with_archives(|a| a.purge()).unwrap(), 2);
+    assert_eq!(
+        rig.compactor.shelf().with_archives(|a| a.purge()).unwrap(),
+        2
+    );
 }
 
 #[test]
@@ -645,7 +653,7 @@ fn a_rollback_leaves_no_lease_that_holds_other_tabs_back() {
         .unwrap();
     assert_eq!(memory.get("gdrs_compaction_lock").unwrap(), None);
     let other_tab = Rig::offline(memory.clone(), clock.clone(), small_window());
-    let other_tab = other_tab.compactor.with_owner("another-tab");
+    let other_tab = shelved(other_tab.compactor, |shelf| shelf.with_owner("another-tab"));
     let refusal = other_tab.can_compact().unwrap().map(|r| r.to_string());
     assert!(
         !refusal.as_deref().unwrap_or("").contains("another tab"),
@@ -737,11 +745,12 @@ fn a_lost_archive_is_reported_by_event_and_by_archive_missing() {
     let first = compact(&rig, Trigger::User).unwrap();
     assert!(rig
         .compactor
+        .shelf()
         .with_archives(|a| a.recall(2))
         .unwrap()
         .is_some());
     assert_eq!(
-        rig.compactor.with_archives(|a| a.lost()).unwrap(),
+        rig.compactor.shelf().with_archives(|a| a.lost()).unwrap(),
         Vec::<String>::new()
     );
     rig.memory.remove(&first.archive_key).unwrap();
@@ -750,11 +759,16 @@ fn a_lost_archive_is_reported_by_event_and_by_archive_missing() {
         CompactionError::ArchiveMissing { key } => key,
         other => panic!("expected archive_missing, got {other:?}"),
     };
-    let err = rig.compactor.with_archives(|a| a.recall(2)).unwrap_err();
+    let err = rig
+        .compactor
+        .shelf()
+        .with_archives(|a| a.recall(2))
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::ArchiveMissing);
     assert_eq!(missing(err), first.archive_key);
     let err = rig
         .compactor
+        .shelf()
         .with_archives(|a| a.read(&first.archive_key))
         .unwrap_err();
     assert_eq!(missing(err), first.archive_key);
@@ -763,7 +777,13 @@ fn a_lost_archive_is_reported_by_event_and_by_archive_missing() {
         .unwrap_err();
     assert_eq!(err.key(), Some(first.archive_key.as_str()));
     // The live iteration is no archive's: nothing to report.
-    assert_eq!(rig.compactor.with_archives(|a| a.recall(5)).unwrap(), None);
+    assert_eq!(
+        rig.compactor
+            .shelf()
+            .with_archives(|a| a.recall(5))
+            .unwrap(),
+        None
+    );
 
     rig.events.clear();
     run_ready(rig.compactor.recover()).unwrap().unwrap();
@@ -791,16 +811,21 @@ fn recall_reports_the_missing_archive_down_the_chain() {
     let second = compact(&rig, Trigger::User).unwrap();
     assert_ne!(first.archive_key, second.archive_key);
     rig.memory.remove(&first.archive_key).unwrap();
-    let err = rig.compactor.with_archives(|a| a.recall(2)).unwrap_err();
+    let err = rig
+        .compactor
+        .shelf()
+        .with_archives(|a| a.recall(2))
+        .unwrap_err();
     assert_eq!(err.key(), Some(first.archive_key.as_str()));
     assert!(rig
         .compactor
+        .shelf()
         .with_archives(|a| a.recall(7))
         .unwrap()
         .is_some());
     // Only the archive a live summary names counts as lost for the event.
     assert_eq!(
-        rig.compactor.with_archives(|a| a.lost()).unwrap(),
+        rig.compactor.shelf().with_archives(|a| a.lost()).unwrap(),
         Vec::<String>::new()
     );
 }

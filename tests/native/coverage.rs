@@ -275,6 +275,7 @@ fn stored_entries_of(rig: &Rig, n: u32) -> [Vec<String>; 3] {
 fn recalled(rig: &Rig, n: u32) -> [Vec<String>; 3] {
     let data = rig
         .compactor
+        .shelf()
         .with_archives(|a| a.recall(n))
         .unwrap()
         .unwrap_or_else(|| panic!("iteration {n} is archived"));
@@ -323,13 +324,23 @@ fn recall_returns_the_originals_byte_for_byte_after_two_chained_compactions() {
     assert!(archived_summary.contains(&format!("archive {}", first.archive_key)));
     // The live iteration is not archived; a deleted archive is named, never an empty answer
     // (it recalled `None` before #27).
-    assert_eq!(rig.compactor.with_archives(|a| a.recall(11)).unwrap(), None);
+    assert_eq!(
+        rig.compactor
+            .shelf()
+            .with_archives(|a| a.recall(11))
+            .unwrap(),
+        None
+    );
     context_compactor::core::ports::timer::run_ready(
-        rig.compactor.delete_archive(&first.archive_key),
+        rig.compactor.shelf().delete(&first.archive_key),
     )
     .unwrap()
     .unwrap();
-    let err = rig.compactor.with_archives(|a| a.recall(2)).unwrap_err();
+    let err = rig
+        .compactor
+        .shelf()
+        .with_archives(|a| a.recall(2))
+        .unwrap_err();
     assert_eq!(err.key(), Some(first.archive_key.as_str()));
 }
 
@@ -423,6 +434,7 @@ fn archives_say_which_one_can_be_restored_now() {
     let second = compact(&rig).unwrap();
     let restorable = |rig: &Rig| -> Vec<(String, bool)> {
         rig.compactor
+            .shelf()
             .with_archives(|a| a.list())
             .unwrap()
             .into_iter()

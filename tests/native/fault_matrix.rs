@@ -74,15 +74,17 @@ fn tab_with(
         3,
     )));
     let events = RecordingSink::default();
-    let compactor = Compactor::new(
-        logs.clone(),
-        provider,
-        Box::new(InstantTimer::new(clock)),
-        Box::new(events.clone()),
-        settings,
-    )
-    .unwrap()
-    .with_owner(owner);
+    let compactor = shelved(
+        Compactor::new(
+            logs.clone(),
+            provider,
+            Box::new(InstantTimer::new(clock)),
+            Box::new(events.clone()),
+            settings,
+        )
+        .unwrap(),
+        |shelf| shelf.with_owner(owner),
+    );
     Tab {
         logs,
         compactor,
@@ -413,7 +415,7 @@ fn database_tab(
 ) -> Tab {
     let t = tab(store, clock, Box::new(OfflineProvider), owner);
     Tab {
-        compactor: t.compactor.with_archive_store(db),
+        compactor: shelved(t.compactor, |shelf| shelf.with_archive_store(db)),
         ..t
     }
 }
@@ -569,15 +571,17 @@ fn tab_cases(matrix: &Matrix) {
     let b = tab(&store, &clock, Box::new(OfflineProvider), "tab-b");
     let never = InstantTimer::new(&clock);
     never.never.set(true);
-    let a_slow = Compactor::new(
-        a.logs.clone(),
-        Box::new(ScriptedProvider::new(vec![Answer::Hang])),
-        Box::new(never),
-        Box::new(a.events.clone()),
-        small_window(),
-    )
-    .unwrap()
-    .with_owner("tab-a");
+    let a_slow = shelved(
+        Compactor::new(
+            a.logs.clone(),
+            Box::new(ScriptedProvider::new(vec![Answer::Hang])),
+            Box::new(never),
+            Box::new(a.events.clone()),
+            small_window(),
+        )
+        .unwrap(),
+        |shelf| shelf.with_owner("tab-a"),
+    );
     let mut running = Box::pin(a_slow.compact(Trigger::User));
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     assert!(std::future::Future::poll(running.as_mut(), &mut cx).is_pending());
@@ -689,6 +693,7 @@ fn corrupt_cases(matrix: &Matrix) {
                     }
                     _ => t
                         .compactor
+                        .shelf()
                         .with_archives(|a| a.read(&target))
                         .map(|_| ())
                         .map_err(|e| e.to_string()),
@@ -696,7 +701,11 @@ fn corrupt_cases(matrix: &Matrix) {
                 let message = read.expect_err("reading the corrupt key reports it");
                 assert!(message.contains(&target), "{message}");
                 assert!(
-                    !t.compactor.with_archives(|a| a.list()).unwrap().is_empty(),
+                    !t.compactor
+                        .shelf()
+                        .with_archives(|a| a.list())
+                        .unwrap()
+                        .is_empty(),
                     "the other archives stay readable"
                 );
                 format!("{}; reading the key gives `storage_corrupt` naming it; other archives readable", outcome_of(&result))

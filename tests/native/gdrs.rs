@@ -214,6 +214,7 @@ fn a_compaction_keeps_every_entry_text_and_archives_exactly_iterations_before_n(
 
         let archive = rig
             .compactor
+            .shelf()
             .with_archives(|a| a.read(&result.archive_key))
             .unwrap();
         let n = fixture.truth.current;
@@ -624,7 +625,7 @@ fn archives_and_metrics_can_live_under_the_apps_own_keys() {
         .unwrap();
     assert!(result.archive_key.starts_with("gdrs_compaction_archive_"));
     assert_eq!(
-        rig.compactor.with_archives(|a| a.list()).unwrap()[0].key,
+        rig.compactor.shelf().with_archives(|a| a.list()).unwrap()[0].key,
         result.archive_key
     );
     assert!(memory

@@ -161,15 +161,17 @@ fn run(provider: Box<dyn SummaryProvider>, compactions: usize) -> (Agent, Sessio
         ..CompactorSettings::default()
     };
     let budget = settings.summary_budget();
-    let compactor = Compactor::new(
-        logs.clone(),
-        provider,
-        Box::new(InstantTimer::new(&clock)),
-        Box::new(RecordingSink::default()),
-        settings,
-    )
-    .unwrap()
-    .with_archive_store(Rc::new(MemoryArchiveStore::new()));
+    let compactor = shelved(
+        Compactor::new(
+            logs.clone(),
+            provider,
+            Box::new(InstantTimer::new(&clock)),
+            Box::new(RecordingSink::default()),
+            settings,
+        )
+        .unwrap(),
+        |shelf| shelf.with_archive_store(Rc::new(MemoryArchiveStore::new())),
+    );
     for pin in PINS {
         logs.borrow_mut().pin(pin).unwrap();
     }
@@ -267,7 +269,8 @@ fn holds_up(agent: &Agent, session: &Session) {
         recalls.len()
     );
     // The originals of every result that left a summary come back.
-    agent.compactor.read_archives(|archives| {
+    let archives = archives_now(&agent.compactor);
+    {
         for (first, shard) in &recalls {
             let recalled = archives
                 .recall(*first)
@@ -278,7 +281,7 @@ fn holds_up(agent: &Agent, session: &Session) {
                 "recall({first}) lacks {shard}"
             );
         }
-    });
+    }
 }
 
 /// Whether the index line `line` (`…; recall(a..b)`) covers `first..=last`.
@@ -304,7 +307,7 @@ fn an_offline_session_of_forty_compactions_is_never_stuck_and_stays_in_budget() 
     let after = |k: usize| session.compactions[k].tokens_after as f64;
     assert!(after(39) <= after(9) * 1.3, "{} vs {}", after(39), after(9));
     // recall(1) after 14 compactions and more: IndexedDB archives are not evicted by count.
-    let first = agent.compactor.read_archives(|archives| archives.recall(1));
+    let first = archives_now(&agent.compactor).recall(1);
     assert!(first.unwrap().is_some_and(|data| !data.is_empty()));
 }
 
@@ -326,30 +329,32 @@ fn recall_of_iteration_one_answers_after_fourteen_compactions_with_an_archive_st
     let memory = MemoryStore::new();
     let clock = ManualClock::new(NOV_22_2026);
     let logs = logs_over(&memory, &clock);
-    let compactor = Compactor::new(
-        logs.clone(),
-        Box::new(OfflineProvider),
-        Box::new(InstantTimer::new(&clock)),
-        Box::new(RecordingSink::default()),
-        CompactorSettings {
-            summary_budget_tokens: Some(2_000),
-            ..small_window()
-        },
-    )
-    .unwrap()
-    .with_archive_store(Rc::new(MemoryArchiveStore::new()));
+    let compactor = shelved(
+        Compactor::new(
+            logs.clone(),
+            Box::new(OfflineProvider),
+            Box::new(InstantTimer::new(&clock)),
+            Box::new(RecordingSink::default()),
+            CompactorSettings {
+                summary_budget_tokens: Some(2_000),
+                ..small_window()
+            },
+        )
+        .unwrap(),
+        |shelf| shelf.with_archive_store(Rc::new(MemoryArchiveStore::new())),
+    );
     for k in 0..14u64 {
         grow_session(&logs, &clock, 12, k + 1);
         run_ready(compactor.compact(Trigger::ContextLimitError))
             .unwrap()
             .unwrap_or_else(|err| panic!("compaction {}: {err}", k + 1));
     }
-    let listed = compactor.read_archives(|archives| archives.list().unwrap().len());
+    let listed = archives_now(&compactor).list().unwrap().len();
     assert_eq!(
         listed, 14,
         "maxArchives (10) bounds localStorage archives only"
     );
-    let first = compactor.read_archives(|archives| archives.recall(1));
+    let first = archives_now(&compactor).recall(1);
     let first = first.unwrap_or_else(|err| panic!("recall(1): {err}"));
     assert!(first.is_some_and(|data| !data.is_empty()));
 }

@@ -87,15 +87,17 @@ fn opened(
             3,
         ),
     ));
-    Compactor::new(
-        logs,
-        Box::new(OfflineProvider),
-        Box::new(InstantTimer::new(clock)),
-        Box::new(RecordingSink::default()),
-        small_window(),
+    shelved(
+        Compactor::new(
+            logs,
+            Box::new(OfflineProvider),
+            Box::new(InstantTimer::new(clock)),
+            Box::new(RecordingSink::default()),
+            small_window(),
+        )
+        .unwrap(),
+        |shelf| shelf.with_archive_store(db),
     )
-    .unwrap()
-    .with_archive_store(db)
 }
 
 /// Every archive is in the database exactly as it was in localStorage, and only there.
@@ -122,18 +124,18 @@ fn first_open_moves_every_archive_and_lists_them() {
         &clock,
         Rc::new(db.clone()),
     );
-    let listed = compactor.read_archives(|a| a.list()).unwrap();
+    let listed = archives_now(&compactor).list().unwrap();
     assert_eq!(listed.len(), 3);
     assert_moved("first open", &memory, &db, &before);
     // Recall reads the moved archives: iteration 1 was compacted first.
-    assert!(compactor.read_archives(|a| a.recall(1)).unwrap().is_some());
+    assert!(archives_now(&compactor).recall(1).unwrap().is_some());
     // A second open finds nothing to move and takes no lock for it.
     let again = opened(
         &FaultyStore::over(memory.clone()),
         &clock,
         Rc::new(db.other_tab()),
     );
-    assert_eq!(again.read_archives(|a| a.list()).unwrap().len(), 3);
+    assert_eq!(archives_now(&again).list().unwrap().len(), 3);
     assert_moved("second open", &memory, &db, &before);
 }
 
@@ -149,7 +151,7 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
             &clock,
             Rc::new(db.clone()),
         );
-        let err = run_ready(tab.refresh_archives_now()).unwrap().unwrap_err();
+        let err = run_ready(tab.shelf().refresh()).unwrap().unwrap_err();
         assert!(err.to_string().contains("the tab was closed"), "{err}");
         // Nothing is lost: every archive is in localStorage or committed to the database.
         for (key, text) in &before {
@@ -165,7 +167,7 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
             Rc::new(db.other_tab()),
         );
         assert_eq!(
-            reopened.read_archives(|a| a.list()).unwrap().len(),
+            archives_now(&reopened).list().unwrap().len(),
             3,
             "stop {stop}"
         );
@@ -183,13 +185,13 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
         let store = FaultyStore::over(memory.clone());
         store.crash_after(removed);
         let tab = opened(&store, &clock, Rc::new(db.clone()));
-        assert!(run_ready(tab.refresh_archives_now()).unwrap().is_err());
+        assert!(run_ready(tab.shelf().refresh()).unwrap().is_err());
         let reopened = opened(
             &FaultyStore::over(memory.clone()),
             &clock,
             Rc::new(db.other_tab()),
         );
-        assert_eq!(reopened.read_archives(|a| a.list()).unwrap().len(), 3);
+        assert_eq!(archives_now(&reopened).list().unwrap().len(), 3);
         assert_moved(
             &format!("closed after {removed} removals"),
             &memory,

@@ -232,10 +232,14 @@ fn twelve_iterations_compacted_three_times_keep_iteration_n_and_lose_nothing() {
     for id in identities(&live) {
         *seen.entry(id).or_default() += 1;
     }
-    let archives = rig.compactor.with_archives(|a| a.list()).unwrap();
+    let archives = rig.compactor.shelf().with_archives(|a| a.list()).unwrap();
     assert_eq!(archives.len(), 3);
     for info in archives {
-        let archive = rig.compactor.with_archives(|a| a.read(&info.key)).unwrap();
+        let archive = rig
+            .compactor
+            .shelf()
+            .with_archives(|a| a.read(&info.key))
+            .unwrap();
         for id in identities(&archive.data.into()) {
             *seen.entry(id).or_default() += 1;
         }

@@ -33,6 +33,7 @@ fn compacted() -> (Rig, String) {
 fn call(rig: &Rig, args: &str, max_tokens: usize) -> String {
     let args = RecallArgs::from_json(args).unwrap();
     rig.compactor
+        .shelf()
         .with_archives(|a| a.recall_text(&args, max_tokens))
         .unwrap()
 }
@@ -75,6 +76,7 @@ fn a_range_answers_the_originals_of_those_iterations_only() {
     // The same entries recall(3) gives, each in full.
     let originals = rig
         .compactor
+        .shelf()
         .with_archives(|a| a.recall(3))
         .unwrap()
         .unwrap();
@@ -211,6 +213,7 @@ fn figure_of(rig: &Rig, iteration: u32) -> String {
 
 fn rehydrate(rig: &Rig, text: &str, budget: usize, cooldown: &mut Cooldown) -> Rehydrated {
     rig.compactor
+        .shelf()
         .with_archives(|a| a.rehydrate(text, budget, cooldown))
         .unwrap()
 }

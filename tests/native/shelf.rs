@@ -54,7 +54,7 @@ fn another_compactor_of_the_page_cannot_delete_or_roll_back_while_one_compacts()
     let mut cx = Context::from_waker(Waker::noop());
     assert!(running.as_mut().poll(&mut cx).is_pending());
 
-    let deleted = run_ready(other.delete_archive(&first.archive_key)).unwrap();
+    let deleted = run_ready(other.shelf().delete(&first.archive_key)).unwrap();
     assert_eq!(deleted.unwrap_err().code().as_str(), "busy");
     let rolled_back = run_ready(other.rollback(&first.archive_key)).unwrap();
     assert_eq!(rolled_back.unwrap_err().code().as_str(), "busy");
@@ -68,7 +68,7 @@ fn another_compactor_of_the_page_cannot_delete_or_roll_back_while_one_compacts()
         !other.busy(),
         "the page is free once the compaction's future is gone"
     );
-    run_ready(other.delete_archive(&first.archive_key))
+    run_ready(other.shelf().delete(&first.archive_key))
         .unwrap()
         .unwrap();
 }

@@ -25,7 +25,7 @@ pub struct LogView<'a, S, C> {
     /// The logs.
     pub logs: &'a LogStore<S, C>,
     /// Where their archives are, and whether a compaction runs in this page.
-    pub shelf: &'a Shelf,
+    pub shelf: &'a Shelf<S, C>,
     /// The compactor's options.
     pub settings: &'a CompactorSettings,
     /// The app's own measure of its prompt.
@@ -86,7 +86,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             log_tokens: census.tokens,
             usage: self.usage_at(census.tokens, true),
             compacting: self.shelf.page().compacting(),
-            compacting_elsewhere: self.shelf.compacting_elsewhere(self.logs)?,
+            compacting_elsewhere: self.shelf.compacting_elsewhere()?,
             summary_tokens: census.summary_tokens,
             new_tokens: census.compacted_tokens - census.summary_tokens,
         };
@@ -101,7 +101,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     pub fn prepare<'o>(&self, observed: &'o Observed) -> Result<Prepared<'o>, StorageError> {
         let selection = Selection::placed(&observed.read.parsed, &observed.placed);
         let digest = Digest::of(&selection);
-        let carried = self.shelf.archives(self.logs).carried(&selection);
+        let carried = self.shelf.with_archives(|a| a.carried(&selection));
         let compacted = observed.input.summary_tokens + observed.input.new_tokens;
         let key = self
             .shelf

@@ -37,13 +37,13 @@ fn newest_first<T>(archives: &mut [T], written: impl Fn(&T) -> (u64, &String)) {
 }
 
 /// The archives of `logs` under `keys` (a compactor's archive prefix), held in `store`.
-pub struct Archives<'a, S, C> {
+pub struct StoredArchives<'a, S, C> {
     logs: &'a LogStore<S, C>,
     keys: &'a StorageKeys,
     store: &'a dyn KeyValueStore,
 }
 
-impl<'a, S: KeyValueStore, C: Clock> Archives<'a, S, C> {
+impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// The archives of `logs` whose keys `keys` names, held in `store` (the logs' own store or
     /// an [`ArchiveStore`](crate::core::ports::archive_store::ArchiveStore)).
     pub fn new(

@@ -27,7 +27,7 @@ use crate::core::ports::storage::{with_free_space, KeyValueStore};
 use crate::core::steps::selection::{summary_body, Selection};
 use crate::core::steps::swap::{appended_since, replace, summary_entry, undo};
 use crate::core::store::archive_record::{Archive, ArchiveMetadata};
-use crate::core::store::archives::Archives;
+use crate::core::store::archives::StoredArchives;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::{LogHashes, RawLogs, ReadLogs};
 use crate::core::store::stored_json::{read_value, write_json};
@@ -151,7 +151,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
     /// either write fails, nothing is left behind and the logs were never touched.
     pub fn archive(
         &self,
-        archives: &Archives<'_, S, C>,
+        archives: &StoredArchives<'_, S, C>,
         commit: &Commit<'_>,
     ) -> Result<(String, u64), StorageError> {
         let (archive_key, timestamp) = archives.next_key()?;
@@ -181,7 +181,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
 
     /// Undoes steps 1 and 2 of a compaction whose logs were never touched: its archive and
     /// the journal go (a failure of either is settled by the next load).
-    pub fn abandon(&self, archives: &Archives<'_, S, C>, archive_key: &str) {
+    pub fn abandon(&self, archives: &StoredArchives<'_, S, C>, archive_key: &str) {
         let _ = archives.remove(archive_key);
         let _ = self.finish();
     }
@@ -193,7 +193,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
     /// archive and journal removed.
     pub fn swap_in(
         &self,
-        archives: &Archives<'_, S, C>,
+        archives: &StoredArchives<'_, S, C>,
         before: &ReadLogs,
         commit: &Commit<'_>,
         archive_key: &str,
@@ -257,7 +257,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
     /// its archive goes. The caller holds or has checked the lease.
     pub fn settle(
         &self,
-        archives: &Archives<'_, S, C>,
+        archives: &StoredArchives<'_, S, C>,
     ) -> Result<Option<Recovered>, CompactionError> {
         let logs = self.logs;
         let Some(journal) = read_value::<JournalRecord>(logs.store(), &self.key)? else {

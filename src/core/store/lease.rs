@@ -50,28 +50,37 @@ pub fn held_by_other<S: KeyValueStore, C: Clock>(
     Ok(lease.is_some_and(|lease| lease.blocks(owner, logs.clock().now_ms())))
 }
 
-/// One compactor's side of the lease: its name, how long a hold lasts, and when it was last
-/// renewed.
+/// This page's side of the lease: its name, how long the running compaction's hold lasts, and
+/// when it was last renewed. The page's shelf keeps it: one compaction runs in a page at a time.
 #[derive(Debug)]
 pub struct LeaseHolder {
     owner: String,
-    duration_ms: f64,
+    duration_ms: Cell<f64>,
     renewed_ms: Cell<f64>,
 }
 
 impl LeaseHolder {
-    /// A holder named `owner` for compactions run with `settings`: a hold lasts as long as
-    /// every attempt timing out, plus the waits.
-    pub fn new(owner: String, settings: &CompactorSettings) -> Self {
-        let duration_ms = f64::from(settings.timeout_ms) * f64::from(settings.max_retries + 1)
-            + f64::from(settings.retry_delay_ms.max(MAX_RETRY_WAIT_MS))
-                * f64::from(settings.max_retries)
-            + 30_000.0;
+    /// The lease side of the page named `owner` (every tab needs its own name).
+    pub fn new(owner: String) -> Self {
         Self {
             owner,
-            duration_ms,
+            duration_ms: Cell::new(0.0),
             renewed_ms: Cell::new(0.0),
         }
+    }
+
+    /// This page's name in the lease.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// How long a hold of a compaction run with `settings` lasts: every attempt timing out,
+    /// plus the waits.
+    fn duration_for(settings: &CompactorSettings) -> f64 {
+        f64::from(settings.timeout_ms) * f64::from(settings.max_retries + 1)
+            + f64::from(settings.retry_delay_ms.max(MAX_RETRY_WAIT_MS))
+                * f64::from(settings.max_retries)
+            + 30_000.0
     }
 
     /// Whether a compaction of another tab holds the lease now.
@@ -82,11 +91,13 @@ impl LeaseHolder {
         held_by_other(logs, &self.owner)
     }
 
-    /// Takes the lease; `busy` while another tab holds it.
+    /// Takes the lease for a compaction run with `settings`; `busy` while another tab holds it.
     pub fn take<S: KeyValueStore, C: Clock>(
         &self,
         logs: &LogStore<S, C>,
+        settings: &CompactorSettings,
     ) -> Result<(), CompactionError> {
+        self.duration_ms.set(Self::duration_for(settings));
         if self.held_elsewhere(logs)? {
             return Err(CompactionError::Busy(BusyReason::CompactingElsewhere));
         }
@@ -98,7 +109,7 @@ impl LeaseHolder {
         self.renewed_ms.set(now);
         let lease = Lease {
             owner: self.owner.clone(),
-            expires_at: now + self.duration_ms,
+            expires_at: now + self.duration_ms.get(),
         };
         write_json(logs.store(), &logs.keys().lease(), &lease)
     }

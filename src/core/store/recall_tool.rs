@@ -11,7 +11,7 @@ use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::item_search::MAX_ITEM_LEN;
 use crate::core::steps::selection::EntryIterations;
-use crate::core::store::archives::Archives;
+use crate::core::store::archives::StoredArchives;
 
 /// The tool's name in the declaration.
 pub const RECALL_TOOL_NAME: &str = "recall_archived_iterations";
@@ -83,7 +83,7 @@ fn iteration_of(value: f64) -> Option<u32> {
     (value >= 1.0 && value.fract() == 0.0 && value <= f64::from(u32::MAX)).then_some(value as u32)
 }
 
-impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
+impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
     /// The tool's answer to `args`, at most `max_tokens` tokens by the package's estimate.
     pub fn recall_text(
         &self,

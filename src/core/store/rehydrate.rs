@@ -11,7 +11,7 @@ use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::item_search::ItemSearch;
 use crate::core::steps::verify::each_item;
-use crate::core::store::archives::Archives;
+use crate::core::store::archives::StoredArchives;
 
 /// The tokens rehydration adds at most when the app sets no budget.
 pub const DEFAULT_REHYDRATE_TOKENS: usize = 2_000;
@@ -121,7 +121,7 @@ fn named_items(text: &str) -> ItemSearch {
     ItemSearch::new(items)
 }
 
-impl<S: KeyValueStore, C: Clock> Archives<'_, S, C> {
+impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
     /// The archived originals `text` refers to, newest first, whole iterations within
     /// `budget` tokens, none that `cooldown` says the last calls offered; nothing is written.
     /// Each live log and each archive is read once, whatever the text names.

@@ -1,10 +1,10 @@
-//! The archive shelf: where the archives of one `LogStore` are kept in a page, and the one
-//! place every `Compactor` and `Archives` over those logs goes through to reach them — the
-//! archive store and the move into it, the store lock hold that brings it up to date, commit,
-//! read, delete, purge, rollback, and the settling of an interrupted compaction. Whether a
-//! compaction runs in this page is the logs' [`PageState`], which every shelf over them
-//! consults: a second object in the page cannot delete or roll back the archive a running
-//! compaction is writing.
+//! The archive shelf: the archives of one `LogStore` as a page reaches them, and the one place
+//! every `Compactor` and `Archives` over those logs goes through — the logs themselves, the
+//! archive store and the move into it, the store lock hold that brings it up to date, the
+//! cross-tab lease, commit, read, delete, purge, rollback, and the settling of an interrupted
+//! compaction. Every read refreshes first ([`Shelf::refreshed`]). Whether a compaction runs in
+//! this page is the logs' [`PageState`], which every shelf over them consults: a second object
+//! in the page cannot delete or roll back the archive a running compaction is writing.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -12,18 +12,22 @@ use std::rc::Rc;
 use crate::core::error::{CompactionError, StorageError};
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::reasons::BusyReason;
+use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
-use crate::core::store::archives::Archives;
+use crate::core::store::archive_record::{Archive, ArchiveData, ArchiveInfo};
+use crate::core::store::archives::StoredArchives;
 use crate::core::store::journal::{Commit, Journal, Recovered};
 use crate::core::store::keys::StorageKeys;
-use crate::core::store::lease::held_by_other;
+use crate::core::store::lease::LeaseHolder;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::migration::{migrate, waiting};
 use crate::core::store::page::PageState;
 use crate::core::store::raw_logs::ReadLogs;
+use crate::core::store::recall_tool::RecallArgs;
+use crate::core::store::rehydrate::{Cooldown, Rehydrated};
 
 /// What [`Shelf::swap_in`] swaps: the logs as read before, the commit, its archive's key.
 pub struct Swap<'a> {
@@ -38,8 +42,9 @@ pub struct Swap<'a> {
 }
 
 /// The archives of one `LogStore` under one archive prefix, as this page reaches them.
-#[derive(Clone)]
-pub struct Shelf {
+pub struct Shelf<S, C> {
+    /// The logs the archives are of.
+    logs: Rc<RefCell<LogStore<S, C>>>,
     /// The logs' keys with the archive prefix.
     keys: StorageKeys,
     /// Where the archives are when not in the logs' own store (IndexedDB in the browser).
@@ -48,22 +53,27 @@ pub struct Shelf {
     migrated: Cell<bool>,
     /// Taken for every write, so that tabs sharing the store do not lose each other's.
     lock: Rc<dyn StoreLock>,
-    /// This page's name in the cross-tab lease.
-    owner: String,
+    /// This page's side of the cross-tab lease.
+    lease: LeaseHolder,
     /// Whether a compaction over these logs runs in this page.
     page: Rc<PageState>,
 }
 
-impl Shelf {
-    /// The shelf of the logs whose page state is `page`, under `keys`: archives beside the
-    /// logs, no other writer, the lease name `"compactor"`.
-    pub fn new(page: Rc<PageState>, keys: StorageKeys) -> Self {
+impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
+    /// The shelf of `logs` for a compactor with `settings` (its archive prefix): archives
+    /// beside the logs, no other writer, the lease name `"compactor"`.
+    pub fn new(logs: Rc<RefCell<LogStore<S, C>>>, settings: &CompactorSettings) -> Self {
+        let (keys, page) = {
+            let logs = logs.borrow();
+            (logs.keys().for_settings(settings), Rc::clone(logs.page()))
+        };
         Self {
+            logs,
             keys,
             archive_store: None,
             migrated: Cell::new(false),
             lock: Rc::new(Unshared),
-            owner: String::from("compactor"),
+            lease: LeaseHolder::new(String::from("compactor")),
             page,
         }
     }
@@ -85,18 +95,18 @@ impl Shelf {
 
     /// Names this page in the cross-tab lease; every tab needs its own name.
     pub fn with_owner(mut self, owner: impl Into<String>) -> Self {
-        self.owner = owner.into();
+        self.lease = LeaseHolder::new(owner.into());
         self
+    }
+
+    /// The logs the archives are of.
+    pub fn logs(&self) -> &Rc<RefCell<LogStore<S, C>>> {
+        &self.logs
     }
 
     /// The logs' keys with this shelf's archive prefix.
     pub fn keys(&self) -> &StorageKeys {
         &self.keys
-    }
-
-    /// This page's name in the cross-tab lease.
-    pub fn owner(&self) -> &str {
-        &self.owner
     }
 
     /// Whether a compaction over these logs runs in this page, and holds them frozen.
@@ -110,33 +120,22 @@ impl Shelf {
         self.archive_store.is_some()
     }
 
-    /// The store the archives are in: the archive store given, else the logs' own.
-    fn store<'a, S: KeyValueStore, C: Clock>(
-        &'a self,
-        logs: &'a LogStore<S, C>,
-    ) -> &'a dyn KeyValueStore {
-        match &self.archive_store {
+    /// Runs `read` over the archives as last refreshed; the logs are borrowed for `read` alone
+    /// (never across an await). A read the app asks for goes through [`Shelf::refreshed`].
+    pub fn with_archives<T>(&self, read: impl FnOnce(&StoredArchives<'_, S, C>) -> T) -> T {
+        let logs = self.logs.borrow();
+        let store: &dyn KeyValueStore = match &self.archive_store {
             Some(store) => store.as_ref(),
             None => logs.store(),
-        }
+        };
+        read(&StoredArchives::new(&logs, &self.keys, store))
     }
 
-    /// The archives of `logs` as last refreshed.
-    pub fn archives<'a, S: KeyValueStore, C: Clock>(
-        &'a self,
-        logs: &'a LogStore<S, C>,
-    ) -> Archives<'a, S, C> {
-        Archives::new(logs, &self.keys, self.store(logs))
-    }
-
-    /// Runs `read` over the archives of `logs` as last refreshed (list, read, recall); the logs
-    /// are borrowed for `read` alone (never across an await).
-    pub fn with_archives<S: KeyValueStore, C: Clock, T>(
-        &self,
-        logs: &RefCell<LogStore<S, C>>,
-        read: impl FnOnce(&Archives<'_, S, C>) -> T,
-    ) -> T {
-        read(&self.archives(&logs.borrow()))
+    /// The archives brought up to date with every tab's commits: what every read of the app's
+    /// starts with.
+    pub async fn refreshed(&self) -> Result<Refreshed<'_, S, C>, StorageError> {
+        self.refresh().await?;
+        Ok(Refreshed(self))
     }
 
     /// Takes the store lock alone.
@@ -146,15 +145,12 @@ impl Shelf {
 
     /// Takes the store lock and brings the archives up to date, moving any the logs' own store
     /// still holds into the archive store: what every hold starts with.
-    pub async fn hold<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &RefCell<LogStore<S, C>>,
-    ) -> Result<LockHeld, StorageError> {
+    pub async fn hold(&self) -> Result<LockHeld, StorageError> {
         let held = self.lock.acquire().await?;
         if let Some(store) = &self.archive_store {
             store.refresh().await?;
             if !self.migrated.get() {
-                migrate(logs, store.as_ref(), &self.keys).await?;
+                migrate(&self.logs, store.as_ref(), &self.keys).await?;
                 self.migrated.set(true);
             }
         }
@@ -163,18 +159,15 @@ impl Shelf {
 
     /// Brings the archives up to date with every tab's commits, moving any the logs' own store
     /// still holds (under the store lock only when there are some): what a read awaits first.
-    pub async fn refresh<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &RefCell<LogStore<S, C>>,
-    ) -> Result<(), StorageError> {
+    pub async fn refresh(&self) -> Result<(), StorageError> {
         let Some(store) = &self.archive_store else {
             return Ok(());
         };
         if !self.migrated.get() {
-            if waiting(&logs.borrow(), &self.keys)?.is_empty() {
+            if waiting(&self.logs.borrow(), &self.keys)?.is_empty() {
                 self.migrated.set(true);
             } else {
-                drop(self.hold(logs).await?);
+                drop(self.hold().await?);
             }
         }
         store.refresh().await
@@ -189,20 +182,28 @@ impl Shelf {
     }
 
     /// Whether a compaction of another tab holds the lease now.
-    pub fn compacting_elsewhere<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &LogStore<S, C>,
-    ) -> Result<bool, StorageError> {
-        held_by_other(logs, &self.owner)
+    pub fn compacting_elsewhere(&self) -> Result<bool, StorageError> {
+        self.lease.held_elsewhere(&self.logs.borrow())
+    }
+
+    /// Takes the lease for a compaction run with `settings`; `busy` while another tab holds it.
+    pub fn take_lease(&self, settings: &CompactorSettings) -> Result<(), CompactionError> {
+        self.lease.take(&self.logs.borrow(), settings)
+    }
+
+    /// Extends the lease while a compaction makes progress (at most once a second).
+    pub fn renew_lease(&self) {
+        self.lease.renew(&self.logs.borrow());
+    }
+
+    /// Gives the lease back, if it is still this page's.
+    pub fn release_lease(&self) {
+        self.lease.release(&self.logs.borrow());
     }
 
     /// `busy` with `reason` while a compaction runs in this page or in another tab.
-    pub fn refuse_while_compacting<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &LogStore<S, C>,
-        reason: BusyReason,
-    ) -> Result<(), CompactionError> {
-        if self.page.compacting() || self.compacting_elsewhere(logs)? {
+    pub fn refuse_while_compacting(&self, reason: BusyReason) -> Result<(), CompactionError> {
+        if self.page.compacting() || self.compacting_elsewhere()? {
             return Err(CompactionError::Busy(reason));
         }
         Ok(())
@@ -210,41 +211,28 @@ impl Shelf {
 
     /// Whether [`Shelf::delete`] is refused now; a caller checks it as the app calls (from a
     /// `compaction_archived` listener, say), before the archive store answers.
-    pub fn may_delete<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &LogStore<S, C>,
-    ) -> Result<(), CompactionError> {
-        self.refuse_while_compacting(logs, BusyReason::DeleteWhileCompacting)
+    pub fn may_delete(&self) -> Result<(), CompactionError> {
+        self.refuse_while_compacting(BusyReason::DeleteWhileCompacting)
     }
 
     /// Whether [`Shelf::rollback`] is refused now, checked as the app calls (as for a delete).
-    pub fn may_roll_back<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &LogStore<S, C>,
-    ) -> Result<(), CompactionError> {
-        self.refuse_while_compacting(logs, BusyReason::RollbackWhileCompacting)
+    pub fn may_roll_back(&self) -> Result<(), CompactionError> {
+        self.refuse_while_compacting(BusyReason::RollbackWhileCompacting)
     }
 
     /// Removes one archive; refused while a compaction runs here or in another tab (its
     /// archive may be the only copy of the originals until the swap is done).
-    pub async fn delete<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &RefCell<LogStore<S, C>>,
-        key: &str,
-    ) -> Result<(), CompactionError> {
-        self.refresh(logs).await?;
-        self.may_delete(&logs.borrow())?;
-        self.with_archives(logs, |a| a.delete(key))?;
+    pub async fn delete(&self, key: &str) -> Result<(), CompactionError> {
+        self.refresh().await?;
+        self.may_delete()?;
+        self.with_archives(|a| a.delete(key))?;
         Ok(self.commit().await?)
     }
 
     /// Removes the expired archives; how many went.
-    pub async fn purge<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &RefCell<LogStore<S, C>>,
-    ) -> Result<usize, CompactionError> {
-        self.refresh(logs).await?;
-        let purged = self.with_archives(logs, |a| a.purge())?;
+    pub async fn purge(&self) -> Result<usize, CompactionError> {
+        self.refresh().await?;
+        let purged = self.with_archives(|a| a.purge())?;
         if purged > 0 {
             self.commit().await?;
         }
@@ -255,21 +243,16 @@ impl Shelf {
     /// appended since stay, and the archive goes once its entries are live again. Refused
     /// `busy` while a compaction runs in this page or in another tab, before any wait for the
     /// store lock; `started` runs once the rollback holds the page and the lock.
-    pub async fn rollback<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &RefCell<LogStore<S, C>>,
-        key: &str,
-        started: impl FnOnce(),
-    ) -> Result<(), CompactionError> {
+    pub async fn rollback(&self, key: &str, started: impl FnOnce()) -> Result<(), CompactionError> {
         let busy = || CompactionError::Busy(BusyReason::RollbackWhileCompacting);
-        self.may_roll_back(&logs.borrow())?;
+        self.may_roll_back()?;
         let claim = self.page.claim().ok_or_else(busy)?;
-        let held = self.hold(logs).await?;
-        if self.compacting_elsewhere(&logs.borrow())? {
+        let held = self.hold().await?;
+        if self.compacting_elsewhere()? {
             return Err(busy());
         }
         started();
-        let outcome = self.with_archives(logs, |a| a.put_back(key));
+        let outcome = self.with_archives(|a| a.put_back(key));
         // The originals are live again: an archive the store fails to forget stays listed.
         if outcome.is_ok() {
             let _ = self.commit().await;
@@ -282,18 +265,10 @@ impl Shelf {
     /// A compaction's archive (journal steps 1 and 2, see [`Journal::archive`]), durable in the
     /// archive store before any log changes; a store that refuses it (full, or blocked by
     /// another tab) leaves nothing behind. Its key and timestamp.
-    pub async fn archive<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &RefCell<LogStore<S, C>>,
-        commit: &Commit<'_>,
-    ) -> Result<(String, u64), CompactionError> {
-        let (key, timestamp) = {
-            let logs = logs.borrow();
-            Journal::of(&logs).archive(&self.archives(&logs), commit)?
-        };
+    pub async fn archive(&self, commit: &Commit<'_>) -> Result<(String, u64), CompactionError> {
+        let (key, timestamp) = self.with_journal(|journal, a| journal.archive(a, commit))?;
         if let Err(err) = self.commit().await {
-            let logs = logs.borrow();
-            Journal::of(&logs).abandon(&self.archives(&logs), &key);
+            self.with_journal(|journal, a| journal.abandon(a, &key));
             return Err(err.into());
         }
         Ok((key, timestamp))
@@ -304,17 +279,13 @@ impl Shelf {
     /// origin), those beyond `max_archives` (a failure leaves one too many, never a loss); an
     /// archive store keeps every archive until it expires, so that `recall` answers for every
     /// compacted iteration. The archive store commits what changed.
-    pub async fn swap_in<S: KeyValueStore, C: Clock>(
+    pub async fn swap_in(
         &self,
-        logs: &RefCell<LogStore<S, C>>,
         swap: Swap<'_>,
         result: impl FnOnce(usize) -> CompactionResult,
     ) -> Result<CompactionResult, CompactionError> {
-        let (swapped, removed) = {
-            let logs = logs.borrow();
-            let archives = self.archives(&logs);
-            let swapped =
-                Journal::of(&logs).swap_in(&archives, swap.before, swap.commit, swap.key, result);
+        let (swapped, removed) = self.with_journal(|journal, archives| {
+            let swapped = journal.swap_in(archives, swap.before, swap.commit, swap.key, result);
             let removed = match &swapped {
                 Ok(result) => {
                     let limit = match self.archive_store {
@@ -327,7 +298,7 @@ impl Shelf {
                 Err(_) => Ok(Vec::new()),
             };
             (swapped, removed)
-        };
+        });
         if swapped.is_err() || removed.is_ok_and(|keys| !keys.is_empty()) {
             let _ = self.commit().await;
         }
@@ -337,17 +308,65 @@ impl Shelf {
     /// Settles a journal an interrupted compaction left: finishes or undoes it. The caller
     /// holds the store lock and has checked the lease. An archive it removes and the store
     /// fails to forget stays listed: one too many, never a loss.
-    pub async fn settle<S: KeyValueStore, C: Clock>(
-        &self,
-        logs: &RefCell<LogStore<S, C>>,
-    ) -> Result<Option<Recovered>, CompactionError> {
-        let settled = {
-            let logs = logs.borrow();
-            Journal::of(&logs).settle(&self.archives(&logs))?
-        };
+    pub async fn settle(&self) -> Result<Option<Recovered>, CompactionError> {
+        let settled = self.with_journal(|journal, archives| journal.settle(archives))?;
         if settled.is_some() {
             let _ = self.commit().await;
         }
         Ok(settled)
+    }
+
+    /// Runs `work` with the logs' journal and the archives as last refreshed.
+    fn with_journal<T>(
+        &self,
+        work: impl FnOnce(&Journal<'_, S, C>, &StoredArchives<'_, S, C>) -> T,
+    ) -> T {
+        self.with_archives(|archives| work(&Journal::of(&self.logs.borrow()), archives))
+    }
+}
+
+/// The archives as [`Shelf::refreshed`] brought them up to date: the reads the app asks for.
+pub struct Refreshed<'a, S, C>(&'a Shelf<S, C>);
+
+impl<S: KeyValueStore, C: Clock> Refreshed<'_, S, C> {
+    /// The archives, newest first, expired ones excluded.
+    pub fn list(&self) -> Result<Vec<ArchiveInfo>, StorageError> {
+        self.0.with_archives(|a| a.list())
+    }
+
+    /// The archive under `key`, whole; `archive_missing` when it is no longer stored.
+    pub fn read(&self, key: &str) -> Result<Archive, CompactionError> {
+        self.0.with_archives(|a| a.read(key))
+    }
+
+    /// The archived originals of compacted iteration `iteration`; `None` when it was never
+    /// compacted.
+    pub fn recall(&self, iteration: u32) -> Result<Option<ArchiveData>, CompactionError> {
+        self.0.with_archives(|a| a.recall(iteration))
+    }
+
+    /// The recall tool's answer to `args`, within `max_tokens`.
+    pub fn recall_text(
+        &self,
+        args: &RecallArgs,
+        max_tokens: usize,
+    ) -> Result<String, StorageError> {
+        self.0.with_archives(|a| a.recall_text(args, max_tokens))
+    }
+
+    /// The originals `text` refers to, within `budget` tokens, minding `cooldown`.
+    pub fn rehydrate(
+        &self,
+        text: &str,
+        budget: usize,
+        cooldown: &mut Cooldown,
+    ) -> Result<Rehydrated, StorageError> {
+        self.0
+            .with_archives(|a| a.rehydrate(text, budget, cooldown))
+    }
+
+    /// The archives the live summaries name that are no longer stored.
+    pub fn lost(&self) -> Result<Vec<String>, StorageError> {
+        self.0.with_archives(|a| a.lost())
     }
 }

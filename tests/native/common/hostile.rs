@@ -179,15 +179,23 @@ pub fn an_archive_kept_for_ever_does_not_expire_at_once() -> Row {
         let (rig, result) = compacted(&memory, settings);
         let archive = rig
             .compactor
+            .shelf()
             .with_archives(|a| a.read(&result.archive_key))
             .unwrap();
         assert_eq!(archive.expires_at, MAX_EXPIRES_AT, "{days} days");
         assert_eq!(
-            rig.compactor.with_archives(|a| a.list()).unwrap().len(),
+            rig.compactor
+                .shelf()
+                .with_archives(|a| a.list())
+                .unwrap()
+                .len(),
             1,
             "{days} days"
         );
-        assert_eq!(rig.compactor.with_archives(|a| a.purge()).unwrap(), 0);
+        assert_eq!(
+            rig.compactor.shelf().with_archives(|a| a.purge()).unwrap(),
+            0
+        );
         assert_nothing_lost("kept for ever", &before, &memory);
     }
     row(
@@ -286,6 +294,7 @@ pub fn a_huge_iteration_number_costs_no_work_or_storage_of_its_size() -> Row {
     assert_eq!(result.iterations, [1, 3_999_999_999]);
     let archive = rig
         .compactor
+        .shelf()
         .with_archives(|a| a.read(&result.archive_key))
         .unwrap();
     assert_eq!(archive.iterations, [1, 2, 3, 4, 5, 6, 3_999_999_999]);
@@ -317,7 +326,7 @@ pub fn archives_are_neither_deleted_nor_rolled_back_while_another_tab_compacts()
         NOV_22_2026 + 60_000.0
     );
     memory.set("gdrs_compaction_lock", &lease).unwrap();
-    let err = run_ready(rig.compactor.delete_archive(&result.archive_key))
+    let err = run_ready(rig.compactor.shelf().delete(&result.archive_key))
         .unwrap()
         .unwrap_err();
     assert!(matches!(err, CompactionError::Busy(_)), "{err}");
@@ -327,7 +336,7 @@ pub fn archives_are_neither_deleted_nor_rolled_back_while_another_tab_compacts()
     assert!(matches!(err, CompactionError::Busy(_)), "{err}");
     assert!(memory.get(&result.archive_key).unwrap().is_some());
     memory.remove("gdrs_compaction_lock").unwrap();
-    run_ready(rig.compactor.delete_archive(&result.archive_key))
+    run_ready(rig.compactor.shelf().delete(&result.archive_key))
         .unwrap()
         .unwrap();
     row(

@@ -5,7 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::ShelfBuilders;
+use super::shelved;
 use context_compactor::core::error::StorageError;
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::RecordingSink;
@@ -103,15 +103,17 @@ pub fn locked(memory: MemoryStore, iterations: u32) -> Locked {
         StorageKeys::default(),
         3,
     )));
-    let compactor = Compactor::new(
-        logs,
-        Box::new(OfflineProvider),
-        Box::new(InstantTimer::new(&clock)),
-        Box::new(RecordingSink::default()),
-        small_window(),
-    )
-    .unwrap()
-    .with_lock(Box::new(FlagLock(watch.clone())));
+    let compactor = shelved(
+        Compactor::new(
+            logs,
+            Box::new(OfflineProvider),
+            Box::new(InstantTimer::new(&clock)),
+            Box::new(RecordingSink::default()),
+            small_window(),
+        )
+        .unwrap(),
+        |shelf| shelf.with_lock(Rc::new(FlagLock(watch.clone()))),
+    );
     Locked {
         memory,
         watch,

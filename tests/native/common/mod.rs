@@ -7,27 +7,22 @@ pub mod locked;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::future::Future;
 use std::rc::Rc;
 
-use context_compactor::core::error::{
-    CompactionError, ProviderError, ProviderFailure, StorageError,
-};
+use context_compactor::core::error::{ProviderError, ProviderFailure};
 use context_compactor::core::json::read::RawJson;
 use context_compactor::core::log::entries::{ExecutionInput, ToolActivityInput};
 use context_compactor::core::model::settings::CompactorSettings;
 use context_compactor::core::model::token_usage::TokenUsage;
-use context_compactor::core::ports::archive_store::ArchiveStore;
 use context_compactor::core::ports::clock::{Clock, ManualClock};
 use context_compactor::core::ports::events::RecordingSink;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
-use context_compactor::core::ports::store_lock::StoreLock;
 use context_compactor::core::ports::timer::{LocalBoxFuture, Timer};
 use context_compactor::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 use context_compactor::core::run::compactor::Compactor;
-use context_compactor::core::store::archives::Archives;
 use context_compactor::core::store::keys::StorageKeys;
 use context_compactor::core::store::log_store::LogStore;
+use context_compactor::core::store::shelf::{Refreshed, Shelf};
 use serde_json::json;
 
 /// `value` as the JSON text an app would give.
@@ -284,57 +279,6 @@ impl Timer for InstantTimer {
     }
 }
 
-/// The archive calls of a compactor, made through the shelf it shares with every other object
-/// over its logs (as `Archives` and the compactor's archive methods make them in JavaScript).
-pub trait ArchiveCalls<S, C> {
-    fn refresh_archives_now(&self) -> impl Future<Output = Result<(), StorageError>>;
-    fn with_archives<T>(&self, read: impl FnOnce(&Archives<'_, S, C>) -> T) -> T;
-    fn may_delete_archive(&self) -> Result<(), CompactionError>;
-    fn delete_archive(&self, key: &str) -> impl Future<Output = Result<(), CompactionError>>;
-    fn purge_archives(&self) -> impl Future<Output = Result<usize, CompactionError>>;
-}
-
-impl<S: KeyValueStore, C: Clock> ArchiveCalls<S, C> for Compactor<S, C> {
-    fn refresh_archives_now(&self) -> impl Future<Output = Result<(), StorageError>> {
-        self.shelf().refresh(self.logs())
-    }
-    fn with_archives<T>(&self, read: impl FnOnce(&Archives<'_, S, C>) -> T) -> T {
-        self.shelf().with_archives(self.logs(), read)
-    }
-    fn may_delete_archive(&self) -> Result<(), CompactionError> {
-        self.shelf().may_delete(&self.logs().borrow())
-    }
-    fn delete_archive(&self, key: &str) -> impl Future<Output = Result<(), CompactionError>> {
-        self.shelf().delete(self.logs(), key)
-    }
-    fn purge_archives(&self) -> impl Future<Output = Result<usize, CompactionError>> {
-        self.shelf().purge(self.logs())
-    }
-}
-
-/// A compactor whose shelf (shared with nothing else) takes another lock, keeps its archives
-/// in another store, or names another tab in the lease.
-pub trait ShelfBuilders: Sized {
-    fn with_lock(self, lock: Box<dyn StoreLock>) -> Self;
-    fn with_archive_store(self, store: Rc<dyn ArchiveStore>) -> Self;
-    fn with_owner(self, owner: impl Into<String>) -> Self;
-}
-
-impl<S: KeyValueStore, C: Clock> ShelfBuilders for Compactor<S, C> {
-    fn with_lock(self, lock: Box<dyn StoreLock>) -> Self {
-        let shelf = self.shelf().as_ref().clone().with_lock(Rc::from(lock));
-        self.with_shelf(Rc::new(shelf))
-    }
-    fn with_archive_store(self, store: Rc<dyn ArchiveStore>) -> Self {
-        let shelf = self.shelf().as_ref().clone().with_archive_store(store);
-        self.with_shelf(Rc::new(shelf))
-    }
-    fn with_owner(self, owner: impl Into<String>) -> Self {
-        let shelf = self.shelf().as_ref().clone().with_owner(owner);
-        self.with_shelf(Rc::new(shelf))
-    }
-}
-
 /// Everything one compaction test needs.
 pub struct Rig {
     pub memory: MemoryStore,
@@ -587,28 +531,21 @@ pub fn progress_messages(rig: &Rig) -> Vec<String> {
         .collect()
 }
 
-/// The archive API's reads, synchronous for tests whose stores answer at once: the archive
-/// store refreshed (and archives in the logs' store moved) first.
-pub trait ArchivesNow<S, C> {
-    /// Runs `read` over the compactor's archives as committed.
-    fn read_archives<T>(
-        &self,
-        read: impl FnOnce(&context_compactor::core::store::archives::Archives<'_, S, C>) -> T,
-    ) -> T;
+/// The archives of `compactor` refreshed now: its stores answer at once in the tests.
+pub fn archives_now<S: KeyValueStore, C: Clock>(
+    compactor: &Compactor<S, C>,
+) -> Refreshed<'_, S, C> {
+    context_compactor::core::ports::timer::run_ready(compactor.shelf().refreshed())
+        .expect("an archive store in memory answers at once")
+        .expect("the archive store refreshes")
 }
 
-impl<S, C> ArchivesNow<S, C> for Compactor<S, C>
-where
-    S: context_compactor::core::ports::storage::KeyValueStore,
-    C: context_compactor::core::ports::clock::Clock,
-{
-    fn read_archives<T>(
-        &self,
-        read: impl FnOnce(&context_compactor::core::store::archives::Archives<'_, S, C>) -> T,
-    ) -> T {
-        context_compactor::core::ports::timer::run_ready(self.refresh_archives_now())
-            .expect("an archive store in memory answers at once")
-            .expect("the archive store refreshes");
-        self.with_archives(read)
-    }
+/// `compactor` over a shelf of its own that `build` gave another lock, archive store or lease
+/// name (a second tab, IndexedDB's double).
+pub fn shelved<S: KeyValueStore, C: Clock>(
+    compactor: Compactor<S, C>,
+    build: impl FnOnce(Shelf<S, C>) -> Shelf<S, C>,
+) -> Compactor<S, C> {
+    let shelf = Shelf::new(Rc::clone(compactor.logs()), compactor.settings());
+    compactor.with_shelf(Rc::new(build(shelf)))
 }

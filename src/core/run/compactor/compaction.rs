@@ -128,9 +128,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// refusal before the provider was asked) also covers the lease's release: two holds for a
     /// compaction, one for a refusal.
     async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
-        let mut held = Some(self.shelf.hold(&self.logs).await?);
+        let mut held = Some(self.shelf.hold().await?);
         run.working_since_ms = self.now();
-        self.lease.take(&self.logs.borrow())?;
+        self.shelf.take_lease(&self.settings)?;
         let outcome = self.steps(run, &mut held).await;
         if held.is_none() {
             // Without the lock the lease still goes: an expired lease would block for hours.
@@ -141,10 +141,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         if let Some(answered) = run.answered.take() {
             // A cache that cannot be written is only a cache.
-            let _ = self.logs.borrow().summary_cache().put(answered, self.now());
+            let _ = self
+                .logs()
+                .borrow()
+                .summary_cache()
+                .put(answered, self.now());
         }
         self.shelf.page().set_frozen(false);
-        self.lease.release(&self.logs.borrow());
+        self.shelf.release_lease();
         drop(held);
         outcome
     }
@@ -162,7 +166,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             self.events.enter(Phase::Error);
         }
         if run.trigger == Trigger::Auto {
-            let tokens = self.logs.borrow().estimate_tokens().unwrap_or(0);
+            let tokens = self.logs().borrow().estimate_tokens().unwrap_or(0);
             self.guard
                 .set(self.guard.get().hold(&self.settings, tokens));
         }
@@ -179,7 +183,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // A journal left by an interrupted compaction is settled before a new one starts (a
         // corrupt one stops it: its archive key must not be guessed). We hold the lease.
         self.settle_journal().await?;
-        let mut observed = self.view(&self.logs.borrow()).observe()?;
+        let mut observed = self.view(&self.logs().borrow()).observe()?;
         allowed(&self.settings, &observed.input, run.trigger)?;
         self.events.emit(CompactionEvent::Start {
             trigger: run.trigger,
@@ -193,7 +197,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // (the loop finishes it only after the await); it stays verbatim either way.
         let trigger = run.trigger;
         let waiting = || {
-            let logs = self.logs.borrow();
+            let logs = self.logs().borrow();
             waits(
                 logs.iteration_running(),
                 logs.iteration_running_here(),
@@ -207,7 +211,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 let poll = self.timer.sleep(WAIT_POLL_MS);
                 let polled = race_deadline(poll, run.cancel.cancelled()).await;
                 polled.ok_or(CompactionError::Aborted)?;
-                self.lease.renew(&self.logs.borrow());
+                self.shelf.renew_lease();
             }
         }
         self.advance(run, Phase::Freezing, None);
@@ -215,12 +219,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.advance(run, Phase::Gathering, None);
         // After a wait the logs are read again (the swap keeps any appends either way).
         if waited {
-            observed = self.view(&self.logs.borrow()).observe()?;
+            observed = self.view(&self.logs().borrow()).observe()?;
             allowed(&self.settings, &observed.input, run.trigger)?;
         }
         let (before, input) = (&observed.read, &observed.input);
         self.advance(run, Phase::BuildingPrompt, None);
-        let prepared = self.view(&self.logs.borrow()).prepare(&observed)?;
+        let prepared = self.view(&self.logs().borrow()).prepare(&observed)?;
         let (selection, ledger) = (&prepared.selection, &prepared.ledger);
         if selection.is_empty() {
             return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
@@ -238,7 +242,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let accepted = self.summarise(run, &request, compacted_tokens, key).await?;
         let summary = accepted.summary;
 
-        *held = Some(self.shelf.hold(&self.logs).await?);
+        *held = Some(self.shelf.hold().await?);
         run.working_since_ms = self.now();
         // The last moment a cancellation is honoured: from here on the compaction completes.
         if run.cancel.is_cancelled() {
@@ -257,7 +261,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 total_tokens_before: tokens_before,
             },
         };
-        let (archive_key, timestamp) = self.shelf.archive(&self.logs, &commit).await?;
+        let (archive_key, timestamp) = self.shelf.archive(&commit).await?;
         self.events.emit(CompactionEvent::Archived {
             archive_key: archive_key.clone(),
             timestamp,
@@ -272,7 +276,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             key: &archive_key,
             max_archives: self.settings.max_archives,
         };
-        let result = self.shelf.swap_in(&self.logs, swap, |added| {
+        let result = self.shelf.swap_in(swap, |added| {
             let tokens_after = kept_tokens + added;
             let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
             CompactionResult {
@@ -283,7 +287,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 reduction,
                 context_usage_before: usage_before,
                 // A prompt size the app reported described the prompt before the compaction.
-                context_usage_after: self.view(&self.logs.borrow()).usage_at(tokens_after, false),
+                context_usage_after: self
+                    .view(&self.logs().borrow())
+                    .usage_at(tokens_after, false),
                 attempts: run.attempts.count,
                 duration_ms: (self.now() - run.started_ms).max(0.0),
                 archive_key: archive_key.clone(),
@@ -347,7 +353,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let input = (self.settings.summary_cache && !self.provider.grounded())
             .then(|| input_hash(request.prompt, &request.settings.model, &self.settings));
         if let Some(input) = &input {
-            let cached = self.logs.borrow().summary_cache().get(input, self.now());
+            let cached = self.logs().borrow().summary_cache().get(input, self.now());
             if let Some(cached) = cached {
                 run.attempts.cached = true;
                 let message = "The same input was summarised before: its summary is taken from \
@@ -380,7 +386,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Enters `phase` of `run` with `message` (the phase's own when `None`); renews the lease.
     fn advance(&self, run: &mut Run, phase: Phase, message: Option<String>) {
-        self.lease.renew(&self.logs.borrow());
+        self.shelf.renew_lease();
         run.percent = run.percent.max(phase.progress_percent(run.attempts.count));
         let message = message.unwrap_or_else(|| phase.message().to_owned());
         let elapsed_ms = (self.now() - run.started_ms).max(0.0);

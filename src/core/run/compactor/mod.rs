@@ -1,6 +1,7 @@
 //! The orchestrator: one compaction, step by step, in the order of the API — and rollback.
 //! It calls the steps and the store's protocols and never touches a storage key itself; the
-//! archives are reached through the logs' [`Shelf`], shared with every other object over them.
+//! logs, their archives and the lease are reached through the logs' [`Shelf`], shared with
+//! every other object over them in the page.
 
 mod compaction;
 mod queries;
@@ -20,22 +21,18 @@ use crate::core::ports::timer::Timer;
 use crate::core::ports::usage::{PromptUsage, UsageMeasure};
 use crate::core::providers::port::SummaryProvider;
 use crate::core::steps::rules::AutoGuard;
-use crate::core::store::lease::LeaseHolder;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::metrics::{CompactionMetrics, Metrics};
 use crate::core::store::shelf::Shelf;
 
 /// Compacts the logs of one [`LogStore`] with one provider.
 pub struct Compactor<S, C> {
-    logs: Rc<RefCell<LogStore<S, C>>>,
     provider: Box<dyn SummaryProvider>,
     timer: Box<dyn Timer>,
     events: Reporter,
     settings: CompactorSettings,
-    /// This compactor's side of the cross-tab lease (named as the shelf's owner).
-    lease: LeaseHolder,
-    /// The archives of the logs, and whether a compaction runs in this page.
-    shelf: Rc<Shelf>,
+    /// The logs, their archives, the lease, and whether a compaction runs in this page.
+    shelf: Rc<Shelf<S, C>>,
     /// The app's own measure of its prompt, and the size it last reported.
     usage: PromptUsage,
     guard: Cell<AutoGuard>,
@@ -54,28 +51,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         settings: CompactorSettings,
     ) -> Result<Self, SettingsError> {
         settings.validate()?;
-        let shelf = {
-            let logs = logs.borrow();
-            Shelf::new(Rc::clone(logs.page()), logs.keys().for_settings(&settings))
-        };
         Ok(Self {
-            logs,
             provider,
             timer,
             events: Reporter::new(events),
-            lease: LeaseHolder::new(shelf.owner().to_owned(), &settings),
+            shelf: Rc::new(Shelf::new(logs, &settings)),
             settings,
-            shelf: Rc::new(shelf),
             usage: PromptUsage::default(),
             guard: Cell::new(AutoGuard::default()),
             cancel: RefCell::new(Cancel::default()),
         })
     }
 
-    /// Reaches the archives through `shelf` (the one every object over these logs in the page
-    /// shares) and takes its owner's name in the lease.
-    pub fn with_shelf(mut self, shelf: Rc<Shelf>) -> Self {
-        self.lease = LeaseHolder::new(shelf.owner().to_owned(), &self.settings);
+    /// Reaches the logs, their archives and the lease through `shelf` (the one every object
+    /// over these logs in the page shares).
+    pub fn with_shelf(mut self, shelf: Rc<Shelf<S, C>>) -> Self {
         self.shelf = shelf;
         self
     }
@@ -87,13 +77,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     /// The archives of the logs, shared with every object over them in the page.
-    pub fn shelf(&self) -> &Rc<Shelf> {
+    pub fn shelf(&self) -> &Rc<Shelf<S, C>> {
         &self.shelf
     }
 
     /// The logs.
     pub fn logs(&self) -> &Rc<RefCell<LogStore<S, C>>> {
-        &self.logs
+        self.shelf.logs()
     }
 
     /// Records the tokens of the prompt the app last sent: usage until the next compaction.
@@ -127,16 +117,16 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     fn now(&self) -> f64 {
-        self.logs.borrow().clock().now_ms()
+        self.logs().borrow().clock().now_ms()
     }
 
     /// The persisted metrics.
     pub fn metrics(&self) -> Result<CompactionMetrics, StorageError> {
-        Metrics::of(&self.logs.borrow(), self.shelf.keys()).read()
+        Metrics::of(&self.logs().borrow(), self.shelf.keys()).read()
     }
 
     /// Updates the metrics: a record, not part of the logs, so a failure is ignored.
     fn record(&self, change: impl FnOnce(&mut CompactionMetrics)) {
-        let _ = Metrics::of(&self.logs.borrow(), self.shelf.keys()).update(change);
+        let _ = Metrics::of(&self.logs().borrow(), self.shelf.keys()).update(change);
     }
 }

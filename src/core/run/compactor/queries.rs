@@ -26,7 +26,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Share (0..1, can exceed 1) of the context window the logs and base tokens take.
     pub fn context_usage(&self) -> Result<f64, StorageError> {
-        self.view(&self.logs.borrow()).context_usage()
+        self.view(&self.logs().borrow()).context_usage()
     }
 
     /// Why a user-triggered compaction is not allowed now; `None` when it is.
@@ -37,7 +37,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// What `canCompact()` says, from one read of the logs: why a compaction the user asks for
     /// would be refused now, and the running iteration it would wait for first.
     pub fn user_verdict(&self) -> Result<(Option<Refusal>, Option<Wait>), StorageError> {
-        let input = self.view(&self.logs.borrow()).observe()?.input;
+        let input = self.view(&self.logs().borrow()).observe()?.input;
         let wait = wait_of(&input).filter(|w| w.triggers.contains(&Trigger::User));
         Ok((refusal(&self.settings, &input, Trigger::User), wait))
     }
@@ -45,32 +45,32 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// The running iteration a compaction with `trigger` would wait for now; `None` when it
     /// would go ahead at once.
     pub fn waits_for(&self, trigger: Trigger) -> Result<Option<Wait>, StorageError> {
-        let input = self.view(&self.logs.borrow()).observe()?.input;
+        let input = self.view(&self.logs().borrow()).observe()?.input;
         Ok(wait_of(&input).filter(|w| w.triggers.contains(&trigger)))
     }
 
     /// Whether usage reached `autoTriggerUsage` and an automatic compaction should start.
     pub fn should_auto_compact(&self) -> Result<bool, StorageError> {
-        let input = self.view(&self.logs.borrow()).observe()?.input;
+        let input = self.view(&self.logs().borrow()).observe()?.input;
         Ok(self.guard.get().should_auto_compact(&self.settings, &input))
     }
 
     /// The prompt `compact()` would send now.
     pub fn build_prompt(&self) -> Result<String, StorageError> {
-        let logs = self.logs.borrow();
+        let logs = self.logs().borrow();
         let view = self.view(&logs);
         Ok(view.prepare(&view.observe()?)?.prompt)
     }
 
     /// The facts the summary of a compaction now would have to keep.
     pub fn ledger(&self) -> Result<Ledger, StorageError> {
-        let logs = self.logs.borrow();
+        let logs = self.logs().borrow();
         let view = self.view(&logs);
         Ok(view.prepare(&view.observe()?)?.ledger)
     }
 
     /// What `compact()` would do now, without calling the provider (and why it would refuse).
     pub fn plan(&self) -> Result<CompactionPlan, StorageError> {
-        self.view(&self.logs.borrow()).plan()
+        self.view(&self.logs().borrow()).plan()
     }
 }

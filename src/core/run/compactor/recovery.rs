@@ -21,19 +21,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Ok(None);
         }
         // Archives that cannot be read now, or have not moved yet, are not reported lost.
-        if self.shelf.refresh(&self.logs).await.is_ok() {
-            let lost = self.shelf.with_archives(&self.logs, |a| a.lost());
-            if let Some(keys) = lost.ok().filter(|keys| !keys.is_empty()) {
+        if let Ok(archives) = self.shelf.refreshed().await {
+            if let Some(keys) = archives.lost().ok().filter(|keys| !keys.is_empty()) {
                 self.events.emit(CompactionEvent::ArchivesLost { keys });
             }
         }
         // Nearly always there is nothing to settle: then no store lock (every `new Compactor`
         // recovers, and a hold is a Web Lock and an IndexedDB transaction).
-        if !Journal::of(&self.logs.borrow()).is_present()? {
+        if !Journal::of(&self.logs().borrow()).is_present()? {
             return Ok(None);
         }
-        let held = self.shelf.hold(&self.logs).await?;
-        let elsewhere = self.lease.held_elsewhere(&self.logs.borrow());
+        let held = self.shelf.hold().await?;
+        let elsewhere = self.shelf.compacting_elsewhere();
         let outcome = match elsewhere {
             _ if self.busy() => return Ok(None),
             Ok(true) => return Ok(None),
@@ -50,7 +49,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Settles a journal an interrupted compaction left and tells the app; the lease is checked.
     pub(super) async fn settle_journal(&self) -> Result<Option<Recovered>, CompactionError> {
-        let settled = self.shelf.settle(&self.logs).await?;
+        let settled = self.shelf.settle().await?;
         if let Some(recovered) = &settled {
             self.events.emit(recovered.event());
         }
@@ -61,7 +60,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// appended since stay. The archive is removed once its entries are live again.
     pub async fn rollback(&self, archive_key: &str) -> Result<(), CompactionError> {
         let started = || self.events.enter(Phase::RollingBack);
-        let outcome = self.shelf.rollback(&self.logs, archive_key, started).await;
+        let outcome = self.shelf.rollback(archive_key, started).await;
         match &outcome {
             Ok(()) => {
                 self.events.enter(Phase::Idle);
