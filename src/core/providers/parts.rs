@@ -16,6 +16,7 @@ use crate::core::steps::prompt::{
     build_merge_prompt, build_part_prompt, prompt_tokens, PartSummary,
 };
 use crate::core::steps::selection::Selection;
+use crate::core::steps::summary_budget::SummaryBudget;
 
 /// The input budget of one summary call: `maxPromptTokens`, else the provider's input limit
 /// less the output reserve (`maxOutputTokens`); none when neither is known.
@@ -37,10 +38,11 @@ pub fn parts_over_budget<'a>(
     ledger: &Ledger,
     settings: &CompactorSettings,
     provider: &dyn SummaryProvider,
+    summary: &SummaryBudget,
 ) -> Vec<Selection<'a>> {
     match prompt_budget(settings, provider) {
         Some(budget) if prompt_tokens(prompt) > budget => {
-            let parts = parts_of(selection, settings, ledger, budget);
+            let parts = parts_of(selection, settings, ledger, budget, summary);
             if parts.len() > 1 {
                 parts
             } else {
@@ -64,10 +66,17 @@ impl Asking<'_> {
     ) -> Result<Accepted, CompactionError> {
         let whole = &SummaryCheck {
             verify: !self.provider.grounded(),
-            ..whole.for_part(whole.selection, whole.ledger, whole.compacted_tokens)
+            ..whole.for_part(whole.selection, whole.ledger, whole.budget.compacted_tokens)
         };
         let (prompt, selection, ledger) = (request.prompt, request.selection, request.ledger);
-        let parts = parts_over_budget(prompt, selection, ledger, self.settings, self.provider);
+        let parts = parts_over_budget(
+            prompt,
+            selection,
+            ledger,
+            self.settings,
+            self.provider,
+            &whole.budget,
+        );
         let parts = &parts;
         attempts.parts = u32::try_from(parts.len().max(1)).unwrap_or(u32::MAX);
         if parts.len() < 2 {
@@ -102,10 +111,16 @@ impl Asking<'_> {
             let none = Ledger::default();
             let ledger = facts_held(
                 whole.ledger,
-                &build_part_prompt(part, self.settings, &none, (1, 1)),
+                &build_part_prompt(part, self.settings, &none, (1, 1), &whole.budget),
             );
             let step = Step {
-                prompt: build_part_prompt(part, self.settings, &ledger, (i + 1, parts.len())),
+                prompt: build_part_prompt(
+                    part,
+                    self.settings,
+                    &ledger,
+                    (i + 1, parts.len()),
+                    &whole.budget,
+                ),
                 selection: part,
                 ledger,
                 tokens: part.originals().estimate_tokens(),
@@ -120,6 +135,7 @@ impl Asking<'_> {
             (whole.selection.last, whole.selection.current),
             self.settings,
             whole.ledger,
+            &whole.budget,
         ));
         loop {
             let groups = merge_groups(summaries, budget, room);
@@ -138,6 +154,7 @@ impl Asking<'_> {
                         (whole.selection.last, whole.selection.current),
                         self.settings,
                         whole.ledger,
+                        &whole.budget,
                     );
                     let asked = SummaryRequest {
                         prompt: &prompt,
@@ -149,7 +166,13 @@ impl Asking<'_> {
                 }
                 let texts: Vec<&str> = group.iter().map(|p| p.summary.as_str()).collect();
                 let ledger = facts_held(whole.ledger, &texts.join("\n"));
-                let prompt = build_merge_prompt(&group, (last, last + 1), self.settings, &ledger);
+                let prompt = build_merge_prompt(
+                    &group,
+                    (last, last + 1),
+                    self.settings,
+                    &ledger,
+                    &whole.budget,
+                );
                 let span = whole.selection.part(first, last);
                 let step = Step {
                     prompt,

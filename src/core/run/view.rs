@@ -10,12 +10,11 @@ use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::usage::PromptUsage;
-use crate::core::steps::check::summary_target;
 use crate::core::steps::digest::Digest;
 use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::{plan_of, RuleInput};
 use crate::core::steps::selection::Selection;
-use crate::core::steps::tiers::FactBudget;
+use crate::core::steps::summary_budget::SummaryBudget;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::ReadLogs;
 use crate::core::store::shelf::Shelf;
@@ -54,6 +53,8 @@ pub struct Prepared<'o> {
     pub ledger: Ledger,
     /// The prompt a compaction sends.
     pub prompt: String,
+    /// How many tokens the summary may take.
+    pub budget: SummaryBudget,
     /// The key an archive written now would take (the compaction picks its own when it writes;
     /// one as long sizes the summary's entry).
     pub archive_key: String,
@@ -107,21 +108,28 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             .shelf
             .keys()
             .archive(self.logs.clock().now_ms().max(0.0) as u64);
-        // What the summary replaces bounds it too: when that is an earlier summary and little
-        // besides (a full window), its oldest facts leave so that the new one is smaller.
-        let budget = self.settings.summary_budget();
-        let target = match observed.input.summary_tokens {
-            0 => budget,
-            _ => summary_target(self.settings, compacted, selection.last, &key),
-        };
-        let budget = FactBudget::of(budget, target);
-        let ledger = Ledger::draw(&selection, &digest, &self.logs.pins()?, &carried, &budget);
-        let prompt = build_prompt(&selection, self.settings, &ledger);
+        let replaces_summary = observed.input.summary_tokens > 0;
+        let budget = SummaryBudget::of(
+            self.settings,
+            compacted,
+            selection.last,
+            &key,
+            replaces_summary,
+        );
+        let ledger = Ledger::draw(
+            &selection,
+            &digest,
+            &self.logs.pins()?,
+            &carried,
+            &budget.facts(),
+        );
+        let prompt = build_prompt(&selection, self.settings, &ledger, &budget);
         Ok(Prepared {
             selection,
             digest,
             ledger,
             prompt,
+            budget,
             archive_key: key,
         })
     }
@@ -136,6 +144,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             &prepared.ledger,
             &prepared.prompt,
             self.settings,
+            &prepared.budget,
             &prepared.archive_key,
         ))
     }

@@ -15,12 +15,9 @@ use crate::core::steps::index::{index_tokens, with_index, without_index};
 use crate::core::steps::provenance::{injected_lines, mark_injected, INJECTED_MARK};
 use crate::core::steps::repair::repair;
 use crate::core::steps::selection::Selection;
-use crate::core::steps::swap::summary_entry;
+use crate::core::steps::summary_budget::{SummaryBudget, MAX_SUMMARY_SHARE};
 use crate::core::steps::validation::{validate_summary, Validation};
 use crate::core::steps::verify::{mark_unbacked, unbacked_lines, Unbacked, UNVERIFIED_MARK};
-
-/// A summary must stay under this share of the tokens it replaces to count as a compaction.
-pub const MAX_SUMMARY_SHARE: f64 = 0.8;
 
 /// What an answer is checked against.
 pub struct SummaryCheck<'a> {
@@ -28,10 +25,8 @@ pub struct SummaryCheck<'a> {
     pub selection: &'a Selection<'a>,
     /// The facts the summary must keep.
     pub ledger: &'a Ledger,
-    /// Tokens of what the summary replaces.
-    pub compacted_tokens: usize,
-    /// An archive key as long as the one the summary entry will name (it is chosen later).
-    pub archive_key: String,
+    /// How many tokens the summary may take, and what it replaces.
+    pub budget: SummaryBudget,
     /// What to do with facts the answer lacks.
     pub missing_facts: MissingFacts,
     /// What to do with lines naming what no source holds.
@@ -41,36 +36,6 @@ pub struct SummaryCheck<'a> {
     /// Whether answers are checked for what no source holds (not those of a provider that
     /// builds its summaries from the sources themselves).
     pub verify: bool,
-    /// The most tokens the summary may take, index lines included (see [`summary_target`]).
-    pub max_tokens: usize,
-}
-
-/// The most tokens a summary of `compacted_tokens` may take: its budget, and less than
-/// [`MAX_SUMMARY_SHARE`] of what it replaces once in its entry (whose header and source line,
-/// naming `archive_key`, take `entry_tokens(last, archive_key)`).
-pub fn summary_target(
-    settings: &CompactorSettings,
-    compacted_tokens: usize,
-    last: u32,
-    archive_key: &str,
-) -> usize {
-    let entry = entry_tokens(0, last, archive_key);
-    settings
-        .summary_budget()
-        .min(max_entry_tokens(compacted_tokens).saturating_sub(entry))
-}
-
-/// The most tokens the entry of a summary of `compacted_tokens` may take.
-fn max_entry_tokens(compacted_tokens: usize) -> usize {
-    (compacted_tokens as f64 * MAX_SUMMARY_SHARE) as usize
-}
-
-/// The tokens of the entry that holds a summary of `summary_tokens`: the summary's and those of
-/// the entry's own lines (header, source line naming `archive_key`, end marker). Estimates do
-/// not add (a whole text is not the sum of its pieces), so the target and the size rule both
-/// measure this one way: a summary cut to its target always passes the rule.
-pub fn entry_tokens(summary_tokens: usize, last: u32, archive_key: &str) -> usize {
-    summary_tokens.saturating_add(estimate_tokens(&summary_entry(last, archive_key, "")))
 }
 
 /// `summary` without the marks a model wrote at the end of its lines: a line it marked is
@@ -147,26 +112,22 @@ pub enum Verdict {
 }
 
 impl<'a> SummaryCheck<'a> {
-    /// The check of a summary of `selection` that must keep `ledger` and replaces
-    /// `compacted_tokens`, as `settings` ask (`missingFacts`, `unverified`).
+    /// The check of a summary of `selection` that must keep `ledger` within `budget`, as
+    /// `settings` ask (`missingFacts`, `unverified`, `injections`).
     pub fn of(
         selection: &'a Selection<'a>,
         ledger: &'a Ledger,
-        compacted_tokens: usize,
-        archive_key: String,
+        budget: SummaryBudget,
         settings: &CompactorSettings,
     ) -> Self {
-        let max_tokens = summary_target(settings, compacted_tokens, selection.last, &archive_key);
         SummaryCheck {
             selection,
             ledger,
-            compacted_tokens,
-            archive_key,
+            budget,
             missing_facts: settings.missing_facts,
             unverified: settings.unverified,
             injections: settings.injections,
             verify: true,
-            max_tokens,
         }
     }
 
@@ -181,13 +142,11 @@ impl<'a> SummaryCheck<'a> {
         SummaryCheck {
             selection,
             ledger,
-            compacted_tokens,
-            archive_key: self.archive_key.clone(),
+            budget: self.budget.for_part(compacted_tokens),
             missing_facts: self.missing_facts,
             unverified: self.unverified,
             injections: self.injections,
             verify: self.verify,
-            max_tokens: self.max_tokens,
         }
     }
 
@@ -305,12 +264,13 @@ impl<'a> SummaryCheck<'a> {
     /// was drawn to fit (see `steps::tiers`).
     fn within_budget(&self, summary: &str) -> (String, usize) {
         let mut room = self
+            .budget
             .max_tokens
             .saturating_sub(index_tokens(&self.ledger.index));
         for _ in 0..3 {
             let (fitted, cut) = fit(summary, self.ledger, room);
             let whole = with_index(&fitted, &self.ledger.index);
-            let over = estimate_tokens(&whole).saturating_sub(self.max_tokens);
+            let over = estimate_tokens(&whole).saturating_sub(self.budget.max_tokens);
             if over == 0 {
                 return (whole, cut);
             }
@@ -354,26 +314,27 @@ impl<'a> SummaryCheck<'a> {
             kept: texts(true),
             repaired: texts(false),
             missing: Vec::new(),
-            demoted: self.ledger.demoted_in(
-                &self.archive_key,
-                [self.selection.first, self.selection.last],
-            ),
+            // The archive is named once it is written (`Coverage::in_archive`).
+            demoted: self
+                .ledger
+                .demoted_in("", [self.selection.first, self.selection.last]),
         }
     }
 
     /// Why `summary` is over its budget or not clearly smaller than what it replaces, if it is.
     fn size_error(&self, summary: &str) -> Option<String> {
         let tokens = estimate_tokens(summary);
-        if tokens > self.max_tokens {
+        let budget = &self.budget;
+        if tokens > budget.max_tokens {
             return Some(format!(
                 "The facts the summary must keep and its index ({tokens} tokens) do not fit in \
                  {} tokens: raise summaryBudgetTokens, or unpin facts",
-                self.max_tokens
+                budget.max_tokens
             ));
         }
-        let summary_tokens = entry_tokens(tokens, self.selection.last, &self.archive_key);
-        let compacted = self.compacted_tokens;
-        (summary_tokens > max_entry_tokens(compacted)).then(|| {
+        let summary_tokens = budget.entry_tokens(tokens);
+        let compacted = budget.compacted_tokens;
+        (summary_tokens > budget.max_entry_tokens()).then(|| {
             format!(
                 "The summary ({summary_tokens} tokens) is not clearly smaller than the \
                  {compacted} tokens it replaces; at most {}% is allowed",

@@ -16,6 +16,7 @@ pub mod provenance;
 pub mod repair;
 pub mod rules;
 pub mod selection;
+pub mod summary_budget;
 pub mod swap;
 pub mod terms;
 pub mod tiers;

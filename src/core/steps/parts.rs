@@ -7,19 +7,24 @@ use crate::core::model::facts::Ledger;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::steps::prompt::{build_part_prompt, prompt_tokens, PartSummary};
 use crate::core::steps::selection::Selection;
+use crate::core::steps::summary_budget::SummaryBudget;
 use crate::core::steps::terms::Normalised;
 
 /// The parts of `selection` whose prompts (each listing the facts of `ledger` it holds) fit
 /// `budget` tokens; one iteration larger than the budget is a part of its own (its huge entries
-/// cut as in every prompt). One part when the whole fits.
+/// cut as in every prompt). One part when the whole fits. `summary` is the whole summary's
+/// budget, which every prompt states.
 pub fn parts_of<'a>(
     selection: &Selection<'a>,
     settings: &CompactorSettings,
     ledger: &Ledger,
     budget: usize,
+    summary: &SummaryBudget,
 ) -> Vec<Selection<'a>> {
     let none = Ledger::default();
-    let cost = |part: &Selection| prompt_tokens(&build_part_prompt(part, settings, &none, (1, 1)));
+    let cost = |part: &Selection| {
+        prompt_tokens(&build_part_prompt(part, settings, &none, (1, 1), summary))
+    };
     // The prompt's own text, and every fact listed, whatever the part holds.
     let base = cost(&selection.part(0, 0));
     let room = base + ledger_tokens(ledger);

@@ -6,9 +6,9 @@ use crate::core::model::facts::Ledger;
 use crate::core::model::outcome::{CompactionPlan, CompactionResult, Wait};
 use crate::core::model::reasons::Refusal;
 use crate::core::model::settings::{CompactorSettings, Trigger};
-use crate::core::steps::check::summary_target;
 use crate::core::steps::prompt::prompt_tokens;
 use crate::core::steps::selection::Selection;
+use crate::core::steps::summary_budget::SummaryBudget;
 
 /// The state the rules look at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -97,11 +97,12 @@ pub fn plan_of(
     ledger: &Ledger,
     prompt: &str,
     settings: &CompactorSettings,
+    budget: &SummaryBudget,
     archive_key: &str,
 ) -> CompactionPlan {
     let tokens_to_compact = input.summary_tokens + input.new_tokens;
-    let target = summary_target(settings, tokens_to_compact, selection.last, archive_key);
-    let summary = ((tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize).min(target);
+    let summary = ((tokens_to_compact as f64 * PLANNED_SUMMARY_SHARE).round() as usize)
+        .min(budget.max_tokens);
     CompactionPlan {
         iterations: [1.min(selection.last), selection.last],
         entries: selection.counts(),
@@ -111,7 +112,7 @@ pub fn plan_of(
         estimated_tokens_after: input.log_tokens - tokens_to_compact + summary,
         refused: refusal(settings, input, Trigger::User).map(|r| r.to_string()),
         waits_for: wait_of(input),
-        summary_budget_tokens: settings.summary_budget(),
+        summary_budget_tokens: budget.budget,
         demoted: ledger.demoted_in(archive_key, [selection.first, selection.last]),
     }
 }

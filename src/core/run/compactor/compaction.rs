@@ -19,6 +19,7 @@ use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
 use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::steps::rules::{allowed, waits};
+use crate::core::steps::summary_budget::SummaryBudget;
 use crate::core::store::archive_record::ArchiveMetadata;
 use crate::core::store::journal::Commit;
 use crate::core::store::page::PageClaim;
@@ -238,8 +239,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             ledger,
             settings: &GenerationSettings::of(&self.settings, self.provider.model()),
         };
-        let key = prepared.archive_key.clone();
-        let accepted = self.summarise(run, &request, compacted_tokens, key).await?;
+        let accepted = self.summarise(run, &request, prepared.budget).await?;
         let summary = accepted.summary;
 
         *held = Some(self.shelf.hold().await?);
@@ -332,14 +332,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
     }
 
-    /// Asks the provider until an answer passes the check, reporting each step as progress.
-    /// The archive key is not chosen yet: `key`, one of the same length, sizes the entry.
+    /// Asks the provider until an answer within `budget` passes the check, reporting each step
+    /// as progress.
     async fn summarise(
         &self,
         run: &mut Run,
         request: &SummaryRequest<'_>,
-        compacted_tokens: usize,
-        key: String,
+        budget: SummaryBudget,
     ) -> Result<Accepted, CompactionError> {
         let asking = Asking {
             provider: self.provider.as_ref(),
@@ -348,7 +347,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             cancel: run.cancel.clone(),
         };
         let (selection, ledger) = (request.selection, request.ledger);
-        let check = SummaryCheck::of(selection, ledger, compacted_tokens, key, &self.settings);
+        let check = SummaryCheck::of(selection, ledger, budget, &self.settings);
         // A paid answer is cached by its exact input; the offline summariser costs nothing.
         let input = (self.settings.summary_cache && !self.provider.grounded())
             .then(|| input_hash(request.prompt, &request.settings.model, &self.settings));
