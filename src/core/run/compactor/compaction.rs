@@ -3,6 +3,7 @@
 
 use std::future::Future;
 
+use super::run_lock::RunLock;
 use super::Compactor;
 use crate::core::error::CompactionError;
 use crate::core::model::outcome::{saving, CompactionResult};
@@ -13,10 +14,10 @@ use crate::core::ports::cancel::Cancel;
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::ports::store_lock::LockHeld;
 use crate::core::ports::timer::race_deadline;
 use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
+use crate::core::run::view::Observed;
 use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::steps::rules::{allowed, waits};
 use crate::core::steps::summary_budget::SummaryBudget;
@@ -50,6 +51,15 @@ struct Run {
     /// A paid answer that was accepted: cached once the run ends, whatever happens to it after
     /// (a storage failure is retried without a call).
     answered: Option<CachedSummary>,
+}
+
+/// What a swap puts in place: the logs as observed, the commit, the accepted summary and the
+/// archive that holds the originals.
+struct Swapped<'a> {
+    observed: &'a Observed,
+    commit: &'a Commit<'a>,
+    accepted: &'a Accepted,
+    archive_key: &'a str,
 }
 
 /// How often a waiting compaction looks whether the running iteration finished, in ms.
@@ -125,18 +135,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     /// Takes the lease, runs the compaction, records a failure and gives the lease back, each
-    /// write under the store lock. The lock the run ends with (after the swap, or after a
-    /// refusal before the provider was asked) also covers the lease's release: two holds for a
-    /// compaction, one for a refusal.
+    /// write under the store lock (see [`RunLock`]).
     async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
-        let mut held = Some(self.shelf.hold().await?);
+        let mut lock = RunLock::take(&self.shelf).await?;
         run.working_since_ms = self.now();
         self.shelf.take_lease(&self.settings)?;
-        let outcome = self.steps(run, &mut held).await;
-        if held.is_none() {
-            // Without the lock the lease still goes: an expired lease would block for hours.
-            held = self.shelf.acquire().await.ok();
-        }
+        let outcome = self.steps(run, &mut lock).await;
+        let held = lock.for_the_end().await;
         if let Err(err) = &outcome {
             self.fail(run, err);
         }
@@ -174,28 +179,78 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.events.error(err, stopped_in, err.to_string());
     }
 
-    /// The compaction itself; `held` is the store lock taken with the lease, given up while
-    /// the provider works and taken again for the archive and the swap (and kept after it).
+    /// The compaction itself, step by step; `lock` is given up while the provider works.
     async fn steps(
         &self,
         run: &mut Run,
-        held: &mut Option<LockHeld>,
+        lock: &mut RunLock<'_, S, C>,
     ) -> Result<CompactionResult, CompactionError> {
-        // A journal left by an interrupted compaction is settled before a new one starts (a
-        // corrupt one stops it: its archive key must not be guessed). We hold the lease.
+        let observed = self.open(run).await?;
+        // Other tabs append while the model works; the swap picks their entries up.
+        lock.give_up();
+        self.take_a_break(run).await;
+        let waited = self.wait_for_iteration(run).await?;
+        let observed = self.gather(run, observed, waited)?;
+        self.advance(run, Phase::BuildingPrompt, None);
+        let prepared = self.view(&self.logs().borrow()).prepare(&observed)?;
+        if prepared.selection.is_empty() {
+            return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
+        }
+        self.take_a_break(run).await;
+        let request = SummaryRequest {
+            prompt: &prepared.prompt,
+            selection: &prepared.selection,
+            digest: &prepared.digest,
+            ledger: &prepared.ledger,
+            settings: &GenerationSettings::of(&self.settings, self.provider.model()),
+        };
+        let accepted = self.summarise(run, &request, prepared.budget).await?;
+        lock.take_again().await?;
+        run.working_since_ms = self.now();
+        // The last moment a cancellation is honoured: from here on the compaction completes.
+        if run.cancel.is_cancelled() {
+            return Err(CompactionError::Aborted);
+        }
+        let commit = Commit {
+            selection: &prepared.selection,
+            ledger: &prepared.ledger,
+            summary: &accepted.summary,
+            trigger: run.trigger,
+            lifetime_ms: self.settings.archive_lifetime_ms(),
+            metadata: ArchiveMetadata {
+                context_usage_before: observed.input.usage,
+                total_tokens_before: observed.input.log_tokens,
+            },
+        };
+        let archive_key = self.archive(run, &commit).await?;
+        let swapped = Swapped {
+            observed: &observed,
+            commit: &commit,
+            accepted: &accepted,
+            archive_key: &archive_key,
+        };
+        let result = self.swap(run, swapped).await?;
+        Ok(self.finish(run, result))
+    }
+
+    /// Settles a journal an interrupted compaction left (a corrupt one stops the compaction:
+    /// its archive key must not be guessed; the lease is held), reads the logs, and starts if
+    /// the rules allow.
+    async fn open(&self, run: &Run) -> Result<Observed, CompactionError> {
         self.settle_journal().await?;
-        let mut observed = self.view(&self.logs().borrow()).observe()?;
+        let observed = self.view(&self.logs().borrow()).observe()?;
         allowed(&self.settings, &observed.input, run.trigger)?;
         self.events.emit(CompactionEvent::Start {
             trigger: run.trigger,
             iteration: observed.input.current_iteration,
             context_usage: observed.input.usage,
         });
-        // Other tabs append while the model works; the swap picks their entries up.
-        drop(held.take());
-        self.take_a_break(run).await;
-        // A compaction the loop itself asks for does not wait for the iteration this page runs
-        // (the loop finishes it only after the await); it stays verbatim either way.
+        Ok(observed)
+    }
+    /// Waits while an iteration runs that a compaction with this trigger waits for (a
+    /// compaction the loop itself asks for does not wait for the iteration this page runs: the
+    /// loop finishes it only after the await; it stays verbatim either way). Whether it waited.
+    async fn wait_for_iteration(&self, run: &mut Run) -> Result<bool, CompactionError> {
         let trigger = run.trigger;
         let waiting = || {
             let logs = self.logs().borrow();
@@ -205,77 +260,74 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 trigger,
             )
         };
-        let waited = waiting();
-        if waited {
-            self.advance(run, Phase::Waiting, None);
-            while waiting() {
-                let poll = self.timer.sleep(WAIT_POLL_MS);
-                let polled = race_deadline(poll, run.cancel.cancelled()).await;
-                polled.ok_or(CompactionError::Aborted)?;
-                self.shelf.renew_lease();
-            }
+        if !waiting() {
+            return Ok(false);
         }
+        self.advance(run, Phase::Waiting, None);
+        while waiting() {
+            let poll = self.timer.sleep(WAIT_POLL_MS);
+            let polled = race_deadline(poll, run.cancel.cancelled()).await;
+            polled.ok_or(CompactionError::Aborted)?;
+            self.shelf.renew_lease();
+        }
+        Ok(true)
+    }
+
+    /// Freezes the logs and gathers them: read again after a wait (the swap keeps any appends
+    /// either way), and the rules asked again.
+    fn gather(
+        &self,
+        run: &mut Run,
+        observed: Observed,
+        waited: bool,
+    ) -> Result<Observed, CompactionError> {
         self.advance(run, Phase::Freezing, None);
         self.shelf.page().set_frozen(true);
         self.advance(run, Phase::Gathering, None);
-        // After a wait the logs are read again (the swap keeps any appends either way).
-        if waited {
-            observed = self.view(&self.logs().borrow()).observe()?;
-            allowed(&self.settings, &observed.input, run.trigger)?;
+        if !waited {
+            return Ok(observed);
         }
-        let (before, input) = (&observed.read, &observed.input);
-        self.advance(run, Phase::BuildingPrompt, None);
-        let prepared = self.view(&self.logs().borrow()).prepare(&observed)?;
-        let (selection, ledger) = (&prepared.selection, &prepared.ledger);
-        if selection.is_empty() {
-            return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
-        }
-        let compacted_tokens = input.summary_tokens + input.new_tokens;
-        self.take_a_break(run).await;
-        let request = SummaryRequest {
-            prompt: &prepared.prompt,
-            selection,
-            digest: &prepared.digest,
-            ledger,
-            settings: &GenerationSettings::of(&self.settings, self.provider.model()),
-        };
-        let accepted = self.summarise(run, &request, prepared.budget).await?;
-        let summary = accepted.summary;
+        let observed = self.view(&self.logs().borrow()).observe()?;
+        allowed(&self.settings, &observed.input, run.trigger)?;
+        Ok(observed)
+    }
 
-        *held = Some(self.shelf.hold().await?);
-        run.working_since_ms = self.now();
-        // The last moment a cancellation is honoured: from here on the compaction completes.
-        if run.cancel.is_cancelled() {
-            return Err(CompactionError::Aborted);
-        }
+    /// Writes the archive of `commit`, durable before any log changes, and tells the app; its
+    /// key.
+    async fn archive(&self, run: &mut Run, commit: &Commit<'_>) -> Result<String, CompactionError> {
         self.advance(run, Phase::Archiving, None);
-        let (tokens_before, usage_before) = (input.log_tokens, input.usage);
-        let commit = Commit {
-            selection,
-            ledger,
-            summary: &summary,
-            trigger: run.trigger,
-            lifetime_ms: self.settings.archive_lifetime_ms(),
-            metadata: ArchiveMetadata {
-                context_usage_before: usage_before,
-                total_tokens_before: tokens_before,
-            },
-        };
-        let (archive_key, timestamp) = self.shelf.archive(&commit).await?;
+        let (archive_key, timestamp) = self.shelf.archive(commit).await?;
         self.events.emit(CompactionEvent::Archived {
             archive_key: archive_key.clone(),
             timestamp,
         });
         self.take_a_break(run).await;
+        Ok(archive_key)
+    }
 
+    /// Swaps the summary in for the archived entries; the result of the compaction.
+    async fn swap(
+        &self,
+        run: &mut Run,
+        swapped: Swapped<'_>,
+    ) -> Result<CompactionResult, CompactionError> {
         self.advance(run, Phase::Replacing, None);
-        let kept_tokens = tokens_before - compacted_tokens;
+        let Swapped {
+            observed,
+            commit,
+            accepted,
+            archive_key,
+        } = swapped;
+        let input = &observed.input;
+        let (tokens_before, usage_before) = (input.log_tokens, input.usage);
+        let kept_tokens = tokens_before - (input.summary_tokens + input.new_tokens);
         let swap = Swap {
-            before,
-            commit: &commit,
-            key: &archive_key,
+            before: &observed.read,
+            commit,
+            key: archive_key,
             max_archives: self.settings.max_archives,
         };
+        let selection = commit.selection;
         let result = self.shelf.swap_in(swap, |added| {
             let tokens_after = kept_tokens + added;
             let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
@@ -292,10 +344,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                     .usage_at(tokens_after, false),
                 attempts: run.attempts.count,
                 duration_ms: (self.now() - run.started_ms).max(0.0),
-                archive_key: archive_key.clone(),
-                coverage: accepted.coverage.in_archive(&archive_key),
+                archive_key: archive_key.to_owned(),
+                coverage: accepted.coverage.in_archive(archive_key),
                 unverified: accepted.unverified.clone(),
-                summary: summary.clone(),
+                summary: accepted.summary.clone(),
                 usage: run.attempts.usage,
                 model: run.attempts.model.clone(),
                 chunks: run.attempts.parts,
@@ -304,9 +356,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 injections: accepted.injections.clone(),
             }
         });
-        let result = result.await?;
-        self.usage.forget_report();
+        result.await
+    }
 
+    /// Records a swapped-in `result`, unfreezes the logs and tells the app.
+    fn finish(&self, run: &mut Run, result: CompactionResult) -> CompactionResult {
+        self.usage.forget_report();
         self.advance(run, Phase::RecordingMetrics, None);
         let at = iso_timestamp(self.now());
         self.record(|m| m.record_result(&result, at));
@@ -319,7 +374,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.events.emit(CompactionEvent::Complete {
             result: Box::new(result.clone()),
         });
-        Ok(result)
+        result
     }
 
     /// Lets the page's other tasks run (input, frames, the app's own work) when this compaction

@@ -6,6 +6,7 @@
 mod compaction;
 mod queries;
 mod recovery;
+mod run_lock;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
