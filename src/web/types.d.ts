@@ -106,29 +106,29 @@ export type ProviderOptions =
 /** Options of `new Compactor()`; every number has the default shown. */
 export interface CompactorOptions {
   provider: ProviderOptions;
-  /** The context window of the app's model, in tokens. @default 32768 */ contextWindowTokens?: number;
-  /** Tokens of the app's own prompt parts (system prompt, tools), counted in the usage. @default 0 */ baseTokens?: number;
+  /** The context window of the app's model, in tokens. Range: between 1 and 1000000000. @default 32768 */ contextWindowTokens?: number;
+  /** Tokens of the app's own prompt parts (system prompt, tools), counted in the usage. Range: at most 1000000000. @default 0 */ baseTokens?: number;
   /** Completed iterations needed before a compaction is allowed. @default 3 */ minIterations?: number;
-  /** Usage (0..1) below which `canCompact()` says no. @default 0.6 */ recommendedUsage?: number;
-  /** Usage (0..1) at which `shouldAutoCompact()` says yes. @default 0.85 */ autoTriggerUsage?: number;
-  /** Temperature of the summary call; yours wins when you set it. @default 0.1 (1.0 for Gemini 3 and later, the model's own for `-latest` aliases) */ temperature?: number;
-  /** Output budget of the summary call. @default 4000 */ maxOutputTokens?: number;
-  /** Time limit of one provider call, in ms. @default 30000 */ timeoutMs?: number;
-  /** Further attempts after a failed or incomplete one. @default 1 */ maxRetries?: number;
-  /** Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s). @default 2000 */ retryDelayMs?: number;
-  /** Archives kept at most in localStorage (5 MB for the whole origin); older ones go after the next successful compaction. IndexedDB archives are not counted: they leave by expiry, by `deleteArchive`/`purgeArchives`, or by the browser (`archives_lost`), so that `recall` answers for every compacted iteration. @default 10 */ maxArchives?: number;
-  /** Days an archive is kept. @default 30 */ archiveExpiryDays?: number;
+  /** Usage (0..1) below which `canCompact()` says no. Range: between 0 and 1. @default 0.6 */ recommendedUsage?: number;
+  /** Usage (0..1) at which `shouldAutoCompact()` says yes. Range: between 0 and 1. @default 0.85 */ autoTriggerUsage?: number;
+  /** Temperature of the summary call; yours wins when you set it. Range: between 0 and 2. @default 0.1 (1.0 for Gemini 3 and later, the model's own for `-latest` aliases) */ temperature?: number;
+  /** Output budget of the summary call. Range: at least 1. @default 4000 */ maxOutputTokens?: number;
+  /** Time limit of one provider call, in ms. Range: between 1 and 1800000. @default 30000 */ timeoutMs?: number;
+  /** Further attempts after a failed or incomplete one. Range: at most 10. @default 1 */ maxRetries?: number;
+  /** Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s). Range: at most 600000. @default 2000 */ retryDelayMs?: number;
+  /** Archives kept at most in localStorage (5 MB for the whole origin); older ones go after the next successful compaction. IndexedDB archives are not counted: they leave by expiry, by `deleteArchive`/`purgeArchives`, or by the browser (`archives_lost`), so that `recall` answers for every compacted iteration. Range: at least 1. @default 10 */ maxArchives?: number;
+  /** Days an archive is kept. Range: greater than 0. @default 30 */ archiveExpiryDays?: number;
   /** Extra guidance appended to the prompt. */ instructions?: string;
   /** The app's own measure: tokens of the prompt it would send now (an app whose prompt holds only part of the logs). Usage is then this over `contextWindowTokens`; return undefined to fall back to the package's count. */ promptTokens?: () => number | undefined;
-  /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
+  /** Key prefix of the archives. Range: not empty. @default `${prefix}archived_logs_` */ archivePrefix?: string;
   /** Where the archives are kept: `"indexedDB"` (off the app's localStorage; archives found in localStorage move there on first open, under the store lock, each read back before its key goes) or `"localStorage"` (beside the logs, for apps whose own code reads them there). A compactor and an `Archives` over the same logs must agree. @default "indexedDB" where the browser has it, else "localStorage" */ archiveStore?: "indexedDB" | "localStorage";
-  /** Key of the metrics; default `${prefix}compaction_metrics`. Fields other code keeps there survive. */ metricsKey?: string;
+  /** Key of the metrics; fields other code keeps there survive. Range: not empty. @default `${prefix}compaction_metrics` */ metricsKey?: string;
   /** Ledger facts the model's answer lacks: "repair" adds each in the ledger's words under its section (no further call); "retry" asks once more naming them, then repairs; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "repair" */ missingFacts?: "repair" | "retry" | "fail";
   /** Lines naming a number (three digits or more, or with a decimal point), id, file name or URL found nowhere in the compacted originals, earlier summaries, pins or ledger (digit grouping and a rounding of a real number are not new): "mark" ends each with " [unverified]"; "retry" asks once more naming them, then marks; "fail" asks again while retries allow, then fails `invalid_summary` naming them. @default "mark" */ unverified?: "mark" | "retry" | "fail";
-  /** No stored summary is larger, in tokens, whatever the provider wrote: the goal, the pins, open failures and the identifiers the current iteration refers to stay, with the newest results the budget holds; older results, resolved failures and identifiers no longer referred to leave for the summary's index lines (`coverage.demoted`), which name the archive and the `recall` range that bring them back. At least 200. @default the smaller of maxOutputTokens and 15% of contextWindowTokens */ summaryBudgetTokens?: number;
+  /** No stored summary is larger, in tokens, whatever the provider wrote: the goal, the pins, open failures and the identifiers the current iteration refers to stay, with the newest results the budget holds; older results, resolved failures and identifiers no longer referred to leave for the summary's index lines (`coverage.demoted`), which name the archive and the `recall` range that bring them back. Range: between 200 and 1000000000. @default the smaller of maxOutputTokens and 15% of contextWindowTokens */ summaryBudgetTokens?: number;
   /** Take the summary from the cache when the exact input was summarised before (the same prompt to the same model: a rollback followed by the same compaction, a retry after a storage failure), with no provider call. Kept in localStorage under the logs' prefix (`{prefix}summary_cache`, the newest 4), each expiring with the archives; the offline provider is never cached. @default true */ summaryCache?: boolean;
   /** A summary line that gives the user a request, an instruction or a permission, or states an imperative, whose content only data holds (tool output, execution results, fetched text) and the user's words (the goal, the pins) do not: `"mark"` ends it with " [from tool output]" and lists it in `result.injections`; `"retry"` asks once more naming it, then marks; `"fail"` refuses the summary (`invalid_summary`). The model's text is never deleted. @default "mark" */ injections?: "mark" | "retry" | "fail";
-  /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. At least 2 × maxOutputTokens + 2000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
+  /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. Range: at least 2 × maxOutputTokens + 2000, at most 1000000000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
 }
 
 /** Options of `compact()`. */
@@ -232,7 +232,7 @@ export interface ReasoningEntry {
 /** Options of `new Archives(logs, options)`: the archive settings of the compactor that wrote
  * the archives (the same names and defaults as in `CompactorOptions`). */
 export interface ArchivesOptions {
-  /** Key prefix of the archives; default `${prefix}archived_logs_`. */ archivePrefix?: string;
+  /** Key prefix of the archives. @default `${prefix}archived_logs_` */ archivePrefix?: string;
   /** Where the archives are kept: `"indexedDB"` (off the app's localStorage; archives found in localStorage move there on first open, under the store lock, each read back before its key goes) or `"localStorage"` (beside the logs, for apps whose own code reads them there). A compactor and an `Archives` over the same logs must agree. @default "indexedDB" where the browser has it, else "localStorage" */ archiveStore?: "indexedDB" | "localStorage";
   /** Archives kept at most. @default 10 */ maxArchives?: number;
   /** Days an archive is kept. @default 30 */ archiveExpiryDays?: number;

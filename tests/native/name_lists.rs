@@ -357,3 +357,99 @@ fn every_event_detail_has_the_fields_its_typescript_map_declares() {
         assert_eq!(&written, keys, "{}", event.name());
     }
 }
+
+/// The doc comment and the type of the option `name` in `interface` (one line each).
+fn option_in_typescript(interface: &str, name: &str) -> Option<(String, String)> {
+    let start = TYPESCRIPT.find(&format!("export interface {interface} "))?;
+    let body = &TYPESCRIPT[start..];
+    let body = &body[..body.find("\n}")?];
+    let line = body
+        .lines()
+        .find(|line| line.contains(&format!(" {name}?:")))?;
+    let doc = line
+        .split("/**")
+        .nth(1)?
+        .split("*/")
+        .next()?
+        .trim()
+        .to_owned();
+    let ts_type = line.split(&format!(" {name}?:")).nth(1)?;
+    Some((doc, ts_type.trim().trim_end_matches(';').to_owned()))
+}
+
+#[test]
+fn every_option_row_is_declared_in_typescript_with_its_type_default_and_range() {
+    let rows = CompactorSettings::rows();
+    assert_eq!(
+        rows.iter().map(|row| row.name).collect::<Vec<_>>(),
+        CompactorSettings::FIELDS,
+        "the rows are the options the reader takes"
+    );
+    for row in rows {
+        let (doc, ts_type) = option_in_typescript("CompactorOptions", row.name)
+            .unwrap_or_else(|| panic!("CompactorOptions in types.d.ts lacks {}", row.name));
+        // `ArchivesOptions` repeats the archive options, with the same type and default.
+        if let Some((archives_doc, archives_type)) =
+            option_in_typescript("ArchivesOptions", row.name)
+        {
+            assert_eq!(
+                archives_type, row.ts_type,
+                "ArchivesOptions.{}: its type",
+                row.name
+            );
+            let shown = archives_doc.split("@default ").nth(1).map(str::trim);
+            assert_eq!(
+                shown,
+                Some(row.default.as_str()),
+                "ArchivesOptions.{}",
+                row.name
+            );
+        }
+        assert_eq!(ts_type, row.ts_type, "{}: its type", row.name);
+        let default = doc.split("@default ").nth(1).map(str::trim);
+        match row.default.as_str() {
+            "none" => assert_eq!(default, None, "{}: no default", row.name),
+            shown => assert_eq!(default, Some(shown), "{}: its default", row.name),
+        }
+        if !row.range.is_empty() {
+            let range = format!("Range: {}.", row.range);
+            assert!(
+                doc.contains(&range),
+                "{}: its doc lacks {range:?}",
+                row.name
+            );
+        }
+    }
+}
+
+/// The docs that show the options' table, drawn from the rows after this marker line.
+const OPTION_TABLES: [&str; 2] = ["README.md", "docs/npm-README.md"];
+const OPTIONS_MARKER: &str =
+    "<!-- options: drawn from the rows of CompactorSettings (src/core/model/settings.rs) -->\n";
+
+#[test]
+fn the_docs_table_of_options_is_drawn_from_the_rows() {
+    let table =
+        context_compactor::core::model::option_rows::options_table(&CompactorSettings::rows());
+    for doc in OPTION_TABLES {
+        let path = format!("{}/{doc}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let start = text
+            .find(OPTIONS_MARKER)
+            .unwrap_or_else(|| panic!("{doc} lacks the options marker"))
+            + OPTIONS_MARKER.len();
+        let end = text[start..]
+            .find("\n\n")
+            .map_or(text.len(), |end| start + end + 1);
+        if std::env::var_os("DRAW_OPTIONS").is_some() {
+            std::fs::write(&path, format!("{}{table}{}", &text[..start], &text[end..])).unwrap();
+            continue;
+        }
+        assert_eq!(
+            &text[start..end],
+            table,
+            "{doc}: the options' table differs from the rows (DRAW_OPTIONS=1 cargo test \
+             --test name_lists redraws it)"
+        );
+    }
+}

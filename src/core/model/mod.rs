@@ -4,6 +4,7 @@
 
 pub mod call_options;
 pub mod facts;
+pub mod option_rows;
 pub mod outcome;
 pub mod per_log;
 pub mod phase;

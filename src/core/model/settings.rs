@@ -1,6 +1,7 @@
 //! The options of a compactor, with the defaults of the API.
 
-use crate::core::json::record::{json_names, json_record};
+use crate::core::json::record::json_names;
+use crate::core::model::option_rows::{compactor_options, OptionValue, Range};
 use std::fmt;
 
 /// What triggered a compaction.
@@ -101,114 +102,83 @@ json_names! {
     }
 }
 
-/// Every tunable of a compaction (`CompactorOptions` in the README, less the provider).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompactorSettings {
-    /// The app model's context window, in tokens.
-    pub context_window_tokens: usize,
-    /// Tokens of the app's own prompt parts, counted in the usage.
-    pub base_tokens: usize,
-    /// Completed iterations needed before a compaction is allowed.
-    pub min_iterations: u32,
-    /// Usage (0..1) below which `canCompact` says no.
-    pub recommended_usage: f64,
-    /// Usage (0..1) at which `shouldAutoCompact` says yes.
-    pub auto_trigger_usage: f64,
-    /// Sampling temperature of the summary call; when absent a provider uses 0.1, or what the
-    /// model family's guide advises (1.0 for Gemini 3).
-    pub temperature: Option<f64>,
-    /// Output budget of the summary call.
-    pub max_output_tokens: u32,
-    /// Time limit of one provider call, in milliseconds.
-    pub timeout_ms: u32,
-    /// Further attempts after a failed or invalid one.
-    pub max_retries: u32,
-    /// Wait before a retry, in milliseconds.
-    pub retry_delay_ms: u32,
-    /// Archives kept at most.
-    pub max_archives: usize,
-    /// Days an archive is kept.
-    pub archive_expiry_days: f64,
-    /// Extra guidance appended to the prompt.
-    pub instructions: Option<String>,
-    /// Key prefix of the archives, `<prefix>archived_logs_` when absent.
-    pub archive_prefix: Option<String>,
-    /// Key of the metrics, `<prefix>compaction_metrics` when absent.
-    pub metrics_key: Option<String>,
-    /// What to do with ledger facts the answer lacks.
-    pub missing_facts: MissingFacts,
-    /// What to do with lines naming what no source holds.
-    pub unverified: LinePolicy,
-    /// What to do with lines that give the user a request, an instruction or a permission
-    /// only tool output gave.
-    pub injections: LinePolicy,
-    /// Input budget of one summary call, in tokens; a larger prompt is summarised in parts,
-    /// then merged. When absent, the provider's model family says (none for custom providers).
-    pub max_prompt_tokens: Option<usize>,
-    /// Where the archives are kept; when absent, IndexedDB where the browser has it.
-    pub archive_store: Option<ArchiveBackend>,
-    /// No stored summary is larger, in tokens; when absent, the smaller of `maxOutputTokens`
-    /// and [`DEFAULT_SUMMARY_SHARE`] of the window.
-    pub summary_budget_tokens: Option<usize>,
-    /// Whether a summary is taken from the cache when its exact input was summarised before
-    /// (the same prompt to the same model), with no provider call.
-    pub summary_cache: bool,
-}
+const MAX_TOKENS: f64 = MAX_TOKENS_OPTION as f64;
 
-impl Default for CompactorSettings {
-    fn default() -> Self {
-        Self {
-            context_window_tokens: 32_768,
-            base_tokens: 0,
-            min_iterations: 3,
-            recommended_usage: 0.60,
-            auto_trigger_usage: 0.85,
-            temperature: None,
-            max_output_tokens: 4000,
-            timeout_ms: 30_000,
-            max_retries: 1,
-            retry_delay_ms: 2000,
-            max_archives: 10,
-            archive_expiry_days: 30.0,
-            instructions: None,
-            archive_prefix: None,
-            metrics_key: None,
-            missing_facts: MissingFacts::Repair,
-            unverified: LinePolicy::Mark,
-            injections: LinePolicy::Mark,
-            max_prompt_tokens: None,
-            archive_store: None,
-            summary_budget_tokens: None,
-            summary_cache: true,
-        }
-    }
-}
-
-// Options absent or `null` take their defaults; an unknown option is an error.
-json_record! {
-    read CompactorSettings [deny defaults] {
-        context_window_tokens: "contextWindowTokens" fallback,
-        base_tokens: "baseTokens" fallback,
-        min_iterations: "minIterations" fallback,
-        recommended_usage: "recommendedUsage" fallback,
-        auto_trigger_usage: "autoTriggerUsage" fallback,
-        temperature: "temperature" opt,
-        max_output_tokens: "maxOutputTokens" fallback,
-        timeout_ms: "timeoutMs" fallback,
-        max_retries: "maxRetries" fallback,
-        retry_delay_ms: "retryDelayMs" fallback,
-        max_archives: "maxArchives" fallback,
-        archive_expiry_days: "archiveExpiryDays" fallback,
-        instructions: "instructions" opt,
-        archive_prefix: "archivePrefix" opt,
-        metrics_key: "metricsKey" opt,
-        missing_facts: "missingFacts" fallback,
-        unverified: "unverified" fallback,
-        injections: "injections" fallback,
-        max_prompt_tokens: "maxPromptTokens" opt,
-        archive_store: "archiveStore" opt,
-        summary_budget_tokens: "summaryBudgetTokens" opt,
-        summary_cache: "summaryCache" fallback,
+compactor_options! {
+    /// Every tunable of a compaction (`CompactorOptions`, less the provider and the app's own
+    /// measure), one row per option.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CompactorSettings {
+        /// The context window of the app's model, in tokens.
+        context_window_tokens: usize = "contextWindowTokens" fallback,
+            default 32_768, range Range::Between(1.0, MAX_TOKENS), ts "number";
+        /// Tokens of the app's own prompt parts (system prompt, tools), counted in the usage.
+        base_tokens: usize = "baseTokens" fallback,
+            default 0, range Range::AtMost(MAX_TOKENS), ts "number";
+        /// Completed iterations needed before a compaction is allowed.
+        min_iterations: u32 = "minIterations" fallback,
+            default 3, range Range::Any, ts "number";
+        /// Usage (0..1) below which `canCompact()` says no.
+        recommended_usage: f64 = "recommendedUsage" fallback,
+            default 0.60, range Range::Between(0.0, 1.0), ts "number";
+        /// Usage (0..1) at which `shouldAutoCompact()` says yes.
+        auto_trigger_usage: f64 = "autoTriggerUsage" fallback,
+            default 0.85, range Range::Between(0.0, 1.0), ts "number";
+        /// Temperature of the summary call; when absent a provider uses 0.1, or what the model family's guide advises (1.0 for Gemini 3).
+        temperature: Option<f64> = "temperature" opt,
+            default None, shown "0.1 (1.0 for Gemini 3 and later, the model's own for `-latest` aliases)",
+            range Range::Between(0.0, 2.0), ts "number";
+        /// Output budget of the summary call, in tokens.
+        max_output_tokens: u32 = "maxOutputTokens" fallback,
+            default 4000, range Range::AtLeast(1.0), ts "number";
+        /// Time limit of one provider call, in ms (a compaction must end within hours, or its lease would hold other tabs back).
+        timeout_ms: u32 = "timeoutMs" fallback,
+            default 30_000, range Range::Between(1.0, MAX_TIMEOUT_MS as f64), ts "number";
+        /// Further attempts after a failed or invalid one.
+        max_retries: u32 = "maxRetries" fallback,
+            default 1, range Range::AtMost(MAX_RETRIES as f64), ts "number";
+        /// Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s).
+        retry_delay_ms: u32 = "retryDelayMs" fallback,
+            default 2000, range Range::AtMost(MAX_RETRY_DELAY_MS as f64), ts "number";
+        /// Archives kept at most in localStorage (IndexedDB archives leave by expiry); the archive is what makes rollback possible.
+        max_archives: usize = "maxArchives" fallback,
+            default 10, range Range::AtLeast(1.0), ts "number";
+        /// Days an archive is kept.
+        archive_expiry_days: f64 = "archiveExpiryDays" fallback,
+            default 30.0, range Range::Above(0.0), ts "number";
+        /// Extra guidance appended to the prompt.
+        instructions: Option<String> = "instructions" opt,
+            default None, range Range::Any, ts "string";
+        /// Key prefix of the archives, `<prefix>archived_logs_` when absent.
+        archive_prefix: Option<String> = "archivePrefix" opt,
+            default None, shown "`${prefix}archived_logs_`", range Range::NonEmpty, ts "string";
+        /// Key of the metrics, `<prefix>compaction_metrics` when absent.
+        metrics_key: Option<String> = "metricsKey" opt,
+            default None, shown "`${prefix}compaction_metrics`", range Range::NonEmpty, ts "string";
+        /// What to do with ledger facts the answer lacks: add them, ask once more, or refuse.
+        missing_facts: MissingFacts = "missingFacts" fallback,
+            default MissingFacts::Repair, range Range::Any, ts "\"repair\" | \"retry\" | \"fail\"";
+        /// What to do with lines naming what no source holds: mark them, ask once more, or refuse.
+        unverified: LinePolicy = "unverified" fallback,
+            default LinePolicy::Mark, range Range::Any, ts "\"mark\" | \"retry\" | \"fail\"";
+        /// What to do with lines that give the user a request, an instruction or a permission only tool output gave: mark them, ask once more, or refuse.
+        injections: LinePolicy = "injections" fallback,
+            default LinePolicy::Mark, range Range::Any, ts "\"mark\" | \"retry\" | \"fail\"";
+        /// Input budget of one summary call, in tokens; a larger prompt is summarised in parts, then merged. When absent, the provider's model family says (none for custom providers).
+        max_prompt_tokens: Option<usize> = "maxPromptTokens" opt,
+            default None, shown "the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names",
+            range Range::Rule("at least 2 × maxOutputTokens + 2000, at most 1000000000"), ts "number";
+        /// Where the archives are kept: IndexedDB, or localStorage beside the logs.
+        archive_store: Option<ArchiveBackend> = "archiveStore" opt,
+            default None, shown "\"indexedDB\" where the browser has it, else \"localStorage\"",
+            range Range::Any, ts "\"indexedDB\" | \"localStorage\"";
+        /// No stored summary is larger, in tokens.
+        summary_budget_tokens: Option<usize> = "summaryBudgetTokens" opt,
+            default None, shown "the smaller of maxOutputTokens and 15% of contextWindowTokens",
+            range Range::Between(MIN_SUMMARY_BUDGET as f64, MAX_TOKENS), ts "number";
+        /// Whether a summary is taken from the cache when its exact input was summarised before (the same prompt to the same model), with no provider call.
+        summary_cache: bool = "summaryCache" fallback,
+            default true, range Range::Any, ts "boolean";
     }
 }
 
@@ -228,6 +198,22 @@ json_names! {
     }
 }
 
+/// An option whose values are names: any is in range, the default is shown by its name.
+macro_rules! named_option {
+    ($($ty:ty),*) => {
+        $(impl OptionValue for $ty {
+            fn in_range(&self, _: &Range) -> bool {
+                true
+            }
+            fn shown(&self) -> String {
+                format!("\"{}\"", self.as_str())
+            }
+        })*
+    };
+}
+
+named_option!(MissingFacts, LinePolicy, ArchiveBackend);
+
 /// Share of the window a summary takes at most when the app sets no `summaryBudgetTokens`.
 pub const DEFAULT_SUMMARY_SHARE: f64 = 0.15;
 
@@ -243,64 +229,7 @@ pub(crate) const DEFAULT_TEMPERATURE: f64 = 0.1;
 impl CompactorSettings {
     /// Checks the ranges; the message names the first option out of range.
     pub(crate) fn validate(&self) -> Result<(), SettingsError> {
-        let usage_ok = |v: f64| (0.0..=1.0).contains(&v);
-        if self.context_window_tokens == 0 || self.context_window_tokens > MAX_TOKENS_OPTION {
-            return out_of_range(
-                "contextWindowTokens",
-                format!("contextWindowTokens must be between 1 and {MAX_TOKENS_OPTION}"),
-            );
-        }
-        if self.base_tokens > MAX_TOKENS_OPTION {
-            return out_of_range(
-                "baseTokens",
-                format!("baseTokens must be at most {MAX_TOKENS_OPTION}"),
-            );
-        }
-        if self.timeout_ms > MAX_TIMEOUT_MS
-            || self.retry_delay_ms > MAX_RETRY_DELAY_MS
-            || self.max_retries > MAX_RETRIES
-        {
-            let field = if self.timeout_ms > MAX_TIMEOUT_MS {
-                "timeoutMs"
-            } else if self.retry_delay_ms > MAX_RETRY_DELAY_MS {
-                "retryDelayMs"
-            } else {
-                "maxRetries"
-            };
-            return out_of_range(
-                field,
-                format!(
-                    "timeoutMs must be at most {MAX_TIMEOUT_MS}, retryDelayMs at most \
-                 {MAX_RETRY_DELAY_MS} and maxRetries at most {MAX_RETRIES} (a compaction must \
-                 end within hours, or its lease would hold other tabs back)"
-                ),
-            );
-        }
-        if !usage_ok(self.recommended_usage) || !usage_ok(self.auto_trigger_usage) {
-            let field = if usage_ok(self.recommended_usage) {
-                "autoTriggerUsage"
-            } else {
-                "recommendedUsage"
-            };
-            return out_of_range(
-                field,
-                "recommendedUsage and autoTriggerUsage must be between 0 and 1",
-            );
-        }
-        if self.temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
-            return out_of_range("temperature", "temperature must be between 0 and 2");
-        }
-        if self.max_output_tokens == 0 || self.timeout_ms == 0 {
-            let field = if self.max_output_tokens == 0 {
-                "maxOutputTokens"
-            } else {
-                "timeoutMs"
-            };
-            return out_of_range(
-                field,
-                "maxOutputTokens and timeoutMs must be greater than 0",
-            );
-        }
+        self.check_rows()?;
         let least_budget = self.least_prompt_budget();
         if self
             .max_prompt_tokens
@@ -314,40 +243,6 @@ impl CompactorSettings {
                      and {MAX_TOKENS_OPTION}"
                 ),
             );
-        }
-        if self
-            .summary_budget_tokens
-            .is_some_and(|b| !(MIN_SUMMARY_BUDGET..=MAX_TOKENS_OPTION).contains(&b))
-        {
-            return out_of_range(
-                "summaryBudgetTokens",
-                format!(
-                    "summaryBudgetTokens must be between {MIN_SUMMARY_BUDGET} (the six \
-                     headings, the goal, a pin and an index line) and {MAX_TOKENS_OPTION}"
-                ),
-            );
-        }
-        if self.max_archives == 0 {
-            return out_of_range(
-                "maxArchives",
-                "maxArchives must be at least 1 (the archive is what makes rollback possible)",
-            );
-        }
-        if self.archive_expiry_days.is_nan() || self.archive_expiry_days <= 0.0 {
-            return out_of_range(
-                "archiveExpiryDays",
-                "archiveExpiryDays must be greater than 0",
-            );
-        }
-        if self.archive_prefix.as_deref().is_some_and(str::is_empty)
-            || self.metrics_key.as_deref().is_some_and(str::is_empty)
-        {
-            let field = if self.metrics_key.as_deref().is_some_and(str::is_empty) {
-                "metricsKey"
-            } else {
-                "archivePrefix"
-            };
-            return out_of_range(field, "archivePrefix and metricsKey must not be empty");
         }
         Ok(())
     }
