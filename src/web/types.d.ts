@@ -1,5 +1,5 @@
 // The TypeScript vocabulary of context-compactor: wasm-bindgen appends this file to the
-// generated .d.ts. Every interface of a record is tied to its Rust table by tests/native/type_keys.rs.
+// generated .d.ts. Every interface of a record is tied to its Rust table by tests/native/name_lists.rs.
 
 export interface LogStore {
   /**

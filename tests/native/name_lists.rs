@@ -453,3 +453,44 @@ fn the_docs_table_of_options_is_drawn_from_the_rows() {
         );
     }
 }
+
+#[test]
+fn the_entry_interfaces_have_the_fields_the_store_reads_and_writes() {
+    use context_compactor::core::log::entries::{Part, STAMPED_FIELDS};
+    let execution = Part::EXECUTION.map(Part::name);
+    let tool = Part::TOOL_ACTIVITY.map(Part::name);
+    assert_same_keys("ExecutionInput", &execution, &[]);
+    assert_same_keys("ToolActivityInput", &tool, &[]);
+    assert_same_keys("ExecutionEntry", &execution, &STAMPED_FIELDS);
+    assert_same_keys("ToolActivityEntry", &tool, &STAMPED_FIELDS);
+    // What an append writes is what the interface declares (every field given).
+    let memory = context_compactor::core::ports::storage::MemoryStore::new();
+    let clock = context_compactor::core::ports::clock::ManualClock::new(1_795_373_767_000.0);
+    let mut logs = context_compactor::core::store::log_store::LogStore::new(
+        memory.clone(),
+        clock,
+        context_compactor::core::store::keys::StorageKeys::default(),
+        3,
+    );
+    let execution_input: context_compactor::core::log::entries::ExecutionInput = from_text(
+        r#"{"success":true,"code":"1","result":1,"error":null,"executionTime":3,"source":"auto","metadata":{}}"#,
+    )
+    .unwrap();
+    let tool_input: context_compactor::core::log::entries::ToolActivityInput =
+        from_text(r#"{"type":"t","action":"a","status":"ok","details":{}}"#).unwrap();
+    logs.append_execution(execution_input).unwrap();
+    logs.append_tool_activity(tool_input).unwrap();
+    let stored = |key: &str| -> BTreeSet<String> {
+        let text = context_compactor::core::ports::storage::KeyValueStore::get(&memory, key)
+            .unwrap()
+            .unwrap();
+        let entries: Vec<serde_json::Map<String, serde_json::Value>> =
+            serde_json::from_str(&text).unwrap();
+        entries[0].keys().cloned().collect()
+    };
+    assert_eq!(stored("gdrs_execution_log"), ts_keys("ExecutionEntry"));
+    assert_eq!(
+        stored("gdrs_tool_activity_log"),
+        ts_keys("ToolActivityEntry")
+    );
+}

@@ -15,7 +15,7 @@ pub use crate::core::log::entry_facts::{EntryFacts, Part, Parts};
 pub(crate) use crate::core::log::new_entries::{
     js_number, normalise_error, NewExecution, NewToolActivity,
 };
-pub use crate::core::log::new_entries::{ExecutionInput, ToolActivityInput};
+pub use crate::core::log::new_entries::{ExecutionInput, ToolActivityInput, STAMPED_FIELDS};
 
 /// An entry's stored text and where its parts stand in it: what both field readers read.
 #[derive(Debug, Clone, Copy)]

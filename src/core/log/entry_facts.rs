@@ -36,21 +36,55 @@ pub enum Part {
 const PARTS: usize = 11;
 
 impl Part {
+    /// Every part, an execution entry's first (in the order it is written), then a tool
+    /// entry's.
+    pub const ALL: [Part; PARTS] = [
+        Part::Success,
+        Part::Code,
+        Part::Result,
+        Part::Error,
+        Part::ExecutionTime,
+        Part::Source,
+        Part::Metadata,
+        Part::Kind,
+        Part::Action,
+        Part::Status,
+        Part::Details,
+    ];
+
+    /// The fields of an execution entry the app gives (`ExecutionInput`), in the order written.
+    pub const EXECUTION: [Part; 7] = [
+        Part::Success,
+        Part::Code,
+        Part::Result,
+        Part::Error,
+        Part::ExecutionTime,
+        Part::Source,
+        Part::Metadata,
+    ];
+
+    /// The fields of a tool entry the app gives (`ToolActivityInput`), in the order written.
+    pub const TOOL_ACTIVITY: [Part; 4] = [Part::Kind, Part::Action, Part::Status, Part::Details];
+
+    /// The field's JSON name: the one place it is spelled.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Part::Success => "success",
+            Part::Code => "code",
+            Part::Result => "result",
+            Part::Error => "error",
+            Part::ExecutionTime => "executionTime",
+            Part::Source => "source",
+            Part::Metadata => "metadata",
+            Part::Kind => "type",
+            Part::Action => "action",
+            Part::Status => "status",
+            Part::Details => "details",
+        }
+    }
+
     fn of_key(key: &str) -> Option<Part> {
-        Some(match key {
-            "success" => Part::Success,
-            "code" => Part::Code,
-            "result" => Part::Result,
-            "error" => Part::Error,
-            "executionTime" => Part::ExecutionTime,
-            "source" => Part::Source,
-            "metadata" => Part::Metadata,
-            "type" => Part::Kind,
-            "action" => Part::Action,
-            "status" => Part::Status,
-            "details" => Part::Details,
-            _ => return None,
-        })
+        Part::ALL.into_iter().find(|part| part.name() == key)
     }
 }
 

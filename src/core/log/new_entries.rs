@@ -3,6 +3,7 @@
 
 use crate::core::json::read::{both, FromJson, Object, RawJson, ReadError};
 use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::log::entry_facts::Part;
 
 /// The execution entry `appendExecution` writes: the app's fields, stamped.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,13 +37,13 @@ impl ToJson for NewExecution {
         let stamp = (self.id.as_str(), self.timestamp.as_str(), self.iteration);
         write_appended(out, stamp, &self.extra, |entry| {
             entry
-                .field("success", &self.success)
-                .field("code", &self.code)
-                .field_opt("result", &self.result)
-                .field("error", &self.error)
-                .field("executionTime", &self.execution_time)
-                .field("source", &self.source)
-                .field_opt("metadata", &self.metadata);
+                .field(Part::Success.name(), &self.success)
+                .field(Part::Code.name(), &self.code)
+                .field_opt(Part::Result.name(), &self.result)
+                .field(Part::Error.name(), &self.error)
+                .field(Part::ExecutionTime.name(), &self.execution_time)
+                .field(Part::Source.name(), &self.source)
+                .field_opt(Part::Metadata.name(), &self.metadata);
         });
     }
 }
@@ -92,17 +93,17 @@ impl ToJson for NewToolActivity {
         let stamp = (self.id.as_str(), self.timestamp.as_str(), self.iteration);
         write_appended(out, stamp, &self.extra, |entry| {
             entry
-                .field("type", &self.kind)
-                .field("action", &self.action)
-                .field("status", &self.status)
-                .field_opt("details", &self.details);
+                .field(Part::Kind.name(), &self.kind)
+                .field(Part::Action.name(), &self.action)
+                .field(Part::Status.name(), &self.status)
+                .field_opt(Part::Details.name(), &self.details);
         });
     }
 }
 
 /// The fields the store stamps on every appended entry; an input's own copies give way, so an
 /// entry read back and appended again is not stored with two `id`s.
-pub(crate) const STAMPED_FIELDS: [&str; 3] = ["id", "timestamp", "iteration"];
+pub const STAMPED_FIELDS: [&str; 3] = ["id", "timestamp", "iteration"];
 
 /// The fields of `input` that are neither in `own` nor stamped by the store.
 fn unstamped_rest(input: &Object<'_>, own: &[&str]) -> Vec<(String, RawJson)> {
@@ -134,27 +135,20 @@ pub struct ExecutionInput {
 impl FromJson for ExecutionInput {
     fn from_json(json: &str) -> Result<Self, ReadError> {
         let input = Object::read(json)?;
-        let (success, code) = both(input.req("success"), input.req("code"))?;
+        let raw = |part: Part| input.get(part.name()).map(RawJson::from);
+        let (success, code) = both(
+            input.req(Part::Success.name()),
+            input.req(Part::Code.name()),
+        )?;
         Ok(ExecutionInput {
             success,
             code,
-            result: input.get("result").map(RawJson::from),
-            error: input.get("error").map(RawJson::from),
-            execution_time: input.opt("executionTime")?,
-            source: input.opt("source")?,
-            metadata: input.get("metadata").map(RawJson::from),
-            extra: unstamped_rest(
-                &input,
-                &[
-                    "success",
-                    "code",
-                    "result",
-                    "error",
-                    "executionTime",
-                    "source",
-                    "metadata",
-                ],
-            ),
+            result: raw(Part::Result),
+            error: raw(Part::Error),
+            execution_time: input.opt(Part::ExecutionTime.name())?,
+            source: input.opt(Part::Source.name())?,
+            metadata: raw(Part::Metadata),
+            extra: unstamped_rest(&input, &Part::EXECUTION.map(Part::name)),
         })
     }
 }
@@ -178,15 +172,15 @@ impl FromJson for ToolActivityInput {
     fn from_json(json: &str) -> Result<Self, ReadError> {
         let input = Object::read(json)?;
         let ((kind, action), status) = both(
-            both(input.req("type"), input.req("action")),
-            input.req("status"),
+            both(input.req(Part::Kind.name()), input.req(Part::Action.name())),
+            input.req(Part::Status.name()),
         )?;
         Ok(ToolActivityInput {
             kind,
             action,
             status,
-            details: input.get("details").map(RawJson::from),
-            extra: unstamped_rest(&input, &["type", "action", "status", "details"]),
+            details: input.get(Part::Details.name()).map(RawJson::from),
+            extra: unstamped_rest(&input, &Part::TOOL_ACTIVITY.map(Part::name)),
         })
     }
 }

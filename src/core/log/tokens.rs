@@ -246,7 +246,8 @@ mod tests {
         text.chars().count() as f64 / estimate_tokens(text) as f64
     }
 
-    /// Counts the Gemma-3 tokenizer gives (bench/tokens.mjs measures whole samples); the first
+    /// Counts the Gemma-3 tokenizer gives for these snippets (whole samples are measured by the
+    /// benchmark outside the crate); the first
     /// estimator charged long words 2-3 tokens and overcounted prose like this by 25%.
     #[test]
     fn snippets_match_the_gemma_tokenizer_within_ten_percent() {

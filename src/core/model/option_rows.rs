@@ -11,19 +11,20 @@
 
 use std::fmt::Write;
 
-/// The values an option may take.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The values an option may take. The bounds are whole numbers: written without the standard
+/// library's float printing (11 KB of wasm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Range {
     /// Any value of its type.
     Any,
     /// From the first to the second, both included.
-    Between(f64, f64),
+    Between(u64, u64),
     /// At most this (an unsigned count).
-    AtMost(f64),
+    AtMost(u64),
     /// At least this.
-    AtLeast(f64),
+    AtLeast(u64),
     /// Greater than this.
-    Above(f64),
+    Above(u64),
     /// A text that is not empty.
     NonEmpty,
     /// A rule that depends on other options: checked after the rows, worded here.
@@ -34,10 +35,10 @@ impl Range {
     /// Whether `value` is in the range (a rule, or a text, says yes here).
     pub fn holds(&self, value: f64) -> bool {
         match *self {
-            Range::Between(min, max) => value >= min && value <= max,
-            Range::AtMost(max) => value <= max,
-            Range::AtLeast(min) => value >= min,
-            Range::Above(min) => value > min,
+            Range::Between(min, max) => value >= min as f64 && value <= max as f64,
+            Range::AtMost(max) => value <= max as f64,
+            Range::AtLeast(min) => value >= min as f64,
+            Range::Above(min) => value > min as f64,
             Range::Any | Range::NonEmpty | Range::Rule(_) => true,
         }
     }
@@ -199,10 +200,7 @@ macro_rules! compactor_options {
                 use $crate::core::model::option_rows::OptionValue;
                 $(
                     if !self.$field.in_range(&$range) {
-                        return Err(SettingsError {
-                            field: $json,
-                            message: format!("{} must be {}", $json, $range.text()),
-                        });
+                        return Err(SettingsError::out_of($json, &$range));
                     }
                 )*
                 Ok(())

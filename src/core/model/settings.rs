@@ -53,6 +53,16 @@ impl fmt::Display for SettingsError {
 
 impl std::error::Error for SettingsError {}
 
+impl SettingsError {
+    /// `field` is out of `range`.
+    fn out_of(field: &'static str, range: &Range) -> Self {
+        SettingsError {
+            field,
+            message: format!("{field} must be {}", range.text()),
+        }
+    }
+}
+
 /// A [`SettingsError`] for `field`.
 fn out_of_range(field: &'static str, message: impl Into<String>) -> Result<(), SettingsError> {
     Err(SettingsError {
@@ -102,7 +112,7 @@ json_names! {
     }
 }
 
-const MAX_TOKENS: f64 = MAX_TOKENS_OPTION as f64;
+const MAX_TOKENS: u64 = MAX_TOKENS_OPTION as u64;
 
 compactor_options! {
     /// Every tunable of a compaction (`CompactorOptions`, less the provider and the app's own
@@ -111,7 +121,7 @@ compactor_options! {
     pub struct CompactorSettings {
         /// The context window of the app's model, in tokens.
         context_window_tokens: usize = "contextWindowTokens" fallback,
-            default 32_768, range Range::Between(1.0, MAX_TOKENS), ts "number";
+            default 32_768, range Range::Between(1, MAX_TOKENS), ts "number";
         /// Tokens of the app's own prompt parts (system prompt, tools), counted in the usage.
         base_tokens: usize = "baseTokens" fallback,
             default 0, range Range::AtMost(MAX_TOKENS), ts "number";
@@ -120,32 +130,32 @@ compactor_options! {
             default 3, range Range::Any, ts "number";
         /// Usage (0..1) below which `canCompact()` says no.
         recommended_usage: f64 = "recommendedUsage" fallback,
-            default 0.60, range Range::Between(0.0, 1.0), ts "number";
+            default 0.60, range Range::Between(0, 1), ts "number";
         /// Usage (0..1) at which `shouldAutoCompact()` says yes.
         auto_trigger_usage: f64 = "autoTriggerUsage" fallback,
-            default 0.85, range Range::Between(0.0, 1.0), ts "number";
+            default 0.85, range Range::Between(0, 1), ts "number";
         /// Temperature of the summary call; when absent a provider uses 0.1, or what the model family's guide advises (1.0 for Gemini 3).
         temperature: Option<f64> = "temperature" opt,
             default None, shown "0.1 (1.0 for Gemini 3 and later, the model's own for `-latest` aliases)",
-            range Range::Between(0.0, 2.0), ts "number";
+            range Range::Between(0, 2), ts "number";
         /// Output budget of the summary call, in tokens.
         max_output_tokens: u32 = "maxOutputTokens" fallback,
-            default 4000, range Range::AtLeast(1.0), ts "number";
+            default 4000, range Range::AtLeast(1), ts "number";
         /// Time limit of one provider call, in ms (a compaction must end within hours, or its lease would hold other tabs back).
         timeout_ms: u32 = "timeoutMs" fallback,
-            default 30_000, range Range::Between(1.0, MAX_TIMEOUT_MS as f64), ts "number";
+            default 30_000, range Range::Between(1, MAX_TIMEOUT_MS as u64), ts "number";
         /// Further attempts after a failed or invalid one.
         max_retries: u32 = "maxRetries" fallback,
-            default 1, range Range::AtMost(MAX_RETRIES as f64), ts "number";
+            default 1, range Range::AtMost(MAX_RETRIES as u64), ts "number";
         /// Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s).
         retry_delay_ms: u32 = "retryDelayMs" fallback,
-            default 2000, range Range::AtMost(MAX_RETRY_DELAY_MS as f64), ts "number";
+            default 2000, range Range::AtMost(MAX_RETRY_DELAY_MS as u64), ts "number";
         /// Archives kept at most in localStorage (IndexedDB archives leave by expiry); the archive is what makes rollback possible.
         max_archives: usize = "maxArchives" fallback,
-            default 10, range Range::AtLeast(1.0), ts "number";
+            default 10, range Range::AtLeast(1), ts "number";
         /// Days an archive is kept.
         archive_expiry_days: f64 = "archiveExpiryDays" fallback,
-            default 30.0, range Range::Above(0.0), ts "number";
+            default 30.0, range Range::Above(0), ts "number";
         /// Extra guidance appended to the prompt.
         instructions: Option<String> = "instructions" opt,
             default None, range Range::Any, ts "string";
@@ -175,7 +185,7 @@ compactor_options! {
         /// No stored summary is larger, in tokens.
         summary_budget_tokens: Option<usize> = "summaryBudgetTokens" opt,
             default None, shown "the smaller of maxOutputTokens and 15% of contextWindowTokens",
-            range Range::Between(MIN_SUMMARY_BUDGET as f64, MAX_TOKENS), ts "number";
+            range Range::Between(MIN_SUMMARY_BUDGET as u64, MAX_TOKENS), ts "number";
         /// Whether a summary is taken from the cache when its exact input was summarised before (the same prompt to the same model), with no provider call.
         summary_cache: bool = "summaryCache" fallback,
             default true, range Range::Any, ts "boolean";
