@@ -20,7 +20,7 @@ use crate::core::error::CompactionError;
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
 use crate::core::store::recall_tool::RecallArgs;
 use crate::core::store::rehydrate::{Cooldown, DEFAULT_REHYDRATE_TOKENS};
-use crate::core::store::shelf::Shelf;
+use crate::core::store::shelf::{Refreshed, Shelf};
 
 type JsResult<T> = Result<T, JsValue>;
 /// The core log store over the browser's storage, shared by a `LogStore` and its compactors.
@@ -149,50 +149,55 @@ pub(super) fn archive_call(shelf: &Rc<BrowserShelf>, call: ArchiveCall) -> js_sy
     }
     let shelf = Rc::clone(shelf);
     future_to_promise(async move {
-        let key = |value: &JsValue, what| string_arg(value, what);
         Ok(match call {
             ArchiveCall::Delete(value, what) => {
-                shelf.delete(&key(&value, what)?).await?;
+                shelf.delete(&string_arg(&value, what)?).await?;
                 JsValue::UNDEFINED
             }
             ArchiveCall::Purge => JsValue::from(shelf.purge().await?),
-            ArchiveCall::List => to_js(&shelf.refreshed().await?.list()?)?,
-            ArchiveCall::Read(value, what) => {
-                let key = key(&value, what)?;
-                to_js(&shelf.refreshed().await?.read(&key)?)?
-            }
-            ArchiveCall::RecallText(args, max_tokens) => {
-                let archives = shelf.refreshed().await?;
-                // Arguments of the wrong shape are the model's: it gets a sentence (a number
-                // JSON cannot carry is named, as in an options object).
-                match options_from_js::<RecallArgs>(args, "recall tool arguments") {
-                    Ok(args) => {
-                        let text = archives.recall_text(&args, max_tokens)?;
-                        // The app's own text: a lone surrogate is given back as it came.
-                        lone_surrogates::to_js(&text).into()
-                    }
-                    Err(err) => JsValue::from(format!(
-                        "The arguments could not be read ({}): give {{ from, to }} (iteration \
-                         numbers) or {{ query }} (text).",
-                        err.message()
-                    )),
-                }
-            }
-            ArchiveCall::Rehydrate(text, options, cooldown) => {
-                let text = key(&text, "rehydrate(text, options): text")?;
-                let budget = optional_count(&options, "budgetTokens", "rehydrate(text, options)")?
-                    .unwrap_or(DEFAULT_REHYDRATE_TOKENS);
-                let archives = shelf.refreshed().await?;
-                to_js(&archives.rehydrate(&text, budget, &mut cooldown.borrow_mut())?)?
-            }
-            ArchiveCall::Recall(value, what) => {
-                let iteration = count_arg(&value, what)?;
-                match shelf.refreshed().await?.recall(iteration)? {
-                    Some(data) => to_js(&data)?,
-                    None => JsValue::NULL,
-                }
-            }
+            // One refresh for every read (each await adds to the download).
+            read => read_call(&shelf.refreshed().await?, read)?,
         })
+    })
+}
+
+/// The read `call` over `archives`, refreshed (a delete or purge, answered before, is
+/// `undefined` here).
+fn read_call(
+    archives: &Refreshed<'_, BrowserStorage, BrowserClock>,
+    call: ArchiveCall,
+) -> JsResult<JsValue> {
+    let key = |value: &JsValue, what| string_arg(value, what);
+    Ok(match call {
+        ArchiveCall::Delete(..) | ArchiveCall::Purge => JsValue::UNDEFINED,
+        ArchiveCall::List => to_js(&archives.list()?)?,
+        ArchiveCall::Read(value, what) => to_js(&archives.read(&key(&value, what)?)?)?,
+        ArchiveCall::RecallText(args, max_tokens) => {
+            // Arguments of the wrong shape are the model's: it gets a sentence (a number JSON
+            // cannot carry is named, as in an options object).
+            match options_from_js::<RecallArgs>(args, "recall tool arguments") {
+                Ok(args) => {
+                    let text = archives.recall_text(&args, max_tokens)?;
+                    // The app's own text: a lone surrogate is given back as it came.
+                    lone_surrogates::to_js(&text).into()
+                }
+                Err(err) => JsValue::from(format!(
+                    "The arguments could not be read ({}): give {{ from, to }} (iteration \
+                     numbers) or {{ query }} (text).",
+                    err.message()
+                )),
+            }
+        }
+        ArchiveCall::Rehydrate(text, options, cooldown) => {
+            let text = key(&text, "rehydrate(text, options): text")?;
+            let budget = optional_count(&options, "budgetTokens", "rehydrate(text, options)")?
+                .unwrap_or(DEFAULT_REHYDRATE_TOKENS);
+            to_js(&archives.rehydrate(&text, budget, &mut cooldown.borrow_mut())?)?
+        }
+        ArchiveCall::Recall(value, what) => match archives.recall(count_arg(&value, what)?)? {
+            Some(data) => to_js(&data)?,
+            None => JsValue::NULL,
+        },
     })
 }
 

@@ -459,6 +459,8 @@ fn the_entry_interfaces_have_the_fields_the_store_reads_and_writes() {
     use context_compactor::core::log::entries::{Part, STAMPED_FIELDS};
     let execution = Part::EXECUTION.map(Part::name);
     let tool = Part::TOOL_ACTIVITY.map(Part::name);
+    assert_eq!(execution, Part::EXECUTION_NAMES);
+    assert_eq!(tool, Part::TOOL_ACTIVITY_NAMES);
     assert_same_keys("ExecutionInput", &execution, &[]);
     assert_same_keys("ToolActivityInput", &tool, &[]);
     assert_same_keys("ExecutionEntry", &execution, &STAMPED_FIELDS);

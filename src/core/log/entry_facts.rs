@@ -66,6 +66,11 @@ impl Part {
     /// The fields of a tool entry the app gives (`ToolActivityInput`), in the order written.
     pub const TOOL_ACTIVITY: [Part; 4] = [Part::Kind, Part::Action, Part::Status, Part::Details];
 
+    /// The names of [`Part::EXECUTION`].
+    pub const EXECUTION_NAMES: [&'static str; 7] = names(Part::EXECUTION);
+    /// The names of [`Part::TOOL_ACTIVITY`].
+    pub const TOOL_ACTIVITY_NAMES: [&'static str; 4] = names(Part::TOOL_ACTIVITY);
+
     /// The field's JSON name: the one place it is spelled.
     pub const fn name(self) -> &'static str {
         match self {
@@ -86,6 +91,17 @@ impl Part {
     fn of_key(key: &str) -> Option<Part> {
         Part::ALL.into_iter().find(|part| part.name() == key)
     }
+}
+
+/// The names of `parts`, worked out when the crate is compiled.
+const fn names<const N: usize>(parts: [Part; N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = parts[i].name();
+        i += 1;
+    }
+    out
 }
 
 /// Where the [`Part`]s of an entry stand in its text (byte ranges of their JSON values).

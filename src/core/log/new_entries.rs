@@ -148,7 +148,7 @@ impl FromJson for ExecutionInput {
             execution_time: input.opt(Part::ExecutionTime.name())?,
             source: input.opt(Part::Source.name())?,
             metadata: raw(Part::Metadata),
-            extra: unstamped_rest(&input, &Part::EXECUTION.map(Part::name)),
+            extra: unstamped_rest(&input, &Part::EXECUTION_NAMES),
         })
     }
 }
@@ -180,7 +180,7 @@ impl FromJson for ToolActivityInput {
             action,
             status,
             details: input.get(Part::Details.name()).map(RawJson::from),
-            extra: unstamped_rest(&input, &Part::TOOL_ACTIVITY.map(Part::name)),
+            extra: unstamped_rest(&input, &Part::TOOL_ACTIVITY_NAMES),
         })
     }
 }

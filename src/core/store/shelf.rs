@@ -123,19 +123,18 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     /// Runs `read` over the archives as last refreshed; the logs are borrowed for `read` alone
     /// (never across an await). A read the app asks for goes through [`Shelf::refreshed`].
     pub fn with_archives<T>(&self, read: impl FnOnce(&StoredArchives<'_, S, C>) -> T) -> T {
-        let logs = self.logs.borrow();
+        read(&self.stored(&self.logs.borrow()))
+    }
+
+    /// The archives of `logs` (these logs, borrowed) as last refreshed: one body for every
+    /// read (each read's closure would otherwise carry its own copy into the download).
+    #[inline(never)]
+    fn stored<'a>(&'a self, logs: &'a LogStore<S, C>) -> StoredArchives<'a, S, C> {
         let store: &dyn KeyValueStore = match &self.archive_store {
             Some(store) => store.as_ref(),
             None => logs.store(),
         };
-        read(&StoredArchives::new(&logs, &self.keys, store))
-    }
-
-    /// The archives brought up to date with every tab's commits: what every read of the app's
-    /// starts with.
-    pub async fn refreshed(&self) -> Result<Refreshed<'_, S, C>, StorageError> {
-        self.refresh().await?;
-        Ok(Refreshed(self))
+        StoredArchives::new(logs, &self.keys, store)
     }
 
     /// Takes the store lock alone.
@@ -157,11 +156,12 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
         Ok(held)
     }
 
-    /// Brings the archives up to date with every tab's commits, moving any the logs' own store
-    /// still holds (under the store lock only when there are some): what a read awaits first.
-    pub async fn refresh(&self) -> Result<(), StorageError> {
+    /// The archives brought up to date with every tab's commits, moving any the logs' own
+    /// store still holds (under the store lock only when there are some): what every read the
+    /// app asks for starts with.
+    pub async fn refreshed(&self) -> Result<Refreshed<'_, S, C>, StorageError> {
         let Some(store) = &self.archive_store else {
-            return Ok(());
+            return Ok(Refreshed(self));
         };
         if !self.migrated.get() {
             if waiting(&self.logs.borrow(), &self.keys)?.is_empty() {
@@ -170,7 +170,8 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
                 drop(self.hold().await?);
             }
         }
-        store.refresh().await
+        store.refresh().await?;
+        Ok(Refreshed(self))
     }
 
     /// Makes the archive writes since the last commit durable (all or none).
@@ -223,7 +224,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     /// Removes one archive; refused while a compaction runs here or in another tab (its
     /// archive may be the only copy of the originals until the swap is done).
     pub async fn delete(&self, key: &str) -> Result<(), CompactionError> {
-        self.refresh().await?;
+        self.refreshed().await?;
         self.may_delete()?;
         self.with_archives(|a| a.delete(key))?;
         Ok(self.commit().await?)
@@ -231,7 +232,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
 
     /// Removes the expired archives; how many went.
     pub async fn purge(&self) -> Result<usize, CompactionError> {
-        self.refresh().await?;
+        self.refreshed().await?;
         let purged = self.with_archives(|a| a.purge())?;
         if purged > 0 {
             self.commit().await?;
@@ -327,6 +328,12 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
 
 /// The archives as [`Shelf::refreshed`] brought them up to date: the reads the app asks for.
 pub struct Refreshed<'a, S, C>(&'a Shelf<S, C>);
+
+impl<S, C> std::fmt::Debug for Refreshed<'_, S, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Refreshed")
+    }
+}
 
 impl<S: KeyValueStore, C: Clock> Refreshed<'_, S, C> {
     /// The archives, newest first, expired ones excluded.

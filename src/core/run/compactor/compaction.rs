@@ -137,11 +137,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Takes the lease, runs the compaction, records a failure and gives the lease back, each
     /// write under the store lock (see [`RunLock`]).
     async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
-        let mut lock = RunLock::take(&self.shelf).await?;
+        let mut lock = RunLock::taken(self.shelf.hold().await?);
         run.working_since_ms = self.now();
         self.shelf.take_lease(&self.settings)?;
         let outcome = self.steps(run, &mut lock).await;
-        let held = lock.for_the_end().await;
+        let held = match lock.still_held() {
+            Some(held) => Some(held),
+            None => self.shelf.acquire().await.ok(),
+        };
         if let Err(err) = &outcome {
             self.fail(run, err);
         }
@@ -183,9 +186,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     async fn steps(
         &self,
         run: &mut Run,
-        lock: &mut RunLock<'_, S, C>,
+        lock: &mut RunLock,
     ) -> Result<CompactionResult, CompactionError> {
-        let observed = self.open(run).await?;
+        // A journal an interrupted compaction left is settled first (a corrupt one stops the
+        // compaction: its archive key must not be guessed); the lease is held.
+        self.settle_journal().await?;
+        let observed = self.open(run)?;
         // Other tabs append while the model works; the swap picks their entries up.
         lock.give_up();
         self.take_a_break(run).await;
@@ -205,7 +211,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             settings: &GenerationSettings::of(&self.settings, self.provider.model()),
         };
         let accepted = self.summarise(run, &request, prepared.budget).await?;
-        lock.take_again().await?;
+        lock.taken_again(self.shelf.hold().await?);
         run.working_since_ms = self.now();
         // The last moment a cancellation is honoured: from here on the compaction completes.
         if run.cancel.is_cancelled() {
@@ -222,22 +228,31 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 total_tokens_before: observed.input.log_tokens,
             },
         };
-        let archive_key = self.archive(run, &commit).await?;
+        self.advance(run, Phase::Archiving, None);
+        let (archive_key, timestamp) = self.shelf.archive(&commit).await?;
+        self.events.emit(CompactionEvent::Archived {
+            archive_key: archive_key.clone(),
+            timestamp,
+        });
+        self.take_a_break(run).await;
+        self.advance(run, Phase::Replacing, None);
         let swapped = Swapped {
             observed: &observed,
             commit: &commit,
             accepted: &accepted,
             archive_key: &archive_key,
         };
-        let result = self.swap(run, swapped).await?;
+        let swap = self.swap_of(&swapped);
+        let ran = &*run;
+        let result = self
+            .shelf
+            .swap_in(swap, |added| self.result_of(ran, &swapped, added));
+        let result = result.await?;
         Ok(self.finish(run, result))
     }
 
-    /// Settles a journal an interrupted compaction left (a corrupt one stops the compaction:
-    /// its archive key must not be guessed; the lease is held), reads the logs, and starts if
-    /// the rules allow.
-    async fn open(&self, run: &Run) -> Result<Observed, CompactionError> {
-        self.settle_journal().await?;
+    /// Reads the logs, and starts if the rules allow.
+    fn open(&self, run: &Run) -> Result<Observed, CompactionError> {
         let observed = self.view(&self.logs().borrow()).observe()?;
         allowed(&self.settings, &observed.input, run.trigger)?;
         self.events.emit(CompactionEvent::Start {
@@ -275,6 +290,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Freezes the logs and gathers them: read again after a wait (the swap keeps any appends
     /// either way), and the rules asked again.
+    #[inline(always)]
     fn gather(
         &self,
         run: &mut Run,
@@ -292,26 +308,19 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         Ok(observed)
     }
 
-    /// Writes the archive of `commit`, durable before any log changes, and tells the app; its
-    /// key.
-    async fn archive(&self, run: &mut Run, commit: &Commit<'_>) -> Result<String, CompactionError> {
-        self.advance(run, Phase::Archiving, None);
-        let (archive_key, timestamp) = self.shelf.archive(commit).await?;
-        self.events.emit(CompactionEvent::Archived {
-            archive_key: archive_key.clone(),
-            timestamp,
-        });
-        self.take_a_break(run).await;
-        Ok(archive_key)
+    /// What the swap of `swapped` replaces, and where the originals are.
+    fn swap_of<'a>(&self, swapped: &Swapped<'a>) -> Swap<'a> {
+        Swap {
+            before: &swapped.observed.read,
+            commit: swapped.commit,
+            key: swapped.archive_key,
+            max_archives: self.settings.max_archives,
+        }
     }
 
-    /// Swaps the summary in for the archived entries; the result of the compaction.
-    async fn swap(
-        &self,
-        run: &mut Run,
-        swapped: Swapped<'_>,
-    ) -> Result<CompactionResult, CompactionError> {
-        self.advance(run, Phase::Replacing, None);
+    /// The result of the compaction `swapped` completed, the summary's entry taking `added`
+    /// tokens.
+    fn result_of(&self, run: &Run, swapped: &Swapped<'_>, added: usize) -> CompactionResult {
         let Swapped {
             observed,
             commit,
@@ -321,45 +330,36 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let input = &observed.input;
         let (tokens_before, usage_before) = (input.log_tokens, input.usage);
         let kept_tokens = tokens_before - (input.summary_tokens + input.new_tokens);
-        let swap = Swap {
-            before: &observed.read,
-            commit,
-            key: archive_key,
-            max_archives: self.settings.max_archives,
-        };
-        let selection = commit.selection;
-        let result = self.shelf.swap_in(swap, |added| {
-            let tokens_after = kept_tokens + added;
-            let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
-            CompactionResult {
-                iterations: [1, selection.last],
-                tokens_before,
-                tokens_after,
-                tokens_saved,
-                reduction,
-                context_usage_before: usage_before,
-                // A prompt size the app reported described the prompt before the compaction.
-                context_usage_after: self
-                    .view(&self.logs().borrow())
-                    .usage_at(tokens_after, false),
-                attempts: run.attempts.count,
-                duration_ms: (self.now() - run.started_ms).max(0.0),
-                archive_key: archive_key.to_owned(),
-                coverage: accepted.coverage.in_archive(archive_key),
-                unverified: accepted.unverified.clone(),
-                summary: accepted.summary.clone(),
-                usage: run.attempts.usage,
-                model: run.attempts.model.clone(),
-                chunks: run.attempts.parts,
-                answer_format: accepted.answer_format,
-                cached: run.attempts.cached,
-                injections: accepted.injections.clone(),
-            }
-        });
-        result.await
+        let tokens_after = kept_tokens + added;
+        let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
+        CompactionResult {
+            iterations: [1, commit.selection.last],
+            tokens_before,
+            tokens_after,
+            tokens_saved,
+            reduction,
+            context_usage_before: usage_before,
+            // A prompt size the app reported described the prompt before the compaction.
+            context_usage_after: self
+                .view(&self.logs().borrow())
+                .usage_at(tokens_after, false),
+            attempts: run.attempts.count,
+            duration_ms: (self.now() - run.started_ms).max(0.0),
+            archive_key: (*archive_key).to_owned(),
+            coverage: accepted.coverage.in_archive(archive_key),
+            unverified: accepted.unverified.clone(),
+            summary: accepted.summary.clone(),
+            usage: run.attempts.usage,
+            model: run.attempts.model.clone(),
+            chunks: run.attempts.parts,
+            answer_format: accepted.answer_format,
+            cached: run.attempts.cached,
+            injections: accepted.injections.clone(),
+        }
     }
 
     /// Records a swapped-in `result`, unfreezes the logs and tells the app.
+    #[inline(always)]
     fn finish(&self, run: &mut Run, result: CompactionResult) -> CompactionResult {
         self.usage.forget_report();
         self.advance(run, Phase::RecordingMetrics, None);

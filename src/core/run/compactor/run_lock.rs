@@ -1,44 +1,33 @@
 //! The store lock as one compaction holds it, as a value its steps pass along.
 
-use crate::core::error::StorageError;
-use crate::core::ports::clock::Clock;
-use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::LockHeld;
-use crate::core::store::shelf::Shelf;
 
 /// The store lock across one compaction: taken with the lease, given up while the provider
 /// works (other tabs append meanwhile), taken again for the archive and the swap, and held to
 /// the end, where the lease is given back under it. Two holds for a compaction, one for a
-/// refusal before the provider was asked.
-pub(super) struct RunLock<'s, S, C> {
-    shelf: &'s Shelf<S, C>,
-    held: Option<LockHeld>,
-}
+/// refusal before the provider was asked. (The holds themselves are awaited by the steps: a
+/// future of its own here would add its state machine to the download.)
+pub(super) struct RunLock(Option<LockHeld>);
 
-impl<'s, S: KeyValueStore, C: Clock> RunLock<'s, S, C> {
-    /// The lock, taken (and the archives brought up to date).
-    pub(super) async fn take(shelf: &'s Shelf<S, C>) -> Result<Self, StorageError> {
-        let held = Some(shelf.hold().await?);
-        Ok(RunLock { shelf, held })
+impl RunLock {
+    /// The lock taken with the lease.
+    pub(super) fn taken(held: LockHeld) -> Self {
+        RunLock(Some(held))
     }
 
     /// Gives the lock up while the provider works.
     pub(super) fn give_up(&mut self) {
-        self.held = None;
+        self.0 = None;
     }
 
-    /// Takes the lock again for the archive and the swap.
-    pub(super) async fn take_again(&mut self) -> Result<(), StorageError> {
-        self.held = Some(self.shelf.hold().await?);
-        Ok(())
+    /// Holds `held`, taken again for the archive and the swap.
+    pub(super) fn taken_again(&mut self, held: LockHeld) {
+        self.0 = Some(held);
     }
 
-    /// The lock the end runs under: the one held, else taken again; without it the lease still
-    /// goes (an expired lease would block for hours).
-    pub(super) async fn for_the_end(self) -> Option<LockHeld> {
-        match self.held {
-            Some(held) => Some(held),
-            None => self.shelf.acquire().await.ok(),
-        }
+    /// The lock the end runs under when the compaction still holds it; else the end takes it
+    /// again (without it the lease still goes: an expired lease would block for hours).
+    pub(super) fn still_held(self) -> Option<LockHeld> {
+        self.0
     }
 }
