@@ -170,14 +170,17 @@ fn read_call(
     let key = |value: &JsValue, what| string_arg(value, what);
     Ok(match call {
         ArchiveCall::Delete(..) | ArchiveCall::Purge => JsValue::UNDEFINED,
-        ArchiveCall::List => to_js(&archives.list()?)?,
-        ArchiveCall::Read(value, what) => to_js(&archives.read(&key(&value, what)?)?)?,
+        ArchiveCall::List => to_js(&archives.with(|a| a.list())?)?,
+        ArchiveCall::Read(value, what) => {
+            let key = key(&value, what)?;
+            to_js(&archives.with(|a| a.read(&key))?)?
+        }
         ArchiveCall::RecallText(args, max_tokens) => {
             // Arguments of the wrong shape are the model's: it gets a sentence (a number JSON
             // cannot carry is named, as in an options object).
             match options_from_js::<RecallArgs>(args, "recall tool arguments") {
                 Ok(args) => {
-                    let text = archives.recall_text(&args, max_tokens)?;
+                    let text = archives.with(|a| a.recall_text(&args, max_tokens))?;
                     // The app's own text: a lone surrogate is given back as it came.
                     lone_surrogates::to_js(&text).into()
                 }
@@ -192,12 +195,16 @@ fn read_call(
             let text = key(&text, "rehydrate(text, options): text")?;
             let budget = optional_count(&options, "budgetTokens", "rehydrate(text, options)")?
                 .unwrap_or(DEFAULT_REHYDRATE_TOKENS);
-            to_js(&archives.rehydrate(&text, budget, &mut cooldown.borrow_mut())?)?
+            let mut cooldown = cooldown.borrow_mut();
+            to_js(&archives.with(|a| a.rehydrate(&text, budget, &mut cooldown))?)?
         }
-        ArchiveCall::Recall(value, what) => match archives.recall(count_arg(&value, what)?)? {
-            Some(data) => to_js(&data)?,
-            None => JsValue::NULL,
-        },
+        ArchiveCall::Recall(value, what) => {
+            let iteration = count_arg(&value, what)?;
+            match archives.with(|a| a.recall(iteration))? {
+                Some(data) => to_js(&data)?,
+                None => JsValue::NULL,
+            }
+        }
     })
 }
 

@@ -4,36 +4,12 @@
 // Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
 // about the package's size).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 const ARCHITECTURE: &str = include_str!("../../ARCHITECTURE.md");
-const WINGS: [&str; 11] = [
-    "order",
-    "json",
-    "model",
-    "error",
-    "log",
-    "ports",
-    "steps",
-    "store",
-    "providers",
-    "run",
-    "web",
-];
-
-/// Every file under `dir`, with its text.
-fn sources(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if let Ok(text) = std::fs::read_to_string(&path) {
-            out.push((path, text));
-        }
-    }
-}
 
 struct Source {
     files: Vec<(PathBuf, String)>,
@@ -41,11 +17,11 @@ struct Source {
 
 impl Source {
     fn read() -> Self {
-        let mut files = Vec::new();
-        sources(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-            &mut files,
-        );
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let files = common::files_under(&src)
+            .into_iter()
+            .filter_map(|path| Some((path.clone(), std::fs::read_to_string(path).ok()?)))
+            .collect();
         Source { files }
     }
 
@@ -129,7 +105,8 @@ impl Source {
             }
         };
         let path: Vec<&str> = path.split("::").collect();
-        if WINGS.contains(&path[0]) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        if path[0] == "web" || root.join("src/core").join(path[0]).is_dir() {
             let module = (1..=path.len())
                 .rev()
                 .find_map(|n| self.module(&path[..n]).map(|text| (n, text)));

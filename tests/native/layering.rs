@@ -5,9 +5,10 @@
 // Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
 // about the package's size).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Each wing of `src/core`, bottom to top, with the wings it may import besides its own.
 const WINGS: [(&str, &[&str]); 10] = [
@@ -44,15 +45,8 @@ const WINGS: [(&str, &[&str]); 10] = [
 
 /// Every `.rs` file under `dir`, as its path relative to `root` with `/` separators.
 fn rust_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|err| panic!("cannot read {}: {err}", dir.display()))
-        .map(|entry| entry.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(root, &path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+    for path in common::files_under(dir) {
+        if path.extension().is_some_and(|e| e == "rs") {
             let relative = path.strip_prefix(root).expect("under the root");
             out.push(relative.to_string_lossy().replace('\\', "/"));
         }

@@ -273,7 +273,7 @@ fn holds_up(agent: &Agent, session: &Session) {
     {
         for (first, shard) in &recalls {
             let recalled = archives
-                .recall(*first)
+                .with(|a| a.recall(*first))
                 .unwrap_or_else(|err| panic!("recall({first}): {err}"))
                 .unwrap_or_else(|| panic!("recall({first}) found nothing"));
             assert!(
@@ -307,7 +307,7 @@ fn an_offline_session_of_forty_compactions_is_never_stuck_and_stays_in_budget() 
     let after = |k: usize| session.compactions[k].tokens_after as f64;
     assert!(after(39) <= after(9) * 1.3, "{} vs {}", after(39), after(9));
     // recall(1) after 14 compactions and more: IndexedDB archives are not evicted by count.
-    let first = archives_now(&agent.compactor).recall(1);
+    let first = archives_now(&agent.compactor).with(|a| a.recall(1));
     assert!(first.unwrap().is_some_and(|data| !data.is_empty()));
 }
 
@@ -349,12 +349,12 @@ fn recall_of_iteration_one_answers_after_fourteen_compactions_with_an_archive_st
             .unwrap()
             .unwrap_or_else(|err| panic!("compaction {}: {err}", k + 1));
     }
-    let listed = archives_now(&compactor).list().unwrap().len();
+    let listed = archives_now(&compactor).with(|a| a.list()).unwrap().len();
     assert_eq!(
         listed, 14,
         "maxArchives (10) bounds localStorage archives only"
     );
-    let first = archives_now(&compactor).recall(1);
+    let first = archives_now(&compactor).with(|a| a.recall(1));
     let first = first.unwrap_or_else(|err| panic!("recall(1): {err}"));
     assert!(first.is_some_and(|data| !data.is_empty()));
 }

@@ -124,18 +124,21 @@ fn first_open_moves_every_archive_and_lists_them() {
         &clock,
         Rc::new(db.clone()),
     );
-    let listed = archives_now(&compactor).list().unwrap();
+    let listed = archives_now(&compactor).with(|a| a.list()).unwrap();
     assert_eq!(listed.len(), 3);
     assert_moved("first open", &memory, &db, &before);
     // Recall reads the moved archives: iteration 1 was compacted first.
-    assert!(archives_now(&compactor).recall(1).unwrap().is_some());
+    assert!(archives_now(&compactor)
+        .with(|a| a.recall(1))
+        .unwrap()
+        .is_some());
     // A second open finds nothing to move and takes no lock for it.
     let again = opened(
         &FaultyStore::over(memory.clone()),
         &clock,
         Rc::new(db.other_tab()),
     );
-    assert_eq!(archives_now(&again).list().unwrap().len(), 3);
+    assert_eq!(archives_now(&again).with(|a| a.list()).unwrap().len(), 3);
     assert_moved("second open", &memory, &db, &before);
 }
 
@@ -167,7 +170,7 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
             Rc::new(db.other_tab()),
         );
         assert_eq!(
-            archives_now(&reopened).list().unwrap().len(),
+            archives_now(&reopened).with(|a| a.list()).unwrap().len(),
             3,
             "stop {stop}"
         );
@@ -191,7 +194,7 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
             &clock,
             Rc::new(db.other_tab()),
         );
-        assert_eq!(archives_now(&reopened).list().unwrap().len(), 3);
+        assert_eq!(archives_now(&reopened).with(|a| a.list()).unwrap().len(), 3);
         assert_moved(
             &format!("closed after {removed} removals"),
             &memory,

@@ -36,22 +36,6 @@ pub enum Part {
 const PARTS: usize = 11;
 
 impl Part {
-    /// Every part, an execution entry's first (in the order it is written), then a tool
-    /// entry's.
-    pub const ALL: [Part; PARTS] = [
-        Part::Success,
-        Part::Code,
-        Part::Result,
-        Part::Error,
-        Part::ExecutionTime,
-        Part::Source,
-        Part::Metadata,
-        Part::Kind,
-        Part::Action,
-        Part::Status,
-        Part::Details,
-    ];
-
     /// The fields of an execution entry the app gives (`ExecutionInput`), in the order written.
     pub const EXECUTION: [Part; 7] = [
         Part::Success,
@@ -89,7 +73,8 @@ impl Part {
     }
 
     fn of_key(key: &str) -> Option<Part> {
-        Part::ALL.into_iter().find(|part| part.name() == key)
+        let mut parts = Part::EXECUTION.into_iter().chain(Part::TOOL_ACTIVITY);
+        parts.find(|part| part.name() == key)
     }
 }
 

@@ -17,7 +17,6 @@ use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
-use crate::core::store::archive_record::{Archive, ArchiveData, ArchiveInfo};
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::journal::{Commit, Journal, Recovered};
 use crate::core::store::keys::StorageKeys;
@@ -26,8 +25,6 @@ use crate::core::store::log_store::LogStore;
 use crate::core::store::migration::{migrate, waiting};
 use crate::core::store::page::PageState;
 use crate::core::store::raw_logs::ReadLogs;
-use crate::core::store::recall_tool::RecallArgs;
-use crate::core::store::rehydrate::{Cooldown, Rehydrated};
 
 /// What [`Shelf::swap_in`] swaps: the logs as read before, the commit, its archive's key.
 pub struct Swap<'a> {
@@ -336,44 +333,9 @@ impl<S, C> std::fmt::Debug for Refreshed<'_, S, C> {
 }
 
 impl<S: KeyValueStore, C: Clock> Refreshed<'_, S, C> {
-    /// The archives, newest first, expired ones excluded.
-    pub fn list(&self) -> Result<Vec<ArchiveInfo>, StorageError> {
-        self.0.with_archives(|a| a.list())
-    }
-
-    /// The archive under `key`, whole; `archive_missing` when it is no longer stored.
-    pub fn read(&self, key: &str) -> Result<Archive, CompactionError> {
-        self.0.with_archives(|a| a.read(key))
-    }
-
-    /// The archived originals of compacted iteration `iteration`; `None` when it was never
-    /// compacted.
-    pub fn recall(&self, iteration: u32) -> Result<Option<ArchiveData>, CompactionError> {
-        self.0.with_archives(|a| a.recall(iteration))
-    }
-
-    /// The recall tool's answer to `args`, within `max_tokens`.
-    pub fn recall_text(
-        &self,
-        args: &RecallArgs,
-        max_tokens: usize,
-    ) -> Result<String, StorageError> {
-        self.0.with_archives(|a| a.recall_text(args, max_tokens))
-    }
-
-    /// The originals `text` refers to, within `budget` tokens, minding `cooldown`.
-    pub fn rehydrate(
-        &self,
-        text: &str,
-        budget: usize,
-        cooldown: &mut Cooldown,
-    ) -> Result<Rehydrated, StorageError> {
-        self.0
-            .with_archives(|a| a.rehydrate(text, budget, cooldown))
-    }
-
-    /// The archives the live summaries name that are no longer stored.
-    pub fn lost(&self) -> Result<Vec<String>, StorageError> {
-        self.0.with_archives(|a| a.lost())
+    /// Runs `read` over the archives brought up to date (list, read, recall, the recall tool's
+    /// answer, rehydrate, the lost ones).
+    pub fn with<T>(&self, read: impl FnOnce(&StoredArchives<'_, S, C>) -> T) -> T {
+        self.0.with_archives(read)
     }
 }

@@ -549,3 +549,19 @@ pub fn shelved<S: KeyValueStore, C: Clock>(
     let shelf = Shelf::new(Rc::clone(compactor.logs()), compactor.settings());
     compactor.with_shelf(Rc::new(build(shelf)))
 }
+
+/// Every file under `dir`, in path order.
+pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut entries: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|err| panic!("cannot read {}: {err}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    entries
+        .into_iter()
+        .flat_map(|path| match path.is_dir() {
+            true => files_under(&path),
+            false => vec![path],
+        })
+        .collect()
+}

@@ -22,7 +22,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         // Archives that cannot be read now, or have not moved yet, are not reported lost.
         if let Ok(archives) = self.shelf.refreshed().await {
-            if let Some(keys) = archives.lost().ok().filter(|keys| !keys.is_empty()) {
+            if let Some(keys) = archives
+                .with(|a| a.lost())
+                .ok()
+                .filter(|keys| !keys.is_empty())
+            {
                 self.events.emit(CompactionEvent::ArchivesLost { keys });
             }
         }
