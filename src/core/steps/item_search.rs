@@ -57,6 +57,11 @@ impl ItemSearch {
             .map(|item| std::str::from_utf8(item).unwrap_or_default())
     }
 
+    /// The item at `index` (lower-cased), as [`ItemSearch::each_in`] numbers them.
+    pub fn item(&self, index: usize) -> Option<&[u8]> {
+        self.items.get(index).map(Vec::as_slice)
+    }
+
     /// How many items there are.
     pub fn len(&self) -> usize {
         self.items.len()

@@ -5,6 +5,7 @@
 pub mod answer;
 pub mod answer_text;
 pub mod check;
+pub mod clearing;
 pub mod digest;
 pub mod fit;
 pub mod index;

@@ -1,0 +1,371 @@
+//! The ladder's clearing rung, as a step: which bulky bodies of older iterations leave the live
+//! logs, and the placeholder each entry keeps instead. No model call. A body leaves whole (an
+//! execution's `result`, a tool entry's `details`, or a long field of either): never cut inside
+//! an error message or a JSON document, and the placeholder is of the body's JSON type, so the
+//! app's own reader still parses the entry. The caller archives the originals before it writes
+//! a placeholder (the journal's order).
+
+use std::borrow::Cow;
+
+use crate::core::json::scan::{items, members};
+use crate::core::json::write::write_string;
+use crate::core::log::entries::{HasFacts, Part};
+use crate::core::log::placement::PlacedIterations;
+use crate::core::log::snapshot::LogSnapshot;
+use crate::core::log::stored_entry::{field_text, EntryView, Stored};
+use crate::core::log::tokens::estimate_tokens;
+use crate::core::order::sorted_map::SortedMap;
+use crate::core::steps::item_search::ItemSearch;
+use crate::core::steps::terms::{identifiers_in, numbers_in};
+
+/// How every placeholder begins: an entry whose body holds it was cleared (once: it is never
+/// cleared again).
+pub const CLEARED_MARK: &str = "[cleared by context-compactor: ";
+
+/// The most names and figures a placeholder keeps of its body.
+const MAX_KEPT_TERMS: usize = 12;
+
+/// What a field of a body may take and still stay inline when its body is cleared, in tokens.
+const SHORT_FIELD_TOKENS: usize = 40;
+
+/// What one tool (by type or name) gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolRule {
+    /// Never cleared.
+    Keep,
+    /// Cleared whole once old enough, whatever its size.
+    Clear,
+}
+
+/// What clearing does (the `clearing` option).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearingRules {
+    /// The newest iterations keep their bodies whole.
+    pub keep_iterations: u32,
+    /// A body larger than this, in tokens, is cleared.
+    pub above_tokens: usize,
+    /// By tool type or name (an execution's `source`): never clear, or always clear whole.
+    pub tools: Vec<(String, ToolRule)>,
+    /// By tool type or name: fields of the body that stay inline.
+    pub keep_fields: Vec<(String, Vec<String>)>,
+}
+
+impl Default for ClearingRules {
+    fn default() -> Self {
+        ClearingRules {
+            keep_iterations: 3,
+            above_tokens: 400,
+            tools: Vec::new(),
+            keep_fields: Vec::new(),
+        }
+    }
+}
+
+/// The log a cleared entry is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClearedLog {
+    /// The execution log (its `result`).
+    Execution,
+    /// The tool-activity log (its `details`).
+    ToolActivity,
+}
+
+/// One entry whose body leaves the live log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClearedEntry {
+    /// The log it is in.
+    pub log: ClearedLog,
+    /// Its position in that log.
+    pub position: usize,
+    /// Its iteration.
+    pub iteration: u32,
+    /// Its id (empty when it has none).
+    pub entry_id: String,
+    /// Tokens it frees: the entry's before, less its placeholder entry's.
+    pub tokens: usize,
+    /// The entry's text with its body replaced: every other byte as the app wrote it.
+    pub placeholder: String,
+}
+
+/// The entries of `logs` (placed as `placed` says) whose bodies `rules` clear now, in log order,
+/// executions first. `keep_whole` names tools (the recall tool) whose entries, like any entry a
+/// later iteration refers to by id, stay whole one iteration longer.
+pub fn clearable(
+    logs: &LogSnapshot,
+    placed: &PlacedIterations,
+    rules: &ClearingRules,
+    keep_whole: &[&str],
+) -> Vec<ClearedEntry> {
+    let referred = referred_later(logs, placed);
+    let mut cleared = Vec::new();
+    let mut consider = |log, position, iteration: u32, entry: Candidate<'_>| {
+        let id = entry.id.unwrap_or_default();
+        let names: Vec<&str> = entry.names.iter().map(|name| name.as_ref()).collect();
+        let rule = rule_of(&rules.tools, &names);
+        let protected = names.iter().any(|name| keep_whole.contains(name))
+            || referred
+                .get(&id.to_ascii_lowercase())
+                .is_some_and(|&m| m > iteration);
+        let keep = rules.keep_iterations.saturating_add(u32::from(protected));
+        if rule == Some(ToolRule::Keep) || iteration.saturating_add(keep) > placed.current {
+            return;
+        }
+        let Some(body) = entry.body.filter(|body| *body != "null") else {
+            return;
+        };
+        let whole = rule == Some(ToolRule::Clear);
+        if body.contains(CLEARED_MARK) || (!whole && estimate_tokens(body) <= rules.above_tokens) {
+            return;
+        }
+        let how = Recovery {
+            iteration,
+            id,
+            names: &names,
+        };
+        let kept = kept_fields(&rules.keep_fields, &names);
+        let new_body = placeholder_body(body, &how, &kept, whole, rules.above_tokens);
+        let placeholder = replace_span(entry.text, body, &new_body);
+        let tokens = estimate_tokens(entry.text).saturating_sub(estimate_tokens(&placeholder));
+        cleared.push(ClearedEntry {
+            log,
+            position,
+            iteration,
+            entry_id: id.to_owned(),
+            tokens,
+            placeholder,
+        });
+    };
+    for (position, (entry, &n)) in logs
+        .execution
+        .iter()
+        .zip(&placed.entries.execution)
+        .enumerate()
+    {
+        let names = entry.fields().source().into_iter().collect();
+        let candidate = Candidate::of(entry, names, Part::Result);
+        consider(ClearedLog::Execution, position, n, candidate);
+    }
+    let tools = logs.tool_activity.iter().zip(&placed.entries.tool_activity);
+    for (position, (entry, &n)) in tools.enumerate() {
+        let fields = entry.fields();
+        let names = [fields.kind(), fields.action()]
+            .into_iter()
+            .flatten()
+            .collect();
+        let candidate = Candidate::of(entry, names, Part::Details);
+        consider(ClearedLog::ToolActivity, position, n, candidate);
+    }
+    cleared
+}
+
+/// An entry as clearing reads it.
+struct Candidate<'a> {
+    text: &'a str,
+    id: Option<&'a str>,
+    /// Its tool's type and name (an execution's source).
+    names: Vec<Cow<'a, str>>,
+    body: Option<&'a str>,
+}
+
+impl<'a> Candidate<'a> {
+    fn of<V: EntryView + HasFacts>(
+        entry: &'a Stored<V>,
+        names: Vec<Cow<'a, str>>,
+        body: Part,
+    ) -> Self {
+        let facts = entry.view().facts();
+        Candidate {
+            text: entry.json(),
+            id: facts.id.as_deref(),
+            names,
+            body: facts.parts.get(entry.json(), body),
+        }
+    }
+}
+
+/// The rule `tools` gives an entry of a tool called `names`, if any.
+fn rule_of(tools: &[(String, ToolRule)], names: &[&str]) -> Option<ToolRule> {
+    tools
+        .iter()
+        .find(|(tool, _)| names.contains(&tool.as_str()))
+        .map(|(_, rule)| *rule)
+}
+
+/// The fields `keep_fields` keeps inline for a tool called `names`.
+fn kept_fields<'r>(keep_fields: &'r [(String, Vec<String>)], names: &[&str]) -> Vec<&'r str> {
+    keep_fields
+        .iter()
+        .filter(|(tool, _)| names.contains(&tool.as_str()))
+        .flat_map(|(_, fields)| fields.iter().map(String::as_str))
+        .collect()
+}
+
+/// The latest iteration in which an entry names each id of the execution and tool logs
+/// (lower-cased), not counting the entry itself: one read of every entry.
+fn referred_later(logs: &LogSnapshot, placed: &PlacedIterations) -> SortedMap<String, u32> {
+    let ids = logs
+        .execution
+        .iter()
+        .filter_map(|e| e.view().facts.id.clone())
+        .chain(
+            logs.tool_activity
+                .iter()
+                .filter_map(|e| e.view().facts.id.clone()),
+        );
+    let search = ItemSearch::new(ids);
+    let mut latest: Vec<u32> = vec![0; search.len()];
+    let mut note = |text: &str, n: u32| {
+        search.each_in(text, |i| latest[i] = latest[i].max(n));
+    };
+    for (entry, &n) in logs.reasoning.iter().zip(&placed.entries.reasoning) {
+        note(entry.json(), n);
+    }
+    // An entry names its own id: only a later iteration's mention counts, so its own does not.
+    for (entry, &n) in logs.execution.iter().zip(&placed.entries.execution) {
+        note(entry.json(), n);
+    }
+    for (entry, &n) in logs.tool_activity.iter().zip(&placed.entries.tool_activity) {
+        note(entry.json(), n);
+    }
+    (0..search.len())
+        .filter_map(|i| {
+            let id = String::from_utf8(search.item(i)?.to_vec()).ok()?;
+            Some((id, latest[i]))
+        })
+        .collect()
+}
+
+/// How a placeholder says its body comes back.
+struct Recovery<'a> {
+    iteration: u32,
+    id: &'a str,
+    names: &'a [&'a str],
+}
+
+/// The text of a placeholder for `body` (JSON): its size, where it came from, the names and
+/// figures it held, and how to get it back.
+fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
+    let text = field_text(Some(body)).unwrap_or_default();
+    let mut out = String::from(CLEARED_MARK);
+    out.push_str(&format!(
+        "{} characters of iteration {}",
+        text.chars().count(),
+        how.iteration
+    ));
+    let from: Vec<&str> = [how.id]
+        .into_iter()
+        .chain(how.names.iter().copied())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if !from.is_empty() {
+        out.push_str(&format!(" ({})", from.join(", ")));
+    }
+    if let Some(title) = title_of(&text) {
+        out.push_str(&format!("; title: {title}"));
+    }
+    // Names first, then figures of three digits or more or with a point (a row number is not
+    // a finding).
+    let mut terms = identifiers_in(&text);
+    let figure = |n: &String| n.contains('.') || n.len() >= 3;
+    terms.extend(numbers_in(&text).into_iter().filter(figure));
+    crate::core::order::sort::unique_in_order(&mut terms);
+    terms.truncate(MAX_KEPT_TERMS);
+    if !terms.is_empty() {
+        out.push_str(&format!("; holds {}", terms.join(", ")));
+    }
+    let query = if how.id.is_empty() {
+        String::new()
+    } else {
+        format!(" or the recall tool's query \"{}\"", how.id)
+    };
+    out.push_str(&format!(
+        ". recall({}){query} brings it back]",
+        how.iteration
+    ));
+    out
+}
+
+/// A page's title: an HTML `<title>`, else a first Markdown heading.
+fn title_of(text: &str) -> Option<String> {
+    let lower = text.get(..text.len().min(4096))?.to_ascii_lowercase();
+    if let Some(start) = lower.find("<title>") {
+        let rest = &text[start + 7..];
+        let end = rest.to_ascii_lowercase().find("</title>")?;
+        return Some(rest[..end].trim().chars().take(120).collect());
+    }
+    text.lines()
+        .take(20)
+        .find_map(|line| line.strip_prefix("# "))
+        .map(|title| title.trim().chars().take(120).collect())
+}
+
+/// The body that replaces `body` (JSON), of its JSON type: a string for a string, an array of
+/// one placeholder for an array, an object that keeps its short fields (and `kept`) with each
+/// long one replaced (every field but `kept` when `whole`, or when short fields alone still
+/// weigh more than `above_tokens`).
+fn placeholder_body(
+    body: &str,
+    how: &Recovery<'_>,
+    kept: &[&str],
+    whole: bool,
+    above_tokens: usize,
+) -> String {
+    let placeholder = |json: &str| {
+        let mut out = String::new();
+        write_string(&mut out, &placeholder_text(json, how));
+        out
+    };
+    if let Some(fields) = members(body) {
+        let fields: Vec<(String, &str)> = fields.map(|(k, v)| (k.into_owned(), v)).collect();
+        let inline = |name: &str, value: &str, limit: usize| {
+            kept.contains(&name) || (!whole && estimate_tokens(value) <= limit)
+        };
+        let mut limit = SHORT_FIELD_TOKENS;
+        // Short fields that still weigh more than the body may: fewer stay, the shortest.
+        while limit > 0
+            && fields
+                .iter()
+                .filter(|(name, value)| inline(name, value, limit))
+                .map(|(_, value)| estimate_tokens(value))
+                .sum::<usize>()
+                > above_tokens / 2
+        {
+            limit /= 2;
+        }
+        let mut out = String::with_capacity(body.len());
+        let mut copied = 0;
+        for (name, value) in &fields {
+            if inline(name, value, limit) {
+                continue;
+            }
+            let start = offset_in(body, value);
+            out.push_str(&body[copied..start]);
+            out.push_str(&placeholder(value));
+            copied = start + value.len();
+        }
+        out.push_str(&body[copied..]);
+        return out;
+    }
+    if items(body).is_some() {
+        return format!("[{}]", placeholder(body));
+    }
+    placeholder(body)
+}
+
+/// Where `part`, a slice of `text`, begins in it.
+fn offset_in(text: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
+}
+
+/// `text` with `part` (a slice of `text`) replaced by `with`.
+fn replace_span(text: &str, part: &str, with: &str) -> String {
+    let start = offset_in(text, part);
+    let end = start + part.len();
+    match (text.get(..start), text.get(end..)) {
+        (Some(head), Some(tail)) => format!("{head}{with}{tail}"),
+        _ => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,203 @@
+use super::*;
+use crate::core::json::read::{from_text, RawJson};
+use crate::core::log::stored_entry::parse_entries;
+
+/// Logs of `iterations` iterations, each with a reasoning header, one execution whose result
+/// is `result(n)` and one tool entry whose details are `details(n)`.
+fn logs(
+    iterations: u32,
+    result: impl Fn(u32) -> String,
+    details: impl Fn(u32) -> String,
+) -> LogSnapshot {
+    let mut reasoning = Vec::new();
+    let mut execution = Vec::new();
+    let mut tools = Vec::new();
+    for n in 1..=iterations {
+        reasoning.push(format!("\"=== ITERATION {n} ===\\nStep {n}.\""));
+        execution.push(format!(
+            r#"{{"id":"exec_{n}_abc","timestamp":"t","iteration":{n},"success":true,"code":"read({n})","result":{},"error":null,"executionTime":3,"source":"auto","appField":{{"keep":"me"}}}}"#,
+            result(n)
+        ));
+        tools.push(format!(
+            r#"{{"id":"tool_{n}_abc","timestamp":"t","iteration":{n},"type":"fetch","action":"get","status":"success","details":{}}}"#,
+            details(n)
+        ));
+    }
+    let array = |items: Vec<String>| format!("[{}]", items.join(","));
+    LogSnapshot {
+        reasoning: parse_entries("r", Some(&array(reasoning))).unwrap(),
+        execution: parse_entries("e", Some(&array(execution))).unwrap(),
+        tool_activity: parse_entries("t", Some(&array(tools))).unwrap(),
+    }
+}
+
+/// A fetched page of about 6,000 characters holding `figure`.
+fn page(n: u32, figure: &str) -> String {
+    let mut body = format!("<html><head><title>Quarterly report {n}</title></head><body>");
+    for i in 0..120 {
+        body.push_str(&format!(
+            "<p>Row {i}: the region moved as expected this week.</p>"
+        ));
+    }
+    body.push_str(&format!(
+        "<p>Total revenue {figure} in sales_q{n}.csv</p></body></html>"
+    ));
+    let mut json = String::new();
+    write_string(&mut json, &body);
+    json
+}
+
+fn clear_now(logs: &LogSnapshot, rules: &ClearingRules) -> Vec<ClearedEntry> {
+    clearable(
+        logs,
+        &logs.placed_iterations(),
+        rules,
+        &["recall_archived_iterations"],
+    )
+}
+
+/// The value of `field` in the entry `json`, as a `serde_json`-free check: read back by the
+/// crate's reader into raw JSON.
+fn field_of(json: &str, field: &str) -> String {
+    crate::core::json::scan::field(json, field)
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn bodies_of_iterations_older_than_the_newest_three_leave_and_the_rest_stay() {
+    let logs = logs(
+        6,
+        |n| page(n, &format!("{n}48,213")),
+        |_| "{\"ok\":true}".into(),
+    );
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    // Iteration 6 is the current one: 4, 5 and 6 keep their bodies; 1..3 lose theirs.
+    let iterations: Vec<u32> = cleared.iter().map(|c| c.iteration).collect();
+    assert_eq!(iterations, [1, 2, 3]);
+    assert!(cleared.iter().all(|c| c.log == ClearedLog::Execution));
+    for c in &cleared {
+        assert!(c.tokens > 1000, "{} frees {}", c.entry_id, c.tokens);
+        let result = field_of(&c.placeholder, "result");
+        let text = crate::core::json::scan::string(&result).unwrap();
+        assert!(text.starts_with(CLEARED_MARK), "{text}");
+        let n = c.iteration;
+        assert!(text.contains(&format!("recall({n})")), "{text}");
+        assert!(text.contains(&format!("\"exec_{n}_abc\"")), "{text}");
+        assert!(
+            text.contains(&format!("Quarterly report {n}")),
+            "the title: {text}"
+        );
+        assert!(
+            text.contains(&format!("sales_q{n}.csv")),
+            "a file name: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_placeholder_entry_keeps_every_other_byte_the_app_wrote() {
+    let logs = logs(5, |n| page(n, "7"), |_| "null".into());
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    let original = logs.execution[0].json();
+    let c = &cleared[0];
+    let body = field_of(original, "result");
+    let at = original.find(&body).unwrap();
+    assert_eq!(c.placeholder[..at], original[..at]);
+    let tail = &original[at + body.len()..];
+    assert!(c.placeholder.ends_with(tail), "{}", c.placeholder);
+    assert!(tail.contains(r#""appField":{"keep":"me"}"#));
+    // Still an entry the store reads: its id, iteration and fields in place.
+    let read: RawJson = from_text(&c.placeholder).unwrap();
+    assert_eq!(field_of(&read.0, "id"), "\"exec_1_abc\"");
+    assert_eq!(field_of(&read.0, "iteration"), "1");
+}
+
+#[test]
+fn an_object_keeps_its_short_fields_an_array_stays_an_array() {
+    let object = |n: u32| {
+        format!(
+            r#"{{"status":200,"url":"https://example.com/r{n}","body":{}}}"#,
+            page(n, "5")
+        )
+    };
+    let logs = logs(5, |n| format!("[{}]", page(n, "9")), object);
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    let tool = cleared
+        .iter()
+        .find(|c| c.log == ClearedLog::ToolActivity)
+        .unwrap();
+    let details = field_of(&tool.placeholder, "details");
+    assert_eq!(field_of(&details, "status"), "200");
+    assert_eq!(field_of(&details, "url"), "\"https://example.com/r1\"");
+    let body = crate::core::json::scan::string(&field_of(&details, "body"))
+        .unwrap()
+        .into_owned();
+    assert!(
+        body.starts_with(CLEARED_MARK) && body.contains("tool_1_abc, fetch, get"),
+        "{body}"
+    );
+    let execution = cleared
+        .iter()
+        .find(|c| c.log == ClearedLog::Execution)
+        .unwrap();
+    let result = field_of(&execution.placeholder, "result");
+    let items: Vec<&str> = items(&result).unwrap().collect();
+    assert_eq!(items.len(), 1);
+    assert!(items[0].starts_with(&format!("\"{CLEARED_MARK}")));
+}
+
+#[test]
+fn a_cleared_entry_is_not_cleared_again() {
+    let logs = logs(6, |n| page(n, "1"), |_| "null".into());
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    let mut again = logs.clone();
+    for c in &cleared {
+        again.execution[c.position] = Stored::from_json_text(&c.placeholder);
+    }
+    assert_eq!(clear_now(&again, &ClearingRules::default()), []);
+}
+
+#[test]
+fn small_bodies_errors_and_kept_tools_stay_and_a_cleared_tool_goes_whole() {
+    let small = |_| "\"42 rows\"".to_owned();
+    let logs = logs(6, small, |n| format!(r#"{{"rows":{n},"note":"short"}}"#));
+    assert_eq!(clear_now(&logs, &ClearingRules::default()), []);
+    let rules = ClearingRules {
+        tools: vec![
+            ("fetch".into(), ToolRule::Clear),
+            ("auto".into(), ToolRule::Keep),
+        ],
+        ..ClearingRules::default()
+    };
+    let cleared = clear_now(&logs, &rules);
+    assert_eq!(cleared.len(), 3);
+    assert!(cleared.iter().all(|c| c.log == ClearedLog::ToolActivity));
+    let details = field_of(&cleared[0].placeholder, "details");
+    assert!(field_of(&details, "rows").contains(CLEARED_MARK));
+    // A field the app keeps inline stays.
+    let rules = ClearingRules {
+        keep_fields: vec![("fetch".into(), vec!["rows".into()])],
+        ..rules
+    };
+    let details = field_of(&clear_now(&logs, &rules)[0].placeholder, "details");
+    assert_eq!(field_of(&details, "rows"), "1");
+}
+
+#[test]
+fn the_recall_tool_and_entries_a_later_iteration_names_stay_one_iteration_longer() {
+    let mut logs = logs(6, |n| page(n, "3"), |n| page(n, "4"));
+    // Iteration 4 refers to iteration 3's execution by its id.
+    logs.reasoning[3] = Stored::from_json_text("\"=== ITERATION 4 ===\\nAs exec_3_abc showed\"");
+    // Iteration 3's tool entry is the recall tool's.
+    let recall_tool = logs.tool_activity[2]
+        .json()
+        .replace("\"fetch\"", "\"recall_archived_iterations\"");
+    logs.tool_activity[2] = Stored::from_json_text(&recall_tool);
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    let ids: Vec<&str> = cleared.iter().map(|c| c.entry_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["exec_1_abc", "exec_2_abc", "tool_1_abc", "tool_2_abc"]
+    );
+}
