@@ -88,13 +88,16 @@ pub struct ClearedEntry {
 }
 
 /// The entries of `logs` (placed as `placed` says) whose bodies `rules` clear now, in log order,
-/// executions first. `keep_whole` names tools (the recall tool) whose entries, like any entry a
-/// later iteration refers to by id, stay whole one iteration longer.
+/// executions first, each placeholder naming `archive_key`, the archive that will hold the
+/// originals (so that a recall follows a placeholder to its body, also from a later summary's
+/// archive). `keep_whole` names tools (the recall tool) whose entries, like any entry a later
+/// iteration refers to by id, stay whole one iteration longer.
 pub fn clearable(
     logs: &LogSnapshot,
     placed: &PlacedIterations,
     rules: &ClearingRules,
     keep_whole: &[&str],
+    archive_key: &str,
 ) -> Vec<ClearedEntry> {
     let referred = referred_later(logs, placed);
     let mut cleared = Vec::new();
@@ -121,6 +124,7 @@ pub fn clearable(
             iteration,
             id,
             names: &names,
+            archive_key,
         };
         let kept = kept_fields(&rules.keep_fields, &names);
         let new_body = placeholder_body(body, &how, &kept, whole, rules.above_tokens);
@@ -240,6 +244,7 @@ struct Recovery<'a> {
     iteration: u32,
     id: &'a str,
     names: &'a [&'a str],
+    archive_key: &'a str,
 }
 
 /// The text of a placeholder for `body` (JSON): its size, where it came from, the names and
@@ -279,8 +284,8 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
         format!(" or the recall tool's query \"{}\"", how.id)
     };
     out.push_str(&format!(
-        ". recall({}){query} brings it back]",
-        how.iteration
+        ". recall({}){query} brings it back from {}]",
+        how.iteration, how.archive_key
     ));
     out
 }

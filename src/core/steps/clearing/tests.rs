@@ -48,11 +48,13 @@ fn page(n: u32, figure: &str) -> String {
 }
 
 fn clear_now(logs: &LogSnapshot, rules: &ClearingRules) -> Vec<ClearedEntry> {
+    let keep_whole = ["recall_archived_iterations"];
     clearable(
         logs,
         &logs.placed_iterations(),
         rules,
-        &["recall_archived_iterations"],
+        &keep_whole,
+        "gdrs_archived_logs_7",
     )
 }
 
@@ -83,6 +85,10 @@ fn bodies_of_iterations_older_than_the_newest_three_leave_and_the_rest_stay() {
         assert!(text.starts_with(CLEARED_MARK), "{text}");
         let n = c.iteration;
         assert!(text.contains(&format!("recall({n})")), "{text}");
+        assert!(
+            text.ends_with("from gdrs_archived_logs_7]"),
+            "its archive: {text}"
+        );
         assert!(text.contains(&format!("\"exec_{n}_abc\"")), "{text}");
         assert!(
             text.contains(&format!("Quarterly report {n}")),
