@@ -134,7 +134,7 @@ impl<'a> ToolFields<'a> {
 }
 
 /// A view that knows its entry's [`EntryFacts`].
-pub(crate) trait HasFacts {
+pub trait HasFacts {
     /// Id, timestamp and stated iteration.
     fn facts(&self) -> &EntryFacts;
 }

@@ -162,6 +162,38 @@ pub fn clearable(
     cleared
 }
 
+/// Puts back in `entries` the original (from `originals`, matched by id) of every placeholder
+/// that names `archive_key`: the bytes exactly as they were. How many went back.
+pub fn restore<V: EntryView + HasFacts + Clone>(
+    entries: &mut [Stored<V>],
+    originals: &[Stored<V>],
+    archive_key: &str,
+) -> usize {
+    let named = placeholder_naming(archive_key);
+    let mut restored = 0;
+    for entry in entries.iter_mut() {
+        if !entry.json().contains(CLEARED_MARK) || !entry.json().contains(&named) {
+            continue;
+        }
+        let id = entry.view().facts().id.as_deref();
+        let original = originals
+            .iter()
+            .find(|original| id.is_some() && original.view().facts().id.as_deref() == id);
+        if let Some(original) = original {
+            *entry = original.clone();
+            restored += 1;
+        }
+    }
+    restored
+}
+
+/// How a placeholder naming `archive_key` ends, as its entry's JSON text holds it.
+fn placeholder_naming(archive_key: &str) -> String {
+    let mut quoted = String::new();
+    write_string(&mut quoted, &format!(" brings it back from {archive_key}]"));
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
 /// An entry as clearing reads it.
 struct Candidate<'a> {
     text: &'a str,

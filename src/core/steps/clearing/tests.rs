@@ -207,3 +207,40 @@ fn the_recall_tool_and_entries_a_later_iteration_names_stay_one_iteration_longer
         ["exec_1_abc", "exec_2_abc", "tool_1_abc", "tool_2_abc"]
     );
 }
+
+#[test]
+fn restore_puts_the_original_bytes_back_in_place_of_the_placeholders_of_its_archive() {
+    let logs = logs(7, |n| page(n, "12.5"), |n| page(n, "77"));
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    // Iteration 7 is the current one: 5, 6 and 7 keep their bodies.
+    assert_eq!(cleared.len(), 8);
+    let mut live = logs.clone();
+    for c in &cleared {
+        let placeholder = Stored::from_json_text(&c.placeholder);
+        match c.log {
+            ClearedLog::Execution => live.execution[c.position] = placeholder,
+            ClearedLog::ToolActivity => {
+                live.tool_activity[c.position] = Stored::from_json_text(&c.placeholder)
+            }
+        }
+    }
+    assert_ne!(live, logs);
+    // A placeholder of another archive is not this archive's to restore.
+    assert_eq!(
+        restore(&mut live.execution, &logs.execution, "gdrs_archived_logs_8"),
+        0
+    );
+    assert_eq!(
+        restore(&mut live.execution, &logs.execution, "gdrs_archived_logs_7"),
+        4
+    );
+    assert_eq!(
+        restore(
+            &mut live.tool_activity,
+            &logs.tool_activity,
+            "gdrs_archived_logs_7"
+        ),
+        4
+    );
+    assert_eq!(live, logs);
+}
