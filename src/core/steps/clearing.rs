@@ -14,8 +14,10 @@ use crate::core::log::placement::PlacedIterations;
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::{field_text, EntryView, Stored};
 use crate::core::log::tokens::estimate_tokens;
+use crate::core::model::reasons::Conflict;
 use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::item_search::ItemSearch;
+use crate::core::steps::swap::appended;
 use crate::core::steps::terms::{identifiers_in, numbers_in};
 
 /// How every placeholder begins: an entry whose body holds it was cleared (once: it is never
@@ -160,6 +162,35 @@ pub fn clearable(
         consider(ClearedLog::ToolActivity, position, n, candidate);
     }
     cleared
+}
+
+/// The logs `now` (which grew from `before` by appends alone) with `cleared`'s placeholders in
+/// place of their entries: what a clearing writes. Entries appended since stay; a log that was
+/// rewritten meanwhile is a conflict (the clearing is given up, nothing lost).
+pub fn apply(
+    before: &LogSnapshot,
+    now: &LogSnapshot,
+    cleared: &[ClearedEntry],
+) -> Result<LogSnapshot, Conflict> {
+    appended(&before.reasoning, &now.reasoning, "reasoning")?;
+    appended(&before.execution, &now.execution, "execution")?;
+    appended(&before.tool_activity, &now.tool_activity, "tool activity")?;
+    let mut after = now.clone();
+    for entry in cleared {
+        let placeholder = entry.placeholder.as_str();
+        match entry.log {
+            ClearedLog::Execution => put(&mut after.execution, entry.position, placeholder),
+            ClearedLog::ToolActivity => put(&mut after.tool_activity, entry.position, placeholder),
+        }
+    }
+    Ok(after)
+}
+
+/// `entries` with the entry at `position` replaced by `text` (nothing when there is none).
+fn put<V: EntryView>(entries: &mut [Stored<V>], position: usize, text: &str) {
+    if let Some(entry) = entries.get_mut(position) {
+        *entry = Stored::from_json_text(text);
+    }
 }
 
 /// Puts back in `entries` the original (from `originals`, matched by id) of every placeholder

@@ -214,16 +214,7 @@ fn restore_puts_the_original_bytes_back_in_place_of_the_placeholders_of_its_arch
     let cleared = clear_now(&logs, &ClearingRules::default());
     // Iteration 7 is the current one: 5, 6 and 7 keep their bodies.
     assert_eq!(cleared.len(), 8);
-    let mut live = logs.clone();
-    for c in &cleared {
-        let placeholder = Stored::from_json_text(&c.placeholder);
-        match c.log {
-            ClearedLog::Execution => live.execution[c.position] = placeholder,
-            ClearedLog::ToolActivity => {
-                live.tool_activity[c.position] = Stored::from_json_text(&c.placeholder)
-            }
-        }
-    }
+    let mut live = apply(&logs, &logs, &cleared).unwrap();
     assert_ne!(live, logs);
     // A placeholder of another archive is not this archive's to restore.
     assert_eq!(
@@ -243,4 +234,25 @@ fn restore_puts_the_original_bytes_back_in_place_of_the_placeholders_of_its_arch
         4
     );
     assert_eq!(live, logs);
+}
+
+#[test]
+fn apply_keeps_appends_and_refuses_logs_rewritten_meanwhile() {
+    let before = logs(6, |n| page(n, "8"), |_| "null".into());
+    let cleared = clear_now(&before, &ClearingRules::default());
+    let mut now = before.clone();
+    let appended = logs(7, |n| page(n, "8"), |_| "null".into());
+    now.execution.push(appended.execution[6].clone());
+    let after = apply(&before, &now, &cleared).unwrap();
+    assert_eq!(after.execution.len(), 7);
+    assert_eq!(after.execution[6], now.execution[6]);
+    assert!(after.execution[0].json().contains(CLEARED_MARK));
+    assert_eq!(after.execution[5], now.execution[5]);
+    // Another writer rewrote an entry the clearing read: nothing is written.
+    let mut rewritten = before.clone();
+    rewritten.execution[0] = Stored::from_json_text("{\"id\":\"exec_1_abc\"}");
+    assert_eq!(
+        apply(&before, &rewritten, &cleared),
+        Err(Conflict::Rewritten { log: "execution" })
+    );
 }
