@@ -17,7 +17,6 @@ use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::reasons::Conflict;
 use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::item_search::ItemSearch;
-use crate::core::steps::swap::appended;
 use crate::core::steps::terms::{identifiers_in, numbers_in};
 
 /// How every placeholder begins: an entry whose body holds it was cleared (once: it is never
@@ -172,9 +171,9 @@ pub fn apply(
     now: &LogSnapshot,
     cleared: &[ClearedEntry],
 ) -> Result<LogSnapshot, Conflict> {
-    appended(&before.reasoning, &now.reasoning, "reasoning")?;
-    appended(&before.execution, &now.execution, "execution")?;
-    appended(&before.tool_activity, &now.tool_activity, "tool activity")?;
+    grew(&before.reasoning, &now.reasoning, "reasoning")?;
+    grew(&before.execution, &now.execution, "execution")?;
+    grew(&before.tool_activity, &now.tool_activity, "tool activity")?;
     let mut after = now.clone();
     for entry in cleared {
         let placeholder = entry.placeholder.as_str();
@@ -184,6 +183,12 @@ pub fn apply(
         }
     }
     Ok(after)
+}
+
+/// Whether `now` holds `before` and entries appended after it (a conflict naming `log` if not).
+fn grew<T: PartialEq>(before: &[T], now: &[T], log: &'static str) -> Result<(), Conflict> {
+    let kept = now.get(..before.len()).is_some_and(|head| head == before);
+    kept.then_some(()).ok_or(Conflict::Rewritten { log })
 }
 
 /// `entries` with the entry at `position` replaced by `text` (nothing when there is none).

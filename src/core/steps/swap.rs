@@ -19,7 +19,7 @@ pub(crate) fn summary_entry(last: u32, archive_key: &str, summary: &str) -> Stri
 }
 
 /// The entries of `now` after those of `before`, if `now` only grew by appends.
-pub(crate) fn appended<'a, T: PartialEq>(
+fn appended<'a, T: PartialEq>(
     before: &[T],
     now: &'a [T],
     log: &'static str,
