@@ -10,18 +10,12 @@
 // build has the rung; a build without it says so.
 // `node bench/bulky-session.mjs [iterations]` prints the table (after `bash scripts/build.sh pkg`).
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { startServer } from "../scripts/serve.mjs";
+import { freshPage, withBenchBrowser } from "./browser.mjs";
 
 /** Runs in the page: one session; returns what it measured, or why the setting cannot run. */
 async function inPage([iterations, clearing]) {
   const { default: init, LogStore, Compactor, estimateTokens } = await import("/pkg/context_compactor.js");
   await init();
-  localStorage.clear();
-  await new Promise((resolve) => {
-    const request = indexedDB.deleteDatabase("context-compactor");
-    request.onsuccess = request.onerror = request.onblocked = () => resolve();
-  });
   const window = 131_072;
   let calls = 0;
   let promptTokens = 0;
@@ -127,9 +121,8 @@ export function bulkyTable(runs) {
 export async function measureBulkySessions(browser, baseUrl, iterations = 300) {
   const runs = [];
   for (const clearing of [false, undefined]) {
-    const page = await browser.newPage();
+    const page = await freshPage(browser, baseUrl);
     try {
-      await page.goto(baseUrl);
       runs.push(await page.evaluate(inPage, [iterations, clearing]));
     } finally {
       await page.close();
@@ -139,16 +132,7 @@ export async function measureBulkySessions(browser, baseUrl, iterations = 300) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startServer(0);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  await withBenchBrowser(async (browser, baseUrl) => {
+    console.log(bulkyTable(await measureBulkySessions(browser, baseUrl, Number(process.argv[2] ?? 300))));
   });
-  try {
-    const iterations = Number(process.argv[2] ?? 300);
-    console.log(bulkyTable(await measureBulkySessions(browser, `http://127.0.0.1:${server.address().port}/`, iterations)));
-  } finally {
-    await browser.close();
-    server.close();
-  }
 }

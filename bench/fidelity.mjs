@@ -10,8 +10,7 @@
 // a `<think>` block or a `Thinking:` paragraph before the answer); and a refusal. `node bench/fidelity.mjs` prints the table;
 // bench/run.mjs includes it.
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { startServer } from "../scripts/serve.mjs";
+import { withBenchBrowser } from "./browser.mjs";
 
 const SEEDS = [1, 2, 3, 4, 5];
 
@@ -244,16 +243,7 @@ export function fidelityTable(rows) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startServer(0);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  await withBenchBrowser(async (browser, baseUrl) => {
+    console.log(fidelityTable(await measureFidelity(browser, baseUrl)));
   });
-  try {
-    const rows = await measureFidelity(browser, `http://127.0.0.1:${server.address().port}/`);
-    console.log(fidelityTable(rows));
-  } finally {
-    await browser.close();
-    server.close();
-  }
 }

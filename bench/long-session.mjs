@@ -10,8 +10,7 @@
 // and how many of the facts that left a summary `recall` read back.
 // `node bench/long-session.mjs` prints the table (after `bash scripts/build.sh pkg`).
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { startServer } from "../scripts/serve.mjs";
+import { freshPage, withBenchBrowser } from "./browser.mjs";
 
 const PINS = ["latency_p95 <= 350 ms", "Report drift in basis points with 3 retries on port 443"];
 
@@ -19,11 +18,6 @@ const PINS = ["latency_p95 <= 350 ms", "Report drift in basis points with 3 retr
 async function inPage([window, providerKind, compactions, pins, padding]) {
   const { default: init, LogStore, Compactor, estimateTokens } = await import("/pkg/context_compactor.js");
   await init();
-  localStorage.clear();
-  await new Promise((resolve) => {
-    const request = indexedDB.deleteDatabase("context-compactor");
-    request.onsuccess = request.onerror = request.onblocked = () => resolve();
-  });
   const fitting = (maxOutputTokens) => async (prompt) => {
     const facts = (prompt.split("## FACTS THE SUMMARY MUST KEEP\n")[1] ?? "").split("\n## ")[0].split("\n").filter((l) => l.startsWith("- "));
     const history = [...prompt.matchAll(/^--- Iteration (\d+) ---\n(.{1,160})/gm)].map((m) => `- Iteration ${m[1]}: ${m[2]}`);
@@ -125,9 +119,8 @@ export function longSessionTable(runs) {
 export async function measureLongSessions(browser, baseUrl, settings = SETTINGS) {
   const runs = [];
   for (const [window, providerKind, padding] of settings) {
-    const page = await browser.newPage();
+    const page = await freshPage(browser, baseUrl);
     try {
-      await page.goto(baseUrl);
       runs.push(await page.evaluate(inPage, [window, providerKind, 40, PINS, padding]));
     } finally {
       await page.close();
@@ -146,19 +139,11 @@ const SETTINGS = [
 ];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startServer(0);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
-  try {
+  await withBenchBrowser(async (browser, baseUrl) => {
     const only = process.argv[2] ? SETTINGS.filter(([w]) => String(w) === process.argv[2]) : SETTINGS;
-    const runs = await measureLongSessions(browser, `http://127.0.0.1:${server.address().port}/`, only);
+    const runs = await measureLongSessions(browser, baseUrl, only);
     console.log(longSessionTable(runs));
     for (const run of runs) for (const problem of run.problems.slice(0, 5)) console.log(`${run.window} ${run.providerKind}: ${problem}`);
     if (process.env.LONG_SESSION_JSON) console.log(JSON.stringify(runs));
-  } finally {
-    await browser.close();
-    server.close();
-  }
+  });
 }

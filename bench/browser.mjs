@@ -1,0 +1,35 @@
+// The browser and server a benchmark runs in: headless Chromium (the system's, never a
+// download) over a server of the demo's mounts on a free loopback port.
+import { chromium } from "playwright-core";
+import { startServer } from "../scripts/serve.mjs";
+
+/** Runs `measure(browser, baseUrl)` in a fresh browser and server, and closes both after. */
+export async function withBenchBrowser(measure) {
+  const server = await startServer(0);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+  try {
+    return await measure(browser, `http://127.0.0.1:${server.address().port}/`);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+/** A new page of `baseUrl` whose origin starts empty: localStorage cleared and the archive
+ * database deleted. */
+export async function freshPage(browser, baseUrl) {
+  const page = await browser.newPage();
+  await page.goto(baseUrl);
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        localStorage.clear();
+        const request = indexedDB.deleteDatabase("context-compactor");
+        request.onsuccess = request.onerror = request.onblocked = () => resolve();
+      }),
+  );
+  return page;
+}
