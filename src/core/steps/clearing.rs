@@ -360,11 +360,15 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
 
 /// A page's title: an HTML `<title>`, else a first Markdown heading.
 fn title_of(text: &str) -> Option<String> {
-    let lower = text.get(..text.len().min(4096))?.to_ascii_lowercase();
-    if let Some(start) = lower.find("<title>") {
-        let rest = &text[start + 7..];
-        let end = rest.to_ascii_lowercase().find("</title>")?;
-        return Some(rest[..end].trim().chars().take(120).collect());
+    let mut head = text.len().min(4096);
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    // Lower-casing ASCII keeps every byte where it was: offsets in `lower` are offsets in `text`.
+    let lower = text[..head].to_ascii_lowercase();
+    if let Some(start) = lower.find("<title>").map(|at| at + "<title>".len()) {
+        let end = start + lower[start..].find("</title>")?;
+        return Some(text[start..end].trim().chars().take(120).collect());
     }
     text.lines()
         .take(20)
@@ -389,17 +393,20 @@ fn placeholder_body(
         out
     };
     if let Some(fields) = members(body) {
-        let fields: Vec<(String, &str)> = fields.map(|(k, v)| (k.into_owned(), v)).collect();
-        let inline = |name: &str, value: &str, limit: usize| {
-            kept.contains(&name) || (!whole && estimate_tokens(value) <= limit)
+        // Each field's name, value and tokens, measured once.
+        let fields: Vec<(String, &str, usize)> = fields
+            .map(|(k, v)| (k.into_owned(), v, estimate_tokens(v)))
+            .collect();
+        let inline = |name: &str, tokens: usize, limit: usize| {
+            kept.contains(&name) || (!whole && tokens <= limit)
         };
         let mut limit = SHORT_FIELD_TOKENS;
         // Short fields that still weigh more than the body may: fewer stay, the shortest.
         while limit > 0
             && fields
                 .iter()
-                .filter(|(name, value)| inline(name, value, limit))
-                .map(|(_, value)| estimate_tokens(value))
+                .filter(|(name, _, tokens)| inline(name, *tokens, limit))
+                .map(|(_, _, tokens)| tokens)
                 .sum::<usize>()
                 > above_tokens / 2
         {
@@ -407,8 +414,8 @@ fn placeholder_body(
         }
         let mut out = String::with_capacity(body.len());
         let mut copied = 0;
-        for (name, value) in &fields {
-            if inline(name, value, limit) {
+        for (name, value, tokens) in &fields {
+            if inline(name, *tokens, limit) {
                 continue;
             }
             let start = offset_in(body, value);

@@ -256,3 +256,22 @@ fn apply_keeps_appends_and_refuses_logs_rewritten_meanwhile() {
         Err(Conflict::Rewritten { log: "execution" })
     );
 }
+
+#[test]
+fn a_title_is_found_when_the_page_is_not_ascii_where_its_head_ends() {
+    // Byte 4096 falls inside a two-byte character: the head is cut before it.
+    let mut html = String::from("<html><head><title>Informe régional</title></head><body>x");
+    if html.len() % 2 == 0 {
+        html.push('x');
+    }
+    while html.len() < 6000 {
+        html.push('é');
+    }
+    assert!(!html.is_char_boundary(4096));
+    assert_eq!(title_of(&html).as_deref(), Some("Informe régional"));
+    assert_eq!(title_of("<TITLE> Upper </TITLE>").as_deref(), Some("Upper"));
+    assert_eq!(
+        title_of("notes\n# Heading one\nbody").as_deref(),
+        Some("Heading one")
+    );
+}
