@@ -128,7 +128,9 @@ impl JsCompactor {
         }
         let engine = Rc::clone(&self.engine);
         // Claimed now: a compact() called while another runs is busy, whenever it is awaited.
-        let claim = engine.claim(parsed.trigger, cancel);
+        let claim = engine
+            .claim(parsed.trigger, cancel)
+            .map(|claim| claim.with_rung(parsed.rung));
         Ok(future_to_promise(async move {
             let outcome = match claim {
                 Ok(claim) => engine.compact_claimed(claim).await,

@@ -75,7 +75,7 @@ export interface ToolActivityInput {
 
 /** Where a compaction is. */
 export type Phase =
-  | "idle" | "waiting" | "freezing" | "gathering" | "building_prompt" | "compacting"
+  | "idle" | "waiting" | "freezing" | "gathering" | "clearing" | "building_prompt" | "compacting"
   | "validating" | "retrying" | "archiving" | "replacing" | "recording_metrics"
   | "unfreezing" | "complete" | "error" | "rolling_back";
 
@@ -128,11 +128,35 @@ export interface CompactorOptions {
   /** No stored summary is larger, in tokens, whatever the provider wrote: the goal, the pins, open failures and the identifiers the current iteration refers to stay, with the newest results the budget holds; older results, resolved failures and identifiers no longer referred to leave for the summary's index lines (`coverage.demoted`), which name the archive and the `recall` range that bring them back. Range: between 200 and 1000000000. @default the smaller of maxOutputTokens and 15% of contextWindowTokens */ summaryBudgetTokens?: number;
   /** Take the summary from the cache when the exact input was summarised before (the same prompt to the same model: a rollback followed by the same compaction, a retry after a storage failure), with no provider call. Kept in localStorage under the logs' prefix (`{prefix}summary_cache`, the newest 4), each expiring with the archives; the offline provider is never cached. @default true */ summaryCache?: boolean;
   /** A summary line that gives the user a request, an instruction or a permission, or states an imperative, whose content only data holds (tool output, execution results, fetched text) and the user's words (the goal, the pins) do not: `"mark"` ends it with " [from tool output]" and lists it in `result.injections`; `"retry"` asks once more naming it, then marks; `"fail"` refuses the summary (`invalid_summary`). The model's text is never deleted. @default "mark" */ injections?: "mark" | "retry" | "fail";
+  /** The ladder's clearing rung: before a compaction the loop asks for (`auto`, `context_limit_error`) summarises, the execution results and tool bodies larger than `aboveTokens`, outside the newest `keepIterations` iterations, move to an archive of their own and a placeholder of the same JSON type takes each one's place (its id, tool, size, the names and figures it held, and `recall(n)`); no model call. When that brings usage under `recommendedUsage`, no summary is made (`result.rung` "clear"). `recall`, the recall tool and `rehydrate` return the originals, also after a summary archived the placeholders; `rollback(key)` puts them back byte for byte. `false` turns it off. Range: false, or an object whose keepIterations is at least 1. @default `{ keepIterations: 3, aboveTokens: 400 }` */ clearing?: false | ClearingOptions;
   /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. Range: at least 2 × maxOutputTokens + 2000, at most 1000000000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
+}
+
+/** The rules of the clearing rung (`CompactorOptions.clearing`). */
+export interface ClearingOptions {
+  /** The newest iterations keep their bodies whole (the running one always does); an entry of the recall tool, or one a later iteration names by id, one iteration longer. At least 1. @default 3 */
+  keepIterations?: number;
+  /** A body (an execution's `result`, a tool entry's `details`) larger than this, in tokens, is cleared. @default 400 */
+  aboveTokens?: number;
+  /** By tool type or name (an execution's `source`, a tool entry's `type` or `action`): "keep" never clears it, "clear" clears it whole once old enough, whatever its size. */
+  tools?: Record<string, "keep" | "clear">;
+  /** By tool type or name: fields of the body that stay inline when it is cleared. */
+  keepFields?: Record<string, string[]>;
+}
+
+/** A body the clearing rung moved to its archive. */
+export interface ClearedBody {
+  iteration: number;
+  /** The entry's id ("" when it has none). */
+  entryId: string;
+  /** Tokens the live logs lost: the entry's, less its placeholder's. */
+  tokens: number;
 }
 
 /** Options of `compact()`. */
 export interface CompactOptions {
+  /** Run this rung only: "clear" moves bulky bodies to an archive with no model call (refused `not_allowed` when there is none to clear or `clearing` is false); "summarize" summarises without clearing. By default a compaction the loop asks for ("auto", "context_limit_error") clears first and summarises only when usage is still at `recommendedUsage` or more; the user's summarises. */
+  rung?: "clear" | "summarize";
   /** Default "user"; "context_limit_error" skips the usage rule. */
   trigger?: Trigger;
   /** Cancels the compaction (code "aborted", logs unchanged) until its archive is written. */
@@ -159,6 +183,10 @@ export interface CompactionPlan {
   summaryBudgetTokens: number;
   /** The facts that would leave the summary for its index now, with the archive the compaction would write. */
   demoted: DemotedFact[];
+  /** The rung the loop's own compaction ("auto") would run now: "clear" when clearing alone brings usage under `recommendedUsage`. */
+  rung: "clear" | "summarize";
+  /** The bodies a clearing would move to its archive now (none when `clearing` is false). */
+  cleared: ClearedBody[];
 }
 
 /** A fact that left the summary for one of its index lines ("- Iterations 1–40 (archive …): 38 results of …; recall(1..40)"), and where it is: `recall(iterations[0])` returns its originals. */
@@ -342,6 +370,10 @@ export interface CompactionResult {
   injections: Injection[];
   /** The summary came from the cache (`summaryCache`): its exact input (the same prompt to the same model) was summarised before, so no call was made (`attempts` 0, `usage` null). */
   cached: boolean;
+  /** The rung that ran last: "clear" (bulky bodies moved to `archiveKey`, no model call, `summary` empty) or "summarize". */
+  rung: "clear" | "summarize";
+  /** The bodies this compaction's clearing moved to its archive before any summary. */
+  cleared: ClearedBody[];
 }
 
 /** Token counts a provider reports (Gemini's usageMetadata). */
@@ -376,6 +408,8 @@ export interface Archive {
   ledger?: Fact[];
   /** The index lines of that summary, when it had any; a line naming no archive means this one. */
   index?: IndexLine[];
+  /** In a clearing's archive: the hash of the placeholder that took each original's place, beside it. */
+  placeholders?: PerEntry<string>;
 }
 
 /** One value per archived entry, log by log, in the order of `data`. */
@@ -407,12 +441,14 @@ export interface IndexLine {
 }
 
 /** An archive without its data, plus its key, stored size (bytes, UTF-16) and entry counts. */
-export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index"> {
+export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index" | "placeholders"> {
   key: string;
   bytes: number;
   entries: EntryCounts;
-  /** Whether `rollback(key)` can put the originals back now: the summary that replaced them is in the reasoning log (a later compaction may have folded it into its own; roll that one back first). */
+  /** Whether `rollback(key)` can put the originals back now: the summary that replaced them is in the reasoning log (a later compaction may have folded it into its own; roll that one back first), or for a clearing's archive, a placeholder it wrote is in the live logs. */
   restorable: boolean;
+  /** The rung that wrote it: "clear" (the bodies a clearing took) or "summarize". */
+  rung: "clear" | "summarize";
 }
 
 /** Running totals, persisted under `<prefix>compaction_metrics`. */
@@ -435,6 +471,12 @@ export interface CompactionMetrics {
   totalUnverifiedLines: number;
   /** What the last compaction cost and mended, successful or not; null before the first. */
   lastCompaction: CompactionCost | null;
+  /** Compactions whose clearing rung ran (with or without a summary after it). */
+  clearings: number;
+  /** Tokens the clearings took out of the live logs. */
+  tokensCleared: number;
+  /** Compactions the clearing rung completed alone: model calls a summary would have made. */
+  callsSaved: number;
 }
 
 /** What one compaction cost and mended. */

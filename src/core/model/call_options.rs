@@ -2,6 +2,7 @@
 //! `new LogStore()` and `compact()`, and what `canCompact()` answers.
 
 use crate::core::json::record::json_record;
+use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::Wait;
 use crate::core::model::settings::Trigger;
 
@@ -35,11 +36,14 @@ json_record! {
 pub struct CompactOptions {
     /// What started the compaction.
     pub trigger: Trigger,
+    /// The one rung to run, if asked for.
+    pub rung: Option<Rung>,
 }
 
 json_record! {
     read CompactOptions [deny] {
         trigger: "trigger" default,
+        rung: "rung" opt,
     }
 }
 

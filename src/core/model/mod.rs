@@ -3,6 +3,7 @@
 //! compaction stops. Plain data with no I/O; it imports nothing else of the core.
 
 pub mod call_options;
+pub mod clearing;
 pub mod facts;
 pub mod option_rows;
 pub mod outcome;

@@ -2,6 +2,7 @@
 
 use crate::core::json::record::{json_names, json_record};
 use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::model::clearing::{ClearedBody, Rung};
 use crate::core::model::per_log::PerLog;
 
 use crate::core::model::facts::{Coverage, Demoted, Injection, UnverifiedLine};
@@ -37,6 +38,11 @@ pub struct CompactionPlan {
     /// The facts that would leave the summary for its index now, each with the archive the
     /// compaction would write.
     pub demoted: Vec<Demoted>,
+    /// The rung the loop's own compaction (`auto`) would run now: `clear` when clearing alone
+    /// brings usage under `recommendedUsage`.
+    pub rung: Rung,
+    /// The bodies a clearing would move to its archive now (none when `clearing` is `false`).
+    pub cleared: Vec<ClearedBody>,
 }
 
 /// The running iteration a compaction waits for before it gathers.
@@ -152,6 +158,22 @@ pub struct CompactionResult {
     pub cached: bool,
     /// The lines marked ` [from tool output]`: they gave the user words only data said.
     pub injections: Vec<Injection>,
+    /// The rung that ran last: `clear` (no model call) or `summarize`.
+    pub rung: Rung,
+    /// The bodies a clearing of this compaction moved to its archive, before any summary.
+    pub cleared: Vec<ClearedBody>,
+}
+
+impl CompactionResult {
+    /// This summary's result after `clearing`, the same compaction's clearing rung: what the
+    /// clearing cleared, and the tokens and usage from before it.
+    pub fn after(mut self, clearing: CompactionResult) -> Self {
+        self.tokens_before = clearing.tokens_before;
+        self.context_usage_before = clearing.context_usage_before;
+        (self.tokens_saved, self.reduction) = saving(self.tokens_before, self.tokens_after);
+        self.cleared = clearing.cleared;
+        self
+    }
 }
 
 json_record! {
@@ -166,6 +188,8 @@ json_record! {
         waits_for: "waitsFor" opt,
         summary_budget_tokens: "summaryBudgetTokens" req,
         demoted: "demoted" req,
+        rung: "rung" req,
+        cleared: "cleared" req,
     }
 }
 
@@ -190,6 +214,8 @@ json_record! {
         answer_format: "answerFormat" default,
         cached: "cached" default,
         injections: "injections" default,
+        rung: "rung" default,
+        cleared: "cleared" default,
     }
 }
 
@@ -208,7 +234,7 @@ mod tests {
         assert_eq!(json.answer_format, AnswerFormat::Json);
         let written = to_json(&json);
         assert!(
-            written.ends_with(r#","answerFormat":"json","cached":false,"injections":[]}"#),
+            written.ends_with(r#","answerFormat":"json","cached":false,"injections":[],"rung":"summarize","cleared":[]}"#),
             "{written}"
         );
         assert_eq!(CompactionResult::from_json(&written).unwrap(), json);

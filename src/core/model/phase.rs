@@ -14,6 +14,8 @@ pub enum Phase {
     Freezing,
     /// Reading iterations 1..N-1.
     Gathering,
+    /// Moving bulky bodies of older iterations to an archive (no model call).
+    Clearing,
     /// Writing the prompt.
     BuildingPrompt,
     /// Waiting for the provider's summary.
@@ -45,6 +47,7 @@ json_names! {
         Waiting = "waiting",
         Freezing = "freezing",
         Gathering = "gathering",
+        Clearing = "clearing",
         BuildingPrompt = "building_prompt",
         Compacting = "compacting",
         Validating = "validating",
@@ -68,6 +71,7 @@ impl Phase {
             Phase::Idle | Phase::Waiting => 0,
             Phase::Freezing => 5,
             Phase::Gathering => 10,
+            Phase::Clearing => 15,
             Phase::BuildingPrompt => 20,
             Phase::Compacting if retry => 72,
             Phase::Compacting => 30,
@@ -90,6 +94,7 @@ impl Phase {
             Phase::Waiting => "Waiting for the current iteration to finish",
             Phase::Freezing => "Freezing the logs",
             Phase::Gathering => "Gathering the iterations to compact",
+            Phase::Clearing => "Clearing bulky tool output of older iterations",
             Phase::BuildingPrompt => "Building the compaction prompt",
             Phase::Compacting => "Asking the model for a summary",
             Phase::Validating => "Checking the summary's sections",

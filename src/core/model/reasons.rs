@@ -18,6 +18,8 @@ pub enum Conflict {
         /// The last iteration that summary covered.
         last: u32,
     },
+    /// None of the placeholders a clearing wrote is in the live logs any more.
+    PlaceholdersGone,
 }
 
 impl fmt::Display for Conflict {
@@ -32,6 +34,11 @@ impl fmt::Display for Conflict {
                 f,
                 "the summary of iterations 1-{last} is no longer in the reasoning log; a later \
                  compaction replaced it, so roll that one back first"
+            ),
+            Conflict::PlaceholdersGone => write!(
+                f,
+                "none of the placeholders this clearing wrote is in the live logs; a later \
+                 summary archived them, so roll that one back first"
             ),
         }
     }
@@ -71,6 +78,8 @@ pub enum Refusal {
     },
     /// Only the current iteration has entries.
     NothingToCompact,
+    /// The clearing rung was asked for and finds no body to clear.
+    NothingToClear,
     /// The key is not an archive key of these logs.
     NotAnArchiveKey(String),
     /// The archive cannot be put back in the logs as they are.
@@ -122,6 +131,12 @@ impl fmt::Display for Refusal {
                 f,
                 "Nothing to compact: only the current iteration has entries; finish it and \
                  start the next first."
+            ),
+            Refusal::NothingToClear => write!(
+                f,
+                "Nothing to clear: no execution result or tool body outside the newest \
+                 keepIterations iterations is larger than aboveTokens (or clearing is false); \
+                 compact({{ rung: \"summarize\" }}) summarises instead."
             ),
             Refusal::NotAnArchiveKey(key) => {
                 write!(f, "\"{key}\" is not an archive key of these logs")

@@ -1,6 +1,7 @@
 //! The options of a compactor, with the defaults of the API.
 
 use crate::core::json::record::json_names;
+use crate::core::model::clearing::Clearing;
 use crate::core::model::option_rows::{compactor_options, OptionValue, Range};
 use std::fmt;
 
@@ -189,6 +190,11 @@ compactor_options! {
         /// Whether a summary is taken from the cache when its exact input was summarised before (the same prompt to the same model), with no provider call.
         summary_cache: bool = "summaryCache" fallback,
             default true, range Range::Any, ts "boolean";
+        /// The ladder's clearing rung: before a compaction the loop asks for summarises, bulky execution results and tool bodies of older iterations move to an archive and a placeholder takes their place, with no model call; `false` turns it off.
+        clearing: Clearing = "clearing" fallback,
+            default Clearing::default(), shown "`{ keepIterations: 3, aboveTokens: 400 }`",
+            range Range::Rule("false, or an object whose keepIterations is at least 1"),
+            ts "false | ClearingOptions";
     }
 }
 

@@ -4,12 +4,14 @@
 
 use crate::core::error::StorageError;
 use crate::core::log::placement::PlacedIterations;
+use crate::core::model::clearing::Rung;
 use crate::core::model::facts::Ledger;
 use crate::core::model::outcome::CompactionPlan;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::usage::PromptUsage;
+use crate::core::steps::clearing::{clearable, ClearedEntry};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::{plan_of, RuleInput};
@@ -17,6 +19,7 @@ use crate::core::steps::selection::Selection;
 use crate::core::steps::summary_budget::SummaryBudget;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::ReadLogs;
+use crate::core::store::recall_tool::RECALL_TOOL_NAME;
 use crate::core::store::shelf::Shelf;
 
 /// The logs as one compactor sees them.
@@ -138,7 +141,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     pub fn plan(&self) -> Result<CompactionPlan, StorageError> {
         let observed = self.observe()?;
         let prepared = self.prepare(&observed)?;
-        Ok(plan_of(
+        let mut plan = plan_of(
             &prepared.selection,
             &observed.input,
             &prepared.ledger,
@@ -146,6 +149,30 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             self.settings,
             &prepared.budget,
             &prepared.archive_key,
-        ))
+        );
+        let cleared = self.clearable(&observed, &prepared.archive_key);
+        let freed: usize = cleared.iter().map(|entry| entry.tokens).sum();
+        let after = self.usage_at(observed.input.log_tokens.saturating_sub(freed), false);
+        if !cleared.is_empty() && after < self.settings.recommended_usage {
+            plan.rung = Rung::Clear;
+        }
+        plan.cleared = cleared.iter().map(ClearedEntry::body).collect();
+        Ok(plan)
+    }
+
+    /// The bodies the clearing rung would take from `observed` now, each placeholder naming
+    /// `archive_key` (none when `clearing` is `false`).
+    pub fn clearable(&self, observed: &Observed, archive_key: &str) -> Vec<ClearedEntry> {
+        let Some(rules) = self.settings.clearing.rules() else {
+            return Vec::new();
+        };
+        let logs = &observed.read.parsed;
+        clearable(
+            logs,
+            &observed.placed,
+            rules,
+            &[RECALL_TOOL_NAME],
+            archive_key,
+        )
     }
 }

@@ -13,7 +13,9 @@ use crate::core::log::entries::{HasFacts, Part};
 use crate::core::log::placement::PlacedIterations;
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::{field_text, EntryView, Stored};
+use crate::core::log::text_hash::text_hash;
 use crate::core::log::tokens::estimate_tokens;
+use crate::core::model::clearing::{ByName, ClearedBody, ClearingRules, ToolRule};
 use crate::core::model::reasons::Conflict;
 use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::item_search::ItemSearch;
@@ -28,39 +30,6 @@ const MAX_KEPT_TERMS: usize = 12;
 
 /// What a field of a body may take and still stay inline when its body is cleared, in tokens.
 const SHORT_FIELD_TOKENS: usize = 40;
-
-/// What one tool (by type or name) gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolRule {
-    /// Never cleared.
-    Keep,
-    /// Cleared whole once old enough, whatever its size.
-    Clear,
-}
-
-/// What clearing does (the `clearing` option).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClearingRules {
-    /// The newest iterations keep their bodies whole.
-    pub keep_iterations: u32,
-    /// A body larger than this, in tokens, is cleared.
-    pub above_tokens: usize,
-    /// By tool type or name (an execution's `source`): never clear, or always clear whole.
-    pub tools: Vec<(String, ToolRule)>,
-    /// By tool type or name: fields of the body that stay inline.
-    pub keep_fields: Vec<(String, Vec<String>)>,
-}
-
-impl Default for ClearingRules {
-    fn default() -> Self {
-        ClearingRules {
-            keep_iterations: 3,
-            above_tokens: 400,
-            tools: Vec::new(),
-            keep_fields: Vec::new(),
-        }
-    }
-}
 
 /// The log a cleared entry is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +55,17 @@ pub struct ClearedEntry {
     pub tokens: usize,
     /// The entry's text with its body replaced: every other byte as the app wrote it.
     pub placeholder: String,
+}
+
+impl ClearedEntry {
+    /// What the app is told of it.
+    pub fn body(&self) -> ClearedBody {
+        ClearedBody {
+            iteration: self.iteration,
+            entry_id: self.entry_id.clone(),
+            tokens: self.tokens,
+        }
+    }
 }
 
 /// The entries of `logs` (placed as `placed` says) whose bodies `rules` clear now, in log order,
@@ -198,24 +178,17 @@ fn put<V: EntryView>(entries: &mut [Stored<V>], position: usize, text: &str) {
     }
 }
 
-/// Puts back in `entries` the original (from `originals`, matched by id) of every placeholder
-/// that names `archive_key`: the bytes exactly as they were. How many went back.
-pub fn restore<V: EntryView + HasFacts + Clone>(
+/// Puts back in `entries` the original of every placeholder `placeholders` names (the hash of
+/// each placeholder's text, beside the original it stands for in `originals`): the bytes
+/// exactly as they were. How many went back.
+pub fn restore<V: EntryView + Clone>(
     entries: &mut [Stored<V>],
     originals: &[Stored<V>],
-    archive_key: &str,
+    placeholders: &[String],
 ) -> usize {
-    let named = placeholder_naming(archive_key);
     let mut restored = 0;
     for entry in entries.iter_mut() {
-        if !entry.json().contains(CLEARED_MARK) || !entry.json().contains(&named) {
-            continue;
-        }
-        let id = entry.view().facts().id.as_deref();
-        let original = originals
-            .iter()
-            .find(|original| id.is_some() && original.view().facts().id.as_deref() == id);
-        if let Some(original) = original {
+        if let Some(original) = original_of(entry, originals, placeholders) {
             *entry = original.clone();
             restored += 1;
         }
@@ -223,8 +196,22 @@ pub fn restore<V: EntryView + HasFacts + Clone>(
     restored
 }
 
+/// The original `entry` stands for when it is one of `placeholders` (see [`restore`]).
+pub fn original_of<'o, V: EntryView>(
+    entry: &Stored<V>,
+    originals: &'o [Stored<V>],
+    placeholders: &[String],
+) -> Option<&'o Stored<V>> {
+    if !entry.json().contains(CLEARED_MARK) {
+        return None;
+    }
+    let hash = text_hash(Some(entry.json()));
+    let at = placeholders.iter().position(|p| *p == hash)?;
+    originals.get(at)
+}
+
 /// How a placeholder naming `archive_key` ends, as its entry's JSON text holds it.
-fn placeholder_naming(archive_key: &str) -> String {
+pub fn placeholder_naming(archive_key: &str) -> String {
     let mut quoted = String::new();
     write_string(&mut quoted, &format!(" brings it back from {archive_key}]"));
     quoted[1..quoted.len() - 1].to_owned()
@@ -256,19 +243,16 @@ impl<'a> Candidate<'a> {
 }
 
 /// The rule `tools` gives an entry of a tool called `names`, if any.
-fn rule_of(tools: &[(String, ToolRule)], names: &[&str]) -> Option<ToolRule> {
-    tools
-        .iter()
-        .find(|(tool, _)| names.contains(&tool.as_str()))
-        .map(|(_, rule)| *rule)
+fn rule_of(tools: &ByName<ToolRule>, names: &[&str]) -> Option<ToolRule> {
+    tools.of(names).next().copied()
 }
 
 /// The fields `keep_fields` keeps inline for a tool called `names`.
-fn kept_fields<'r>(keep_fields: &'r [(String, Vec<String>)], names: &[&str]) -> Vec<&'r str> {
+fn kept_fields<'r>(keep_fields: &'r ByName<Vec<String>>, names: &'r [&str]) -> Vec<&'r str> {
     keep_fields
-        .iter()
-        .filter(|(tool, _)| names.contains(&tool.as_str()))
-        .flat_map(|(_, fields)| fields.iter().map(String::as_str))
+        .of(names)
+        .flatten()
+        .map(String::as_str)
         .collect()
 }
 

@@ -2,6 +2,7 @@
 //! itself.
 
 use crate::core::error::CompactionError;
+use crate::core::model::clearing::Rung;
 use crate::core::model::facts::Ledger;
 use crate::core::model::outcome::{CompactionPlan, CompactionResult, Wait};
 use crate::core::model::reasons::Refusal;
@@ -114,6 +115,8 @@ pub fn plan_of(
         waits_for: wait_of(input),
         summary_budget_tokens: budget.budget,
         demoted: ledger.demoted_in(archive_key, [selection.first, selection.last]),
+        rung: Rung::Summarize,
+        cleared: Vec::new(),
     }
 }
 

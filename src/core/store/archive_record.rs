@@ -10,11 +10,15 @@ use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActi
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::placement::place;
 use crate::core::log::snapshot::LogSnapshot;
+use crate::core::log::text_hash::text_hash;
+use crate::core::model::clearing::Rung;
 use crate::core::model::facts::{Fact, IndexLine, Ledger};
 use crate::core::model::outcome::EntryCounts;
 use crate::core::model::settings::Trigger;
+use crate::core::order::sort::sort_unique;
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::steps::selection::{EntryIterations, Positions, Selection};
+use crate::core::steps::clearing::{restore, ClearedEntry, ClearedLog};
+use crate::core::steps::selection::{EntryIterations, PerEntry, Positions, Selection};
 use crate::core::store::stored_json::parse;
 
 /// The latest expiry JavaScript can hold exactly (`Number.MAX_SAFE_INTEGER` ms).
@@ -90,6 +94,9 @@ pub struct Archive<D = ArchiveData> {
     /// The index lines of that summary (absent in archives of earlier versions, and when it
     /// had none); those naming no archive name this one.
     pub index: Option<Vec<IndexLine>>,
+    /// In a clearing's archive: the hash of the placeholder that took each original's place,
+    /// beside it (absent in a summary's archive).
+    pub placeholders: Option<PerEntry<String>>,
 }
 
 impl<'a> Archive<SelectedData<'a>> {
@@ -114,6 +121,88 @@ impl<'a> Archive<SelectedData<'a>> {
             entry_iterations: Some(EntryIterations::of(selection)),
             ledger: Some(ledger.facts.clone()),
             index: (!ledger.index.is_empty()).then(|| ledger.index.clone()),
+            placeholders: None,
+        }
+    }
+}
+
+impl Archive<ArchiveData> {
+    /// Puts the originals of this clearing's archive back in place of its placeholders in
+    /// `execution` and `tool_activity`, byte for byte; how many went back (none for a
+    /// summary's archive).
+    pub fn restore_into(
+        &self,
+        execution: &mut [StoredExecution],
+        tool_activity: &mut [StoredToolActivity],
+    ) -> usize {
+        let Some(placeholders) = &self.placeholders else {
+            return 0;
+        };
+        let data = &self.data;
+        restore(execution, &data.execution_log, &placeholders.execution_log)
+            + restore(
+                tool_activity,
+                &data.tool_activity_log,
+                &placeholders.tool_activity_log,
+            )
+    }
+
+    /// The archive of the bodies `cleared` takes from `logs`: each original entry whole, where
+    /// it stood, its iteration and the hash of its placeholder, written at `timestamp` to be
+    /// kept `lifetime_ms`, by a compaction that `trigger` started.
+    pub fn cleared(
+        logs: &LogSnapshot,
+        cleared: &[ClearedEntry],
+        trigger: Trigger,
+        timestamp: u64,
+        lifetime_ms: f64,
+        metadata: ArchiveMetadata,
+    ) -> Self {
+        let mut data = ArchiveData::default();
+        let mut positions = Positions::default();
+        let mut numbers = EntryIterations::default();
+        let mut placeholders = PerEntry::default();
+        for entry in cleared {
+            let taken = match entry.log {
+                ClearedLog::Execution => logs.execution.get(entry.position).map(|original| {
+                    data.execution_log.push(original.clone());
+                    (
+                        &mut positions.execution_log,
+                        &mut numbers.execution_log,
+                        &mut placeholders.execution_log,
+                    )
+                }),
+                ClearedLog::ToolActivity => {
+                    logs.tool_activity.get(entry.position).map(|original| {
+                        data.tool_activity_log.push(original.clone());
+                        (
+                            &mut positions.tool_activity_log,
+                            &mut numbers.tool_activity_log,
+                            &mut placeholders.tool_activity_log,
+                        )
+                    })
+                }
+            };
+            if let Some((at, iteration, hash)) = taken {
+                at.push(entry.position);
+                iteration.push(entry.iteration);
+                hash.push(text_hash(Some(&entry.placeholder)));
+            }
+        }
+        let mut iterations: Vec<u32> = cleared.iter().map(|entry| entry.iteration).collect();
+        sort_unique(&mut iterations);
+        Archive {
+            timestamp,
+            expires_at: expiry(timestamp, lifetime_ms),
+            iterations,
+            trigger: trigger.as_str().to_owned(),
+            data,
+            positions: Some(positions),
+            metadata,
+            entry_iterations: Some(numbers),
+            ledger: None,
+            index: None,
+            placeholders: Some(placeholders),
         }
     }
 }
@@ -262,6 +351,7 @@ json_record! {
         entry_iterations: "entryIterations" opt,
         ledger: "ledger" opt,
         index: "index" opt,
+        placeholders: "placeholders" opt,
     }
 }
 
@@ -340,8 +430,11 @@ pub struct ArchiveInfo {
     /// Entries per log.
     pub entries: EntryCounts,
     /// Whether `rollback` can put the originals back now: the summary that replaced them is in
-    /// the reasoning log (a later compaction may have folded it into its own).
+    /// the reasoning log (a later compaction may have folded it into its own), or for a
+    /// clearing's archive, a placeholder it wrote is in the live logs.
     pub restorable: bool,
+    /// The rung that wrote it: `clear` (the bodies a clearing took) or `summarize`.
+    pub rung: Rung,
 }
 
 json_record! {
@@ -355,6 +448,7 @@ json_record! {
         bytes: "bytes" req,
         entries: "entries" req,
         restorable: "restorable" req,
+        rung: "rung" req,
     }
 }
 

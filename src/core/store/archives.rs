@@ -8,11 +8,13 @@ use crate::core::error::{CompactionError, StorageError};
 use crate::core::json::write::ToJson;
 use crate::core::log::entries::StoredReasoning;
 use crate::core::log::iteration::{parse_summary_header, parse_summary_source};
+use crate::core::model::clearing::Rung;
 use crate::core::model::facts::Carried;
-use crate::core::model::reasons::{BusyReason, Refusal};
+use crate::core::model::reasons::{BusyReason, Conflict, Refusal};
 use crate::core::order::sort::sort_by;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::{utf16_units, with_free_space, KeyValueStore};
+use crate::core::steps::clearing::{placeholder_naming, CLEARED_MARK};
 use crate::core::steps::selection::{EntryIterations, Selection};
 use crate::core::steps::swap::{restore, summary_is_live};
 use crate::core::store::archive_record::{
@@ -29,6 +31,15 @@ const HEAD_UNITS: usize = 4_096;
 
 /// How many summaries deep `recall` follows archives that hold earlier summaries.
 const MAX_SUMMARY_CHAIN: usize = 64;
+
+/// Whether a placeholder naming the archive `key` is in the live logs `live`.
+fn names_live(live: &RawLogs, key: &str) -> bool {
+    let named = placeholder_naming(key);
+    [&live.execution, &live.tool_activity]
+        .into_iter()
+        .flatten()
+        .any(|text| text.contains(&named))
+}
 
 /// Sorts archives newest first by the timestamp and key `written` gives each (the later key
 /// first among archives of one millisecond).
@@ -70,7 +81,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// Writes `archive` under `key`. A full store first loses expired archives (never `key`)
     /// before the write fails with the sizes; an unexpired archive is never removed to make
     /// room: it may be the only copy of entries the user wants back.
-    pub fn write<T: ToJson>(&self, key: &str, archive: &T) -> Result<(), StorageError> {
+    pub fn write<T: ToJson + ?Sized>(&self, key: &str, archive: &T) -> Result<(), StorageError> {
         let store = &self.store;
         loop {
             match write_json(store, key, archive) {
@@ -104,12 +115,21 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         } else {
             self.logs.stored_reasoning()?
         };
+        let cleared_any = infos.iter().any(|info| info.rung == Rung::Clear);
+        let live = if cleared_any {
+            self.live()?
+        } else {
+            RawLogs::default()
+        };
         Ok(infos
             .into_iter()
             .filter(|a| a.expires_at as f64 > now)
             .map(|mut info| {
                 let last = info.iterations.iter().copied().max().unwrap_or(0);
-                info.restorable = summary_is_live(&reasoning, last);
+                info.restorable = match info.rung {
+                    Rung::Clear => names_live(&live, &info.key),
+                    Rung::Summarize => summary_is_live(&reasoning, last),
+                };
                 info
             })
             .collect())
@@ -135,6 +155,10 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
                 trigger: archive.trigger,
                 metadata: archive.metadata,
                 restorable: false,
+                rung: match archive.placeholders {
+                    Some(_) => Rung::Clear,
+                    None => Rung::Summarize,
+                },
             }))
         })?;
         newest_first(&mut infos, |info| (info.timestamp, &info.key));
@@ -333,13 +357,36 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
             };
             let recalled = archive.data.of_iteration(iteration, numbers);
             if !recalled.is_empty() {
-                return Ok(Some(recalled));
+                return Ok(Some(self.resolved(recalled, &heads)?));
             }
         }
         match self.missing_for(iteration)? {
             Some(key) => Err(CompactionError::ArchiveMissing { key }),
             None => Ok(None),
         }
+    }
+
+    /// `data` with each placeholder a clearing wrote replaced by its original, from that
+    /// clearing's archive (among `heads`) while it is stored: a later summary archived the
+    /// placeholder, and recall follows it to the body.
+    fn resolved(
+        &self,
+        mut data: ArchiveData,
+        heads: &[ArchiveHead],
+    ) -> Result<ArchiveData, StorageError> {
+        for head in heads {
+            let named = placeholder_naming(&head.key);
+            let names = |json: &str| json.contains(CLEARED_MARK) && json.contains(&named);
+            let named_here = data.execution_log.iter().any(|e| names(e.json()))
+                || data.tool_activity_log.iter().any(|e| names(e.json()));
+            if !named_here {
+                continue;
+            }
+            if let Some(clearing) = self.read_stored(&head.key)? {
+                clearing.restore_into(&mut data.execution_log, &mut data.tool_activity_log);
+            }
+        }
+        Ok(data)
     }
 
     /// The facts the earlier summaries in `selection` had to keep and their index lines, read
@@ -371,10 +418,18 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         let archive = self.read(key)?;
         let last = archive.iterations.iter().copied().max().unwrap_or(0);
         let now = self.logs.read()?;
-        let positions = archive.positions.as_ref();
-        let restored = restore(&now.parsed, &archive.data.into(), positions, last)
-            .map_err(|conflict| CompactionError::NotAllowed(Refusal::Conflict(conflict)))?;
-        let restored = RawLogs::encode(&restored);
+        let refused = |conflict| CompactionError::NotAllowed(Refusal::Conflict(conflict));
+        let restored = if archive.placeholders.is_some() {
+            let mut live = now.parsed.clone();
+            match archive.restore_into(&mut live.execution, &mut live.tool_activity) {
+                0 => return Err(refused(Conflict::PlaceholdersGone)),
+                _ => live,
+            }
+        } else {
+            let positions = archive.positions.as_ref();
+            restore(&now.parsed, &archive.data.into(), positions, last).map_err(refused)?
+        };
+        let restored = RawLogs::encode_changed(&restored, &now.parsed, &now.raw);
         if let Err(err) = self.logs.write_changed(&restored, &now.raw) {
             let _ = self.logs.write_changed(&now.raw, &restored);
             return Err(err.into());

@@ -13,20 +13,23 @@
 
 use crate::core::error::{CompactionError, StorageError};
 use crate::core::json::record::{json_names, json_record};
+use crate::core::json::write::ToJson;
 use crate::core::log::entries::StoredReasoning;
 use crate::core::log::iteration::parse_summary_header;
+use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::Stored;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::Ledger;
 use crate::core::model::outcome::CompactionResult;
-use crate::core::model::reasons::BusyReason;
+use crate::core::model::reasons::{BusyReason, Conflict};
 use crate::core::model::settings::Trigger;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::{with_free_space, KeyValueStore};
+use crate::core::steps::clearing::{self, ClearedEntry};
 use crate::core::steps::selection::{summary_body, Selection};
 use crate::core::steps::swap::{appended_since, replace, summary_entry, undo};
-use crate::core::store::archive_record::{Archive, ArchiveMetadata};
+use crate::core::store::archive_record::ArchiveMetadata;
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::{LogHashes, RawLogs, ReadLogs};
@@ -146,37 +149,25 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         self.logs.store().remove(&self.key)
     }
 
-    /// Steps 1 and 2: picks the archive's key, names it in the journal (stage `archiving`),
-    /// then writes the archive of `commit`'s originals; returns the key and timestamp. When
-    /// either write fails, nothing is left behind and the logs were never touched.
+    /// Steps 1 and 2: names `archive_key` (from [`StoredArchives::next_key`]) in the journal
+    /// (stage `archiving`), then writes `archive` under it. When either write fails, nothing is
+    /// left behind and the logs were never touched.
     pub fn archive(
         &self,
         archives: &StoredArchives<'_, S, C>,
-        commit: &Commit<'_>,
-    ) -> Result<(String, u64), StorageError> {
-        let (archive_key, timestamp) = archives.next_key()?;
+        archive_key: &str,
+        archive: &dyn ToJson,
+    ) -> Result<(), StorageError> {
         self.write(&JournalRecord {
             stage: JournalStage::Archiving,
-            archive_key: archive_key.clone(),
+            archive_key: archive_key.to_owned(),
             before: None,
             after: None,
             result: None,
         })?;
-        let archive = Archive::of(
-            commit.selection,
-            commit.ledger,
-            commit.trigger,
-            timestamp,
-            commit.lifetime_ms,
-            commit.metadata.clone(),
-        );
-        match archives.write(&archive_key, &archive) {
-            Ok(()) => Ok((archive_key, timestamp)),
-            Err(err) => {
-                let _ = self.finish();
-                Err(err)
-            }
-        }
+        archives.write(archive_key, archive).inspect_err(|_| {
+            let _ = self.finish();
+        })
     }
 
     /// Undoes steps 1 and 2 of a compaction whose logs were never touched: its archive and
@@ -187,10 +178,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
     }
 
     /// Steps 3 to 5: writes `commit`'s summary entry in place of the selected entries, keeping
-    /// anything appended since `before` was read, under a journal (stage `replacing`) that lets
-    /// a later load finish or undo it. `result` is given the tokens the logs gained: the entry
-    /// and whatever was appended meanwhile. On a failure the logs are written back and the
-    /// archive and journal removed.
+    /// anything appended since `before` was read (see [`Journal::write_logs`]).
     pub fn swap_in(
         &self,
         archives: &StoredArchives<'_, S, C>,
@@ -199,14 +187,52 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         archive_key: &str,
         result: impl FnOnce(usize) -> CompactionResult,
     ) -> Result<CompactionResult, CompactionError> {
+        let selection = commit.selection;
+        let entry: StoredReasoning =
+            Stored::encode(&summary_entry(selection.last, archive_key, commit.summary));
+        let change = |before: &LogSnapshot, now: &LogSnapshot| {
+            let after = replace(before, now, selection, &entry)?;
+            let added = estimate_tokens(&entry) + appended_since(before, now).estimate_tokens();
+            Ok((after, added))
+        };
+        self.write_logs(archives, before, archive_key, change, result)
+    }
+
+    /// Steps 3 to 5 of a clearing: writes the placeholders of `cleared` in place of their
+    /// entries, keeping anything appended since `before` was read (see
+    /// [`Journal::write_logs`]; `result` is given the tokens appended meanwhile).
+    pub fn clear_in(
+        &self,
+        archives: &StoredArchives<'_, S, C>,
+        before: &ReadLogs,
+        cleared: &[ClearedEntry],
+        archive_key: &str,
+        result: impl FnOnce(usize) -> CompactionResult,
+    ) -> Result<CompactionResult, CompactionError> {
+        let change = |before: &LogSnapshot, now: &LogSnapshot| {
+            let after = clearing::apply(before, now, cleared)?;
+            Ok((after, appended_since(before, now).estimate_tokens()))
+        };
+        self.write_logs(archives, before, archive_key, change, result)
+    }
+
+    /// Writes the logs `change` makes of them (from the logs as `before` read them and as they
+    /// are now; it also gives the tokens the logs gained) under a journal (stage `replacing`) that lets a later load finish or undo it.
+    /// `result` is given the tokens gained. On a failure the logs are written back and the
+    /// archive and journal removed.
+    fn write_logs(
+        &self,
+        archives: &StoredArchives<'_, S, C>,
+        before: &ReadLogs,
+        archive_key: &str,
+        change: impl FnOnce(&LogSnapshot, &LogSnapshot) -> Result<(LogSnapshot, usize), Conflict>,
+        result: impl FnOnce(usize) -> CompactionResult,
+    ) -> Result<CompactionResult, CompactionError> {
         let logs = self.logs;
         let abandon = |err: CompactionError| {
             self.abandon(archives, archive_key);
             err
         };
-        let selection = commit.selection;
-        let entry: StoredReasoning =
-            Stored::encode(&summary_entry(selection.last, archive_key, commit.summary));
         let now_raw = logs.raw_logs().map_err(|e| abandon(e.into()))?;
         // Parsed again only when another writer changed the logs since they were read.
         let reparsed;
@@ -216,20 +242,11 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
             reparsed = now_raw.parse(logs.keys()).map_err(|e| abandon(e.into()))?;
             &reparsed
         };
-        let before = &before.parsed;
-        let after = replace(before, now, selection, &entry)
+        let (after, added) = change(&before.parsed, now)
             .map_err(|conflict| abandon(CompactionError::Busy(BusyReason::Conflict(conflict))))?;
-        let mut after_raw = RawLogs::encode(&after);
-        // A log none of whose entries was compacted keeps its text: it is not written.
-        let counts = selection.counts();
-        if counts.execution == 0 {
-            after_raw.execution.clone_from(&now_raw.execution);
-        }
-        if counts.tool_activity == 0 {
-            after_raw.tool_activity.clone_from(&now_raw.tool_activity);
-        }
-        let result =
-            result(estimate_tokens(&entry) + appended_since(before, now).estimate_tokens());
+        // A log none of whose entries changed keeps its text: it is not written.
+        let after_raw = RawLogs::encode_changed(&after, now, &now_raw);
+        let result = result(added);
         self.write(&JournalRecord {
             stage: JournalStage::Replacing,
             archive_key: archive_key.to_owned(),
@@ -291,13 +308,14 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
             }
             (_, _, Some(archive)) => {
                 let last = archive.iterations.iter().copied().max().unwrap_or(0);
-                let positions = archive.positions.as_ref();
-                let undone = undo(
-                    &raw.parse(logs.keys())?,
-                    &archive.data.into(),
-                    positions,
-                    last,
-                );
+                let mut live = raw.parse(logs.keys())?;
+                let undone = if archive.placeholders.is_some() {
+                    archive.restore_into(&mut live.execution, &mut live.tool_activity);
+                    live
+                } else {
+                    let positions = archive.positions.as_ref();
+                    undo(&live, &archive.data.into(), positions, last)
+                };
                 logs.write_changed(&RawLogs::encode(&undone), &raw)?;
                 archives.remove(&journal.archive_key)?;
                 Recovered::RolledBack(journal.archive_key)

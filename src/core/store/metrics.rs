@@ -4,6 +4,7 @@
 use crate::core::error::StorageError;
 use crate::core::json::read::RawJson;
 use crate::core::json::record::json_record;
+use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::token_usage::TokenUsage;
 use crate::core::ports::clock::Clock;
@@ -45,6 +46,13 @@ pub struct CompactionMetrics {
     pub total_unverified_lines: u32,
     /// What the last compaction cost and mended, successful or not.
     pub last_compaction: Option<CompactionCost>,
+    /// Compactions that cleared bulky bodies (the clearing rung ran), with or without a
+    /// summary after it.
+    pub clearings: u32,
+    /// Tokens the clearings took out of the live logs.
+    pub tokens_cleared: usize,
+    /// Compactions the clearing rung completed alone: model calls a summary would have made.
+    pub calls_saved: u32,
     /// Fields other code keeps here (GDRS's own `totalCostSaved`, …), written back as read.
     pub extra: Vec<(String, RawJson)>,
 }
@@ -78,6 +86,9 @@ json_record! {
         total_repaired_facts: "totalRepairedFacts" default,
         total_unverified_lines: "totalUnverifiedLines" default,
         last_compaction: "lastCompaction" default,
+        clearings: "clearings" default,
+        tokens_cleared: "tokensCleared" default,
+        calls_saved: "callsSaved" default,
     }
 }
 
@@ -130,6 +141,14 @@ impl CompactionMetrics {
             at,
         );
         self.record_usage(result.usage);
+        if !result.cleared.is_empty() {
+            self.clearings = self.clearings.saturating_add(1);
+            let cleared = result.cleared.iter().map(|body| body.tokens);
+            self.tokens_cleared = self.tokens_cleared.saturating_add(cleared.sum());
+        }
+        if result.rung == Rung::Clear {
+            self.calls_saved = self.calls_saved.saturating_add(1);
+        }
         let cost = CompactionCost {
             calls: result.attempts,
             repaired_facts: u32::try_from(result.coverage.repaired.len()).unwrap_or(u32::MAX),

@@ -26,6 +26,22 @@ impl PerLog<Option<String>> {
         }
     }
 
+    /// The texts `after` is stored as, each log whose entries are those `parsed` (read from
+    /// `raw`) holds kept as its stored text (a log not changed is not rewritten, whatever its layout).
+    pub fn encode_changed(after: &LogSnapshot, parsed: &LogSnapshot, raw: &RawLogs) -> RawLogs {
+        let mut texts = RawLogs::encode(after);
+        if after.reasoning == parsed.reasoning {
+            texts.reasoning.clone_from(&raw.reasoning);
+        }
+        if after.execution == parsed.execution {
+            texts.execution.clone_from(&raw.execution);
+        }
+        if after.tool_activity == parsed.tool_activity {
+            texts.tool_activity.clone_from(&raw.tool_activity);
+        }
+        texts
+    }
+
     /// The three logs these texts hold; text that is not a JSON array is an error naming its
     /// key.
     pub fn parse(&self, keys: &StorageKeys) -> Result<LogSnapshot, StorageError> {

@@ -9,6 +9,7 @@ use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::tokens::{estimate_tokens, head_within};
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
+use crate::core::steps::clearing::{placeholder_naming, CLEARED_MARK};
 use crate::core::steps::item_search::MAX_ITEM_LEN;
 use crate::core::steps::selection::EntryIterations;
 use crate::core::store::archives::StoredArchives;
@@ -136,6 +137,11 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         query: &[String],
     ) -> Result<Vec<Found>, StorageError> {
         let (heads, _) = self.heads(None)?;
+        // A placeholder whose clearing's archive is stored: its original is found there.
+        let named: Vec<String> = heads.iter().map(|h| placeholder_naming(&h.key)).collect();
+        let followed = |text: &str| {
+            text.contains(CLEARED_MARK) && named.iter().any(|named| text.contains(named))
+        };
         let mut found = Vec::new();
         for head in heads
             .iter()
@@ -151,7 +157,10 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             let data = &archive.data;
             let mut keep = |iteration: u32, log: &str, text: &str| {
                 let lower = text.to_ascii_lowercase();
-                if (first..=last).contains(&iteration) && query.iter().all(|w| lower.contains(w)) {
+                if (first..=last).contains(&iteration)
+                    && query.iter().all(|w| lower.contains(w))
+                    && !followed(text)
+                {
                     let label = format!("[iteration {iteration} · {log}] ");
                     found.push(Found {
                         iteration,

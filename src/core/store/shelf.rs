@@ -10,6 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::core::error::{CompactionError, StorageError};
+use crate::core::json::write::ToJson;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::reasons::BusyReason;
 use crate::core::model::settings::CompactorSettings;
@@ -18,25 +19,12 @@ use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
 use crate::core::store::archives::StoredArchives;
-use crate::core::store::journal::{Commit, Journal, Recovered};
+use crate::core::store::journal::{Journal, Recovered};
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::lease::LeaseHolder;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::migration::{migrate, waiting};
 use crate::core::store::page::PageState;
-use crate::core::store::raw_logs::ReadLogs;
-
-/// What [`Shelf::swap_in`] swaps: the logs as read before, the commit, its archive's key.
-pub struct Swap<'a> {
-    /// The logs as the compaction read them.
-    pub before: &'a ReadLogs,
-    /// The summary and what it replaces.
-    pub commit: &'a Commit<'a>,
-    /// The archive holding the originals.
-    pub key: &'a str,
-    /// Archives kept at most in the logs' own store.
-    pub max_archives: usize,
-}
 
 /// The archives of one `LogStore` under one archive prefix, as this page reaches them.
 pub struct Shelf<S, C> {
@@ -260,35 +248,43 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
         outcome
     }
 
-    /// A compaction's archive (journal steps 1 and 2, see [`Journal::archive`]), durable in the
-    /// archive store before any log changes; a store that refuses it (full, or blocked by
-    /// another tab) leaves nothing behind. Its key and timestamp.
-    pub async fn archive(&self, commit: &Commit<'_>) -> Result<(String, u64), CompactionError> {
-        let (key, timestamp) = self.with_journal(|journal, a| journal.archive(a, commit))?;
-        if let Err(err) = self.commit().await {
-            self.with_journal(|journal, a| journal.abandon(a, &key));
-            return Err(err.into());
-        }
-        Ok((key, timestamp))
+    /// The key and timestamp the next archive takes (the caller holds the store lock).
+    pub fn next_key(&self) -> Result<(String, u64), StorageError> {
+        self.with_archives(|archives| archives.next_key())
     }
 
-    /// The summary swapped in for the archived entries (see [`Journal::swap_in`]), then the
-    /// expired archives removed and, in the logs' own store (localStorage, 5 MB for the whole
-    /// origin), those beyond `max_archives` (a failure leaves one too many, never a loss); an
-    /// archive store keeps every archive until it expires, so that `recall` answers for every
-    /// compacted iteration. The archive store commits what changed.
+    /// An archive (journal steps 1 and 2, see [`Journal::archive`]) under `key`, from
+    /// [`Shelf::next_key`], durable in the archive store before any log changes; a store that
+    /// refuses it (full, or blocked by another tab) leaves nothing behind.
+    pub async fn archive(&self, key: &str, archive: &dyn ToJson) -> Result<(), CompactionError> {
+        self.with_journal(|journal, a| journal.archive(a, key, archive))?;
+        if let Err(err) = self.commit().await {
+            self.with_journal(|journal, a| journal.abandon(a, key));
+            return Err(err.into());
+        }
+        Ok(())
+    }
+
+    /// The logs `write` changes under the journal ([`Journal::swap_in`], [`Journal::clear_in`]),
+    /// then the expired archives removed and, in the logs' own store (localStorage, 5 MB for
+    /// the whole origin), those beyond `max_archives` (a failure leaves one too many, never a
+    /// loss); an archive store keeps every archive until it expires, so that `recall` answers
+    /// for every compacted iteration. The archive store commits what changed.
     pub async fn swap_in(
         &self,
-        swap: Swap<'_>,
-        result: impl FnOnce(usize) -> CompactionResult,
+        max_archives: usize,
+        write: impl FnOnce(
+            &Journal<'_, S, C>,
+            &StoredArchives<'_, S, C>,
+        ) -> Result<CompactionResult, CompactionError>,
     ) -> Result<CompactionResult, CompactionError> {
         let (swapped, removed) = self.with_journal(|journal, archives| {
-            let swapped = journal.swap_in(archives, swap.before, swap.commit, swap.key, result);
+            let swapped = write(journal, archives);
             let removed = match &swapped {
                 Ok(result) => {
                     let limit = match self.archive_store {
                         Some(_) => usize::MAX,
-                        None => swap.max_archives,
+                        None => max_archives,
                     };
                     archives.enforce_limit(limit, Some(&result.archive_key))
                 }

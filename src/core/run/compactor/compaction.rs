@@ -6,6 +6,10 @@ use std::future::Future;
 use super::run_lock::RunLock;
 use super::Compactor;
 use crate::core::error::CompactionError;
+use crate::core::json::write::ToJson;
+use crate::core::model::clearing::Rung;
+use crate::core::model::facts::Coverage;
+use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::outcome::{saving, CompactionResult};
 use crate::core::model::phase::Phase;
 use crate::core::model::reasons::{BusyReason, Refusal};
@@ -19,12 +23,12 @@ use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
 use crate::core::run::view::Observed;
 use crate::core::steps::check::{Accepted, SummaryCheck};
+use crate::core::steps::clearing::ClearedEntry;
 use crate::core::steps::rules::{allowed, waits};
 use crate::core::steps::summary_budget::SummaryBudget;
-use crate::core::store::archive_record::ArchiveMetadata;
+use crate::core::store::archive_record::{Archive, ArchiveMetadata};
 use crate::core::store::journal::Commit;
 use crate::core::store::page::PageClaim;
-use crate::core::store::shelf::Swap;
 use crate::core::store::summary_cache::{input_hash, CachedSummary};
 
 /// One compaction's hold on the page: every compactor and shelf over the logs in this page is
@@ -35,12 +39,24 @@ pub struct Claim {
     _page: PageClaim,
     trigger: Trigger,
     cancel: Cancel,
+    rung: Option<Rung>,
+}
+
+impl Claim {
+    /// The compaction runs `rung` only (`None`: the ladder decides, see
+    /// [`Compactor::compact_claimed`]).
+    pub fn with_rung(mut self, rung: Option<Rung>) -> Self {
+        self.rung = rung;
+        self
+    }
 }
 
 /// One compaction's state, passed along the run (never kept on the compactor).
 struct Run {
     trigger: Trigger,
     cancel: Cancel,
+    /// The rung asked for, if any.
+    rung: Option<Rung>,
     started_ms: f64,
     /// Progress reported so far (never goes down).
     percent: u8,
@@ -51,6 +67,14 @@ struct Run {
     /// A paid answer that was accepted: cached once the run ends, whatever happens to it after
     /// (a storage failure is retried without a call).
     answered: Option<CachedSummary>,
+}
+
+/// Where the ladder stands after its clearing rung.
+enum Ladder {
+    /// The clearing was asked for alone, or brought usage under `recommendedUsage`.
+    Done(CompactionResult),
+    /// A summary follows, of the logs as now observed, after the clearing's result (if one ran).
+    Summarise(Observed, Option<Box<CompactionResult>>),
 }
 
 /// What a swap puts in place: the logs as observed, the commit, the accepted summary and the
@@ -69,6 +93,14 @@ const WAIT_POLL_MS: u32 = 50;
 /// counts a task of 50 ms or more as long (input waits, frames drop), and no step of a
 /// compaction of 400K tokens takes 25 ms.
 const BREAK_AFTER_MS: f64 = 20.0;
+
+/// Usage and tokens of `observed`, as its archive records them.
+fn metadata_of(observed: &Observed) -> ArchiveMetadata {
+    ArchiveMetadata {
+        context_usage_before: observed.input.usage,
+        total_tokens_before: observed.input.log_tokens,
+    }
+}
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Runs one compaction. Whatever the error, the logs are as before (plus any appends).
@@ -108,14 +140,20 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             _page: page,
             trigger,
             cancel,
+            rung: None,
         })
     }
 
-    /// Runs the compaction `claim` (of this compactor) was taken for.
+    /// Runs the compaction `claim` (of this compactor) was taken for: the ladder's rungs in
+    /// order. A compaction the loop asks for (`auto`, `context_limit_error`) clears bulky
+    /// bodies first (unless `clearing` is `false`) and summarises only when usage is still at
+    /// `recommendedUsage` or more; the user's summarises; a claim [`Claim::with_rung`] runs
+    /// that rung.
     pub async fn compact_claimed(&self, claim: Claim) -> Result<CompactionResult, CompactionError> {
         let mut run = Run {
             trigger: claim.trigger,
             cancel: claim.cancel.clone(),
+            rung: claim.rung,
             started_ms: self.now(),
             percent: 0,
             attempts: Attempts::default(),
@@ -197,6 +235,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.take_a_break(run).await;
         let waited = self.wait_for_iteration(run).await?;
         let observed = self.gather(run, observed, waited)?;
+        let (observed, cleared) = match self.clear_first(run, lock, observed).await? {
+            Ladder::Done(result) => return Ok(self.finish(run, result)),
+            Ladder::Summarise(observed, cleared) => (observed, cleared),
+        };
         self.advance(run, Phase::BuildingPrompt, None);
         let prepared = self.view(&self.logs().borrow()).prepare(&observed)?;
         if prepared.selection.is_empty() {
@@ -223,17 +265,20 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             summary: &accepted.summary,
             trigger: run.trigger,
             lifetime_ms: self.settings.archive_lifetime_ms(),
-            metadata: ArchiveMetadata {
-                context_usage_before: observed.input.usage,
-                total_tokens_before: observed.input.log_tokens,
-            },
+            metadata: metadata_of(&observed),
         };
         self.advance(run, Phase::Archiving, None);
-        let (archive_key, timestamp) = self.shelf.archive(&commit).await?;
-        self.events.emit(CompactionEvent::Archived {
-            archive_key: archive_key.clone(),
+        let (archive_key, timestamp) = self.shelf.next_key()?;
+        let archive = Archive::of(
+            commit.selection,
+            commit.ledger,
+            commit.trigger,
             timestamp,
-        });
+            commit.lifetime_ms,
+            commit.metadata.clone(),
+        );
+        self.write_archive(&archive_key, timestamp, &archive)
+            .await?;
         self.take_a_break(run).await;
         self.advance(run, Phase::Replacing, None);
         let swapped = Swapped {
@@ -242,13 +287,146 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             accepted: &accepted,
             archive_key: &archive_key,
         };
-        let swap = self.swap_of(&swapped);
         let ran = &*run;
         let result = self
             .shelf
-            .swap_in(swap, |added| self.result_of(ran, &swapped, added));
-        let result = result.await?;
+            .swap_in(self.settings.max_archives, |journal, archives| {
+                let before = &swapped.observed.read;
+                let result = |added| self.result_of(ran, &swapped, added);
+                journal.swap_in(archives, before, swapped.commit, &archive_key, result)
+            })
+            .await?;
+        let result = match cleared {
+            Some(clearing) => result.after(*clearing),
+            None => result,
+        };
         Ok(self.finish(run, result))
+    }
+
+    /// Writes `archive` under `key` (its `timestamp`), durable before any log changes, and
+    /// tells the app.
+    async fn write_archive(
+        &self,
+        key: &str,
+        timestamp: u64,
+        archive: &dyn ToJson,
+    ) -> Result<(), CompactionError> {
+        self.shelf.archive(key, archive).await?;
+        self.events.emit(CompactionEvent::Archived {
+            archive_key: key.to_owned(),
+            timestamp,
+        });
+        Ok(())
+    }
+
+    /// The ladder's clearing rung, when this compaction runs it: under the store lock, the
+    /// bulky bodies of older iterations go to an archive of their own, then their placeholders
+    /// into the logs (the journal's order), no model call. Done when the clearing was asked
+    /// for alone or brought usage under `recommendedUsage`; else a summary follows, of the
+    /// logs as they are now.
+    async fn clear_first(
+        &self,
+        run: &mut Run,
+        lock: &mut RunLock,
+        observed: Observed,
+    ) -> Result<Ladder, CompactionError> {
+        let nothing = || CompactionError::NotAllowed(Refusal::NothingToClear);
+        let only = run.rung == Some(Rung::Clear);
+        let on = self.settings.clearing.rules().is_some();
+        let clears = match run.rung {
+            Some(Rung::Summarize) => false,
+            Some(Rung::Clear) if !on => return Err(nothing()),
+            Some(Rung::Clear) => true,
+            None => on && run.trigger != Trigger::User,
+        };
+        if !clears {
+            return Ok(Ladder::Summarise(observed, None));
+        }
+        lock.taken_again(self.shelf.hold().await?);
+        run.working_since_ms = self.now();
+        if run.cancel.is_cancelled() {
+            return Err(CompactionError::Aborted);
+        }
+        let (key, timestamp) = self.shelf.next_key()?;
+        let cleared = self.view(&self.logs().borrow()).clearable(&observed, &key);
+        if cleared.is_empty() {
+            lock.give_up();
+            return match only {
+                true => Err(nothing()),
+                false => Ok(Ladder::Summarise(observed, None)),
+            };
+        }
+        self.advance(run, Phase::Clearing, None);
+        let lifetime_ms = self.settings.archive_lifetime_ms();
+        let metadata = metadata_of(&observed);
+        let logs = &observed.read.parsed;
+        let archive = Archive::cleared(
+            logs,
+            &cleared,
+            run.trigger,
+            timestamp,
+            lifetime_ms,
+            metadata,
+        );
+        self.write_archive(&key, timestamp, &archive).await?;
+        let ran = &*run;
+        let result = self
+            .shelf
+            .swap_in(self.settings.max_archives, |journal, archives| {
+                let result = |added| self.cleared_result(ran, &observed, &cleared, &key, added);
+                journal.clear_in(archives, &observed.read, &cleared, &key, result)
+            })
+            .await?;
+        if only || result.context_usage_after < self.settings.recommended_usage {
+            return Ok(Ladder::Done(result));
+        }
+        lock.give_up();
+        self.take_a_break(run).await;
+        let observed = self.view(&self.logs().borrow()).observe()?;
+        Ok(Ladder::Summarise(observed, Some(Box::new(result))))
+    }
+
+    /// The result of a clearing of `observed` that took `cleared` into the archive `key`,
+    /// `appended` tokens appended meanwhile.
+    fn cleared_result(
+        &self,
+        run: &Run,
+        observed: &Observed,
+        cleared: &[ClearedEntry],
+        key: &str,
+        appended: usize,
+    ) -> CompactionResult {
+        let input = &observed.input;
+        let freed: usize = cleared.iter().map(|entry| entry.tokens).sum();
+        let tokens_after = input.log_tokens.saturating_sub(freed) + appended;
+        let (tokens_saved, reduction) = saving(input.log_tokens, tokens_after);
+        let iterations = cleared.iter().map(|entry| entry.iteration);
+        let first = iterations.clone().min().unwrap_or(0);
+        CompactionResult {
+            iterations: [first, iterations.max().unwrap_or(0)],
+            tokens_before: input.log_tokens,
+            tokens_after,
+            tokens_saved,
+            reduction,
+            context_usage_before: input.usage,
+            context_usage_after: self
+                .view(&self.logs().borrow())
+                .usage_at(tokens_after, false),
+            attempts: 0,
+            duration_ms: (self.now() - run.started_ms).max(0.0),
+            archive_key: key.to_owned(),
+            summary: String::new(),
+            usage: None,
+            model: None,
+            coverage: Coverage::default(),
+            unverified: Vec::new(),
+            chunks: 0,
+            answer_format: AnswerFormat::default(),
+            cached: false,
+            injections: Vec::new(),
+            rung: Rung::Clear,
+            cleared: cleared.iter().map(ClearedEntry::body).collect(),
+        }
     }
 
     /// Reads the logs, and starts if the rules allow.
@@ -308,16 +486,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         Ok(observed)
     }
 
-    /// What the swap of `swapped` replaces, and where the originals are.
-    fn swap_of<'a>(&self, swapped: &Swapped<'a>) -> Swap<'a> {
-        Swap {
-            before: &swapped.observed.read,
-            commit: swapped.commit,
-            key: swapped.archive_key,
-            max_archives: self.settings.max_archives,
-        }
-    }
-
     /// The result of the compaction `swapped` completed, the summary's entry taking `added`
     /// tokens.
     fn result_of(&self, run: &Run, swapped: &Swapped<'_>, added: usize) -> CompactionResult {
@@ -355,6 +523,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             answer_format: accepted.answer_format,
             cached: run.attempts.cached,
             injections: accepted.injections.clone(),
+            rung: Rung::Summarize,
+            cleared: Vec::new(),
         }
     }
 

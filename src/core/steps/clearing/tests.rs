@@ -170,10 +170,10 @@ fn small_bodies_errors_and_kept_tools_stay_and_a_cleared_tool_goes_whole() {
     let logs = logs(6, small, |n| format!(r#"{{"rows":{n},"note":"short"}}"#));
     assert_eq!(clear_now(&logs, &ClearingRules::default()), []);
     let rules = ClearingRules {
-        tools: vec![
+        tools: ByName(vec![
             ("fetch".into(), ToolRule::Clear),
             ("auto".into(), ToolRule::Keep),
-        ],
+        ]),
         ..ClearingRules::default()
     };
     let cleared = clear_now(&logs, &rules);
@@ -183,7 +183,7 @@ fn small_bodies_errors_and_kept_tools_stay_and_a_cleared_tool_goes_whole() {
     assert!(field_of(&details, "rows").contains(CLEARED_MARK));
     // A field the app keeps inline stays.
     let rules = ClearingRules {
-        keep_fields: vec![("fetch".into(), vec!["rows".into()])],
+        keep_fields: ByName(vec![("fetch".into(), vec!["rows".into()])]),
         ..rules
     };
     let details = field_of(&clear_now(&logs, &rules)[0].placeholder, "details");
@@ -209,30 +209,37 @@ fn the_recall_tool_and_entries_a_later_iteration_names_stay_one_iteration_longer
 }
 
 #[test]
-fn restore_puts_the_original_bytes_back_in_place_of_the_placeholders_of_its_archive() {
+fn restore_puts_the_original_bytes_back_in_place_of_the_placeholders_it_names() {
     let logs = logs(7, |n| page(n, "12.5"), |n| page(n, "77"));
     let cleared = clear_now(&logs, &ClearingRules::default());
     // Iteration 7 is the current one: 5, 6 and 7 keep their bodies.
     assert_eq!(cleared.len(), 8);
     let mut live = apply(&logs, &logs, &cleared).unwrap();
     assert_ne!(live, logs);
-    // A placeholder of another archive is not this archive's to restore.
+    let of = |log: ClearedLog| -> (Vec<usize>, Vec<String>) {
+        cleared
+            .iter()
+            .filter(|entry| entry.log == log)
+            .map(|entry| (entry.position, text_hash(Some(&entry.placeholder))))
+            .unzip()
+    };
+    let (positions, hashes) = of(ClearedLog::Execution);
+    let originals: Vec<_> = positions
+        .iter()
+        .map(|&at| logs.execution[at].clone())
+        .collect();
+    // Placeholders another clearing wrote are not these originals'.
     assert_eq!(
-        restore(&mut live.execution, &logs.execution, "gdrs_archived_logs_8"),
+        restore(&mut live.execution, &originals, &["0".repeat(16)]),
         0
     );
-    assert_eq!(
-        restore(&mut live.execution, &logs.execution, "gdrs_archived_logs_7"),
-        4
-    );
-    assert_eq!(
-        restore(
-            &mut live.tool_activity,
-            &logs.tool_activity,
-            "gdrs_archived_logs_7"
-        ),
-        4
-    );
+    assert_eq!(restore(&mut live.execution, &originals, &hashes), 4);
+    let (positions, hashes) = of(ClearedLog::ToolActivity);
+    let originals: Vec<_> = positions
+        .iter()
+        .map(|&at| logs.tool_activity[at].clone())
+        .collect();
+    assert_eq!(restore(&mut live.tool_activity, &originals, &hashes), 4);
     assert_eq!(live, logs);
 }
 

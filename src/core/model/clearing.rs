@@ -1,0 +1,171 @@
+//! The ladder's clearing rung as values: its rules (the `clearing` option), the rung a
+//! compaction ran and the bodies it cleared.
+
+use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::record::{json_names, json_record};
+use crate::core::json::scan::members;
+use crate::core::model::option_rows::{OptionValue, Range};
+
+/// What one tool (by type or name) gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolRule {
+    /// Never cleared.
+    Keep,
+    /// Cleared whole once old enough, whatever its size.
+    Clear,
+}
+
+json_names! {
+    ToolRule {
+        Keep = "keep",
+        Clear = "clear",
+    }
+}
+
+/// A JSON object read as its members in order, each value read as `T`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ByName<T>(pub Vec<(String, T)>);
+
+impl<T> Default for ByName<T> {
+    fn default() -> Self {
+        ByName(Vec::new())
+    }
+}
+
+impl<T: FromJson> FromJson for ByName<T> {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        let fields = members(json).ok_or_else(|| ReadError::invalid(json, "an object"))?;
+        let mut read = Vec::new();
+        for (name, value) in fields {
+            let value = T::from_json(value).map_err(|err| ReadError::In("tool", Box::new(err)))?;
+            read.push((name.into_owned(), value));
+        }
+        Ok(ByName(read))
+    }
+}
+
+impl<T: PartialEq> ByName<T> {
+    /// The values given for any of `names`, in order.
+    pub fn of<'a>(&'a self, names: &'a [&str]) -> impl Iterator<Item = &'a T> + 'a {
+        self.0
+            .iter()
+            .filter(|(name, _)| names.contains(&name.as_str()))
+            .map(|(_, value)| value)
+    }
+}
+
+/// What clearing does (the `clearing` option when it is not `false`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearingRules {
+    /// The newest iterations keep their bodies whole (the running one always does).
+    pub keep_iterations: u32,
+    /// A body larger than this, in tokens, is cleared.
+    pub above_tokens: usize,
+    /// By tool type or name (an execution's `source`): never clear, or always clear whole.
+    pub tools: ByName<ToolRule>,
+    /// By tool type or name: fields of the body that stay inline.
+    pub keep_fields: ByName<Vec<String>>,
+}
+
+impl Default for ClearingRules {
+    fn default() -> Self {
+        ClearingRules {
+            keep_iterations: 3,
+            above_tokens: 400,
+            tools: ByName::default(),
+            keep_fields: ByName::default(),
+        }
+    }
+}
+
+json_record! {
+    read ClearingRules [deny defaults] {
+        keep_iterations: "keepIterations" fallback,
+        above_tokens: "aboveTokens" fallback,
+        tools: "tools" fallback,
+        keep_fields: "keepFields" fallback,
+    }
+}
+
+/// The `clearing` option: off, or on with its rules.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Clearing {
+    /// `false`: no entry is cleared; every compaction summarises.
+    Off,
+    /// An object of rules (`true` takes the defaults).
+    On(ClearingRules),
+}
+
+impl Clearing {
+    /// The rules, when clearing is on.
+    pub fn rules(&self) -> Option<&ClearingRules> {
+        match self {
+            Clearing::Off => None,
+            Clearing::On(rules) => Some(rules),
+        }
+    }
+}
+
+impl Default for Clearing {
+    fn default() -> Self {
+        Clearing::On(ClearingRules::default())
+    }
+}
+
+impl FromJson for Clearing {
+    fn from_json(json: &str) -> Result<Self, ReadError> {
+        match json {
+            "false" => Ok(Clearing::Off),
+            "true" => Ok(Clearing::default()),
+            _ => {
+                Object::read(json).map_err(|_| ReadError::invalid(json, "false or an object"))?;
+                ClearingRules::from_json(json).map(Clearing::On)
+            }
+        }
+    }
+}
+
+impl OptionValue for Clearing {
+    fn in_range(&self, _: &Range) -> bool {
+        self.rules().is_none_or(|rules| rules.keep_iterations >= 1)
+    }
+    fn shown(&self) -> String {
+        String::from("on: `keepIterations` 3, `aboveTokens` 400")
+    }
+}
+
+/// The rung of the ladder a compaction ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Rung {
+    /// Bulky bodies of older iterations moved to an archive, no model call.
+    Clear,
+    /// A summary of iterations 1..N-1 (after any clearing).
+    #[default]
+    Summarize,
+}
+
+json_names! {
+    Rung {
+        Clear = "clear",
+        Summarize = "summarize",
+    }
+}
+
+/// One body a clearing moved to its archive.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClearedBody {
+    /// The iteration of its entry.
+    pub iteration: u32,
+    /// The entry's id (empty when it has none).
+    pub entry_id: String,
+    /// Tokens the live logs lost: the entry's, less its placeholder's.
+    pub tokens: usize,
+}
+
+json_record! {
+    read write ClearedBody {
+        iteration: "iteration" req,
+        entry_id: "entryId" req,
+        tokens: "tokens" req,
+    }
+}
