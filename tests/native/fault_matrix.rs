@@ -406,6 +406,86 @@ fn crash_cases(matrix: &Matrix) {
     );
 }
 
+/// A session of 8 iterations of bulky tool output, and settings whose window it fills to 90%.
+fn bulky_store() -> (MemoryStore, ManualClock, CompactorSettings) {
+    let (memory, clock) = (MemoryStore::new(), ManualClock::new(NOV_22_2026));
+    let logs = logs_over(&memory, &clock);
+    bulky_session(&logs, &clock, 8);
+    let tokens = logs.borrow().estimate_tokens().unwrap();
+    let settings = CompactorSettings {
+        context_window_tokens: tokens * 10 / 9,
+        ..CompactorSettings::default()
+    };
+    (memory, clock, settings)
+}
+
+fn clearing_crash_cases(matrix: &Matrix) {
+    // Count the writes of one clearing (the loop's own compaction, no model call), then stop
+    // after each of them in turn.
+    let (memory, clock, settings) = bulky_store();
+    let store = FaultyStore::over(memory.clone());
+    let t = tab_with(&store, &clock, Box::new(OfflineProvider), "a", settings);
+    let cleared = run_ready(t.compactor.compact(Trigger::Auto))
+        .unwrap()
+        .unwrap();
+    assert_eq!(cleared.attempts, 0, "the clearing alone was enough");
+    let total_writes = store.writes();
+    let (mut completed, mut rolled_back) = (0, 0);
+    for stop_after in 0..total_writes {
+        let (memory, clock, settings) = bulky_store();
+        let before = census(&memory);
+        let untouched = stored_logs(&memory);
+        let store = FaultyStore::over(memory.clone());
+        store.crash_after(stop_after);
+        let closing = tab_with(
+            &store,
+            &clock,
+            Box::new(OfflineProvider),
+            "closed-tab",
+            settings,
+        );
+        drop(run_ready(closing.compactor.compact(Trigger::Auto)).unwrap());
+        clock.advance(10.0 * 60_000.0);
+        let store = FaultyStore::over(memory.clone());
+        let reloaded = tab(&store, &clock, Box::new(OfflineProvider), "new-tab");
+        let recovered = run_ready(reloaded.compactor.recover()).unwrap().unwrap();
+        match &recovered {
+            Some(context_compactor::core::store::journal::Recovered::Completed(result)) => {
+                assert_eq!(result.cleared.len(), 10);
+                completed += 1
+            }
+            Some(context_compactor::core::store::journal::Recovered::RolledBack(_)) => {
+                rolled_back += 1
+            }
+            None => {}
+        }
+        assert!(
+            memory.get("gdrs_compaction_journal").unwrap().is_none(),
+            "stop after {stop_after}: journal settled"
+        );
+        assert_nothing_lost(
+            &format!("clearing, stop after write {stop_after}"),
+            &before,
+            &memory,
+        );
+        // Either every placeholder with its archive, or the logs as they were.
+        let live = stored_logs(&memory);
+        let marks = live[1]
+            .as_deref()
+            .unwrap_or("")
+            .matches("[cleared by")
+            .count();
+        assert!(
+            (marks == 5 && holds_an_archive(&memory)) || live == untouched,
+            "stop after {stop_after}: {marks} placeholders"
+        );
+    }
+    matrix.row(
+        &format!("tab closed after each of the {total_writes} write steps of a clearing (the loop's own compaction, no model call), then reloaded"),
+        format!("recovered from the journal: {completed} finished (`compaction_complete`), {rolled_back} undone (`compaction_rolled_back`), the rest needed nothing; the live logs hold every placeholder with its archive, or the originals"),
+    );
+}
+
 /// A tab whose archives are in `db` (IndexedDB's double).
 fn database_tab(
     store: &FaultyStore,
@@ -732,6 +812,7 @@ fn fault_matrix() {
     provider_cases(&matrix);
     quota_cases(&matrix);
     crash_cases(&matrix);
+    clearing_crash_cases(&matrix);
     database_cases(&matrix);
     tab_cases(&matrix);
     corrupt_cases(&matrix);

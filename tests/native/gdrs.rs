@@ -706,3 +706,120 @@ fn a_tools_only_current_iteration_keeps_its_entries_and_iteration_n_minus_1_is_a
         }
     }
 }
+
+/// The JSON type of a value, as the app's reader tells them apart.
+fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+/// A line of GDRS's context of recent executions (its `recent-executions-provider.js` at
+/// aed6a04): the time, the status, the source and the result as text (a string as it is,
+/// anything else as `JSON.stringify` gives it).
+fn gdrs_line(entry: &serde_json::Value) -> String {
+    let status = match entry["success"].as_bool() {
+        Some(true) => "SUCCESS",
+        _ => "FAILURE",
+    };
+    let result = match &entry["result"] {
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    format!(
+        "[{}] {status} ({}): RESULT: {result}",
+        entry["timestamp"].as_str().unwrap_or("unknown"),
+        entry["source"].as_str().unwrap_or("auto")
+    )
+}
+
+#[test]
+fn cleared_gdrs_entries_keep_every_field_and_json_type_the_apps_reader_uses() {
+    use context_compactor::core::model::clearing::Rung;
+    use context_compactor::core::ports::cancel::Cancel;
+    for fixture in fixtures() {
+        let memory = memory_of(&fixture);
+        // GDRS stores whatever the code returned: older results made bulky, as a fetched page
+        // (a string), a table (an array) and a record (an object) would be. Entries serde
+        // cannot read (a lone surrogate) stay as GDRS wrote them.
+        let key = "gdrs_execution_log";
+        let bulky: Vec<String> = stored_texts(&memory, key)
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let Ok(mut entry) = serde_json::from_str::<serde_json::Value>(&text) else {
+                    return text;
+                };
+                let page = format!("{i} rows of the fetched table, 1,250 units each. ").repeat(80);
+                entry["result"] = match i % 3 {
+                    0 => serde_json::json!(page),
+                    1 => serde_json::json!([page, 42]),
+                    _ => serde_json::json!({"rows": 1200, "text": page}),
+                };
+                entry.to_string()
+            })
+            .collect();
+        memory.set(key, &format!("[{}]", bulky.join(","))).unwrap();
+        let tools_before = memory.get("gdrs_tool_activity_log").unwrap();
+        let rig = Rig::offline(memory, ManualClock::new(NOV_22_2026), settings());
+        let claim = rig
+            .compactor
+            .claim(Trigger::ContextLimitError, Cancel::default())
+            .unwrap()
+            .with_rung(Some(Rung::Clear));
+        let result = run_ready(rig.compactor.compact_claimed(claim))
+            .unwrap()
+            .unwrap();
+        assert!(!result.cleared.is_empty(), "seed {}", fixture.seed);
+        let after = stored_texts(&rig.memory, key);
+        assert_eq!(after.len(), bulky.len());
+        let mut cleared = 0;
+        for (before, after) in bulky.iter().zip(&after) {
+            if before == after {
+                continue;
+            }
+            cleared += 1;
+            let (old, new): (serde_json::Value, serde_json::Value) = (
+                serde_json::from_str(before).unwrap(),
+                serde_json::from_str(after).unwrap(),
+            );
+            let fields = |v: &serde_json::Value| -> Vec<(String, &'static str)> {
+                let object = v.as_object().unwrap();
+                object
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json_type(v)))
+                    .collect()
+            };
+            assert_eq!(
+                fields(&old),
+                fields(&new),
+                "seed {}: {after:.300}",
+                fixture.seed
+            );
+            for field in ["id", "timestamp", "source", "success", "code", "logs"] {
+                assert_eq!(old[field], new[field], "seed {}: {field}", fixture.seed);
+            }
+            let (old_line, new_line) = (gdrs_line(&old), gdrs_line(&new));
+            let head = |line: &str| line[..line.find("RESULT: ").unwrap()].to_owned();
+            assert_eq!(head(&old_line), head(&new_line));
+            assert!(
+                new_line.contains("[cleared by context-compactor: "),
+                "{new_line:.300}"
+            );
+            assert!(new_line.contains("recall("), "{new_line:.300}");
+            assert!(new_line.len() * 4 < old_line.len(), "{new_line}");
+        }
+        assert_eq!(cleared, result.cleared.len(), "seed {}", fixture.seed);
+        assert_eq!(
+            rig.memory.get("gdrs_tool_activity_log").unwrap(),
+            tools_before,
+            "GDRS's tool entries have no body to clear: not rewritten"
+        );
+    }
+}

@@ -111,6 +111,11 @@ pub fn clearable(
         let new_body = placeholder_body(body, &how, &kept, whole, rules.above_tokens);
         let placeholder = replace_span(entry.text, body, &new_body);
         let tokens = estimate_tokens(entry.text).saturating_sub(estimate_tokens(&placeholder));
+        // A placeholder that frees nothing is not written (a small body cleared by its tool's
+        // rule).
+        if tokens == 0 {
+            return;
+        }
         cleared.push(ClearedEntry {
             log,
             position,

@@ -35,6 +35,11 @@ use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::{LogHashes, RawLogs, ReadLogs};
 use crate::core::store::stored_json::{read_value, write_json};
 
+/// What a compaction makes of the logs: from the logs as read before and as they are now, the
+/// logs to write and the tokens they gained (or the conflict that stops it).
+pub type LogChange<'a> =
+    dyn Fn(&LogSnapshot, &LogSnapshot) -> Result<(LogSnapshot, usize), Conflict> + 'a;
+
 /// How far the interrupted compaction got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum JournalStage {
@@ -185,7 +190,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         before: &ReadLogs,
         commit: &Commit<'_>,
         archive_key: &str,
-        result: impl FnOnce(usize) -> CompactionResult,
+        result: &dyn Fn(usize) -> CompactionResult,
     ) -> Result<CompactionResult, CompactionError> {
         let selection = commit.selection;
         let entry: StoredReasoning =
@@ -195,7 +200,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
             let added = estimate_tokens(&entry) + appended_since(before, now).estimate_tokens();
             Ok((after, added))
         };
-        self.write_logs(archives, before, archive_key, change, result)
+        self.write_logs(archives, before, archive_key, &change, result)
     }
 
     /// Steps 3 to 5 of a clearing: writes the placeholders of `cleared` in place of their
@@ -207,13 +212,13 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         before: &ReadLogs,
         cleared: &[ClearedEntry],
         archive_key: &str,
-        result: impl FnOnce(usize) -> CompactionResult,
+        result: &dyn Fn(usize) -> CompactionResult,
     ) -> Result<CompactionResult, CompactionError> {
         let change = |before: &LogSnapshot, now: &LogSnapshot| {
             let after = clearing::apply(before, now, cleared)?;
             Ok((after, appended_since(before, now).estimate_tokens()))
         };
-        self.write_logs(archives, before, archive_key, change, result)
+        self.write_logs(archives, before, archive_key, &change, result)
     }
 
     /// Writes the logs `change` makes of them (from the logs as `before` read them and as they
@@ -225,8 +230,8 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         archives: &StoredArchives<'_, S, C>,
         before: &ReadLogs,
         archive_key: &str,
-        change: impl FnOnce(&LogSnapshot, &LogSnapshot) -> Result<(LogSnapshot, usize), Conflict>,
-        result: impl FnOnce(usize) -> CompactionResult,
+        change: &LogChange<'_>,
+        result: &dyn Fn(usize) -> CompactionResult,
     ) -> Result<CompactionResult, CompactionError> {
         let logs = self.logs;
         let abandon = |err: CompactionError| {

@@ -26,6 +26,10 @@ use crate::core::store::log_store::LogStore;
 use crate::core::store::migration::{migrate, waiting};
 use crate::core::store::page::PageState;
 
+/// A write of the logs under the journal, with the archives as last refreshed.
+pub type JournalWrite<'a, S, C> = dyn Fn(&Journal<'_, S, C>, &StoredArchives<'_, S, C>) -> Result<CompactionResult, CompactionError>
+    + 'a;
+
 /// The archives of one `LogStore` under one archive prefix, as this page reaches them.
 pub struct Shelf<S, C> {
     /// The logs the archives are of.
@@ -273,10 +277,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     pub async fn swap_in(
         &self,
         max_archives: usize,
-        write: impl FnOnce(
-            &Journal<'_, S, C>,
-            &StoredArchives<'_, S, C>,
-        ) -> Result<CompactionResult, CompactionError>,
+        write: &JournalWrite<'_, S, C>,
     ) -> Result<CompactionResult, CompactionError> {
         let (swapped, removed) = self.with_journal(|journal, archives| {
             let swapped = write(journal, archives);

@@ -27,8 +27,23 @@ pub fn census(memory: &MemoryStore) -> HashMap<String, usize> {
     let keys = StorageKeys::default();
     let logs = LogStore::new(memory.clone(), ManualClock::new(0.0), keys.clone(), 1);
     let mut seen: HashMap<String, usize> = HashMap::new();
+    // A clearing's archive holds the originals its placeholders stand for: a placeholder (live,
+    // or archived by a later summary) counts as its original, and the clearing's archive itself
+    // counts nothing, so that an original reachable twice, or from nowhere, shows.
+    let clearings: Vec<_> = memory
+        .keys()
+        .unwrap()
+        .into_iter()
+        .filter(|key| keys.archive_timestamp(key).is_some())
+        .filter_map(|key| read_archive(memory, &key).ok().flatten())
+        .filter(|archive| archive.placeholders.is_some())
+        .collect();
     let count = |seen: &mut HashMap<String, usize>, logs: &LogSnapshot| {
-        for id in identities(logs) {
+        let mut logs = logs.clone();
+        for clearing in &clearings {
+            clearing.restore_into(&mut logs.execution, &mut logs.tool_activity);
+        }
+        for id in identities(&logs) {
             *seen.entry(id).or_default() += 1;
         }
     };
@@ -45,7 +60,9 @@ pub fn census(memory: &MemoryStore) -> HashMap<String, usize> {
     for key in memory.keys().unwrap() {
         if keys.archive_timestamp(&key).is_some() {
             if let Ok(Some(archive)) = read_archive(memory, &key) {
-                count(&mut seen, &archive.data.into());
+                if archive.placeholders.is_none() {
+                    count(&mut seen, &archive.data.into());
+                }
             }
         }
     }

@@ -145,6 +145,64 @@ pub fn grow_session(logs: &Logs, clock: &ManualClock, iterations: u32, seed: u64
     }
 }
 
+/// A fetched page of about 6,000 characters (1,500 tokens) whose last paragraph holds `figure`.
+pub fn fetched_page(n: u32, figure: &str) -> String {
+    let mut page = format!("<html><head><title>Regional report {n}</title></head><body>");
+    for row in 0..110 {
+        page.push_str(&format!(
+            "<p>Row {row}: the region moved as expected this week.</p>"
+        ));
+    }
+    page.push_str(&format!(
+        "<p>Net revenue {figure} in report_{n}.csv</p></body></html>"
+    ));
+    page
+}
+
+/// The figure iteration `n` of [`bulky_session`] fetches.
+pub fn bulky_figure(n: u32) -> String {
+    format!("{}.{}", 7_000 + n * 37, n % 10)
+}
+
+/// Appends `iterations` iterations of an agent whose context is mostly tool output: a line of
+/// reasoning, an execution whose result is a fetched page (a string) and a tool entry whose
+/// details hold the page and a short URL. Every iteration is finished.
+pub fn bulky_session(logs: &Logs, clock: &ManualClock, iterations: u32) {
+    for _ in 0..iterations {
+        let mut store = logs.borrow_mut();
+        let n = store.start_iteration().unwrap();
+        let page = fetched_page(n, &bulky_figure(n));
+        store
+            .append_reasoning(&format!(
+                "Iteration {n}: I read report {n} for its net revenue."
+            ))
+            .unwrap();
+        store
+            .append_execution(ExecutionInput {
+                success: true,
+                code: format!("return await fetchPage('https://example.com/report/{n}');"),
+                result: Some(raw(json!(page))),
+                source: Some("fetch".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        store
+            .append_tool_activity(ToolActivityInput {
+                kind: "browser".into(),
+                action: "fetch".into(),
+                status: "success".into(),
+                details: Some(raw(
+                    json!({"url": format!("https://example.com/report/{n}"), "html": page}),
+                )),
+                extra: Default::default(),
+            })
+            .unwrap();
+        store.finish_iteration();
+        drop(store);
+        clock.advance(60_000.0);
+    }
+}
+
 /// A settable callback shared between a test and a scripted port.
 pub type Hook<F> = Rc<RefCell<Option<Box<F>>>>;
 

@@ -290,10 +290,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let ran = &*run;
         let result = self
             .shelf
-            .swap_in(self.settings.max_archives, |journal, archives| {
+            .swap_in(self.settings.max_archives, &|journal, archives| {
                 let before = &swapped.observed.read;
                 let result = |added| self.result_of(ran, &swapped, added);
-                journal.swap_in(archives, before, swapped.commit, &archive_key, result)
+                journal.swap_in(archives, before, swapped.commit, &archive_key, &result)
             })
             .await?;
         let result = match cleared {
@@ -372,9 +372,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let ran = &*run;
         let result = self
             .shelf
-            .swap_in(self.settings.max_archives, |journal, archives| {
+            .swap_in(self.settings.max_archives, &|journal, archives| {
                 let result = |added| self.cleared_result(ran, &observed, &cleared, &key, added);
-                journal.clear_in(archives, &observed.read, &cleared, &key, result)
+                journal.clear_in(archives, &observed.read, &cleared, &key, &result)
             })
             .await?;
         if only || result.context_usage_after < self.settings.recommended_usage {

@@ -1,0 +1,338 @@
+//! The ladder's clearing rung, as an app meets it: the loop's own compaction clears bulky tool
+//! output first and makes no model call when that is enough; every body comes back through
+//! `recall`, the recall tool and `rollback`, also after a later summary archived the
+//! placeholders; the user's compaction and `clearing: false` summarise as before.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod common;
+
+use common::census::{assert_nothing_lost, census};
+use common::*;
+use context_compactor::core::error::CompactionError;
+use context_compactor::core::json::read::FromJson;
+use context_compactor::core::model::clearing::{Clearing, ClearingRules, Rung};
+use context_compactor::core::model::phase::Phase;
+use context_compactor::core::model::reasons::{Conflict, Refusal};
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::cancel::Cancel;
+use context_compactor::core::ports::events::CompactionEvent;
+use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::store::keys::StorageKeys;
+use context_compactor::core::store::recall_tool::RecallArgs;
+
+const MARK: &str = "[cleared by context-compactor: ";
+
+/// A store holding `iterations` bulky iterations, and their tokens.
+fn bulky(iterations: u32) -> (MemoryStore, usize) {
+    let memory = MemoryStore::new();
+    let rig = Rig::with(memory.clone(), vec![], CompactorSettings::default());
+    bulky_session(&rig.logs, &rig.clock, iterations);
+    let tokens = rig.logs.borrow().estimate_tokens().unwrap();
+    (memory, tokens)
+}
+
+/// Settings whose window the logs of `tokens` fill to 90%, clearing by `rules`.
+fn at_ninety_percent(tokens: usize, clearing: Clearing) -> CompactorSettings {
+    CompactorSettings {
+        context_window_tokens: tokens * 10 / 9,
+        summary_budget_tokens: Some(2_000),
+        clearing,
+        ..Default::default()
+    }
+}
+
+fn compact(
+    rig: &Rig,
+    trigger: Trigger,
+    rung: Option<Rung>,
+) -> Result<CompactionResultBox, CompactionError> {
+    let claim = rig.compactor.claim(trigger, Cancel::default())?;
+    run_ready(rig.compactor.compact_claimed(claim.with_rung(rung)))
+        .expect("nothing waits in memory")
+        .map(Box::new)
+}
+
+type CompactionResultBox = Box<context_compactor::core::model::outcome::CompactionResult>;
+
+fn execution_text(rig: &Rig) -> String {
+    rig.memory
+        .get(&StorageKeys::default().execution())
+        .unwrap()
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_loops_compaction_clears_bulky_output_first_and_makes_no_model_call_when_that_is_enough() {
+    let (memory, tokens) = bulky(8);
+    let before = census(&memory);
+    let rig = Rig::with(
+        memory,
+        vec![],
+        at_ninety_percent(tokens, Clearing::default()),
+    );
+    let plan = rig.compactor.plan().unwrap();
+    assert_eq!(plan.rung, Rung::Clear);
+    assert_eq!(
+        plan.cleared.len(),
+        10,
+        "iterations 1-5, an execution and a tool entry each"
+    );
+
+    let result = compact(&rig, Trigger::Auto, None).unwrap();
+    assert_eq!(result.rung, Rung::Clear);
+    assert_eq!((rig.provider.calls(), result.attempts), (0, 0));
+    let cleared: Vec<u32> = result.cleared.iter().map(|c| c.iteration).collect();
+    assert_eq!(cleared, [1, 2, 3, 4, 5, 1, 2, 3, 4, 5]);
+    assert_eq!(result.cleared, plan.cleared);
+    assert!(
+        result.context_usage_after < 0.6,
+        "{}",
+        result.context_usage_after
+    );
+    assert!(result.tokens_after * 2 < result.tokens_before);
+    assert!(result.summary.is_empty());
+    assert_nothing_lost("a clearing", &before, &rig.memory);
+
+    // The newest iterations keep their bodies whole; the cleared ones keep their figures.
+    let live = execution_text(&rig);
+    for n in 6..=8 {
+        assert!(live.contains(&format!("Net revenue {}", bulky_figure(n))));
+    }
+    for n in 1..=5 {
+        assert!(!live.contains(&format!("Net revenue {}", bulky_figure(n))));
+        assert!(
+            live.contains(&bulky_figure(n)),
+            "iteration {n}'s figure is in its placeholder"
+        );
+    }
+    assert_eq!(live.matches(MARK).count(), 5);
+
+    let phases: Vec<Phase> = rig
+        .events
+        .events()
+        .into_iter()
+        .filter_map(|event| match event {
+            CompactionEvent::PhaseChange { phase, .. } => Some(phase),
+            _ => None,
+        })
+        .collect();
+    assert!(phases.contains(&Phase::Clearing), "{phases:?}");
+    assert!(!phases.contains(&Phase::Compacting), "{phases:?}");
+    let names = rig.events.names();
+    assert!(names.contains(&"compaction_archived"));
+    assert_eq!(names.last(), Some(&"compaction_complete"));
+
+    let metrics = rig.compactor.metrics().unwrap();
+    assert_eq!((metrics.clearings, metrics.calls_saved), (1, 1));
+    let freed: usize = result.cleared.iter().map(|c| c.tokens).sum();
+    assert_eq!(metrics.tokens_cleared, freed);
+    assert_eq!(metrics.total_attempts, 0);
+
+    // Cleared once: the next compaction finds nothing more to clear, and usage is low.
+    assert!(matches!(
+        compact(&rig, Trigger::Auto, None),
+        Err(CompactionError::NotAllowed(Refusal::UsageTooLow { .. }))
+    ));
+    assert_eq!(execution_text(&rig).matches(MARK).count(), 5);
+}
+
+#[test]
+fn recall_and_the_recall_tool_return_the_originals_also_after_a_summary_archived_the_placeholders()
+{
+    let (memory, tokens) = bulky(8);
+    let before = census(&memory);
+    let answers = vec![Answer::Text(valid_summary(
+        "Net revenue was read for every report.",
+    ))];
+    let rig = Rig::with(
+        memory,
+        answers,
+        at_ninety_percent(tokens, Clearing::default()),
+    );
+    let cleared = compact(&rig, Trigger::Auto, None).unwrap();
+    let id_of_2 = cleared.cleared[1].entry_id.clone();
+    let check = |when: &str| {
+        let archives = archives_now(&rig.compactor);
+        let recalled = archives
+            .with(|a| a.recall(2))
+            .unwrap()
+            .expect("iteration 2 is archived");
+        let execution = recalled.execution_log[0].json();
+        assert!(!execution.contains(MARK), "{when}: {execution:.200}");
+        assert!(
+            execution.contains(&format!("Net revenue {}", bulky_figure(2))),
+            "{when}"
+        );
+        assert!(
+            execution.contains("Row 109"),
+            "{when}: the body comes back whole"
+        );
+        let args = RecallArgs {
+            query: Some(id_of_2.clone()),
+            ..RecallArgs::from_json("{}").unwrap()
+        };
+        let answer = archives.with(|a| a.recall_text(&args, 20_000)).unwrap();
+        assert!(
+            answer.contains(&format!("Net revenue {}", bulky_figure(2))),
+            "{when}: {answer:.300}"
+        );
+        assert!(
+            !answer.contains(MARK),
+            "{when}: the placeholder is not offered beside its original"
+        );
+    };
+    check("after the clearing");
+
+    let summary = compact(&rig, Trigger::ContextLimitError, Some(Rung::Summarize)).unwrap();
+    assert_eq!(summary.rung, Rung::Summarize);
+    assert_eq!(rig.provider.calls(), 1);
+    check("after a summary archived the placeholders");
+    assert_nothing_lost("a clearing, then a summary", &before, &rig.memory);
+}
+
+#[test]
+fn rollback_puts_the_cleared_bytes_back_and_waits_for_a_later_summary_to_be_rolled_back_first() {
+    let (memory, tokens) = bulky(8);
+    let answers = vec![Answer::Text(valid_summary("Every report was read."))];
+    let rig = Rig::with(
+        memory,
+        answers,
+        at_ninety_percent(tokens, Clearing::default()),
+    );
+    let untouched = rig.dump();
+    let clearing = compact(&rig, Trigger::Auto, None).unwrap();
+    let listed = archives_now(&rig.compactor).with(|a| a.list()).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!((listed[0].rung, listed[0].restorable), (Rung::Clear, true));
+    run_ready(rig.compactor.rollback(&clearing.archive_key))
+        .unwrap()
+        .unwrap();
+    assert_eq!(rig.dump(), untouched, "byte for byte, and the archive gone");
+
+    let clearing = compact(&rig, Trigger::Auto, None).unwrap();
+    let summary = compact(&rig, Trigger::ContextLimitError, Some(Rung::Summarize)).unwrap();
+    let listed = archives_now(&rig.compactor).with(|a| a.list()).unwrap();
+    let of = |key: &str| listed.iter().find(|a| a.key == key).unwrap().restorable;
+    assert!(
+        !of(&clearing.archive_key),
+        "its placeholders are in the summary's archive"
+    );
+    assert!(of(&summary.archive_key));
+    assert_eq!(
+        run_ready(rig.compactor.rollback(&clearing.archive_key)).unwrap(),
+        Err(CompactionError::NotAllowed(Refusal::Conflict(
+            Conflict::PlaceholdersGone
+        )))
+    );
+    run_ready(rig.compactor.rollback(&summary.archive_key))
+        .unwrap()
+        .unwrap();
+    run_ready(rig.compactor.rollback(&clearing.archive_key))
+        .unwrap()
+        .unwrap();
+    assert_eq!(rig.dump(), untouched);
+}
+
+#[test]
+fn a_clearing_that_frees_too_little_is_followed_by_a_summary_in_the_same_compaction() {
+    let (memory, tokens) = bulky(8);
+    let before = census(&memory);
+    let rules = ClearingRules {
+        keep_iterations: 6,
+        ..ClearingRules::default()
+    };
+    let answers = vec![Answer::Text(valid_summary("Every report was read."))];
+    let rig = Rig::with(
+        memory,
+        answers,
+        at_ninety_percent(tokens, Clearing::On(rules)),
+    );
+    assert_eq!(rig.compactor.plan().unwrap().rung, Rung::Summarize);
+    let result = compact(&rig, Trigger::Auto, None).unwrap();
+    assert_eq!(result.rung, Rung::Summarize);
+    assert_eq!(rig.provider.calls(), 1);
+    let cleared: Vec<u32> = result.cleared.iter().map(|c| c.iteration).collect();
+    assert_eq!(cleared, [1, 2, 1, 2]);
+    assert_eq!(result.tokens_before, tokens, "measured before the clearing");
+    let archives = archives_now(&rig.compactor).with(|a| a.list()).unwrap();
+    let rungs: Vec<Rung> = archives.iter().map(|a| a.rung).collect();
+    assert_eq!(rungs, [Rung::Summarize, Rung::Clear]);
+    let metrics = rig.compactor.metrics().unwrap();
+    assert_eq!((metrics.clearings, metrics.calls_saved), (1, 0));
+    assert_nothing_lost("a clearing, then a summary", &before, &rig.memory);
+}
+
+#[test]
+fn the_users_compaction_summarises_unless_it_asks_for_the_clear_rung_and_clearing_false_never_clears(
+) {
+    let (memory, tokens) = bulky(8);
+    let answers = vec![
+        Answer::Text(valid_summary("Every report was read.")),
+        Answer::Text(valid_summary("Every report was read.")),
+    ];
+    let rig = Rig::with(
+        memory.clone(),
+        answers.clone(),
+        at_ninety_percent(tokens, Clearing::default()),
+    );
+    let result = compact(&rig, Trigger::User, None).unwrap();
+    assert_eq!((result.rung, result.cleared.len()), (Rung::Summarize, 0));
+
+    let (memory, tokens) = bulky(8);
+    let rig = Rig::with(
+        memory,
+        vec![],
+        at_ninety_percent(tokens, Clearing::default()),
+    );
+    let result = compact(&rig, Trigger::User, Some(Rung::Clear)).unwrap();
+    assert_eq!((result.rung, rig.provider.calls()), (Rung::Clear, 0));
+
+    let (memory, tokens) = bulky(8);
+    let rig = Rig::with(memory, answers, at_ninety_percent(tokens, Clearing::Off));
+    assert_eq!(
+        compact(&rig, Trigger::User, Some(Rung::Clear)).map(|r| r.rung),
+        Err(CompactionError::NotAllowed(Refusal::NothingToClear))
+    );
+    let plan = rig.compactor.plan().unwrap();
+    assert_eq!((plan.rung, plan.cleared.len()), (Rung::Summarize, 0));
+    let result = compact(&rig, Trigger::Auto, None).unwrap();
+    assert_eq!((result.rung, result.cleared.len()), (Rung::Summarize, 0));
+    assert_eq!(execution_text(&rig).matches(MARK).count(), 0);
+}
+
+#[test]
+fn the_clearing_option_reads_false_or_its_rules_and_refuses_what_it_does_not_know() {
+    let read = |json: &str| -> Result<Clearing, String> {
+        let settings = CompactorSettings::from_json(json).map_err(|e| e.to_string())?;
+        let clock = context_compactor::core::ports::clock::ManualClock::new(NOV_22_2026);
+        let logs = logs_over(&MemoryStore::new(), &clock);
+        let provider = Box::new(context_compactor::core::providers::offline::OfflineProvider);
+        let timer = Box::new(InstantTimer::new(&clock));
+        let events = Box::new(context_compactor::core::ports::events::RecordingSink::default());
+        let compactor = context_compactor::core::run::compactor::Compactor::new(
+            logs, provider, timer, events, settings,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(compactor.settings().clearing.clone())
+    };
+    assert_eq!(read("{}").unwrap(), Clearing::default());
+    assert_eq!(read(r#"{"clearing":false}"#).unwrap(), Clearing::Off);
+    let rules = read(
+        r#"{"clearing":{"keepIterations":5,"tools":{"vfs":"keep","fetch":"clear"},"keepFields":{"fetch":["url"]}}}"#,
+    )
+    .unwrap();
+    let Clearing::On(rules) = rules else {
+        panic!("on")
+    };
+    assert_eq!((rules.keep_iterations, rules.above_tokens), (5, 400));
+    assert_eq!(rules.tools.0.len(), 2);
+    assert_eq!(rules.keep_fields.0[0].1, ["url"]);
+    let refused = read(r#"{"clearing":{"keepIteration":5}}"#).unwrap_err();
+    assert!(refused.contains("keepIteration"), "{refused}");
+    assert!(read(r#"{"clearing":{"tools":{"vfs":"sometimes"}}}"#).is_err());
+    assert!(read(r#"{"clearing":"yes"}"#).is_err());
+    let zero = read(r#"{"clearing":{"keepIterations":0}}"#).unwrap_err();
+    assert!(zero.contains("clearing"), "{zero}");
+}
