@@ -167,7 +167,9 @@ fn a_cleared_entry_is_not_cleared_again() {
 #[test]
 fn small_bodies_errors_and_kept_tools_stay_and_a_cleared_tool_goes_whole() {
     let small = |_| "\"42 rows\"".to_owned();
-    let logs = logs(6, small, |n| format!(r#"{{"rows":{n},"note":"short"}}"#));
+    // A note of about 250 tokens: under aboveTokens, and more than its placeholders take.
+    let note = "short note ".repeat(90);
+    let logs = logs(6, small, |n| format!(r#"{{"rows":{n},"note":"{note}"}}"#));
     assert_eq!(clear_now(&logs, &ClearingRules::default()), []);
     let rules = ClearingRules {
         tools: ByName(vec![
@@ -176,6 +178,9 @@ fn small_bodies_errors_and_kept_tools_stay_and_a_cleared_tool_goes_whole() {
         ]),
         ..ClearingRules::default()
     };
+    // A body smaller than its placeholder would be stays, whatever its tool's rule.
+    let tiny = self::logs(6, small, |n| format!(r#"{{"rows":{n}}}"#));
+    assert_eq!(clear_now(&tiny, &rules), []);
     let cleared = clear_now(&logs, &rules);
     assert_eq!(cleared.len(), 3);
     assert!(cleared.iter().all(|c| c.log == ClearedLog::ToolActivity));
