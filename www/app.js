@@ -6,7 +6,7 @@ import { $, fmt, state, settings, showError, showMessage } from "./ui.js";
 import { renderExecution, renderReasoning, renderTools } from "./entries-view.js";
 import { renderCompactButton, renderPins, renderUsage } from "./usage-view.js";
 import { renderArchives } from "./archives-view.js";
-import { renderRecall, wireRecall } from "./recall-view.js";
+import { recallIteration, renderRecall, wireRecall } from "./recall-view.js";
 import { listen } from "./compaction-view.js";
 import { wireControls, wireTabs } from "./controls.js";
 
@@ -51,7 +51,7 @@ function wireSettings() {
     buildCompactor();
     render();
   };
-  for (const id of ["set-provider", "set-window", "set-key", "set-model", "set-base", "set-remember"]) {
+  for (const id of ["set-provider", "set-window", "set-key", "set-model", "set-base", "set-remember", "set-pages"]) {
     $(id).addEventListener("change", rebuild);
   }
 }
@@ -62,8 +62,8 @@ function render() {
   let archivesDrawn = Promise.resolve();
   try {
     renderReasoning(logs.reasoningEntries());
-    renderExecution(logs.executionLog());
-    renderTools(logs.toolActivityLog());
+    renderExecution(logs.executionLog(), recallIteration);
+    renderTools(logs.toolActivityLog(), recallIteration);
     $("stat-iteration").textContent = String(logs.currentIteration);
     renderUsage();
     renderCompactButton(logs.iterationRunning || state.iterating);

@@ -38,6 +38,7 @@ export async function renderArchives() {
       // By date, iterations and size; the storage key is a detail under the date.
       const created = el("td", "", new Date(info.timestamp).toLocaleString());
       created.append(el("span", "archive-key mono", info.key));
+      if (info.rung === "clear") created.append(el("span", "badge neutral", "cleared bodies"));
       const counts = info.entries ?? { reasoning: 0, execution: 0, toolActivity: 0 };
       tr.append(
         created,

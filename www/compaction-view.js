@@ -8,6 +8,7 @@ const PHASES = [
   ["waiting", "Wait for the running iteration"],
   ["freezing", "Freeze the logs"],
   ["gathering", "Gather iterations 1…N-1"],
+  ["clearing", "Clear bulky tool output (no model call)"],
   ["building_prompt", "Build the compaction prompt"],
   ["compacting", "Ask the model for a summary"],
   ["validating", "Check the required sections"],
@@ -31,7 +32,7 @@ function resetProgress() {
     ...PHASES.map(([phase, label]) => {
       const item = el("li", "", label);
       item.dataset.phase = phase;
-      if (phase === "retrying" || phase === "waiting") item.hidden = true;
+      if (phase === "retrying" || phase === "waiting" || phase === "clearing") item.hidden = true;
       return item;
     }),
   );
@@ -102,12 +103,20 @@ function showSuccess(result) {
   $("bar-after").style.width = `${Math.max(2, (result.tokensAfter / Math.max(1, result.tokensBefore)) * 100)}%`;
   $("tokens-before").textContent = `${fmt(result.tokensBefore)} tokens`;
   $("tokens-after").textContent = `${fmt(result.tokensAfter)} tokens`;
+  const cleared = result.cleared ?? [];
+  $("fact-rung").textContent =
+    result.rung === "clear"
+      ? `Clear: ${cleared.length} bulky ${cleared.length === 1 ? "body" : "bodies"} moved to the archive, no model call`
+      : cleared.length
+        ? `Clear (${cleared.length} ${cleared.length === 1 ? "body" : "bodies"}), then summarize`
+        : "Summarize";
   $("fact-saved").textContent = `${fmt(result.tokensSaved)} (${pct(result.reduction)})`;
   $("fact-usage").textContent = `${pct(result.contextUsageBefore)} → ${pct(result.contextUsageAfter)}`;
   $("fact-time").textContent = `${(result.durationMs / 1000).toFixed(2)} s`;
   $("fact-iterations").textContent = `${result.iterations[0]}–${result.iterations[1]}`;
   $("fact-attempts").textContent = String(result.attempts);
-  $("fact-format").textContent = result.answerFormat === "json" ? "JSON (structured output)" : "Markdown";
+  $("fact-format").textContent = result.rung === "clear" ? "no model call" : result.answerFormat === "json" ? "JSON (structured output)" : "Markdown";
+  $("kept-facts").hidden = result.rung === "clear";
   $("fact-archive").textContent = result.archiveKey;
   // The ledger: what this summary had to keep — kept by the model, or added by the package.
   const { required, kept, repaired = [] } = result.coverage;
@@ -202,6 +211,13 @@ export async function compact(trigger = "user") {
 
 /** The line that replaces the automatic compaction's panel once it has finished. */
 function autoDoneMessage(result) {
+  if (result.rung === "clear") {
+    return (
+      `Cleared automatically at ${pct(result.contextUsageBefore)}: ${result.cleared.length} bulky tool outputs of iterations ` +
+      `${result.iterations[0]}–${result.iterations[1]} moved to the archive, no model call; ${fmt(result.tokensBefore)} → ${fmt(result.tokensAfter)} tokens. ` +
+      `Their placeholders' recall chips bring them back.`
+    );
+  }
   return (
     `Compacted automatically at ${pct(result.contextUsageBefore)}: iterations ${result.iterations[0]}–${result.iterations[1]}, ` +
     `${fmt(result.tokensBefore)} → ${fmt(result.tokensAfter)} tokens. The originals are in Archives below.`

@@ -1,7 +1,7 @@
 // The controls: the simulated reasoning loop (one iteration, or Auto), the forms that append
 // entries and pins, the tabs, the theme, and the dialog and archive-panel buttons.
-import { GDRS_KEYS, simulateGdrsSession, simulateIteration } from "./simulate.js";
-import { $, state, act, rerender, showError, showMessage, sleep } from "./ui.js";
+import { GDRS_KEYS, simulateFetch, simulateGdrsSession, simulateIteration } from "./simulate.js";
+import { $, state, settings, act, rerender, showError, showMessage, sleep } from "./ui.js";
 import { compact } from "./compaction-view.js";
 import { closeArchive, rollback, viewArchive } from "./archives-view.js";
 
@@ -19,7 +19,11 @@ async function continueReasoning() {
     const n = await state.logs.withLock(() => state.logs.startIteration());
     rerender();
     await sleep(ITERATION_MS);
-    await state.logs.withLock(() => simulateIteration(state.logs, n, SEED));
+    const pages = settings().pages;
+    await state.logs.withLock(() => {
+      simulateIteration(state.logs, n, SEED);
+      if (pages) simulateFetch(state.logs, n, SEED);
+    });
   } catch (err) {
     showError(err);
   } finally {

@@ -83,7 +83,26 @@ export function renderReasoning(entries) {
 
 const valueText = (value) => (typeof value === "string" ? value : JSON.stringify(value));
 
-export function renderExecution(entries) {
+/** How every placeholder of the clearing rung begins. */
+const CLEARED = "[cleared by context-compactor: ";
+
+/** A body the clearing rung moved to an archive: a badge with its size and a recall chip that
+ * brings it back (`recall(n)`); `null` for a body that is whole. */
+function clearedBody(body, iteration, onRecall) {
+  const text = valueText(body) ?? "";
+  const at = text.indexOf(CLEARED);
+  if (at < 0) return null;
+  const size = /^(\d+) characters/.exec(text.slice(at + CLEARED.length))?.[1];
+  const line = el("p", "entry-text cleared");
+  const chip = el("button", "chip", `recall(${iteration})`);
+  chip.type = "button";
+  chip.title = `Show the original of iteration ${iteration} from its archive`;
+  chip.addEventListener("click", () => onRecall(iteration));
+  line.append(el("span", "badge neutral", size ? `cleared · ${Number(size).toLocaleString("en-US")} characters` : "cleared"), " ", chip);
+  return line;
+}
+
+export function renderExecution(entries, onRecall) {
   $("log-execution").replaceChildren(
     ...entries.map((entry) => {
       const item = el("li", "entry");
@@ -95,7 +114,9 @@ export function renderExecution(entries) {
         el("span", "", entry.source ?? ""),
       );
       item.append(meta, el("pre", "code", entry.code ?? ""));
+      const cleared = clearedBody(entry.result, entry.iteration, onRecall);
       if (entry.error?.message) item.append(el("p", "entry-text", `Error: ${entry.error.message}`));
+      else if (cleared) item.append(cleared);
       else if (entry.result !== undefined) item.append(el("p", "entry-text", `→ ${valueText(entry.result)}`));
       return item;
     }),
@@ -103,7 +124,7 @@ export function renderExecution(entries) {
   $("count-execution").textContent = String(entries.length);
 }
 
-export function renderTools(entries) {
+export function renderTools(entries, onRecall) {
   $("log-tool").replaceChildren(
     ...entries.map((entry) => {
       const item = el("li", "entry");
@@ -114,7 +135,9 @@ export function renderTools(entries) {
         el("span", "", `iteration ${entry.iteration}`),
       );
       item.append(meta, el("p", "entry-text", `${entry.type} · ${entry.action}`));
-      if (entry.details !== undefined) item.append(el("p", "entry-text", valueText(entry.details)));
+      const cleared = clearedBody(entry.details, entry.iteration, onRecall);
+      if (cleared) item.append(cleared);
+      else if (entry.details !== undefined) item.append(el("p", "entry-text", valueText(entry.details)));
       return item;
     }),
   );

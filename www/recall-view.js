@@ -34,6 +34,17 @@ async function recall(event) {
   }
 }
 
+/** What the recall tool gives for iteration `n`: a cleared entry's chip shows its original. */
+export async function recallIteration(n) {
+  $("recall-input").value = String(n);
+  try {
+    show(await tool().call({ from: n }));
+    $("recall-output").scrollIntoView({ block: "nearest" });
+  } catch (err) {
+    showError(err);
+  }
+}
+
 /** One agent turn against Gemini with the tool declared: the question typed, each call of the
  * tool answered, the model's answer shown with the calls it made. */
 async function askGemini() {

@@ -77,6 +77,24 @@ export function simulateIteration(logs, n, seed) {
   return `Iteration ${n}: ${question}`;
 }
 
+/** A fetched page of about 6,000 characters (1,500 tokens) whose one figure is `revenue`. */
+export function fetchedPage(n, revenue) {
+  const rows = Array.from({ length: 110 }, (_, i) => `<p>Row ${i}: the region moved as expected this week.</p>`);
+  return `<html><head><title>Regional report ${n}</title></head><body>${rows.join("")}<p>Net revenue ${revenue} in report_${n}.csv</p></body></html>`;
+}
+
+/** The bulky output of an agent that reads a web page in iteration `n`: an execution whose
+ * result is the page (a string), and the browser tool's entry with the URL and the page. */
+export function simulateFetch(logs, n, seed) {
+  const rand = seeded(seed * 104729 + n);
+  const revenue = `${int(rand, 1_000, 99_000)}.${int(rand, 0, 9)}`;
+  const url = `https://reports.example/region/${n}`;
+  const page = fetchedPage(n, revenue);
+  logs.appendExecution({ success: true, code: `return await fetchPage("${url}");`, result: page, source: "fetch", executionTime: int(rand, 80, 900) });
+  logs.appendToolActivity({ type: "browser", action: "fetch", status: "success", details: { url, html: page } });
+  return revenue;
+}
+
 // GDRS mode: a seeded simulation of a session of GDRS ("Gemini Deep Research System"), the app this
 // package was made for, writing its three logs the way that app does (its code at commit
 // aed6a04): a SESSION START entry with the query; `=== ITERATION n ===` only when the model

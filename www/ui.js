@@ -40,6 +40,7 @@ export function settings() {
     window: Math.max(1000, Number($("set-window").value) || 4000),
     model: $("set-model").value.trim(),
     baseUrl: $("set-base").value.trim(),
+    pages: $("set-pages").checked,
   };
 }
 

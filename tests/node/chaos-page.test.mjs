@@ -1,7 +1,9 @@
-// Two real tabs of one origin in Chromium, for a bounded time: random appends, compactions,
-// rollbacks, archive deletions and page reloads. Afterwards every entry ever appended is
-// present exactly once across the live logs and the archives (or gone with an archive the
-// test deleted on purpose).
+// Two real tabs of one origin in Chromium, for a bounded time: random appends, compactions
+// (the user's, which summarise; the loop's, which clear bulky results first; the clearing rung
+// alone), rollbacks, archive deletions and page reloads. Afterwards every entry ever appended
+// is present exactly once across the live logs and the summaries' archives, and every bulky
+// body exactly once, whole: in its entry, or in a clearing's archive while its placeholder
+// stands in the entry (or gone with an archive the test deleted on purpose).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch, databaseArchives } from "./browser.mjs";
@@ -33,6 +35,8 @@ function generator(seed) {
 /** Loads the package in the page and keeps a LogStore and an offline Compactor on `window`. */
 async function setUp(page) {
   await page.evaluate(async () => {
+    // A bulky result body of about 600 tokens, which the clearing rung clears.
+    window.bodyOf = (tag) => `${tag} `.repeat(Math.ceil(2400 / (tag.length + 1)));
     const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
     await init();
     const logs = new LogStore();
@@ -74,7 +78,7 @@ function act(page, kind, tag) {
           return logs.withLock(() => {
             logs.startIteration();
             logs.appendReasoning(`chaos reasoning ${tag}`);
-            logs.appendExecution({ code: `chaos(${JSON.stringify(tag)})`, success: true, source: "chaos", result: tag });
+            logs.appendExecution({ code: `chaos(${JSON.stringify(tag)})`, success: true, source: "chaos", result: { tag, page: bodyOf(tag) } });
             logs.appendToolActivity({ type: "vault", action: `chaos ${tag}`, status: "success" });
             logs.finishIteration();
             return { appended: [tag] };
@@ -84,12 +88,16 @@ function act(page, kind, tag) {
             logs.appendReasoning(`chaos reasoning ${tag}`);
             return { appended: [tag] };
           });
-        case "compact":
-          return compactor.compact().then(
+        case "compact": {
+          // The user's summarises; the loop's clears bulky results first; or the clearing alone.
+          const n = Number(tag.split("-")[1]);
+          const options = n % 3 === 0 ? { trigger: "auto" } : n % 3 === 1 ? { rung: "clear" } : {};
+          return compactor.compact(options).then(
             // Where the archive went: the default store is IndexedDB, never localStorage.
-            (result) => ({ compacted: result.archiveKey, archivedInLocalStorage: localStorage.getItem(result.archiveKey) !== null }),
+            (result) => ({ compacted: result.archiveKey, rung: result.rung, archivedInLocalStorage: localStorage.getItem(result.archiveKey) !== null }),
             refused,
           );
+        }
         case "rollback":
           return compactor.archives().then(([newest]) =>
             newest ? compactor.rollback(newest.key).then(() => ({ rolledBack: newest.key }), refused) : {},
@@ -105,7 +113,8 @@ function act(page, kind, tag) {
             } catch (err) {
               return refused(err);
             }
-            return { deleted: archive.data };
+            // A clearing's archive takes bodies only: their entries stay, as placeholders.
+            return oldest.rung === "clear" ? { deletedBodies: archive.data } : { deleted: archive.data };
           });
         default:
           throw new Error(`unknown action ${kind}`);
@@ -137,6 +146,16 @@ function tagsOf(data) {
   return tags;
 }
 
+/** The tags whose whole bulky body `data` holds (an entry's own, or a clearing archive's original). */
+function bodiesOf(data) {
+  const tags = [];
+  for (const entry of data.executionLog ?? []) {
+    const body = entry?.result;
+    if (typeof body?.tag === "string" && typeof body.page === "string" && body.page.startsWith(`${body.tag} `)) tags.push(body.tag);
+  }
+  return tags;
+}
+
 const entryTags = (kind, tag) => (kind === "iteration" ? [`r:${tag}`, `e:${tag}`, `t:${tag}`] : [`r:${tag}`]);
 
 async function drive(page, tab, random, ledger, deadline) {
@@ -164,10 +183,13 @@ async function drive(page, tab, random, ledger, deadline) {
     const outcome = await act(page, kind, tag);
     if (outcome.appended) for (const t of entryTags(kind, tag)) ledger.confirmed.add(t);
     if (outcome.deleted) for (const t of tagsOf(outcome.deleted)) ledger.deleted.add(t);
+    if (outcome.deleted) for (const t of bodiesOf(outcome.deleted)) ledger.deletedBodies.add(t);
+    if (outcome.deletedBodies) for (const t of bodiesOf(outcome.deletedBodies)) ledger.deletedBodies.add(t);
     if (outcome.compacted) ledger.counts.compact += 1;
     if (outcome.archivedInLocalStorage) ledger.archivedInLocalStorage += 1;
     if (outcome.rolledBack) ledger.counts.rollback += 1;
-    if (outcome.deleted) ledger.counts.delete += 1;
+    if (outcome.deleted || outcome.deletedBodies) ledger.counts.delete += 1;
+    if (outcome.rung) ledger.counts[outcome.rung] += 1;
     if (outcome.refused) ledger.counts.refused[outcome.refused] = (ledger.counts.refused[outcome.refused] ?? 0) + 1;
   }
 }
@@ -179,7 +201,8 @@ test(`two tabs appending, compacting, rolling back, deleting archives and reload
     confirmed: new Set(),
     maybe: new Set(),
     deleted: new Set(),
-    counts: { compact: 0, rollback: 0, delete: 0, reload: 0, refused: {} },
+    deletedBodies: new Set(),
+    counts: { compact: 0, clear: 0, summarize: 0, rollback: 0, delete: 0, reload: 0, refused: {} },
     archivedInLocalStorage: 0,
   };
   const deadline = Date.now() + RUN_MS;
@@ -193,20 +216,32 @@ test(`two tabs appending, compacting, rolling back, deleting archives and reload
       const infos = await compactor.archives();
       return {
         live: { reasoningLog: logs.reasoningLog(), executionLog: logs.executionLog(), toolActivityLog: logs.toolActivityLog() },
-        archives: await Promise.all(infos.map(async (info) => (await compactor.readArchive(info.key)).data)),
+        archives: await Promise.all(infos.map(async (info) => ({ rung: info.rung, data: (await compactor.readArchive(info.key)).data }))),
       };
     }),
   );
+  // Entries: the live logs and the summaries' archives (a clearing's archive holds bodies whose
+  // entries stand elsewhere as placeholders). Bodies: wherever they are whole.
   const seen = new Map();
-  for (const data of [stored.live, ...stored.archives]) {
-    for (const tag of tagsOf(data)) seen.set(tag, (seen.get(tag) ?? 0) + 1);
+  const bodies = new Map();
+  for (const { rung, data } of [{ rung: "live", data: stored.live }, ...stored.archives]) {
+    if (rung !== "clear") for (const tag of tagsOf(data)) seen.set(tag, (seen.get(tag) ?? 0) + 1);
+    for (const tag of bodiesOf(data)) bodies.set(tag, (bodies.get(tag) ?? 0) + 1);
   }
   const report = `seed ${seed}; ${JSON.stringify(ledger.counts)}; ${ledger.confirmed.size} entries confirmed`;
   const lost = [...ledger.confirmed].filter((tag) => !seen.has(tag) && !ledger.deleted.has(tag));
   const twice = [...seen].filter(([, count]) => count > 1).map(([tag]) => tag);
   const unknown = [...seen.keys()].filter((tag) => !ledger.confirmed.has(tag) && !ledger.maybe.has(tag));
   const deletedButPresent = [...ledger.deleted].filter((tag) => seen.has(tag));
-  assert.deepEqual({ lost, twice, unknown, deletedButPresent }, { lost: [], twice: [], unknown: [], deletedButPresent: [] }, report);
+  const executions = [...ledger.confirmed].filter((tag) => tag.startsWith("e:")).map((tag) => tag.slice(2));
+  const bodiesLost = executions.filter((tag) => !bodies.has(tag) && !ledger.deletedBodies.has(tag));
+  const bodiesTwice = [...bodies].filter(([, count]) => count > 1).map(([tag]) => tag);
+  assert.deepEqual(
+    { lost, twice, unknown, deletedButPresent, bodiesLost, bodiesTwice },
+    { lost: [], twice: [], unknown: [], deletedButPresent: [], bodiesLost: [], bodiesTwice: [] },
+    report,
+  );
+  assert.ok(ledger.counts.clear >= 1, `no clearing ran: ${report}`);
   const { compact, rollback, delete: deleted, reload } = ledger.counts;
   assert.ok(compact >= 3 && rollback >= 1 && deleted >= 1 && reload >= 1, `too little happened: ${report}`);
   // Every archive went to the default store, IndexedDB; what is left of them is there too.

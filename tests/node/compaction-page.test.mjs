@@ -31,6 +31,7 @@ test("six iterations compacted offline: success panel, summary in the log, archi
   assert.equal(await page.textContent("#tokens-after"), `${fmt(result.tokensAfter)} tokens`);
   assert.equal(await page.textContent("#fact-saved"), `${fmt(result.tokensSaved)} (${(result.reduction * 100).toFixed(0)}%)`);
   assert.equal(await page.textContent("#fact-iterations"), "1–5");
+  assert.equal(await page.textContent("#fact-rung"), "Summarize");
   assert.equal(await page.textContent("#fact-archive"), result.archiveKey);
   assert.ok(result.reduction > 0.3, `reduction ${result.reduction}`);
   const checklist = await page.$$eval("#phase-list li:not([hidden])", (items) => items.map((i) => i.className));
@@ -199,5 +200,37 @@ test("an automatic compaction that fails pauses Auto, closes its panel and says 
   await page.screenshot({ path: join(outputDir, "auto-compaction-failed.png") });
   // Chromium logs each HTTP error response itself ("Failed to load resource").
   assert.deepEqual(errors.filter((e) => !e.startsWith("Failed to load resource")), []);
+  await page.close();
+});
+
+test("bulky tool output: Auto clears it with no model call, entries show their size and a recall chip", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.click("#settings summary");
+  await setWindow(page, 30000);
+  await page.check("#set-pages");
+  await page.check("#toggle-auto");
+  await page.waitForFunction(() => document.getElementById("message").textContent.startsWith("Cleared automatically"), null, { timeout: 60_000 });
+  await page.click("#btn-pause");
+  assert.match(
+    await page.textContent("#message"),
+    /^Cleared automatically at \d+%: \d+ bulky tool outputs of iterations 1–\d+ moved to the archive, no model call; [\d,]+ → [\d,]+ tokens\./,
+  );
+  const metrics = await page.evaluate(() => JSON.parse(localStorage.getItem("gdrs_compaction_metrics")));
+  assert.equal(metrics.callsSaved, 1);
+  assert.equal(metrics.totalAttempts, 0);
+  // A cleared entry: the same list item, its size, and a chip that shows its original.
+  const badges = await page.$$eval("#log-execution .entry-text.cleared .badge", (items) => items.map((i) => i.textContent));
+  assert.ok(badges.length > 0 && badges.every((b) => /^cleared · [\d,]+ characters$/.test(b)), badges.join());
+  const chip = page.locator("#log-execution .entry-text.cleared .chip").first();
+  const label = await chip.textContent();
+  await chip.click();
+  await page.waitForSelector("#recall-output:not([hidden])");
+  const recalled = await page.textContent("#recall-output");
+  assert.match(recalled, /Net revenue [\d.]+ in report_\d+\.csv/, recalled.slice(0, 300));
+  assert.equal(await page.inputValue("#recall-input"), label.slice("recall(".length, -1));
+  const rows = await page.$$eval("#archive-rows tr", (trs) => trs.map((tr) => tr.textContent));
+  assert.ok(rows.some((row) => row.includes("cleared bodies")), rows.join("\n"));
+  await page.screenshot({ path: join(outputDir, "auto-clearing.png"), fullPage: true });
+  assert.deepEqual(errors, []);
   await page.close();
 });
