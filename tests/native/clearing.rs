@@ -336,3 +336,95 @@ fn the_clearing_option_reads_false_or_its_rules_and_refuses_what_it_does_not_kno
     let zero = read(r#"{"clearing":{"keepIterations":0}}"#).unwrap_err();
     assert!(zero.contains("clearing"), "{zero}");
 }
+
+#[test]
+fn the_loop_is_told_to_compact_once_clearing_would_free_enough_even_under_recommended_usage() {
+    // A window the logs fill to 30%: under recommendedUsage, far from autoTriggerUsage.
+    let at_thirty_percent = |tokens: usize, clearing| CompactorSettings {
+        context_window_tokens: tokens * 10 / 3,
+        summary_budget_tokens: Some(2_000),
+        clearing,
+        ..Default::default()
+    };
+    let (memory, tokens) = bulky(8);
+    let rig = Rig::with(
+        memory,
+        vec![],
+        at_thirty_percent(tokens, Clearing::default()),
+    );
+    assert!(rig.compactor.should_auto_compact().unwrap());
+    let result = compact(&rig, Trigger::Auto, None).unwrap();
+    assert_eq!((result.rung, rig.provider.calls()), (Rung::Clear, 0));
+    assert!(
+        !rig.compactor.should_auto_compact().unwrap(),
+        "nothing left to clear"
+    );
+    assert!(matches!(
+        compact(&rig, Trigger::Auto, None),
+        Err(CompactionError::NotAllowed(Refusal::UsageTooLow { .. }))
+    ));
+
+    // Less to free than atLeastTokens, or clearing off: not due, and refused as before.
+    let (memory, tokens) = bulky(8);
+    let rules = ClearingRules {
+        at_least_tokens: Some(tokens),
+        ..ClearingRules::default()
+    };
+    let rig = Rig::with(
+        memory,
+        vec![],
+        at_thirty_percent(tokens, Clearing::On(rules)),
+    );
+    assert!(!rig.compactor.should_auto_compact().unwrap());
+    let (memory, tokens) = bulky(8);
+    let rig = Rig::with(memory, vec![], at_thirty_percent(tokens, Clearing::Off));
+    assert!(!rig.compactor.should_auto_compact().unwrap());
+    assert!(matches!(
+        compact(&rig, Trigger::Auto, None),
+        Err(CompactionError::NotAllowed(Refusal::UsageTooLow { .. }))
+    ));
+}
+
+#[test]
+fn a_summary_that_fails_after_a_clearing_leaves_the_clearing_in_place_and_undoable() {
+    let (memory, tokens) = bulky(8);
+    let untouched = {
+        let rig = Rig::with(memory.clone(), vec![], CompactorSettings::default());
+        rig.dump()
+    };
+    let rules = ClearingRules {
+        keep_iterations: 6,
+        ..ClearingRules::default()
+    };
+    let down = context_compactor::core::error::ProviderError::Http {
+        status: 503,
+        message: "overloaded".into(),
+        retry_after_ms: None,
+        lasting: false,
+    };
+    let answers = vec![Answer::fail(down.clone()), Answer::fail(down)];
+    let rig = Rig::with(
+        memory,
+        answers,
+        at_ninety_percent(tokens, Clearing::On(rules)),
+    );
+    let failed = compact(&rig, Trigger::Auto, None);
+    assert!(
+        matches!(failed, Err(CompactionError::Provider(_))),
+        "{failed:?}"
+    );
+    assert_eq!(
+        execution_text(&rig).matches(MARK).count(),
+        2,
+        "the clearing stands"
+    );
+    let listed = archives_now(&rig.compactor).with(|a| a.list()).unwrap();
+    assert_eq!(
+        (listed.len(), listed[0].rung, listed[0].restorable),
+        (1, Rung::Clear, true)
+    );
+    run_ready(rig.compactor.rollback(&listed[0].key))
+        .unwrap()
+        .unwrap();
+    assert_eq!(rig.dump(), untouched);
+}

@@ -7,6 +7,12 @@ use std::fmt;
 use crate::core::json::number::parse_decimal;
 use crate::core::json::scan::{document, items, members, string, SyntaxError};
 
+/// `err`, of the field `name` (one body for every type read).
+#[inline(never)]
+fn in_field(name: &'static str, err: ReadError) -> ReadError {
+    ReadError::In(name, Box::new(err))
+}
+
 /// Why a JSON text is not the value wanted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadError {
@@ -130,17 +136,23 @@ impl<'a> Object<'a> {
     /// The field `name`, which must be given.
     pub fn req<T: FromJson>(&self, name: &'static str) -> Result<T, ReadError> {
         let json = self.get(name).ok_or(ReadError::Missing(name))?;
-        T::from_json(json).map_err(|err| ReadError::In(name, Box::new(err)))
+        T::from_json(json).map_err(|err| in_field(name, err))
     }
 
     /// The field `name`; absent and `null` are `None`.
     pub fn opt<T: FromJson>(&self, name: &'static str) -> Result<Option<T>, ReadError> {
-        match self.get(name) {
-            None | Some("null") => Ok(None),
+        match self.given(name) {
+            None => Ok(None),
             Some(json) => T::from_json(json)
                 .map(Some)
-                .map_err(|err| ReadError::In(name, Box::new(err))),
+                .map_err(|err| in_field(name, err)),
         }
+    }
+
+    /// The text of the field `name` when given and not `null` (one body for every type read).
+    #[inline(never)]
+    fn given(&self, name: &str) -> Option<&'a str> {
+        self.get(name).filter(|json| *json != "null")
     }
 
     /// The field `name`; absent and `null` are the default.
@@ -269,11 +281,26 @@ impl<T: FromJson> FromJson for Option<T> {
 
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(json: &str) -> Result<Self, ReadError> {
-        items(json)
-            .ok_or_else(|| ReadError::invalid(json, "an array"))?
-            .map(T::from_json)
-            .collect()
+        let mut read = Vec::new();
+        each_item(json, &mut |item| {
+            read.push(T::from_json(item)?);
+            Ok(())
+        })?;
+        Ok(read)
     }
+}
+
+/// Runs `read` on every item of the array `json`, in order, until one fails (one body for
+/// every type of item).
+#[inline(never)]
+fn each_item(
+    json: &str,
+    read: &mut dyn FnMut(&str) -> Result<(), ReadError>,
+) -> Result<(), ReadError> {
+    for item in items(json).ok_or_else(|| ReadError::invalid(json, "an array"))? {
+        read(item)?;
+    }
+    Ok(())
 }
 
 impl<T: FromJson + Copy + Default, const N: usize> FromJson for [T; N] {

@@ -65,6 +65,9 @@ pub struct ClearingRules {
     pub tools: ByName<ToolRule>,
     /// By tool type or name: fields of the body that stay inline.
     pub keep_fields: ByName<Vec<String>>,
+    /// The loop's compaction is due (`shouldAutoCompact()`) once clearing would free this many
+    /// tokens; `None`: 5% of the context window.
+    pub at_least_tokens: Option<usize>,
 }
 
 impl Default for ClearingRules {
@@ -74,6 +77,7 @@ impl Default for ClearingRules {
             above_tokens: 400,
             tools: ByName::default(),
             keep_fields: ByName::default(),
+            at_least_tokens: None,
         }
     }
 }
@@ -84,6 +88,7 @@ json_record! {
         above_tokens: "aboveTokens" fallback,
         tools: "tools" fallback,
         keep_fields: "keepFields" fallback,
+        at_least_tokens: "atLeastTokens" opt,
     }
 }
 
@@ -94,6 +99,19 @@ pub enum Clearing {
     Off,
     /// An object of rules (`true` takes the defaults).
     On(ClearingRules),
+}
+
+/// When `atLeastTokens` is not given, the loop's compaction is due for a clearing once it frees
+/// one part in this many of the context window (5%).
+pub const CLEARING_DUE_PARTS: usize = 20;
+
+impl ClearingRules {
+    /// The tokens a clearing frees at least before the loop's compaction is due for it, in a
+    /// window of `window_tokens`.
+    pub fn due_at(&self, window_tokens: usize) -> usize {
+        self.at_least_tokens
+            .unwrap_or(window_tokens / CLEARING_DUE_PARTS)
+    }
 }
 
 impl Clearing {

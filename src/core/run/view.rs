@@ -107,10 +107,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         let digest = Digest::of(&selection);
         let carried = self.shelf.with_archives(|a| a.carried(&selection));
         let compacted = observed.input.summary_tokens + observed.input.new_tokens;
-        let key = self
-            .shelf
-            .keys()
-            .archive(self.logs.clock().now_ms().max(0.0) as u64);
+        let key = self.next_archive_key();
         let replaces_summary = observed.input.summary_tokens > 0;
         let budget = SummaryBudget::of(
             self.settings,
@@ -158,6 +155,22 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         }
         plan.cleared = cleared.iter().map(ClearedEntry::body).collect();
         Ok(plan)
+    }
+
+    /// A key as long as the one an archive written now would take.
+    fn next_archive_key(&self) -> String {
+        let now = self.logs.clock().now_ms().max(0.0) as u64;
+        self.shelf.keys().archive(now)
+    }
+
+    /// Whether clearing `observed` now would free at least `clearing.atLeastTokens`.
+    pub fn clearing_due(&self, observed: &Observed) -> bool {
+        let Some(rules) = self.settings.clearing.rules() else {
+            return false;
+        };
+        let cleared = self.clearable(observed, &self.next_archive_key());
+        let freed: usize = cleared.iter().map(|entry| entry.tokens).sum();
+        freed > 0 && freed >= rules.due_at(self.settings.context_window_tokens)
     }
 
     /// The bodies the clearing rung would take from `observed` now, each placeholder naming

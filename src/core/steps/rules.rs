@@ -158,6 +158,36 @@ pub fn allowed(
     refusal(settings, &input, trigger).map_or(Ok(()), |r| Err(CompactionError::NotAllowed(r)))
 }
 
+/// [`allowed`] for a compaction that clears first (see [`refusal_to_clear`]).
+pub fn allowed_to_clear(
+    settings: &CompactorSettings,
+    input: &RuleInput,
+    trigger: Trigger,
+) -> Result<(), CompactionError> {
+    let input = RuleInput {
+        compacting: false,
+        ..*input
+    };
+    let refused = refusal_to_clear(settings, &input, trigger);
+    refused.map_or(Ok(()), |r| Err(CompactionError::NotAllowed(r)))
+}
+
+/// Why the clearing rung may not run now: [`refusal`] less the rules that weigh a summary
+/// against its cost (usage under `recommendedUsage`, too little new beside an earlier
+/// summary). Clearing calls no model; what it frees decides whether it runs.
+pub fn refusal_to_clear(
+    settings: &CompactorSettings,
+    input: &RuleInput,
+    trigger: Trigger,
+) -> Option<Refusal> {
+    refusal(settings, input, trigger).filter(|refused| {
+        !matches!(
+            refused,
+            Refusal::UsageTooLow { .. } | Refusal::TooLittleNew { .. }
+        )
+    })
+}
+
 /// Holds automatic compaction back after one that failed or saved little, until the logs have
 /// grown by a tenth of the window — so a session never loops on compactions.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -199,10 +229,18 @@ impl AutoGuard {
     /// Whether an automatic compaction should start now.
     pub fn should_auto_compact(&self, settings: &CompactorSettings, input: &RuleInput) -> bool {
         let over = input.usage >= settings.auto_trigger_usage;
-        let held = self
-            .blocked_until_tokens
-            .is_some_and(|limit| input.log_tokens < limit);
-        over && !held && refusal(settings, input, Trigger::Auto).is_none()
+        over && !self.held(input) && refusal(settings, input, Trigger::Auto).is_none()
+    }
+
+    /// Whether the loop's compaction may clear now, were there enough to clear: not held
+    /// back, and no rule but those of a summary's cost says no.
+    pub fn may_clear(&self, settings: &CompactorSettings, input: &RuleInput) -> bool {
+        !self.held(input) && refusal_to_clear(settings, input, Trigger::Auto).is_none()
+    }
+
+    fn held(&self, input: &RuleInput) -> bool {
+        self.blocked_until_tokens
+            .is_some_and(|limit| input.log_tokens < limit)
     }
 }
 

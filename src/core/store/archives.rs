@@ -81,7 +81,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// Writes `archive` under `key`. A full store first loses expired archives (never `key`)
     /// before the write fails with the sizes; an unexpired archive is never removed to make
     /// room: it may be the only copy of entries the user wants back.
-    pub fn write<T: ToJson + ?Sized>(&self, key: &str, archive: &T) -> Result<(), StorageError> {
+    pub fn write(&self, key: &str, archive: &dyn ToJson) -> Result<(), StorageError> {
         let store = &self.store;
         loop {
             match write_json(store, key, archive) {

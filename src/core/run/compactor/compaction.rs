@@ -24,7 +24,7 @@ use crate::core::providers::port::{GenerationSettings, SummaryRequest};
 use crate::core::run::view::Observed;
 use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::steps::clearing::ClearedEntry;
-use crate::core::steps::rules::{allowed, waits};
+use crate::core::steps::rules::{allowed, allowed_to_clear, waits, RuleInput};
 use crate::core::steps::summary_budget::SummaryBudget;
 use crate::core::store::archive_record::{Archive, ArchiveMetadata};
 use crate::core::store::journal::Commit;
@@ -57,6 +57,8 @@ struct Run {
     cancel: Cancel,
     /// The rung asked for, if any.
     rung: Option<Rung>,
+    /// Whether the clearing rung runs first (see [`Compactor::compact_claimed`]).
+    clears: bool,
     started_ms: f64,
     /// Progress reported so far (never goes down).
     percent: u8,
@@ -154,6 +156,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             trigger: claim.trigger,
             cancel: claim.cancel.clone(),
             rung: claim.rung,
+            clears: false,
             started_ms: self.now(),
             percent: 0,
             attempts: Attempts::default(),
@@ -229,6 +232,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // A journal an interrupted compaction left is settled first (a corrupt one stops the
         // compaction: its archive key must not be guessed); the lease is held.
         self.settle_journal().await?;
+        run.clears = self.clears(run)?;
         let observed = self.open(run)?;
         // Other tabs append while the model works; the swap picks their entries up.
         lock.give_up();
@@ -330,16 +334,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         lock: &mut RunLock,
         observed: Observed,
     ) -> Result<Ladder, CompactionError> {
-        let nothing = || CompactionError::NotAllowed(Refusal::NothingToClear);
         let only = run.rung == Some(Rung::Clear);
-        let on = self.settings.clearing.rules().is_some();
-        let clears = match run.rung {
-            Some(Rung::Summarize) => false,
-            Some(Rung::Clear) if !on => return Err(nothing()),
-            Some(Rung::Clear) => true,
-            None => on && run.trigger != Trigger::User,
-        };
-        if !clears {
+        if !run.clears {
             return Ok(Ladder::Summarise(observed, None));
         }
         lock.taken_again(self.shelf.hold().await?);
@@ -351,10 +347,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let cleared = self.view(&self.logs().borrow()).clearable(&observed, &key);
         if cleared.is_empty() {
             lock.give_up();
-            return match only {
-                true => Err(nothing()),
-                false => Ok(Ladder::Summarise(observed, None)),
-            };
+            if only {
+                return Err(CompactionError::NotAllowed(Refusal::NothingToClear));
+            }
+            // Nothing cleared: the summary's own rules decide, as for any compaction.
+            allowed(&self.settings, &observed.input, run.trigger)?;
+            return Ok(Ladder::Summarise(observed, None));
         }
         self.advance(run, Phase::Clearing, None);
         let lifetime_ms = self.settings.archive_lifetime_ms();
@@ -383,6 +381,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         lock.give_up();
         self.take_a_break(run).await;
         let observed = self.view(&self.logs().borrow()).observe()?;
+        // A summary of what is left only where its own rules allow it.
+        if allowed(&self.settings, &observed.input, run.trigger).is_err() {
+            return Ok(Ladder::Done(result));
+        }
         Ok(Ladder::Summarise(observed, Some(Box::new(result))))
     }
 
@@ -429,10 +431,32 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
     }
 
+    /// Whether `run` clears first: the rung asked for, else a compaction the loop asks for
+    /// while `clearing` is on. The clear rung asked for while it is off is refused.
+    fn clears(&self, run: &Run) -> Result<bool, CompactionError> {
+        let on = self.settings.clearing.rules().is_some();
+        match run.rung {
+            Some(Rung::Summarize) => Ok(false),
+            Some(Rung::Clear) if !on => Err(CompactionError::NotAllowed(Refusal::NothingToClear)),
+            Some(Rung::Clear) => Ok(true),
+            None => Ok(on && run.trigger != Trigger::User),
+        }
+    }
+
+    /// Whether the rules let `run` go on with the logs as `input` counts them: a compaction
+    /// that clears first is not held back by the rules of a summary's cost (it summarises only
+    /// if they allow it once it has cleared).
+    fn admit(&self, run: &Run, input: &RuleInput) -> Result<(), CompactionError> {
+        match run.clears {
+            true => allowed_to_clear(&self.settings, input, run.trigger),
+            false => allowed(&self.settings, input, run.trigger),
+        }
+    }
+
     /// Reads the logs, and starts if the rules allow.
     fn open(&self, run: &Run) -> Result<Observed, CompactionError> {
         let observed = self.view(&self.logs().borrow()).observe()?;
-        allowed(&self.settings, &observed.input, run.trigger)?;
+        self.admit(run, &observed.input)?;
         self.events.emit(CompactionEvent::Start {
             trigger: run.trigger,
             iteration: observed.input.current_iteration,
@@ -482,7 +506,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Ok(observed);
         }
         let observed = self.view(&self.logs().borrow()).observe()?;
-        allowed(&self.settings, &observed.input, run.trigger)?;
+        self.admit(run, &observed.input)?;
         Ok(observed)
     }
 

@@ -49,10 +49,17 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         Ok(wait_of(&input).filter(|w| w.triggers.contains(&trigger)))
     }
 
-    /// Whether usage reached `autoTriggerUsage` and an automatic compaction should start.
+    /// Whether the loop's compaction should start: usage reached `autoTriggerUsage`, or the
+    /// clearing rung would free at least `clearing.atLeastTokens` (no model call).
     pub fn should_auto_compact(&self) -> Result<bool, StorageError> {
-        let input = self.view(&self.logs().borrow()).observe()?.input;
-        Ok(self.guard.get().should_auto_compact(&self.settings, &input))
+        let logs = self.logs().borrow();
+        let view = self.view(&logs);
+        let observed = view.observe()?;
+        let guard = self.guard.get();
+        if guard.should_auto_compact(&self.settings, &observed.input) {
+            return Ok(true);
+        }
+        Ok(guard.may_clear(&self.settings, &observed.input) && view.clearing_due(&observed))
     }
 
     /// The prompt `compact()` would send now.
