@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { freshPage, withBenchBrowser } from "./browser.mjs";
 
 /** Runs in the page: one session; returns what it measured, or why the setting cannot run. */
-async function inPage([iterations, clearing]) {
+async function inPage([iterations, clearing, recommendedUsage]) {
   const { default: init, LogStore, Compactor, estimateTokens } = await import("/pkg/context_compactor.js");
   await init();
   const window = 131_072;
@@ -42,11 +42,12 @@ async function inPage([iterations, clearing]) {
   const logs = new LogStore({ prefix: "bulky_" });
   const options = { provider: { type: "custom", generate }, contextWindowTokens: window, retryDelayMs: 0, archiveExpiryDays: 365 };
   if (clearing !== undefined) options.clearing = clearing;
+  if (recommendedUsage !== undefined) options.recommendedUsage = recommendedUsage;
   let compactor;
   try {
     compactor = new Compactor(logs, options);
   } catch (err) {
-    return { clearing, unavailable: `${err.code}: ${err.message}` };
+    return { clearing, recommendedUsage, unavailable: `${err.code}: ${err.message}` };
   }
   const figure = (n) => String(1_000_003 + n * 7919);
   const page = (n) => {
@@ -95,7 +96,7 @@ async function inPage([iterations, clearing]) {
     if ((await tool.call({ query: figure(n) })).includes(figure(n))) found.query += 1;
   }
   const newest = live.includes(figure(iterations));
-  return { clearing, iterations, calls, promptTokens, readPerTurn: readPerTurn / iterations, peak, rungs, found, newest };
+  return { clearing, recommendedUsage, iterations, calls, promptTokens, readPerTurn: readPerTurn / iterations, peak, rungs, found, newest };
 }
 
 /** The table: one row per setting. */
@@ -105,7 +106,10 @@ export function bulkyTable(runs) {
     "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
   ];
   for (const run of runs) {
-    const name = run.clearing === undefined ? "default options" : `clearing: ${JSON.stringify(run.clearing)}`;
+    const settings = [];
+    if (run.clearing !== undefined) settings.push(`clearing: ${JSON.stringify(run.clearing)}`);
+    if (run.recommendedUsage !== undefined) settings.push(`recommendedUsage: ${run.recommendedUsage}`);
+    const name = settings.length ? settings.join(", ") : "default options";
     if (run.unavailable) {
       lines.push(`| ${name} | – | – | – | – | – | – | not in this build (${run.unavailable}) | – |`);
       continue;
@@ -120,10 +124,10 @@ export function bulkyTable(runs) {
 /** Every setting over a running browser and a server of the demo mounts. */
 export async function measureBulkySessions(browser, baseUrl, iterations = 300) {
   const runs = [];
-  for (const clearing of [false, undefined]) {
+  for (const [clearing, recommendedUsage] of [[false, undefined], [undefined, undefined], [false, 0.25], [undefined, 0.25]]) {
     const page = await freshPage(browser, baseUrl);
     try {
-      runs.push(await page.evaluate(inPage, [iterations, clearing]));
+      runs.push(await page.evaluate(inPage, [iterations, clearing, recommendedUsage]));
     } finally {
       await page.close();
     }

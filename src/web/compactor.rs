@@ -267,7 +267,8 @@ impl JsCompactor {
         })?)
     }
 
-    /// Whether usage reached `autoTriggerUsage` (and no recent auto compaction failed).
+    /// Whether usage reached `autoTriggerUsage`, or clearing would free `clearing.atLeastTokens`
+    /// (and no recent auto compaction failed).
     #[wasm_bindgen(js_name = shouldAutoCompact)]
     pub fn should_auto_compact(&self) -> JsResult<bool> {
         Ok(self.engine.should_auto_compact()?)

@@ -428,3 +428,44 @@ fn a_summary_that_fails_after_a_clearing_leaves_the_clearing_in_place_and_undoab
         .unwrap();
     assert_eq!(rig.dump(), untouched);
 }
+
+#[test]
+fn in_localstorage_a_clearings_archive_is_never_evicted_by_max_archives() {
+    let (memory, tokens) = bulky(8);
+    let settings = CompactorSettings {
+        max_archives: 1,
+        ..at_ninety_percent(tokens, Clearing::default())
+    };
+    let answers = vec![
+        Answer::Text(valid_summary("Every report was read.")),
+        Answer::Text(valid_summary("Every report was read, twice.")),
+    ];
+    let rig = Rig::with(memory, answers, settings);
+    let first = compact(&rig, Trigger::Auto, None).unwrap();
+    bulky_session(&rig.logs, &rig.clock, 2);
+    let second = compact(&rig, Trigger::Auto, None).unwrap();
+    assert_eq!((first.rung, second.rung), (Rung::Clear, Rung::Clear));
+    let summary = compact(&rig, Trigger::ContextLimitError, Some(Rung::Summarize)).unwrap();
+    bulky_session(&rig.logs, &rig.clock, 4);
+    let later = compact(&rig, Trigger::ContextLimitError, Some(Rung::Summarize)).unwrap();
+    let keys: Vec<String> = archives_now(&rig.compactor)
+        .with(|a| a.list())
+        .unwrap()
+        .into_iter()
+        .map(|a| a.key)
+        .collect();
+    // The newest summary's archive is the one maxArchives keeps; the older summary's went.
+    assert!(keys.contains(&later.archive_key));
+    assert!(!keys.contains(&summary.archive_key));
+    assert!(keys.contains(&first.archive_key) && keys.contains(&second.archive_key));
+    let archives = archives_now(&rig.compactor);
+    let args = RecallArgs {
+        query: Some(bulky_figure(1)),
+        ..RecallArgs::from_json("{}").unwrap()
+    };
+    let answer = archives.with(|a| a.recall_text(&args, 20_000)).unwrap();
+    assert!(
+        answer.contains(&format!("Net revenue {}", bulky_figure(1))),
+        "{answer:.300}"
+    );
+}

@@ -17,6 +17,7 @@ use context_compactor::core::model::call_options::{
     CanCompact, CompactOptions, LogStoreOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION,
     SIGNAL_OPTION,
 };
+use context_compactor::core::model::clearing::{ClearedBody, ClearingRules};
 use context_compactor::core::model::facts::{
     Coverage, Demoted, Fact, IndexLine, Injection, Pin, UnverifiedLine,
 };
@@ -249,6 +250,8 @@ fn every_interface_of_a_record_has_the_fields_its_rust_table_writes_and_reads() 
         &[SIGNAL_OPTION],
     );
     assert_same_keys("CompactOptions", CompactOptions::FIELDS, &[SIGNAL_OPTION]);
+    assert_same_keys("ClearingOptions", ClearingRules::FIELDS, &[]);
+    assert_same_keys("ClearedBody", ClearedBody::FIELDS, &[]);
     // The web layer takes the provider and the app's own token count out before the settings
     // are read (src/web/compactor.rs).
     assert_same_keys(

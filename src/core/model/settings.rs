@@ -151,7 +151,7 @@ compactor_options! {
         /// Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s).
         retry_delay_ms: u32 = "retryDelayMs" fallback,
             default 2000, range Range::AtMost(MAX_RETRY_DELAY_MS as u64), ts "number";
-        /// Archives kept at most in localStorage (IndexedDB archives leave by expiry); the archive is what makes rollback possible.
+        /// Archives kept at most in localStorage (IndexedDB archives, and the bodies a clearing took, leave by expiry); the archive is what makes rollback possible.
         max_archives: usize = "maxArchives" fallback,
             default 10, range Range::AtLeast(1), ts "number";
         /// Days an archive is kept.

@@ -207,6 +207,16 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         Ok((found, skipped))
     }
 
+    /// Whether the archive under `key` is a clearing's (it holds the bodies its placeholders
+    /// stand for).
+    fn holds_cleared_bodies(&self, key: &str) -> Result<bool, StorageError> {
+        let Some(text) = self.store.get(key)? else {
+            return Ok(false);
+        };
+        let archive = parse::<Archive<ArchiveEntryCounts>>(key, &text);
+        Ok(archive.is_ok_and(|archive| archive.placeholders.is_some()))
+    }
+
     /// Removes the archive under `key` when it reads whole: one whose head reads but whose
     /// entries do not is left alone, as an unreadable one is. Whether it went.
     fn evict(&self, key: &str) -> Result<bool, StorageError> {
@@ -317,9 +327,16 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         let (heads, keeping) = self.heads(keep)?;
         let mut removed = Vec::new();
         let mut kept = usize::from(keeping);
-        // Newest first: the expired go, then everything past max_archives.
+        // Newest first: the expired go, then everything past max_archives but the bodies a
+        // clearing took (the logs' own bytes, moved: their placeholders name them).
         for head in heads {
-            if (head.expires_at as f64) <= now || kept >= max_archives {
+            let expired = (head.expires_at as f64) <= now;
+            // (Read only where a limit applies: in the logs' own store.)
+            let limited = max_archives < usize::MAX;
+            if !expired && limited && self.holds_cleared_bodies(&head.key)? {
+                continue;
+            }
+            if expired || kept >= max_archives {
                 if self.evict(&head.key)? {
                     removed.push(head.key);
                 }
