@@ -17,6 +17,7 @@ use crate::core::log::text_hash::text_hash;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::clearing::{ByName, ClearedBody, ClearingRules, ToolRule};
 use crate::core::model::reasons::Conflict;
+use crate::core::order::sort::{sort_unique, unique_in_order};
 use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::item_search::ItemSearch;
 use crate::core::steps::terms::{identifiers_in, numbers_in};
@@ -25,8 +26,9 @@ use crate::core::steps::terms::{identifiers_in, numbers_in};
 /// cleared again).
 pub const CLEARED_MARK: &str = "[cleared by context-compactor: ";
 
-/// The most names and figures a placeholder keeps of its body.
-const MAX_KEPT_TERMS: usize = 12;
+/// The most names and figures a placeholder keeps of its body: it stays a line, since a
+/// session keeps many of them.
+const MAX_KEPT_TERMS: usize = 8;
 
 /// What a field of a body may take and still stay inline when its body is cleared, in tokens.
 const SHORT_FIELD_TOKENS: usize = 40;
@@ -104,7 +106,6 @@ pub fn clearable(
         let how = Recovery {
             iteration,
             id,
-            names: &names,
             archive_key,
         };
         let kept = kept_fields(&rules.keep_fields, &names);
@@ -300,12 +301,12 @@ fn referred_later(logs: &LogSnapshot, placed: &PlacedIterations) -> SortedMap<St
 struct Recovery<'a> {
     iteration: u32,
     id: &'a str,
-    names: &'a [&'a str],
     archive_key: &'a str,
 }
 
 /// The text of a placeholder for `body` (JSON): its size, where it came from, the names and
-/// figures it held, and how to get it back.
+/// figures it held, and how to get it back. The entry's id, tool and status stay in the entry's
+/// own fields beside it.
 fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
     let text = field_text(Some(body)).unwrap_or_default();
     let mut out = String::from(CLEARED_MARK);
@@ -314,24 +315,10 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
         text.chars().count(),
         how.iteration
     ));
-    let from: Vec<&str> = [how.id]
-        .into_iter()
-        .chain(how.names.iter().copied())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if !from.is_empty() {
-        out.push_str(&format!(" ({})", from.join(", ")));
-    }
     if let Some(title) = title_of(&text) {
         out.push_str(&format!("; title: {title}"));
     }
-    // Names first, then figures of three digits or more or with a point (a row number is not
-    // a finding).
-    let mut terms = identifiers_in(&text);
-    let figure = |n: &String| n.contains('.') || n.len() >= 3;
-    terms.extend(numbers_in(&text).into_iter().filter(figure));
-    crate::core::order::sort::unique_in_order(&mut terms);
-    terms.truncate(MAX_KEPT_TERMS);
+    let terms = kept_terms(&text);
     if !terms.is_empty() {
         out.push_str(&format!("; holds {}", terms.join(", ")));
     }
@@ -345,6 +332,33 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
         how.iteration, how.archive_key
     ));
     out
+}
+
+/// The names and figures a placeholder keeps of `text`: names first, then figures of three
+/// digits or more or with a point, but not those of a numbered run (`Row 101`, `Row 102`: a
+/// row number is not a finding).
+fn kept_terms(text: &str) -> Vec<String> {
+    let mut terms = identifiers_in(text);
+    let numbers = numbers_in(text);
+    let mut wholes: Vec<u64> = numbers.iter().filter_map(|n| whole(n)).collect();
+    sort_unique(&mut wholes);
+    let has = |v: Option<u64>| v.is_some_and(|v| wholes.binary_search(&v).is_ok());
+    let in_run = |n: &str| {
+        whole(n).is_some_and(|v| has(v.checked_sub(1)) || has(v.checked_add(1)))
+    };
+    let figure = |n: &String| (n.contains('.') || n.len() >= 3) && !in_run(n);
+    terms.extend(numbers.iter().filter(|n| figure(n)).cloned());
+    unique_in_order(&mut terms);
+    terms.truncate(MAX_KEPT_TERMS);
+    terms
+}
+
+/// The whole number `digits` spells, when it is one that fits.
+fn whole(digits: &str) -> Option<u64> {
+    digits.bytes().try_fold(0u64, |value, b| {
+        let digit = b.is_ascii_digit().then(|| u64::from(b - b'0'))?;
+        value.checked_mul(10)?.checked_add(digit)
+    })
 }
 
 /// A page's title: an HTML `<title>`, else a first Markdown heading.
