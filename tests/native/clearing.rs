@@ -469,3 +469,29 @@ fn in_localstorage_a_clearings_archive_is_never_evicted_by_max_archives() {
         "{answer:.300}"
     );
 }
+
+#[test]
+fn rehydrate_brings_back_a_cleared_body_a_message_names_by_its_entrys_id() {
+    use context_compactor::core::store::rehydrate::Cooldown;
+    let (memory, tokens) = bulky(8);
+    let rig = Rig::with(
+        memory,
+        vec![],
+        at_ninety_percent(tokens, Clearing::default()),
+    );
+    let result = compact(&rig, Trigger::Auto, None).unwrap();
+    let id = &result.cleared[2].entry_id;
+    let message = format!("What did {id} return?");
+    let mut cooldown = Cooldown::default();
+    let found = archives_now(&rig.compactor)
+        .with(|a| a.rehydrate(&message, 20_000, &mut cooldown))
+        .unwrap();
+    assert_eq!(found.iterations, [3]);
+    assert!(
+        found
+            .text
+            .contains(&format!("Net revenue {}", bulky_figure(3))),
+        "{:.300}",
+        found.text
+    );
+}

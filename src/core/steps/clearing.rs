@@ -343,9 +343,7 @@ fn kept_terms(text: &str) -> Vec<String> {
     let mut wholes: Vec<u64> = numbers.iter().filter_map(|n| whole(n)).collect();
     sort_unique(&mut wholes);
     let has = |v: Option<u64>| v.is_some_and(|v| wholes.binary_search(&v).is_ok());
-    let in_run = |n: &str| {
-        whole(n).is_some_and(|v| has(v.checked_sub(1)) || has(v.checked_add(1)))
-    };
+    let in_run = |n: &str| whole(n).is_some_and(|v| has(v.checked_sub(1)) || has(v.checked_add(1)));
     let figure = |n: &String| (n.contains('.') || n.len() >= 3) && !in_run(n);
     terms.extend(numbers.iter().filter(|n| figure(n)).cloned());
     unique_in_order(&mut terms);

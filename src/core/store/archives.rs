@@ -347,6 +347,11 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         Ok(removed)
     }
 
+    /// The keys of these archives and of their logs.
+    pub(crate) fn keys(&self) -> &StorageKeys {
+        self.keys
+    }
+
     /// The live logs as stored.
     pub(crate) fn live(&self) -> Result<RawLogs, StorageError> {
         self.logs.raw_logs()

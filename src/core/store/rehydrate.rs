@@ -9,6 +9,7 @@ use crate::core::log::tokens::estimate_tokens;
 use crate::core::order::sort::sort_unique;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
+use crate::core::steps::clearing::CLEARED_MARK;
 use crate::core::steps::item_search::ItemSearch;
 use crate::core::steps::verify::each_item;
 use crate::core::store::archives::StoredArchives;
@@ -134,14 +135,17 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         cooldown.begin();
         let ranges = named_ranges(text);
         let mut items = named_items(text);
-        // An item a live entry still holds is live, not a reason to bring an archive back.
+        // An item a live entry still holds is live, not a reason to bring an archive back; a
+        // placeholder holds its body's items without the body, which the archives give.
         let mut live_items = vec![false; items.len()];
         let live = self.live()?;
-        for log in [live.reasoning, live.execution, live.tool_activity]
+        let entries = live.items(self.keys())?;
+        for entry in [entries.reasoning, entries.execution, entries.tool_activity]
             .iter()
             .flatten()
+            .filter(|entry| !entry.contains(CLEARED_MARK))
         {
-            items.each_in(log, |at| live_items[at] = true);
+            items.each_in(entry, |at| live_items[at] = true);
         }
         items.retain(|at| !live_items[at]);
         if ranges.is_empty() && items.is_empty() {
