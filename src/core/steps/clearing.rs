@@ -336,7 +336,8 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
 
 /// The names and figures a placeholder keeps of `text`: names first, then figures of three
 /// digits or more or with a point, but not those of a numbered run (`Row 101`, `Row 102`: a
-/// row number is not a finding).
+/// row number is not a finding), nor three-digit counts where a table holds more of them than a
+/// placeholder keeps (its cells are not findings one by one).
 fn kept_terms(text: &str) -> Vec<String> {
     let mut terms = identifiers_in(text);
     let numbers = numbers_in(text);
@@ -344,7 +345,10 @@ fn kept_terms(text: &str) -> Vec<String> {
     sort_unique(&mut wholes);
     let has = |v: Option<u64>| v.is_some_and(|v| wholes.binary_search(&v).is_ok());
     let in_run = |n: &str| whole(n).is_some_and(|v| has(v.checked_sub(1)) || has(v.checked_add(1)));
-    let figure = |n: &String| (n.contains('.') || n.len() >= 3) && !in_run(n);
+    let short = |n: &String| n.len() == 3 && !n.contains('.');
+    let table = numbers.iter().filter(|n| short(n)).count() > MAX_KEPT_TERMS;
+    let figure =
+        |n: &String| (n.contains('.') || n.len() >= 3) && !in_run(n) && !(table && short(n));
     terms.extend(numbers.iter().filter(|n| figure(n)).cloned());
     unique_in_order(&mut terms);
     terms.truncate(MAX_KEPT_TERMS);

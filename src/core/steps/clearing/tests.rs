@@ -290,3 +290,26 @@ fn a_title_is_found_when_the_page_is_not_ascii_where_its_head_ends() {
         Some("Heading one")
     );
 }
+
+#[test]
+fn a_tables_cells_are_not_kept_as_findings() {
+    // Sixty weekly rows: their counts are three-digit numbers, none a finding of its own.
+    let table = |n: u32| {
+        let rows: Vec<String> = (0..60)
+            .map(|i| {
+                format!(
+                    r#"{{"week":{},"orders":{},"region":{n}}}"#,
+                    i + 1,
+                    (n * 31 + i * 17) % 800 + 100
+                )
+            })
+            .collect();
+        format!("[{}]", rows.join(","))
+    };
+    let logs = logs(5, table, |_| "null".into());
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    assert!(!cleared.is_empty());
+    for c in &cleared {
+        assert!(!c.placeholder.contains("holds"), "{}", c.placeholder);
+    }
+}
