@@ -306,7 +306,7 @@ struct Recovery<'a> {
 
 /// The text of a placeholder for `body` (JSON): its size, where it came from, the names and
 /// figures it held, and how to get it back. The entry's id, tool and status stay in the entry's
-/// own fields beside it.
+/// own fields beside it: a session keeps many placeholders, each stays one short line.
 fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
     let text = field_text(Some(body)).unwrap_or_default();
     let mut out = String::from(CLEARED_MARK);
@@ -322,10 +322,10 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
     if !terms.is_empty() {
         out.push_str(&format!("; holds {}", terms.join(", ")));
     }
-    let query = if how.id.is_empty() {
-        String::new()
-    } else {
-        format!(" or the recall tool's query \"{}\"", how.id)
+    // The entry's id stands beside the placeholder, in its own field.
+    let query = match how.id.is_empty() {
+        true => "",
+        false => " or the recall tool's query of its id",
     };
     out.push_str(&format!(
         ". recall({}){query} brings it back from {}]",
