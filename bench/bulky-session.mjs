@@ -116,7 +116,7 @@ export function bulkyTable(runs) {
     }
     const per100 = (x) => Math.round((x * 100) / run.iterations).toLocaleString("en-US");
     const n = run.iterations;
-    lines.push(`| ${name} | ${n} | ${per100(run.calls)} | ${per100(run.promptTokens)} | ${Math.round(run.readPerTurn).toLocaleString("en-US")} | ${(run.peak / 1e6).toFixed(2)} MB | ${run.rungs.clear}, ${run.rungs.summarize} | ${run.found.live}; ${run.found.recall}; ${run.found.query} of ${n} | ${run.newest ? "yes" : "no"} |`);
+    lines.push(`| ${name} | ${n} | ${((run.calls * 100) / n).toFixed(1)} | ${per100(run.promptTokens)} | ${Math.round(run.readPerTurn).toLocaleString("en-US")} | ${(run.peak / 1e6).toFixed(2)} MB | ${run.rungs.clear}, ${run.rungs.summarize} | ${run.found.live}; ${run.found.recall}; ${run.found.query} of ${n} | ${run.newest ? "yes" : "no"} |`);
   }
   return lines.join("\n");
 }

@@ -29,6 +29,7 @@ use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::providers::port::SummaryProvider;
 use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::store::journal::Recovered;
 use context_compactor::core::store::keys::StorageKeys;
 use context_compactor::core::store::log_store::LogStore;
 
@@ -346,8 +347,7 @@ fn crash_cases(matrix: &Matrix) {
         .unwrap()
         .unwrap();
     let total_writes = store.writes();
-    let mut completed = 0;
-    let mut rolled_back = 0;
+    let mut tally = (0, 0);
     for stop_after in 0..total_writes {
         let (memory, clock) = seeded_store();
         let before = census(&memory);
@@ -366,22 +366,7 @@ fn crash_cases(matrix: &Matrix) {
             Box::new(OfflineProvider),
             "new-tab",
         );
-        let recovered = run_ready(reloaded.compactor.recover())
-            .expect("recovery waited on nothing")
-            .unwrap();
-        match &recovered {
-            Some(context_compactor::core::store::journal::Recovered::Completed(_)) => {
-                completed += 1
-            }
-            Some(context_compactor::core::store::journal::Recovered::RolledBack(_)) => {
-                rolled_back += 1
-            }
-            None => {}
-        }
-        assert!(
-            memory.get("gdrs_compaction_journal").unwrap().is_none(),
-            "stop after {stop_after}: journal settled"
-        );
+        let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after);
         assert_nothing_lost(&format!("stop after write {stop_after}"), &before, &memory);
         let reasoning = reloaded.logs.borrow().reasoning_log().unwrap();
         let summaries = reasoning
@@ -402,8 +387,31 @@ fn crash_cases(matrix: &Matrix) {
     }
     matrix.row(
         &format!("tab closed after each of the {total_writes} write steps, then reloaded"),
-        format!("recovered from the journal: {completed} finished (`compaction_complete`), {rolled_back} undone (`compaction_rolled_back`), the rest needed nothing"),
+        format!("recovered from the journal: {} finished (`compaction_complete`), {} undone (`compaction_rolled_back`), the rest needed nothing", tally.0, tally.1),
     );
+}
+
+/// What recovery does in `reloaded`, a tab that loads after another closed having stopped
+/// after write `stop_after`: counted in `tally` (finished, undone), its journal settled.
+fn recovered_in(
+    reloaded: &Tab,
+    memory: &MemoryStore,
+    tally: &mut (usize, usize),
+    stop_after: usize,
+) -> Option<Recovered> {
+    let recovered = run_ready(reloaded.compactor.recover())
+        .expect("recovery waited on nothing")
+        .unwrap();
+    match &recovered {
+        Some(Recovered::Completed(_)) => tally.0 += 1,
+        Some(Recovered::RolledBack(_)) => tally.1 += 1,
+        None => {}
+    }
+    assert!(
+        memory.get("gdrs_compaction_journal").unwrap().is_none(),
+        "stop after {stop_after}: journal settled"
+    );
+    recovered
 }
 
 /// A session of 8 iterations of bulky tool output, and settings whose window it fills to 90%.
@@ -430,7 +438,7 @@ fn clearing_crash_cases(matrix: &Matrix) {
         .unwrap();
     assert_eq!(cleared.attempts, 0, "the clearing alone was enough");
     let total_writes = store.writes();
-    let (mut completed, mut rolled_back) = (0, 0);
+    let mut tally = (0, 0);
     for stop_after in 0..total_writes {
         let (memory, clock, settings) = bulky_store();
         let before = census(&memory);
@@ -448,21 +456,10 @@ fn clearing_crash_cases(matrix: &Matrix) {
         clock.advance(10.0 * 60_000.0);
         let store = FaultyStore::over(memory.clone());
         let reloaded = tab(&store, &clock, Box::new(OfflineProvider), "new-tab");
-        let recovered = run_ready(reloaded.compactor.recover()).unwrap().unwrap();
-        match &recovered {
-            Some(context_compactor::core::store::journal::Recovered::Completed(result)) => {
-                assert_eq!(result.cleared.len(), 10);
-                completed += 1
-            }
-            Some(context_compactor::core::store::journal::Recovered::RolledBack(_)) => {
-                rolled_back += 1
-            }
-            None => {}
+        let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after);
+        if let Some(Recovered::Completed(result)) = &recovered {
+            assert_eq!(result.cleared.len(), 10);
         }
-        assert!(
-            memory.get("gdrs_compaction_journal").unwrap().is_none(),
-            "stop after {stop_after}: journal settled"
-        );
         assert_nothing_lost(
             &format!("clearing, stop after write {stop_after}"),
             &before,
@@ -482,7 +479,7 @@ fn clearing_crash_cases(matrix: &Matrix) {
     }
     matrix.row(
         &format!("tab closed after each of the {total_writes} write steps of a clearing (the loop's own compaction, no model call), then reloaded"),
-        format!("recovered from the journal: {completed} finished (`compaction_complete`), {rolled_back} undone (`compaction_rolled_back`), the rest needed nothing; the live logs hold every placeholder with its archive, or the originals"),
+        format!("recovered from the journal: {} finished (`compaction_complete`), {} undone (`compaction_rolled_back`), the rest needed nothing; the live logs hold every placeholder with its archive, or the originals", tally.0, tally.1),
     );
 }
 
@@ -578,7 +575,7 @@ fn database_cases(matrix: &Matrix) {
         .unwrap()
         .unwrap();
     let total_writes = store.writes();
-    let (mut completed, mut rolled_back, mut between) = (0, 0, 0);
+    let (mut tally, mut between) = ((0, 0), 0);
     for stop_after in 0..total_writes {
         let (memory, db, clock) = seeded_database();
         let before = census(&with_database(&memory, &db));
@@ -607,20 +604,8 @@ fn database_cases(matrix: &Matrix) {
             &clock,
             "new-tab",
         );
-        match run_ready(reloaded.compactor.recover()).unwrap().unwrap() {
-            Some(context_compactor::core::store::journal::Recovered::Completed(_)) => {
-                completed += 1
-            }
-            Some(context_compactor::core::store::journal::Recovered::RolledBack(_)) => {
-                rolled_back += 1
-            }
-            None => {}
-        }
+        recovered_in(&reloaded, &memory, &mut tally, stop_after);
         let case = format!("IndexedDB archives, stop after write {stop_after}");
-        assert!(
-            memory.get("gdrs_compaction_journal").unwrap().is_none(),
-            "{case}"
-        );
         assert!(
             !holds_an_archive(&memory),
             "{case}: no archive in localStorage"
@@ -633,7 +618,7 @@ fn database_cases(matrix: &Matrix) {
     );
     matrix.row(
         &format!("archives in IndexedDB: tab closed after each of the {total_writes} localStorage write steps ({between} between the IndexedDB commit and the swap), then reloaded"),
-        format!("recovered from the journal, the archive found in IndexedDB: {completed} finished, {rolled_back} undone, the rest needed nothing"),
+        format!("recovered from the journal, the archive found in IndexedDB: {} finished, {} undone, the rest needed nothing", tally.0, tally.1),
     );
 }
 

@@ -15,12 +15,7 @@ pub enum ToolRule {
     Clear,
 }
 
-json_names! {
-    ToolRule {
-        Keep = "keep",
-        Clear = "clear",
-    }
-}
+json_names! { ToolRule { Keep = "keep", Clear = "clear" } }
 
 /// A JSON object read as its members in order, each value read as `T`.
 #[derive(Debug, Clone, PartialEq)]

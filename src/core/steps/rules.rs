@@ -151,11 +151,7 @@ pub fn allowed(
     input: &RuleInput,
     trigger: Trigger,
 ) -> Result<(), CompactionError> {
-    let input = RuleInput {
-        compacting: false,
-        ..*input
-    };
-    refusal(settings, &input, trigger).map_or(Ok(()), |r| Err(CompactionError::NotAllowed(r)))
+    admitted_by(refusal, settings, input, trigger)
 }
 
 /// [`allowed`] for a compaction that clears first (see [`refusal_to_clear`]).
@@ -164,12 +160,23 @@ pub fn allowed_to_clear(
     input: &RuleInput,
     trigger: Trigger,
 ) -> Result<(), CompactionError> {
+    admitted_by(refusal_to_clear, settings, input, trigger)
+}
+
+/// Why `rule` refuses the running compaction (itself not counted as one that runs).
+type Rule = fn(&CompactorSettings, &RuleInput, Trigger) -> Option<Refusal>;
+
+fn admitted_by(
+    rule: Rule,
+    settings: &CompactorSettings,
+    input: &RuleInput,
+    trigger: Trigger,
+) -> Result<(), CompactionError> {
     let input = RuleInput {
         compacting: false,
         ..*input
     };
-    let refused = refusal_to_clear(settings, &input, trigger);
-    refused.map_or(Ok(()), |r| Err(CompactionError::NotAllowed(r)))
+    rule(settings, &input, trigger).map_or(Ok(()), |r| Err(CompactionError::NotAllowed(r)))
 }
 
 /// Why the clearing rung may not run now: [`refusal`] less the rules that weigh a summary
