@@ -428,8 +428,8 @@ fn bulky_store() -> (MemoryStore, ManualClock, CompactorSettings) {
 }
 
 fn clearing_crash_cases(matrix: &Matrix) {
-    // Count the writes of one clearing (the loop's own compaction, no model call), then stop
-    // after each of them in turn.
+    // Name the writes of one clearing (the loop's own compaction, no model call), then stop
+    // after each of them in turn: one row per write.
     let (memory, clock, settings) = bulky_store();
     let store = FaultyStore::over(memory.clone());
     let t = tab_with(&store, &clock, Box::new(OfflineProvider), "a", settings);
@@ -437,14 +437,13 @@ fn clearing_crash_cases(matrix: &Matrix) {
         .unwrap()
         .unwrap();
     assert_eq!(cleared.attempts, 0, "the clearing alone was enough");
-    let total_writes = store.writes();
-    let mut tally = (0, 0);
-    for stop_after in 0..total_writes {
+    let written = store.written.borrow().clone();
+    for (stop_after, key) in written.iter().enumerate() {
         let (memory, clock, settings) = bulky_store();
         let before = census(&memory);
         let untouched = stored_logs(&memory);
         let store = FaultyStore::over(memory.clone());
-        store.crash_after(stop_after);
+        store.crash_after(stop_after + 1);
         let closing = tab_with(
             &store,
             &clock,
@@ -456,15 +455,13 @@ fn clearing_crash_cases(matrix: &Matrix) {
         clock.advance(10.0 * 60_000.0);
         let store = FaultyStore::over(memory.clone());
         let reloaded = tab(&store, &clock, Box::new(OfflineProvider), "new-tab");
-        let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after);
+        let mut tally = (0, 0);
+        let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after + 1);
         if let Some(Recovered::Completed(result)) = &recovered {
             assert_eq!(result.cleared.len(), 10);
         }
-        assert_nothing_lost(
-            &format!("clearing, stop after write {stop_after}"),
-            &before,
-            &memory,
-        );
+        let case = format!("clearing, stop after write {}", stop_after + 1);
+        assert_nothing_lost(&case, &before, &memory);
         // Either every placeholder with its archive, or the logs as they were.
         let live = stored_logs(&memory);
         let marks = live[1]
@@ -472,15 +469,27 @@ fn clearing_crash_cases(matrix: &Matrix) {
             .unwrap_or("")
             .matches("[cleared by")
             .count();
+        let placeholders = marks == 5 && holds_an_archive(&memory);
         assert!(
-            (marks == 5 && holds_an_archive(&memory)) || live == untouched,
-            "stop after {stop_after}: {marks} placeholders"
+            placeholders || live == untouched,
+            "{case}: {marks} placeholders"
+        );
+        let what = match (&recovered, placeholders) {
+            (Some(Recovered::Completed(_)), _) => "finished on reload (`compaction_complete`)",
+            (Some(Recovered::RolledBack(_)), _) => "undone on reload (`compaction_rolled_back`)",
+            (None, true) => "complete: the placeholders stand with their archive",
+            (None, false) => "nothing to settle: the originals stand",
+        };
+        // An archive's key without its timestamp.
+        let key = match key.trim_end_matches(|c: char| c.is_ascii_digit()) {
+            stem if stem.len() < key.len() => format!("{stem}…"),
+            _ => key.clone(),
+        };
+        matrix.row(
+            &format!("a clearing (the loop's own compaction, no model call): tab closed after write {} of {} (`{key}`), then reloaded", stop_after + 1, written.len()),
+            format!("{what}; the live logs hold every placeholder with its archive, or the originals"),
         );
     }
-    matrix.row(
-        &format!("tab closed after each of the {total_writes} write steps of a clearing (the loop's own compaction, no model call), then reloaded"),
-        format!("recovered from the journal: {} finished (`compaction_complete`), {} undone (`compaction_rolled_back`), the rest needed nothing; the live logs hold every placeholder with its archive, or the originals", tally.0, tally.1),
-    );
 }
 
 /// A tab whose archives are in `db` (IndexedDB's double).

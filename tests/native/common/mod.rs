@@ -489,6 +489,8 @@ pub fn valid_summary(body: &str) -> String {
 pub struct FaultyStore {
     pub inner: MemoryStore,
     writes: Rc<Cell<usize>>,
+    /// The key of every write (set or remove), in order.
+    pub written: Rc<RefCell<Vec<String>>>,
     crash_after_writes: Rc<Cell<Option<usize>>>,
     quota_on_prefix: Rc<RefCell<Option<String>>>,
 }
@@ -558,12 +560,14 @@ impl context_compactor::core::ports::storage::KeyValueStore for FaultyStore {
         }
         self.inner.set(key, value)?;
         self.wrote();
+        self.written.borrow_mut().push(key.to_owned());
         Ok(())
     }
     fn remove(&self, key: &str) -> Result<(), context_compactor::core::error::StorageError> {
         self.check()?;
         self.inner.remove(key)?;
         self.wrote();
+        self.written.borrow_mut().push(key.to_owned());
         Ok(())
     }
     fn keys(&self) -> Result<Vec<String>, context_compactor::core::error::StorageError> {
