@@ -183,7 +183,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
     }
 
     /// Steps 3 to 5: writes `commit`'s summary entry in place of the selected entries, keeping
-    /// anything appended since `before` was read (see [`Journal::write_logs`]).
+    /// anything appended since `before` was read (see `Journal::write_logs`).
     pub fn swap_in(
         &self,
         archives: &StoredArchives<'_, S, C>,
@@ -205,7 +205,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
 
     /// Steps 3 to 5 of a clearing: writes the placeholders of `cleared` in place of their
     /// entries, keeping anything appended since `before` was read (see
-    /// [`Journal::write_logs`]; `result` is given the tokens appended meanwhile).
+    /// `Journal::write_logs`; `result` is given the tokens appended meanwhile).
     pub fn clear_in(
         &self,
         archives: &StoredArchives<'_, S, C>,

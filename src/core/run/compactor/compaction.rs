@@ -149,7 +149,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Runs the compaction `claim` (of this compactor) was taken for: the ladder's rungs in
     /// order. A compaction the loop asks for (`auto`, `context_limit_error`) clears bulky
     /// bodies first (unless `clearing` is `false`) and summarises only when usage is still at
-    /// `recommendedUsage` or more; the user's summarises; a claim [`Claim::with_rung`] runs
+    /// `recommendedUsage` or more; the user's summarises; a claim `Claim::with_rung` runs
     /// that rung.
     pub async fn compact_claimed(&self, claim: Claim) -> Result<CompactionResult, CompactionError> {
         let mut run = Run {
