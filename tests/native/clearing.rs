@@ -182,6 +182,19 @@ fn recall_and_the_recall_tool_return_the_originals_also_after_a_summary_archived
             !answer.contains(MARK),
             "{when}: the placeholder is not offered beside its original"
         );
+        let mut cooldown = context_compactor::core::store::rehydrate::Cooldown::default();
+        let message = format!("What did {id_of_2} return?");
+        let found = archives
+            .with(|a| a.rehydrate(&message, 20_000, &mut cooldown))
+            .unwrap();
+        assert_eq!(found.iterations, [2], "{when}");
+        assert!(
+            found
+                .text
+                .contains(&format!("Net revenue {}", bulky_figure(2))),
+            "{when}"
+        );
+        assert!(!found.text.contains(MARK), "{when}: {:.300}", found.text);
     };
     check("after the clearing");
 
