@@ -11,6 +11,7 @@ use common::*;
 use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::model::facts::{Fact, FactKind, Ledger};
 use context_compactor::core::model::outcome::CompactionResult;
+use context_compactor::core::model::reasons::Refusal;
 use context_compactor::core::model::settings::{
     CompactorSettings, LinePolicy, MissingFacts, Trigger,
 };
@@ -801,4 +802,44 @@ fn a_short_number_counts_only_as_a_number_of_its_own() {
         .coverage(summary);
         assert_eq!(coverage.kept.len() == 1, kept, "{summary}");
     }
+}
+
+#[test]
+fn pins_over_the_summarys_budget_are_refused_before_any_call() {
+    let settings = CompactorSettings {
+        summary_budget_tokens: Some(200),
+        ..small_window()
+    };
+    let answers = vec![Answer::Text(valid_summary("never asked"))];
+    let rig = Rig::with(MemoryStore::new(), answers, settings);
+    grow_session(&rig.logs, &rig.clock, 6, 7);
+    for n in 0..4 {
+        let long = format!(
+            "Pinned fact {n}: {}",
+            "every amount is in euros; ".repeat(12)
+        );
+        rig.logs.borrow_mut().pin(&long).unwrap();
+    }
+    let before = rig.dump();
+    let refused = run_ready(rig.compactor.compact(Trigger::ContextLimitError)).unwrap();
+    let Err(CompactionError::NotAllowed(Refusal::PinsOverBudget { needed, budget })) = refused
+    else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(budget, 200);
+    assert!(needed > 200, "{needed}");
+    assert_eq!(rig.provider.calls(), 0, "no call paid");
+    assert_eq!(rig.dump(), before, "the logs unchanged");
+    let said = rig
+        .compactor
+        .can_compact()
+        .unwrap()
+        .map(|r| r.to_string())
+        .unwrap_or_default();
+    assert!(
+        said.contains("raise summaryBudgetTokens to at least"),
+        "{said}"
+    );
+    let plan = rig.compactor.plan().unwrap();
+    assert!(plan.refused.unwrap_or_default().contains("unpin"));
 }

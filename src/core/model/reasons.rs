@@ -78,6 +78,14 @@ pub enum Refusal {
     },
     /// Only the current iteration has entries.
     NothingToCompact,
+    /// The pinned facts alone (under the six headings) exceed the summary's budget: no summary
+    /// could be stored.
+    PinsOverBudget {
+        /// Tokens the pins and the headings take.
+        needed: usize,
+        /// `summaryBudgetTokens`, or its default.
+        budget: usize,
+    },
     /// The clearing rung was asked for and finds no body to clear.
     NothingToClear,
     /// The key is not an archive key of these logs.
@@ -131,6 +139,12 @@ impl fmt::Display for Refusal {
                 f,
                 "Nothing to compact: only the current iteration has entries; finish it and \
                  start the next first."
+            ),
+            Refusal::PinsOverBudget { needed, budget } => write!(
+                f,
+                "The pinned facts need {needed} tokens of the summary, more than its budget of \
+                 {budget} (summaryBudgetTokens): raise summaryBudgetTokens to at least {needed}, \
+                 or unpin facts; no model was called."
             ),
             Refusal::NothingToClear => write!(
                 f,

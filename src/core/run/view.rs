@@ -16,7 +16,7 @@ use crate::core::steps::digest::Digest;
 use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::{plan_of, RuleInput};
 use crate::core::steps::selection::Selection;
-use crate::core::steps::summary_budget::SummaryBudget;
+use crate::core::steps::summary_budget::{pinned_tokens, SummaryBudget};
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::ReadLogs;
 use crate::core::store::recall_tool::RECALL_TOOL_NAME;
@@ -93,6 +93,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             compacting_elsewhere: self.shelf.compacting_elsewhere()?,
             summary_tokens: census.summary_tokens,
             new_tokens: census.compacted_tokens - census.summary_tokens,
+            pinned_tokens: pinned_tokens(&self.logs.pins()?),
         };
         Ok(Observed {
             read,

@@ -33,6 +33,8 @@ pub struct RuleInput {
     pub summary_tokens: usize,
     /// Tokens of everything else a compaction would replace: what is new since them.
     pub new_tokens: usize,
+    /// Tokens the pinned facts take in a summary, under its six headings.
+    pub pinned_tokens: usize,
 }
 
 /// A compaction that folds in an earlier summary needs at least this much new material, as a
@@ -66,6 +68,14 @@ pub fn refusal(
             false => settings.min_iterations.max(1),
         };
         return Some(Refusal::TooFewIterations { needed, completed });
+    }
+    // Every summary must hold the pins: a budget they exceed is known before any call.
+    let budget = settings.summary_budget();
+    if input.pinned_tokens > budget {
+        return Some(Refusal::PinsOverBudget {
+            needed: input.pinned_tokens,
+            budget,
+        });
     }
     // A window that needs room now gets it: the summary itself is compacted under its budget,
     // its oldest facts leaving for the index.
@@ -179,9 +189,9 @@ fn admitted_by(
     rule(settings, &input, trigger).map_or(Ok(()), |r| Err(CompactionError::NotAllowed(r)))
 }
 
-/// Why the clearing rung may not run now: [`refusal`] less the rules that weigh a summary
-/// against its cost (usage under `recommendedUsage`, too little new beside an earlier
-/// summary). Clearing calls no model; what it frees decides whether it runs.
+/// Why the clearing rung may not run now: [`refusal`] less the rules of a summary alone
+/// (usage under `recommendedUsage`, too little new beside an earlier summary, pins over its
+/// budget). Clearing calls no model; what it frees decides whether it runs.
 pub fn refusal_to_clear(
     settings: &CompactorSettings,
     input: &RuleInput,
@@ -190,7 +200,9 @@ pub fn refusal_to_clear(
     refusal(settings, input, trigger).filter(|refused| {
         !matches!(
             refused,
-            Refusal::UsageTooLow { .. } | Refusal::TooLittleNew { .. }
+            Refusal::UsageTooLow { .. }
+                | Refusal::TooLittleNew { .. }
+                | Refusal::PinsOverBudget { .. }
         )
     })
 }
@@ -266,6 +278,7 @@ mod tests {
             compacting_elsewhere: false,
             summary_tokens: 0,
             new_tokens: tokens,
+            pinned_tokens: 0,
         }
     }
 

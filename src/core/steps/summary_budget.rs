@@ -4,9 +4,11 @@
 //! smaller than what it replaces.
 
 use crate::core::log::tokens::estimate_tokens;
+use crate::core::model::facts::Pin;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::steps::swap::summary_entry;
 use crate::core::steps::tiers::FactBudget;
+use crate::core::steps::validation::SECTIONS;
 
 /// A summary must stay under this share of the tokens it replaces to count as a compaction.
 pub const MAX_SUMMARY_SHARE: f64 = 0.8;
@@ -26,6 +28,21 @@ pub struct SummaryBudget {
     /// Whether what the summary replaces holds an earlier summary: then a small remainder
     /// (a full window) bounds its facts too, so that its oldest facts leave.
     replaces_summary: bool,
+}
+
+/// Tokens `pins` take in a summary: one line each, under the six headings.
+pub fn pinned_tokens(pins: &[Pin]) -> usize {
+    if pins.is_empty() {
+        return 0;
+    }
+    let mut text = String::new();
+    for (emoji, title) in SECTIONS {
+        text.push_str(&format!("### {emoji} {title}\n"));
+    }
+    for pin in pins {
+        text.push_str(&format!("- {}\n", pin.text));
+    }
+    estimate_tokens(&text)
 }
 
 impl SummaryBudget {
