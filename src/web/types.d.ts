@@ -438,8 +438,12 @@ export interface IndexLine {
   identifiers: number;
   /** Other facts that left. */
   others: number;
-  /** What the first and the last of them name (a task, an id). */
+  /** What the first and the last of them name (a task's label such as `compare(shard_001)`, an id). */
   names: string[];
+  /** The runs of iterations whose facts it counts, `[first, last]` each, when they are not the one run `first..last` (empty then): its recall asks for these and no other. */
+  spans: [number, number][];
+  /** The open failures it names, each with its iteration: `readMetrics(shard_0040) (40)`. */
+  open: string[];
 }
 
 /** An archive without its data, plus its key, stored size (bytes, UTF-16) and entry counts. */

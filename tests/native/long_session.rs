@@ -83,6 +83,8 @@ impl SummaryProvider for FittingProvider {
 }
 
 struct Agent {
+    /// Leaves a metrics read of shard `n` open every `fails_every` iterations (0: never).
+    fails_every: u32,
     rig_logs: Logs,
     clock: ManualClock,
     compactor: Compactor<MemoryStore, ManualClock>,
@@ -99,6 +101,17 @@ fn iterate(agent: &Agent) -> u32 {
          drift, and record both before moving on to the following shard of the fleet."
     ))
     .unwrap();
+    if agent.fails_every > 0 && n % agent.fails_every == 0 {
+        logs.append_execution(ExecutionInput {
+            success: false,
+            code: format!("const m = await readMetrics(\"shard_{n:04}\", \"p95\");"),
+            error: Some(RawJson::from(
+                r#"{"message":"metrics endpoint timed out after 30000 ms"}"#,
+            )),
+            ..Default::default()
+        })
+        .unwrap();
+    }
     if n == 3 {
         logs.append_execution(ExecutionInput {
             success: false,
@@ -152,7 +165,11 @@ struct Session {
 
 /// Runs the agent until `compactions` compactions happened, compacting by the app's rhythm;
 /// panics when a full window cannot be compacted (stuck).
-fn run(provider: Box<dyn SummaryProvider>, compactions: usize) -> (Agent, Session) {
+fn run(
+    provider: Box<dyn SummaryProvider>,
+    compactions: usize,
+    fails_every: u32,
+) -> (Agent, Session) {
     let memory = MemoryStore::new();
     let clock = ManualClock::new(NOV_22_2026);
     let logs = logs_over(&memory, &clock);
@@ -176,6 +193,7 @@ fn run(provider: Box<dyn SummaryProvider>, compactions: usize) -> (Agent, Sessio
         logs.borrow_mut().pin(pin).unwrap();
     }
     let agent = Agent {
+        fails_every,
         rig_logs: logs,
         clock,
         compactor,
@@ -253,7 +271,7 @@ fn holds_up(agent: &Agent, session: &Session) {
             let [first, last] = fact.iterations;
             let named = summary
                 .lines()
-                .any(|line| line.contains("; recall(") && index_covers(line, first, last));
+                .any(|line| line.contains(" recall(") && index_covers(line, first, last));
             assert!(
                 named,
                 "compaction {k}: no index line covers {first}..{last}\n{summary}"
@@ -286,22 +304,14 @@ fn holds_up(agent: &Agent, session: &Session) {
 
 /// Whether the index line `line` (`…; recall(a..b)`) covers `first..=last`.
 fn index_covers(line: &str, first: u32, last: u32) -> bool {
-    let Some(range) = line.rsplit("recall(").next() else {
-        return false;
-    };
-    let range = range.trim_end_matches(')');
-    let Some((a, b)) = range.split_once("..") else {
-        return false;
-    };
-    let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) else {
-        return false;
-    };
-    a <= first && last <= b
+    recall_spans(line)
+        .iter()
+        .any(|[a, b]| *a <= first && last <= *b)
 }
 
 #[test]
 fn an_offline_session_of_forty_compactions_is_never_stuck_and_stays_in_budget() {
-    let (agent, session) = run(Box::new(OfflineProvider), 40);
+    let (agent, session) = run(Box::new(OfflineProvider), 40, 0);
     holds_up(&agent, &session);
     // Flat: the summary and the prompt at compaction 40 are no larger than at compaction 10.
     let after = |k: usize| session.compactions[k].tokens_after as f64;
@@ -318,10 +328,77 @@ fn a_model_that_writes_what_fits_its_output_budget_is_never_stuck_and_stays_in_b
             max_output_tokens: 4_000,
         }),
         40,
+        0,
     );
     holds_up(&agent, &session);
     let after = |k: usize| session.compactions[k].tokens_after as f64;
     assert!(after(39) <= after(9) * 1.3, "{} vs {}", after(39), after(9));
+}
+
+/// Every open failure of each compaction's range is in its summary or named, with its
+/// iteration, by an index line whose recall holds it; every index line is short, and its
+/// recall covers no more iterations than the facts it counts.
+fn failures_hold_up(agent: &Agent, session: &Session) {
+    for (k, result) in session.compactions.iter().enumerate() {
+        let summary = &result.summary;
+        let index: Vec<&str> = summary.lines().filter(|l| l.contains(" recall(")).collect();
+        for line in &index {
+            assert!(line.chars().count() < 240, "{k}: {line}");
+            let spans = recall_spans(line);
+            if line.starts_with("- Open failures") {
+                // Each named with its own iteration: none counted without its name.
+                assert!(!line.contains(" more in recall("), "{k}: {line}\n{summary}");
+                continue;
+            }
+            let covered: u32 = spans.iter().map(|[a, b]| b - a + 1).sum();
+            let counted: u32 = line
+                .split([':', ','])
+                .filter_map(|part| part.split_whitespace().next()?.parse::<u32>().ok())
+                .sum::<u32>()
+                + line.matches(" (").count() as u32;
+            assert!(
+                covered <= counted,
+                "{k}: {covered} iterations for {counted} facts: {line}"
+            );
+        }
+        let failures = (1..=result.iterations[1]).filter(|n| n % agent.fails_every == 0);
+        for f in failures {
+            let shard = format!("shard_{f:04}");
+            let kept = summary
+                .lines()
+                .any(|l| l.contains("Still failing") && l.contains(&shard));
+            let named = index.iter().any(|l| {
+                let listed = l.starts_with("- Open failures, recall(n) each:")
+                    && l.contains(&format!("{shard}) ({f})"));
+                let ranged =
+                    l.contains(&shard) && recall_spans(l).iter().any(|[a, b]| *a <= f && f <= *b);
+                listed || ranged
+            });
+            assert!(
+                kept || named,
+                "compaction {k}: the failure of {f} is lost\n{summary}"
+            );
+        }
+    }
+}
+
+/// The recall ranges an index line names: `recall(a..b)` or `recall(a)`.
+fn recall_spans(line: &str) -> Vec<[u32; 2]> {
+    line.split("recall(")
+        .skip(1)
+        .filter_map(|rest| {
+            let range = rest.split(')').next()?;
+            let (a, b) = range.split_once("..").unwrap_or((range, range));
+            Some([a.parse().ok()?, b.parse().ok()?])
+        })
+        .collect()
+}
+
+#[test]
+fn failures_left_open_every_few_dozen_iterations_never_crowd_out_the_newest_result() {
+    let (agent, session) = run(Box::new(OfflineProvider), 40, 40);
+    holds_up(&agent, &session);
+    failures_hold_up(&agent, &session);
 }
 
 #[test]

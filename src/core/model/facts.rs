@@ -125,8 +125,13 @@ pub struct IndexLine {
     pub identifiers: usize,
     /// Other facts that left.
     pub others: usize,
-    /// What the first and the last of them name (a task, an id).
+    /// What the first and the last of them name (a task's label, an id).
     pub names: Vec<String>,
+    /// The runs of iterations whose facts it counts, oldest first, when they are not the one
+    /// run `first..=last` (empty then): its recall asks for these and no other.
+    pub spans: Vec<[u32; 2]>,
+    /// The open failures it counts, each named with its iteration: `readMetrics(shard_5) (5)`.
+    pub open: Vec<String>,
 }
 
 /// A fact that left the summary for its index, and where it is.
@@ -243,6 +248,8 @@ json_record! {
         identifiers: "identifiers" default,
         others: "others" default,
         names: "names" default,
+        spans: "spans" default,
+        open: "open" default,
     }
 }
 

@@ -6,6 +6,7 @@ use crate::core::log::entries::StoredToolActivity;
 use crate::core::log::iteration::{parse_iteration_header, parse_summary_header};
 use crate::core::order::sort::sort_by_key;
 use crate::core::order::sorted_map::SortedMap;
+use crate::core::steps::label::label_of;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::heading_section;
 
@@ -108,6 +109,24 @@ fn compact_value(text: &str) -> String {
 }
 
 impl Digest {
+    /// The task of the run `subject` names (`exec_…`), or `subject` itself.
+    pub(crate) fn task_of_subject<'a>(&'a self, subject: &'a str) -> &'a str {
+        self.runs
+            .iter()
+            .find(|run| run.id.as_deref() == Some(subject))
+            .map_or(subject, |run| run.task.as_str())
+    }
+
+    /// What `failure` is, as a summary names it: its subject and, for a run, its task's label
+    /// (`exec_… readMetrics(shard_0035)`).
+    pub(crate) fn failed(&self, failure: &Failure) -> String {
+        let task = self.task_of_subject(&failure.subject);
+        match task == failure.subject {
+            true => failure.subject.clone(),
+            false => format!("{} {}", failure.subject, label_of(task)),
+        }
+    }
+
     /// Reads `selection` once.
     pub fn of(selection: &Selection) -> Self {
         let mut source = Digest {

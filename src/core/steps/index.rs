@@ -7,6 +7,8 @@ use std::fmt::Write;
 
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Fact, FactKind, IndexLine};
+use crate::core::order::sort::sort_by;
+use crate::core::steps::label::{label_of, label_range};
 use crate::core::steps::repair::insert_at_section_end;
 
 /// The section the index lines go in: 📝 IMPORTANT CONTEXT FOR FUTURE REASONING.
@@ -18,39 +20,53 @@ pub const MAX_INDEX_LINES: usize = 8;
 /// How an index line names the archive of the summary it is in (its source line names it).
 const THIS_ARCHIVE: &str = "this summary's archive";
 
-/// Characters of a name an index line shows.
-const NAME_CHARS: usize = 40;
+/// Characters an index line takes at most: what it cannot name within them it counts.
+pub const MAX_LINE_CHARS: usize = 239;
+
+/// How a line of open failures starts.
+const OPEN_FAILURES: &str = "- Open failures, recall(n) each:";
+
+/// Runs of iterations a line's recall names at most: beyond, the two nearest runs join.
+const MAX_SPANS: usize = 3;
 
 impl IndexLine {
-    /// The line for `demoted`, the facts that leave with this compaction (`None` when none
-    /// does), of which the failures `resolved` names were resolved; its archive is the one this
-    /// compaction writes. A fact of unknown iterations counts in `fallback`.
-    pub fn of(demoted: &[Fact], resolved: &[String], fallback: [u32; 2]) -> Option<IndexLine> {
-        if demoted.is_empty() {
-            return None;
-        }
-        let mut line = IndexLine {
-            first: u32::MAX,
-            ..IndexLine::default()
-        };
+    /// The lines for `demoted`, the facts that leave with this compaction (none when none
+    /// does), of which the failures `resolved` names were resolved; their archive is the one
+    /// this compaction writes. A fact of unknown iterations counts in `fallback`. Open failures
+    /// have a line of their own, each named with its recall; the other facts a line over the
+    /// runs of iterations that hold them.
+    pub fn of(demoted: &[Fact], resolved: &[String], fallback: [u32; 2]) -> Vec<IndexLine> {
+        let mut line = IndexLine::default();
+        let mut open = IndexLine::default();
         let mut names: Vec<String> = Vec::new();
+        let mut spans: Vec<[u32; 2]> = Vec::new();
+        let mut open_spans: Vec<[u32; 2]> = Vec::new();
         for fact in demoted {
             let [first, last] = fact.iterations.unwrap_or(fallback);
-            line.first = line.first.min(first);
-            line.last = line.last.max(last);
             match fact.kind {
+                FactKind::Failure if !resolved.contains(&fact.id) => {
+                    open.failures_open += 1;
+                    open.open.push(format!("{} ({first})", name_of(fact)));
+                    open_spans.push([first, last]);
+                    continue;
+                }
                 FactKind::Result => line.results += 1,
-                FactKind::Failure if resolved.contains(&fact.id) => line.failures_resolved += 1,
-                FactKind::Failure => line.failures_open += 1,
+                FactKind::Failure => line.failures_resolved += 1,
                 FactKind::Identifier => line.identifiers += 1,
                 FactKind::Goal | FactKind::Pin => line.others += 1,
             }
+            spans.push([first, last]);
             if matches!(fact.kind, FactKind::Result | FactKind::Identifier) {
                 names.push(name_of(fact));
             }
         }
         line.names = ends(names);
-        Some(line)
+        line.set_spans(spans);
+        open.set_spans(open_spans);
+        [open, line]
+            .into_iter()
+            .filter(|line| line.first > 0)
+            .collect()
     }
 
     /// This line with `archive` for the archive of the summary it was read from.
@@ -61,95 +77,294 @@ impl IndexLine {
         self
     }
 
-    /// The line as the summary states it.
+    /// The runs of iterations it counts, oldest first.
+    pub fn spans(&self) -> Vec<[u32; 2]> {
+        match self.spans.is_empty() {
+            true => vec![[self.first, self.last]],
+            false => self.spans.clone(),
+        }
+    }
+
+    /// The line as the summary states it, within [`MAX_LINE_CHARS`].
     pub fn render(&self) -> String {
-        let range = if self.first == self.last {
-            format!("Iteration {}", self.first)
-        } else {
-            format!("Iterations {}–{}", self.first, self.last)
+        match self.holds_open_failures_only() {
+            true => self.render_open(),
+            false => self.render_range(),
+        }
+    }
+
+    /// Whether it names open failures and nothing else.
+    fn holds_open_failures_only(&self) -> bool {
+        self.failures_open > 0
+            && self.results + self.failures_resolved + self.identifiers + self.others == 0
+    }
+
+    /// `- Open failures, recall(n) each: readMetrics(shard_5) (5), …`: each open failure named
+    /// with its iteration, the newest first; those it cannot name are counted with the recall
+    /// of their range.
+    fn render_open(&self) -> String {
+        let mut line = String::from(OPEN_FAILURES);
+        let mut shown = 0;
+        // Room for a count of those left, unless every one is named.
+        let all_named =
+            self.failures_open == self.open.len() && self.named_chars() <= MAX_LINE_CHARS;
+        let reserve = if all_named { 0 } else { 40 };
+        for piece in self.open.iter().rev() {
+            if line.chars().count() + piece.chars().count() + 2 + reserve > MAX_LINE_CHARS {
+                break;
+            }
+            let _ = write!(line, "{} {piece}", if shown == 0 { "" } else { "," });
+            shown += 1;
+        }
+        let left = self.failures_open.saturating_sub(shown);
+        if left > 0 {
+            let _ = write!(
+                line,
+                "{} {left} more in recall({}..{})",
+                if shown == 0 { "" } else { ";" },
+                self.first,
+                self.last
+            );
+        }
+        line
+    }
+
+    /// Characters of the line that names every open failure it holds.
+    fn named_chars(&self) -> usize {
+        let pieces: usize = self.open.iter().map(|p| p.chars().count() + 2).sum();
+        OPEN_FAILURES.len() + pieces
+    }
+
+    /// `- Iterations 1–40 (archive …): 38 results of compare(shard_1…shard_38), …; recall(1..40)`:
+    /// the labels of its first and last results as they fit.
+    fn render_range(&self) -> String {
+        let spans = self.spans();
+        let ranges: Vec<String> = spans
+            .iter()
+            .map(|[a, b]| match a == b {
+                true => a.to_string(),
+                false => format!("{a}–{b}"),
+            })
+            .collect();
+        let range = match spans.as_slice() {
+            [[a, b]] if a == b => format!("Iteration {a}"),
+            _ => format!("Iterations {}", ranges.join(", ")),
         };
+        let recall: Vec<String> = spans
+            .iter()
+            .map(|[a, b]| format!("recall({a}..{b})"))
+            .collect();
         let archive = match (&self.archive, &self.last_archive) {
             (None, _) => THIS_ARCHIVE.to_owned(),
             (Some(one), None) => format!("archive {one}"),
-            (Some(oldest), Some(newest)) => format!("archives {oldest}…{newest}"),
-        };
-        let mut what: Vec<String> = Vec::new();
-        if self.results > 0 {
-            let mut results = counted(self.results, "result", "results");
-            match self.names.as_slice() {
-                [one] => {
-                    let _ = write!(results, " of {one}");
-                }
-                [first, last, ..] => {
-                    let _ = write!(results, " of {first}…{last}");
-                }
-                [] => {}
+            (Some(oldest), Some(newest)) => {
+                // `gdrs_archived_logs_17…` once: the newest by what differs.
+                let same = oldest
+                    .bytes()
+                    .zip(newest.bytes())
+                    .take_while(|(a, b)| a == b && !a.is_ascii_digit())
+                    .count();
+                format!("archives {oldest}…{}", &newest[same..])
             }
-            what.push(results);
+        };
+        let line = |label: bool| {
+            let mut what: Vec<String> = Vec::new();
+            if self.results > 0 {
+                let mut results = counted(self.results, "result", "results");
+                if let (true, [first, ..]) = (label, self.names.as_slice()) {
+                    let last = self.names.last().unwrap_or(first);
+                    let _ = write!(results, " of {}", label_range(first, last));
+                }
+                what.push(results);
+            }
+            if self.failures_resolved > 0 {
+                let failures = counted(self.failures_resolved, "failure", "failures");
+                what.push(format!("{failures} resolved"));
+            }
+            if self.failures_open > 0 {
+                let failures = counted(self.failures_open, "open failure", "open failures");
+                what.push(failures);
+            }
+            if self.identifiers > 0 {
+                let ids = counted(self.identifiers, "identifier", "identifiers");
+                what.push(format!("{ids} no longer referred to"));
+            }
+            if self.others > 0 {
+                what.push(counted(self.others, "other fact", "other facts"));
+            }
+            format!(
+                "- {range} ({archive}): {}; {}",
+                what.join(", "),
+                recall.join(", ")
+            )
+        };
+        let labelled = line(true);
+        match labelled.chars().count() > MAX_LINE_CHARS {
+            true => line(false),
+            false => labelled,
         }
-        if self.failures_resolved > 0 {
-            let failures = counted(self.failures_resolved, "failure", "failures");
-            what.push(format!("{failures} resolved"));
+    }
+
+    /// `spans` sorted, adjacent runs joined, at most [`MAX_SPANS`] (the nearest joined first);
+    /// `first` and `last` their ends (0 when there is none).
+    fn set_spans(&mut self, mut spans: Vec<[u32; 2]>) {
+        sort_by(&mut spans, |a, b| a.cmp(b));
+        let mut joined: Vec<[u32; 2]> = Vec::new();
+        for [a, b] in spans {
+            match joined.last_mut() {
+                Some(last) if a <= last[1].saturating_add(1) => last[1] = last[1].max(b),
+                _ => joined.push([a, b]),
+            }
         }
-        if self.failures_open > 0 {
-            let failures = counted(self.failures_open, "open failure", "open failures");
-            what.push(failures);
+        // Open failures name their own iterations: their runs are not listed.
+        let most = if self.holds_open_failures_only() {
+            1
+        } else {
+            MAX_SPANS
+        };
+        while joined.len() > most {
+            let nearest = (1..joined.len())
+                .min_by_key(|at| joined[*at][0].saturating_sub(joined[*at - 1][1]))
+                .unwrap_or(1);
+            let [_, b] = joined.remove(nearest);
+            joined[nearest - 1][1] = b;
         }
-        if self.identifiers > 0 {
-            let ids = counted(self.identifiers, "identifier", "identifiers");
-            what.push(format!("{ids} no longer referred to"));
+        self.first = joined.first().map_or(0, |[a, _]| *a);
+        self.last = joined.last().map_or(0, |[_, b]| *b);
+        if joined.len() == 1 {
+            joined.clear();
         }
-        if self.others > 0 {
-            what.push(counted(self.others, "other fact", "other facts"));
-        }
-        format!(
-            "- {range} ({archive}): {}; recall({}..{})",
-            what.join(", "),
-            self.first,
-            self.last
-        )
+        self.spans = joined;
     }
 
     /// `self` and the line after it as one line over both ranges.
-    fn folded_with(self, newer: IndexLine) -> IndexLine {
-        let mut names = self.names;
-        names.extend(newer.names);
-        IndexLine {
-            first: self.first.min(newer.first),
-            last: self.last.max(newer.last),
+    fn folded_with(&self, newer: &IndexLine) -> IndexLine {
+        let mut names = self.names.clone();
+        names.extend(newer.names.iter().cloned());
+        let mut spans = self.spans();
+        spans.extend(newer.spans());
+        let mut line = IndexLine {
             last_archive: newer
                 .last_archive
-                .or(newer.archive)
+                .clone()
+                .or(newer.archive.clone())
                 .filter(|newest| self.archive.as_ref() != Some(newest)),
-            archive: self.archive,
+            archive: self.archive.clone(),
             results: self.results + newer.results,
             failures_resolved: self.failures_resolved + newer.failures_resolved,
             failures_open: self.failures_open + newer.failures_open,
             identifiers: self.identifiers + newer.identifiers,
             others: self.others + newer.others,
             names: ends(names),
-        }
+            ..IndexLine::default()
+        };
+        line.set_spans(spans);
+        line
     }
 }
 
-/// `carried` (an earlier summary's index) and `new` (this compaction's line), oldest first,
-/// the oldest folded together until at most [`MAX_INDEX_LINES`] remain and they fit
-/// `max_tokens` (two lines always stay: the newest is never folded).
+/// `carried` (an earlier summary's index) and `new` (this compaction's lines): the lines of
+/// other facts within `max_tokens[0]` (see [`folded`]), then those of open failures within
+/// `max_tokens[1]` (see [`packed`]).
 pub fn index_of(
     carried: &[IndexLine],
-    new: Option<IndexLine>,
-    max_tokens: usize,
+    new: Vec<IndexLine>,
+    max_tokens: [usize; 2],
 ) -> Vec<IndexLine> {
-    let mut lines: Vec<IndexLine> = carried
+    let lines = carried
         .iter()
         .filter(|l| l.archive.is_some())
         .cloned()
-        .collect();
-    lines.extend(new);
+        .chain(new);
+    let (open, lines): (Vec<IndexLine>, Vec<IndexLine>) =
+        lines.partition(IndexLine::holds_open_failures_only);
+    let mut lines = folded(lines, max_tokens[0]);
+    lines.append(&mut packed(open, max_tokens[1]));
+    lines
+}
+
+/// The open failures `lines` name, newest first, in as many lines as fit `max_tokens` and
+/// [`MAX_INDEX_LINES`], each within [`MAX_LINE_CHARS`]; the oldest that do not fit are counted
+/// by one line with the recall of their range. Oldest line first.
+fn packed(lines: Vec<IndexLine>, max_tokens: usize) -> Vec<IndexLine> {
+    let mut pieces: Vec<(String, [u32; 2])> = Vec::new();
+    let mut counted: Vec<[u32; 2]> = Vec::new();
+    let mut uncounted = 0;
+    for line in lines {
+        let range = [line.first, line.last];
+        uncounted += line.failures_open.saturating_sub(line.open.len());
+        if line.failures_open > line.open.len() {
+            counted.push(range);
+        }
+        for piece in line.open {
+            let at = piece
+                .rsplit('(')
+                .next()
+                .and_then(|n| n.trim_end_matches(')').parse::<u32>().ok());
+            pieces.push((piece, at.map_or(range, |n| [n, n])));
+        }
+    }
+    // The line that counts what the others cannot name takes this much at most.
+    let reserve = 24;
+    let mut out: Vec<IndexLine> = Vec::new();
+    let mut line = IndexLine::default();
+    let mut spans: Vec<[u32; 2]> = Vec::new();
+    let tokens = |out: &[IndexLine], line: &IndexLine| {
+        index_tokens(out) + estimate_tokens(&line.render_open()) + 1
+    };
+    while let Some((piece, range)) = pieces.pop() {
+        let mut longer = line.clone();
+        longer.open.insert(0, piece.clone());
+        longer.failures_open += 1;
+        if longer.named_chars() > MAX_LINE_CHARS {
+            line.set_spans(std::mem::take(&mut spans));
+            out.push(std::mem::take(&mut line));
+            longer = IndexLine {
+                open: vec![piece.clone()],
+                failures_open: 1,
+                ..IndexLine::default()
+            };
+        }
+        if out.len() + 2 > MAX_INDEX_LINES || tokens(&out, &longer) + reserve > max_tokens {
+            pieces.push((piece, range));
+            break;
+        }
+        line = longer;
+        spans.push(range);
+    }
+    if line.failures_open > 0 {
+        line.set_spans(spans);
+        out.push(line);
+    }
+    let left = pieces.len() + uncounted;
+    if left > 0 {
+        let mut older = IndexLine {
+            failures_open: left,
+            ..IndexLine::default()
+        };
+        counted.extend(pieces.into_iter().map(|(_, range)| range));
+        older.set_spans(counted);
+        out.push(older);
+    }
+    out.reverse();
+    out
+}
+
+/// `lines`, oldest first, folded two neighbours at a time until at most [`MAX_INDEX_LINES`]
+/// remain and they fit `max_tokens`; the newest is never folded. The fold that lists the
+/// fewest runs of iterations goes first (the oldest of equals), so that no line's recall
+/// spans iterations it does not count while another fold would do.
+fn folded(mut lines: Vec<IndexLine>, max_tokens: usize) -> Vec<IndexLine> {
     while lines.len() > 2 && (lines.len() > MAX_INDEX_LINES || index_tokens(&lines) > max_tokens) {
-        let oldest = lines.remove(0);
-        let next = lines.remove(0);
-        lines.insert(0, oldest.folded_with(next));
+        let folds = (0..lines.len() - 2).map(|at| {
+            let folded = lines[at].folded_with(&lines[at + 1]);
+            (folded.spans().len(), at, folded)
+        });
+        let cheapest = folds.min_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let Some((_, at, folded)) = cheapest else {
+            break;
+        };
+        lines.splice(at..at + 2, [folded]);
     }
     lines
 }
@@ -168,12 +383,13 @@ pub fn is_index_line(line: &str) -> bool {
     let line = line
         .trim()
         .trim_end_matches(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != ')'));
-    line.starts_with("- Iteration") && line.contains("; recall(") && line.ends_with(')')
+    let ours = line.starts_with("- Iteration") || line.starts_with(OPEN_FAILURES);
+    ours && line.contains(" recall(") && line.ends_with(')')
 }
 
 /// `summary` without any index line (a model may copy the earlier summary's).
 pub fn without_index(summary: &str) -> String {
-    if !summary.contains("; recall(") {
+    if !summary.contains(" recall(") {
         return summary.to_owned();
     }
     summary
@@ -196,19 +412,14 @@ fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// What a fact is named by in an index line: a result by its task, an identifier by itself.
+/// What a fact is named by in an index line: a result or a failure by its task's label, an
+/// identifier by itself.
 fn name_of(fact: &Fact) -> String {
     let name = fact
         .id
         .split_once(':')
         .map_or(fact.id.as_str(), |(_, name)| name);
-    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
-    if name.chars().count() > NAME_CHARS {
-        let cut: String = name.chars().take(NAME_CHARS - 1).collect();
-        format!("{cut}…")
-    } else {
-        name
-    }
+    label_of(name)
 }
 
 /// The first and the last of `names` (one when they are the same).
@@ -242,11 +453,12 @@ mod tests {
         let mut demoted: Vec<Fact> = (1..=38)
             .map(|n| result(&format!("shard_{n:03}"), n))
             .collect();
-        let mut failure = result("fetch", 40);
+        let mut failure = result("fetch", 39);
         failure.kind = FactKind::Failure;
         demoted.push(failure.clone());
+        failure.iterations = Some([40, 40]);
         demoted.push(failure);
-        let line = IndexLine::of(&demoted, &["result:fetch".into()], [1, 40]).unwrap();
+        let line = IndexLine::of(&demoted, &["result:fetch".into()], [1, 40]).remove(0);
         assert_eq!(
             line.render(),
             "- Iterations 1–40 (this summary's archive): 38 results of shard_001…shard_038, \
@@ -260,37 +472,88 @@ mod tests {
             "- Iterations 1–40 (archive gdrs_archived_logs_7): 38 results of \
              shard_001…shard_038, 2 failures resolved; recall(1..40)"
         );
-        assert_eq!(IndexLine::of(&[], &[], [1, 2]), None);
+        assert_eq!(IndexLine::of(&[], &[], [1, 2]), Vec::new());
+    }
+
+    /// The line of the results of iterations `first..=last`, each task `t{n}`.
+    fn run_line(first: u32, last: u32) -> IndexLine {
+        let demoted: Vec<Fact> = (first..=last)
+            .map(|n| result(&format!("t{n}"), n))
+            .collect();
+        IndexLine::of(&demoted, &[], [1, 1]).remove(0)
     }
 
     #[test]
     fn the_oldest_lines_fold_into_wider_ranges_and_the_newest_stays() {
         let carried: Vec<IndexLine> = (0..12u32)
-            .map(|k| {
-                IndexLine::of(&[result(&format!("t{k}"), k * 10 + 1)], &[], [1, 1])
-                    .unwrap()
-                    .in_archive(&format!("a{k}"))
-            })
+            .map(|k| run_line(k * 10 + 1, k * 10 + 10).in_archive(&format!("a{k}")))
             .collect();
-        let new = IndexLine::of(&[result("t12", 121)], &[], [1, 1]);
-        let index = index_of(&carried, new, 10_000);
+        let index = index_of(&carried, vec![run_line(121, 125)], [10_000; 2]);
         assert_eq!(index.len(), MAX_INDEX_LINES);
         assert_eq!(
-            (index[0].first, index[0].last, index[0].results),
-            (1, 51, 6)
-        );
-        assert_eq!(
             index[0].render(),
-            "- Iterations 1–51 (archives a0…a5): 6 results of t0…t5; recall(1..51)"
+            "- Iterations 1–60 (archives a0…5): 60 results of t1…t60; recall(1..60)"
         );
         assert_eq!(index.last().unwrap().archive, None);
-        let tight = index_of(
-            &carried,
-            IndexLine::of(&[result("t12", 121)], &[], [1, 1]),
-            1,
-        );
+        let tight = index_of(&carried, vec![run_line(121, 125)], [1; 2]);
         assert_eq!(tight.len(), 2);
-        assert_eq!(tight[0].results, 12);
+        assert_eq!(
+            (tight[0].first, tight[0].last, tight[0].results),
+            (1, 120, 120)
+        );
+    }
+
+    #[test]
+    fn a_recall_covers_only_the_iterations_a_line_counts() {
+        // The issue's mixed range: a failure resolved at 79, results of 918–956.
+        let mut demoted: Vec<Fact> = (918..=956).map(|n| result(&format!("t{n}"), n)).collect();
+        let mut failure = result("fetch", 79);
+        failure.kind = FactKind::Failure;
+        demoted.push(failure);
+        let line = IndexLine::of(&demoted, &["result:fetch".into()], [1, 1]).remove(0);
+        assert!(
+            line.render()
+                .ends_with("; recall(79..79), recall(918..956)"),
+            "{}",
+            line.render()
+        );
+        // Lines of scattered iterations fold without a range over what they do not count.
+        let sparse: Vec<IndexLine> = (0..12u32)
+            .map(|k| run_line(k * 10 + 1, k * 10 + 2).in_archive(&format!("a{k}")))
+            .collect();
+        for line in index_of(&sparse, vec![run_line(200, 201)], [10_000; 2]) {
+            let counted: u32 = line.spans().iter().map(|[a, b]| b - a + 1).sum();
+            assert!(counted <= line.results as u32, "{}", line.render());
+        }
+    }
+
+    #[test]
+    fn open_failures_that_leave_are_each_named_with_their_recall() {
+        let failure = |n: u32| {
+            let mut fact = result(
+                &format!(r#"const m = await readMetrics("shard_{n:04}", "p95");"#),
+                n,
+            );
+            fact.kind = FactKind::Failure;
+            fact
+        };
+        let lines = IndexLine::of(&[failure(35), result("t40", 40), failure(70)], &[], [1, 1]);
+        let rendered: Vec<String> = lines.iter().map(IndexLine::render).collect();
+        assert_eq!(
+            rendered,
+            [
+                "- Open failures, recall(n) each: readMetrics(shard_0070) (70), \
+                 readMetrics(shard_0035) (35)",
+                "- Iteration 40 (this summary's archive): 1 result of t40; recall(40..40)",
+            ]
+        );
+        assert!(rendered.iter().all(|line| is_index_line(line)));
+        // More than a line can name: the newest named, the rest counted with their range.
+        let many: Vec<Fact> = (1..=20).map(|n| failure(n * 35)).collect();
+        let line = IndexLine::of(&many, &[], [1, 1]).remove(0).render();
+        assert!(line.chars().count() <= MAX_LINE_CHARS, "{line}");
+        assert!(line.contains("readMetrics(shard_0700) (700)"), "{line}");
+        assert!(line.ends_with(" more in recall(35..700)"), "{line}");
     }
 
     #[test]
@@ -299,7 +562,7 @@ mod tests {
                        REASONING\n- keep\n- Iterations 1–4 (archive x): 2 results; recall(1..4)";
         let stripped = without_index(summary);
         assert!(!stripped.contains("recall("));
-        let line = IndexLine::of(&[result("t", 3)], &[], [1, 1]).unwrap();
+        let line = IndexLine::of(&[result("t", 3)], &[], [1, 1]).remove(0);
         assert_eq!(
             with_index(&stripped, &[line]),
             "### 🎯 OBJECTIVE ACHIEVED\n- a\n### 📝 IMPORTANT CONTEXT FOR FUTURE \

@@ -97,7 +97,10 @@ impl Ledger {
         drawn.extend(referenced.iter().map(|(token, n)| Fact {
             id: format!("identifier:{token}"),
             kind: FactKind::Identifier,
-            text: token.clone(),
+            text: format!(
+                "`{token}`: named in iteration {n}, still in use at iteration {}",
+                selection.current
+            ),
             exact: vec![token.clone()],
             words: Vec::new(),
             iterations: Some([*n, *n]),
@@ -130,10 +133,15 @@ impl Ledger {
                 text,
             ));
         }
-        // The app's own words always stay; then open failures, the identifiers iteration N
-        // refers to, results and aged identifiers, in that order, the newest first.
+        // The app's own words and the newest iteration's results always stay; then open
+        // failures (within their share), the identifiers iteration N refers to, results and
+        // aged identifiers, in that order, the newest first.
+        let newest = selection.last;
         let rank = |fact: &Fact| match fact.kind {
             FactKind::Goal | FactKind::Pin => Rank::Always,
+            FactKind::Result if fact.iterations.is_some_and(|[_, last]| last >= newest) => {
+                Rank::Always
+            }
             FactKind::Failure => Rank::Then(0),
             FactKind::Identifier
                 if referenced
@@ -268,12 +276,7 @@ fn results(digest: &Digest) -> Vec<Fact> {
 }
 
 fn failure_id(subject: &str, digest: &Digest) -> String {
-    let task = digest
-        .runs
-        .iter()
-        .find(|run| run.id.as_deref() == Some(subject))
-        .map_or(subject, |run| run.task.as_str());
-    format!("failure:{task}")
+    format!("failure:{}", digest.task_of_subject(subject))
 }
 
 fn open_failures(digest: &Digest) -> Vec<Fact> {
@@ -285,7 +288,8 @@ fn open_failures(digest: &Digest) -> Vec<Fact> {
             let message = clip(&failure.message, SHOWN_CHARS);
             let text = format!(
                 "Still failing (iteration {}): {} → {message}",
-                failure.iteration, failure.subject
+                failure.iteration,
+                digest.failed(failure)
             );
             let exact = if failure.subject == "iteration" {
                 Vec::new()

@@ -10,6 +10,7 @@ pub mod digest;
 pub mod fit;
 pub mod index;
 pub mod item_search;
+pub mod label;
 pub mod ledger;
 pub mod parts;
 pub mod prompt;

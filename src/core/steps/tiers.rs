@@ -1,11 +1,12 @@
 //! Two tiers of facts, so that a summary stays within its budget however long the session: the
-//! goal and the pins always stay in the summary; open failures, the identifiers the current
-//! iteration refers to and the newest results stay as the budget holds them, in that order;
+//! goal, the pins and the newest iteration's results always stay in the summary; open failures
+//! (within [`FAILURES_SHARE`] first), the identifiers the current iteration refers to and the
+//! newest results stay as the budget holds them, in that order;
 //! older results, failures a later iteration resolved and identifiers no longer referred to
 //! leave it for its index, each only when this compaction's archive holds it.
 
 use crate::core::log::tokens::estimate_tokens;
-use crate::core::model::facts::{Fact, IndexLine, Ledger};
+use crate::core::model::facts::{Fact, FactKind, IndexLine, Ledger};
 use crate::core::order::sort::sort_by;
 use crate::core::steps::fit::facts_alone;
 use crate::core::steps::index::{index_of, with_index};
@@ -15,8 +16,12 @@ use crate::core::steps::terms::{execution_text, reasoning_text, tool_text};
 
 /// Share of a summary's budget that the facts it must keep may take, in the ledger's words.
 pub const FACTS_SHARE: f64 = 0.5;
+/// Share of the facts' tokens that open failures take before the other facts are placed.
+pub const FAILURES_SHARE: f64 = 0.4;
 /// Share of a summary's budget that its index lines may take.
 pub const INDEX_SHARE: f64 = 0.15;
+/// Share of a summary's budget that the index lines naming open failures may take besides.
+pub const OPEN_INDEX_SHARE: f64 = 0.25;
 
 /// How much of a summary the ledger may take, in tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,19 +32,25 @@ pub struct FactBudget {
     pub facts_tokens: usize,
     /// Its index lines.
     pub index_tokens: usize,
+    /// Its index lines that name open failures.
+    pub open_index_tokens: usize,
 }
 
 impl FactBudget {
     /// The budget of a summary of at most `target` tokens (its budget `summary_budget`, or
-    /// less when what it replaces is small): the index takes up to [`INDEX_SHARE`] of it, the
-    /// facts up to [`FACTS_SHARE`] of the budget and never more than the rest.
+    /// less when what it replaces is small): the index takes up to [`INDEX_SHARE`] of it and
+    /// [`OPEN_INDEX_SHARE`] for open failures, the facts up to [`FACTS_SHARE`] of the budget
+    /// and never more than the rest.
     pub fn of(summary_budget: usize, target: usize) -> Self {
         let share = |tokens: usize, s: f64| (tokens as f64 * s) as usize;
         let index_tokens = share(target, INDEX_SHARE);
+        let open_index_tokens = share(target, OPEN_INDEX_SHARE);
         FactBudget {
             summary_tokens: target,
-            facts_tokens: share(summary_budget, FACTS_SHARE).min(target - index_tokens),
+            facts_tokens: share(summary_budget, FACTS_SHARE)
+                .min(target - index_tokens - open_index_tokens),
             index_tokens,
+            open_index_tokens,
         }
     }
 
@@ -49,6 +60,7 @@ impl FactBudget {
             summary_tokens: usize::MAX,
             facts_tokens: usize::MAX,
             index_tokens: usize::MAX,
+            open_index_tokens: usize::MAX,
         }
     }
 }
@@ -100,11 +112,23 @@ impl Candidates<'_> {
             ((self.rank)(fact), u32::MAX - newest)
         };
         sort_by(&mut optional, |a, b| order(a).cmp(&order(b)));
-        for at in optional {
-            let cost = fact_tokens(&self.facts[at]);
-            if used.saturating_add(cost) <= budget.facts_tokens {
-                keep[at] = true;
-                used += cost;
+        // Open failures first take no more than their share, so that the newest results stay
+        // beside them; what the others leave they may take after.
+        let failures_tokens = (budget.facts_tokens as f64 * FAILURES_SHARE) as usize;
+        let mut failures = 0usize;
+        for capped in [true, false] {
+            for at in &optional {
+                let fact = &self.facts[*at];
+                let cost = fact_tokens(fact);
+                let failure = fact.kind == FactKind::Failure;
+                if keep[*at] || (capped && failure && failures + cost > failures_tokens) {
+                    continue;
+                }
+                if used.saturating_add(cost) <= budget.facts_tokens {
+                    keep[*at] = true;
+                    used += cost;
+                    failures += if failure { cost } else { 0 };
+                }
             }
         }
         let resolved: Vec<String> = self.leaving.iter().map(|fact| fact.id.clone()).collect();
@@ -140,7 +164,11 @@ impl Candidates<'_> {
             let new_line = IndexLine::of(&demoted, &resolved, range);
             let ledger = Ledger {
                 facts: kept,
-                index: index_of(self.carried_index, new_line, budget.index_tokens),
+                index: index_of(
+                    self.carried_index,
+                    new_line,
+                    [budget.index_tokens, budget.open_index_tokens],
+                ),
                 demoted,
             };
             // The shares are estimates: the facts alone, as the last resort of a cut writes

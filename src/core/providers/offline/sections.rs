@@ -164,7 +164,8 @@ fn insights(digest: &Digest, caps: Caps) -> Vec<String> {
             Some(_) => {}
             None => points.push(format!(
                 "{OPEN_POINT} (iteration {}): {} → {message}",
-                failure.iteration, failure.subject
+                failure.iteration,
+                digest.failed(failure)
             )),
         }
     }

@@ -4,6 +4,7 @@
 /// a later summary states them afresh instead of carrying stale ones forward.
 pub(crate) fn is_bookkeeping(point: &str) -> bool {
     point.starts_with("Iterations ")
+        || point.starts_with("Open failures, recall(n) each:")
         || point.starts_with("Reached by iteration")
         || point.starts_with("Latest conclusion")
         || point.contains(" code executions in iterations ")
