@@ -28,7 +28,7 @@ use context_compactor::core::ports::timer::{run_ready, LocalBoxFuture};
 use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 use context_compactor::core::run::compactor::Compactor;
-use context_compactor::core::steps::validation::SECTIONS;
+use context_compactor::core::steps::validation::{validate_summary, SECTIONS};
 
 const PINS: [&str; 2] = [
     "latency_p95 <= 350 ms",
@@ -39,6 +39,38 @@ const PINS: [&str; 2] = [
 /// lists, then a line per iteration of the history it was given, until `max_output_tokens`.
 struct FittingProvider {
     max_output_tokens: usize,
+}
+
+/// A model that writes a point of its own under each heading (what it did, what it found, how),
+/// then what [`FittingProvider`] writes.
+struct PointsProvider(FittingProvider);
+
+impl SummaryProvider for PointsProvider {
+    fn model(&self) -> String {
+        "points".into()
+    }
+
+    fn generate(
+        &self,
+        request: &SummaryRequest<'_>,
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderFailure>> {
+        let inner = self.0.generate(request);
+        Box::pin(async move {
+            let text = inner.await?.text;
+            let mut out = String::new();
+            for line in text.lines() {
+                out.push_str(line);
+                out.push('\n');
+                if line.starts_with("### ") {
+                    out.push_str(
+                        "- The agent kept checking shards for drift against the baseline and \
+                         recorded each p95 and drift before moving on.\n",
+                    );
+                }
+            }
+            Ok(out.into())
+        })
+    }
 }
 
 impl SummaryProvider for FittingProvider {
@@ -170,11 +202,21 @@ fn run(
     compactions: usize,
     fails_every: u32,
 ) -> (Agent, Session) {
+    run_in(provider, compactions, fails_every, 16_384)
+}
+
+/// [`run`] in a window of `window` tokens.
+fn run_in(
+    provider: Box<dyn SummaryProvider>,
+    compactions: usize,
+    fails_every: u32,
+    window: usize,
+) -> (Agent, Session) {
     let memory = MemoryStore::new();
     let clock = ManualClock::new(NOV_22_2026);
     let logs = logs_over(&memory, &clock);
     let settings = CompactorSettings {
-        context_window_tokens: 16_384,
+        context_window_tokens: window,
         ..CompactorSettings::default()
     };
     let budget = settings.summary_budget();
@@ -399,6 +441,32 @@ fn failures_left_open_every_few_dozen_iterations_never_crowd_out_the_newest_resu
     let (agent, session) = run(Box::new(OfflineProvider), 40, 40);
     holds_up(&agent, &session);
     failures_hold_up(&agent, &session);
+}
+
+#[test]
+fn every_required_section_keeps_a_point_of_the_models_in_a_small_window() {
+    // The default budget of a 3,000-token window is 450 tokens; the issue found the 18th
+    // summary of a 150-iteration loop with its required sections empty.
+    let provider = PointsProvider(FittingProvider {
+        max_output_tokens: 4_000,
+    });
+    let (_, session) = run_in(Box::new(provider), 24, 0, 3_000);
+    for (k, result) in session.compactions.iter().enumerate() {
+        let summary = &result.summary;
+        let validation = validate_summary(summary);
+        assert!(validation.valid, "{k}: {:?}\n{summary}", validation.errors);
+        for (emoji, title) in &SECTIONS[..3] {
+            let heading = format!("### {emoji} {title}");
+            let under = summary
+                .lines()
+                .skip_while(|l| *l != heading)
+                .skip(1)
+                .take_while(|l| !l.starts_with("### "))
+                .filter(|l| !l.trim().is_empty() && !l.contains("See the archive"))
+                .count();
+            assert!(under > 0, "{k}: {title} holds nothing of the model's\n{summary}");
+        }
+    }
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::core::steps::provenance::{injected_lines, mark_injected, INJECTED_MAR
 use crate::core::steps::repair::repair;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::summary_budget::{SummaryBudget, MAX_SUMMARY_SHARE};
-use crate::core::steps::validation::{validate_summary, Validation};
+use crate::core::steps::validation::{filled, validate_summary, Validation};
 use crate::core::steps::verify::{mark_unbacked, unbacked_lines, Unbacked, UNVERIFIED_MARK};
 
 /// What an answer is checked against.
@@ -154,8 +154,8 @@ impl<'a> SummaryCheck<'a> {
     /// so that `"retry"` asks only once.
     pub fn judge(&self, summary: &str, retried: &[RetryReason]) -> Verdict {
         // The index and the marks are the package's: a model's copy of them goes, the
-        // package's own are added.
-        let summary = &without_marks(&without_index(summary));
+        // package's own are added. A required section the model left empty says so.
+        let summary = &filled(&without_marks(&without_index(summary)));
         let mut validation = validate_summary(summary);
         let missing = self.ledger.missing_in(summary);
         if !validation.valid {

@@ -1,7 +1,8 @@
 //! Holding a summary to its budget, whatever the provider wrote: the lines that keep no fact of
-//! the ledger go first (the longest first, a fenced block as one), the facts a cut took are
-//! put back in the ledger's words, and at last the summary is the facts alone under their
-//! headings. What goes is still in the archive the summary names.
+//! the ledger go first (the longest first, a fenced block as one; the model's newest point under
+//! each required section stays), the facts a cut took are put back in the ledger's words, and
+//! at last the summary is the facts under their headings with those points, or the facts alone.
+//! What goes is still in the archive the summary names.
 
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Fact, Ledger};
@@ -9,7 +10,9 @@ use crate::core::order::sort::sort_by;
 use crate::core::steps::provenance::INJECTED_MARK;
 use crate::core::steps::repair::{repair, section_of};
 use crate::core::steps::terms::{identifiers_in, Normalised};
-use crate::core::steps::validation::{canonical_heading, heading_section, SECTIONS};
+use crate::core::steps::validation::{
+    canonical_heading, heading_section, REQUIRED_SECTIONS, SECTIONS, SEE_THE_ARCHIVE,
+};
 use crate::core::steps::verify::UNVERIFIED_MARK;
 
 /// `summary` (canonical, repaired) within `max_tokens`, and how many of its lines went.
@@ -19,7 +22,10 @@ pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize)
     }
     let lines: Vec<&str> = summary.lines().collect();
     let units = units_of(&lines);
-    let protected = protected_lines(&lines, ledger);
+    let mut protected = protected_lines(&lines, ledger);
+    let sections = sections_of(&lines);
+    let newest = newest_points(&sections, &units, &protected, max_tokens / 8);
+    newest.iter().for_each(|at| protected[*at] = true);
     let terms = fact_terms(ledger);
     let mentions = |unit: &Unit| {
         lines[unit.start..unit.end]
@@ -75,12 +81,71 @@ pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize)
     if estimate_tokens(&trimmed) <= max_tokens {
         return (trimmed, cut);
     }
+    let points: Vec<(usize, &str)> = newest
+        .iter()
+        .filter_map(|at| Some((sections[*at]?, lines[*at])))
+        .collect();
+    let alone = facts_and(ledger, &points);
+    if estimate_tokens(&alone) <= max_tokens {
+        return (alone, lines.len() - points.len());
+    }
     (facts_alone(ledger), lines.len())
+}
+
+/// The newest point (a line of its own, not a fenced block, of at most `max_tokens`) the model
+/// wrote under each required section that keeps no fact: it stays while anything else can go,
+/// so that no required section is left with nothing of the model's.
+fn newest_points(
+    sections: &[Option<usize>],
+    units: &[Unit],
+    protected: &[bool],
+    max_tokens: usize,
+) -> Vec<usize> {
+    let mut newest: Vec<(usize, usize)> = Vec::new();
+    let kept: Vec<usize> = (0..sections.len())
+        .filter(|at| protected[*at])
+        .filter_map(|at| sections[at])
+        .collect();
+    for unit in units.iter().filter(|unit| unit.end - unit.start == 1) {
+        let Some(section) = sections[unit.start] else {
+            continue;
+        };
+        if section >= REQUIRED_SECTIONS.len() || kept.contains(&section) || unit.tokens > max_tokens
+        {
+            continue;
+        }
+        match newest.iter().position(|(s, _)| *s == section) {
+            Some(k) => newest[k].1 = unit.start,
+            None => newest.push((section, unit.start)),
+        }
+    }
+    newest.into_iter().map(|(_, at)| at).collect()
+}
+
+/// For each line, the section of the heading above it (a heading's own for a heading).
+fn sections_of(lines: &[&str]) -> Vec<Option<usize>> {
+    let mut section = None;
+    lines
+        .iter()
+        .map(|line| {
+            section = heading_section(line).or(section);
+            section
+        })
+        .collect()
 }
 
 /// The ledger's facts under their sections' headings, and nothing else.
 pub fn facts_alone(ledger: &Ledger) -> String {
+    facts_and(ledger, &[])
+}
+
+/// The ledger's facts under their sections' headings, each of `points` (a section and a line
+/// of the model's) first under its own.
+fn facts_and(ledger: &Ledger, points: &[(usize, &str)]) -> String {
     let mut sections: Vec<Vec<String>> = vec![Vec::new(); SECTIONS.len()];
+    for (section, line) in points {
+        sections[*section].push((*line).to_owned());
+    }
     for fact in &ledger.facts {
         sections[section_of(fact.kind)].push(format!("- {}", fact.one_line()));
     }
@@ -92,7 +157,7 @@ pub fn facts_alone(ledger: &Ledger) -> String {
         }
         out.push(canonical_heading(emoji, title));
         if sections[at].is_empty() {
-            out.push("- See the archive this summary names.".to_owned());
+            out.push(SEE_THE_ARCHIVE.to_owned());
         }
         out.append(&mut sections[at]);
     }

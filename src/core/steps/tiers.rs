@@ -18,6 +18,9 @@ use crate::core::steps::terms::{execution_text, reasoning_text, tool_text};
 pub const FACTS_SHARE: f64 = 0.5;
 /// Share of the facts' tokens that open failures take before the other facts are placed.
 pub const FAILURES_SHARE: f64 = 0.4;
+/// Share of a summary's budget kept for the model's own points when the facts and the index
+/// take the rest.
+pub const MODEL_SHARE: f64 = 0.1;
 /// Share of a summary's budget that its index lines may take.
 pub const INDEX_SHARE: f64 = 0.15;
 /// Share of a summary's budget that the index lines naming open failures may take besides.
@@ -172,9 +175,11 @@ impl Candidates<'_> {
                 demoted,
             };
             // The shares are estimates: the facts alone, as the last resort of a cut writes
-            // them, with the index, must fit; the last fact by rank leaves until they do.
+            // them, with the index and room for the model's newest points, must fit; the last
+            // fact by rank leaves until they do.
             let alone = with_index(&facts_alone(&ledger), &ledger.index);
-            if estimate_tokens(&alone) <= budget.summary_tokens {
+            let model = (budget.summary_tokens as f64 * MODEL_SHARE) as usize;
+            if estimate_tokens(&alone).saturating_add(model) <= budget.summary_tokens {
                 return ledger;
             }
             let last = (0..facts.len())

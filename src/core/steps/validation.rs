@@ -139,7 +139,8 @@ pub(crate) fn heading_parts(line: &str) -> Option<(usize, &str)> {
 }
 
 /// Checks `text` against the rules of the README ("Free functions"): the three required sections as `###` headings,
-/// at least [`MIN_SUMMARY_CHARS`] characters, and no refusal in its opening.
+/// each with a line under it, at least [`MIN_SUMMARY_CHARS`] characters, and no refusal in its
+/// opening.
 pub fn validate_summary(text: &str) -> Validation {
     let found: Vec<usize> = text.lines().filter_map(heading_section).collect();
     let missing_sections: Vec<&'static str> = REQUIRED_SECTIONS
@@ -154,6 +155,9 @@ pub fn validate_summary(text: &str) -> Validation {
         .iter()
         .map(|title| format!("Missing required section: {}", heading_of(title)))
         .collect();
+    for title in empty_sections(text) {
+        errors.push(format!("Empty required section: {}", heading_of(title)));
+    }
     let length = text.trim().chars().count();
     if length < MIN_SUMMARY_CHARS {
         errors.push(format!(
@@ -170,6 +174,51 @@ pub fn validate_summary(text: &str) -> Validation {
         errors,
         missing_sections,
     }
+}
+
+/// The line under a required section that keeps nothing of the model's or the ledger's.
+pub(crate) const SEE_THE_ARCHIVE: &str = "- See the archive this summary names.";
+
+/// `text` (canonical) with [`SEE_THE_ARCHIVE`] under each required section it left empty.
+pub(crate) fn filled(text: &str) -> String {
+    let empty = empty_sections(text);
+    if empty.is_empty() {
+        return text.to_owned();
+    }
+    let mut out: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        out.push(line);
+        let empty_here = heading_section(line)
+            .and_then(|at| REQUIRED_SECTIONS.get(at))
+            .is_some_and(|title| empty.contains(title));
+        if empty_here {
+            out.push(SEE_THE_ARCHIVE);
+        }
+    }
+    out.join("\n")
+}
+
+/// The required sections whose heading has no line under it before the next heading.
+fn empty_sections(text: &str) -> Vec<&'static str> {
+    let mut empty: Vec<&'static str> = Vec::new();
+    // The section whose heading came last, while no line has come under it.
+    let mut open: Option<usize> = None;
+    for line in text.lines().map(Some).chain([None]) {
+        let section = line.and_then(heading_section);
+        if section.is_none() && line.is_some_and(|line| line.trim().is_empty()) {
+            continue;
+        }
+        if section.is_some() || line.is_none() {
+            // `REQUIRED_SECTIONS` are the first of `SECTIONS`, in order.
+            if let Some(title) = open.and_then(|at| REQUIRED_SECTIONS.get(at)) {
+                if !empty.contains(title) {
+                    empty.push(title);
+                }
+            }
+        }
+        open = section;
+    }
+    empty
 }
 
 /// A refusal phrase in the opening of the answer: the text before its first heading, or its
@@ -271,6 +320,26 @@ mod tests {
             .iter()
             .map(|h| format!("{h}\n- a true and verified fact about the work done so far\n"))
             .collect()
+    }
+
+    #[test]
+    fn an_empty_required_section_is_not_valid() {
+        let text = "### 🎯 OBJECTIVE ACHIEVED\n\n### 📊 KEY DISCOVERIES\n- the p95 is 212 ms on \
+                    shard_0040, within the bound\n### ✅ SUCCESSFUL SOLUTIONS\n### 💡 CRITICAL \
+                    INSIGHTS\n- a long enough insight to pass the length rule of a summary";
+        let v = validate_summary(text);
+        assert!(!v.valid);
+        assert_eq!(
+            v.errors,
+            [
+                "Empty required section: ### 🎯 OBJECTIVE ACHIEVED",
+                "Empty required section: ### ✅ SUCCESSFUL SOLUTIONS"
+            ]
+        );
+        let filled = text
+            .replace("ACHIEVED\n", "ACHIEVED\n- done\n")
+            .replace("SOLUTIONS\n", "SOLUTIONS\n```js\nreturn 1;\n```\n");
+        assert!(validate_summary(&filled).valid, "{filled}");
     }
 
     #[test]
