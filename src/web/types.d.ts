@@ -129,6 +129,7 @@ export interface CompactorOptions {
   /** Take the summary from the cache when the exact input was summarised before (the same prompt to the same model: a rollback followed by the same compaction, a retry after a storage failure), with no provider call. Kept in localStorage under the logs' prefix (`{prefix}summary_cache`, the newest 4), each expiring with the archives; the offline provider is never cached. @default true */ summaryCache?: boolean;
   /** A summary line that gives the user a request, an instruction or a permission, or states an imperative, whose content only data holds (tool output, execution results, fetched text) and the user's words (the goal, the pins) do not: `"mark"` ends it with " [from tool output]" and lists it in `result.injections`; `"retry"` asks once more naming it, then marks; `"fail"` refuses the summary (`invalid_summary`). The model's text is never deleted. @default "mark" */ injections?: "mark" | "retry" | "fail";
   /** The ladder's clearing rung: before a compaction the loop asks for (`auto`, `context_limit_error`) summarises, the execution results and tool bodies larger than `aboveTokens`, outside the newest `keepIterations` iterations, move to an archive of their own and a placeholder of the same JSON type takes each one's place (its id, tool, size, the names and figures it held, and `recall(n)`); no model call. `shouldAutoCompact()` says yes once clearing would free `atLeastTokens` (5% of the window), whatever the usage. When clearing brings usage under `recommendedUsage` (or a summary's own rules would refuse), no summary is made (`result.rung` "clear"); lower `recommendedUsage` (say 0.25) to fold the placeholders into a summary sooner and keep the context small. `recall`, the recall tool and `rehydrate` return the originals, also after a summary archived the placeholders; `rollback(key)` puts them back byte for byte. `false` turns it off. Range: false, or an object whose keepIterations is at least 1. @default `{ keepIterations: 3, aboveTokens: 400 }` */ clearing?: false | ClearingOptions;
+  /** Finished iterations kept verbatim besides the running one: the newest this many stay whole while the ones before them are compacted, and a clearing keeps its `keepIterations` before them (`plan().verbatim` names them). 0 keeps only the running iteration, as GDRS does. Range: any. @default 0 */ keepRecentIterations?: number;
   /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. Range: at least 2 × maxOutputTokens + 2000, at most 1000000000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
 }
 
@@ -171,6 +172,8 @@ export interface EntryCounts { reasoning: number; execution: number; toolActivit
 /** What `compact()` would do now (no provider call). */
 export interface CompactionPlan {
   iterations: [number, number];
+  /** First and last iteration that would stay verbatim: the running one, and the finished ones `keepRecentIterations` keeps. */
+  verbatim: [number, number];
   entries: EntryCounts;
   tokensToCompact: number;
   promptTokens: number;

@@ -855,3 +855,43 @@ fn pins_over_the_summarys_budget_are_refused_before_any_call() {
     let plan = rig.compactor.plan().unwrap();
     assert!(plan.refused.unwrap_or_default().contains("unpin"));
 }
+
+#[test]
+fn keep_recent_iterations_keeps_the_newest_finished_iterations_verbatim() {
+    let settings = CompactorSettings {
+        keep_recent_iterations: 2,
+        ..small_window()
+    };
+    let answers = vec![Answer::Text(valid_summary("the first five"))];
+    let rig = Rig::with(MemoryStore::new(), answers, settings);
+    grow_session(&rig.logs, &rig.clock, 8, 11);
+    let plan = rig.compactor.plan().unwrap();
+    assert_eq!((plan.iterations, plan.verbatim), ([1, 5], [6, 8]));
+    let tail = |rig: &Rig| -> Vec<String> {
+        let reasoning = rig.logs.borrow().reasoning_log().unwrap();
+        reasoning
+            .into_iter()
+            .skip_while(|entry| !entry.contains("Iteration 6"))
+            .collect()
+    };
+    let before = tail(&rig);
+    assert!(!before.is_empty());
+    let result = run_ready(rig.compactor.compact(Trigger::ContextLimitError))
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.iterations, [1, 5]);
+    assert_eq!(tail(&rig), before, "iterations 6 to 8 stay as they were");
+    // Too short a session for the tail asked for: refused before any call.
+    let settings = CompactorSettings {
+        keep_recent_iterations: 7,
+        ..small_window()
+    };
+    let rig = Rig::with(MemoryStore::new(), Vec::new(), settings);
+    grow_session(&rig.logs, &rig.clock, 8, 11);
+    let refused = run_ready(rig.compactor.compact(Trigger::ContextLimitError)).unwrap();
+    let Err(CompactionError::NotAllowed(Refusal::TooFewIterations { needed, completed })) = refused
+    else {
+        panic!("{refused:?}")
+    };
+    assert_eq!((needed, completed), (9, 8));
+}

@@ -464,7 +464,10 @@ fn every_required_section_keeps_a_point_of_the_models_in_a_small_window() {
                 .take_while(|l| !l.starts_with("### "))
                 .filter(|l| !l.trim().is_empty() && !l.contains("See the archive"))
                 .count();
-            assert!(under > 0, "{k}: {title} holds nothing of the model's\n{summary}");
+            assert!(
+                under > 0,
+                "{k}: {title} holds nothing of the model's\n{summary}"
+            );
         }
     }
 }

@@ -17,6 +17,9 @@ pub type EntryCounts = PerLog<usize>;
 pub struct CompactionPlan {
     /// First and last iteration that would be compacted.
     pub iterations: [u32; 2],
+    /// First and last iteration that would stay verbatim: the running one, and the finished
+    /// ones `keepRecentIterations` keeps.
+    pub verbatim: [u32; 2],
     /// Entries that would be replaced.
     pub entries: EntryCounts,
     /// Estimated tokens of those entries.
@@ -179,6 +182,7 @@ impl CompactionResult {
 json_record! {
     write CompactionPlan {
         iterations: "iterations" req,
+        verbatim: "verbatim" req,
         entries: "entries" req,
         tokens_to_compact: "tokensToCompact" req,
         prompt_tokens: "promptTokens" req,

@@ -195,6 +195,9 @@ compactor_options! {
             default Clearing::default(), shown "`{ keepIterations: 3, aboveTokens: 400 }`",
             range Range::Rule("false, or an object whose keepIterations is at least 1"),
             ts "false | ClearingOptions";
+        /// Finished iterations kept verbatim besides the running one: the newest this many stay whole when the ones before them are compacted (0: only the running iteration stays, as in GDRS).
+        keep_recent_iterations: u32 = "keepRecentIterations" fallback,
+            default 0, range Range::Any, ts "number";
     }
 }
 

@@ -81,10 +81,16 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     /// The logs as stored, placed and counted (one read, one count).
     pub fn observe(&self) -> Result<Observed, StorageError> {
         let read = self.logs.read()?;
-        let placed = read.parsed.placed_iterations();
+        let mut placed = read.parsed.placed_iterations();
+        // The selection ends before the recent iterations the app keeps verbatim.
+        let newest = placed.current;
+        placed.current = newest
+            .saturating_sub(self.settings.keep_recent_iterations)
+            .max(newest.min(1));
         let census = read.parsed.census_of(&placed);
         let input = RuleInput {
-            current_iteration: census.current,
+            current_iteration: newest,
+            kept_recent: newest - placed.current,
             iteration_running: self.logs.iteration_running(),
             iteration_running_here: self.logs.iteration_running_here(),
             log_tokens: census.tokens,

@@ -35,6 +35,9 @@ pub struct RuleInput {
     pub new_tokens: usize,
     /// Tokens the pinned facts take in a summary, under its six headings.
     pub pinned_tokens: usize,
+    /// Finished iterations before N that stay verbatim (`keepRecentIterations`, as many as there
+    /// are).
+    pub kept_recent: u32,
 }
 
 /// A compaction that folds in an earlier summary needs at least this much new material, as a
@@ -61,10 +64,12 @@ pub fn refusal(
     } else {
         input.current_iteration
     };
-    if completed < settings.min_iterations || input.current_iteration < 2 {
-        // Iteration N is always kept: the first one alone leaves nothing to compact.
+    let kept = input.kept_recent;
+    if completed < settings.min_iterations || input.current_iteration < kept.saturating_add(2) {
+        // Iteration N is always kept, and the recent ones asked for: the first one before them
+        // alone leaves nothing to compact.
         let needed = match completed >= settings.min_iterations {
-            true => 2,
+            true => kept.saturating_add(2) - u32::from(input.iteration_running),
             false => settings.min_iterations.max(1),
         };
         return Some(Refusal::TooFewIterations { needed, completed });
@@ -116,6 +121,10 @@ pub fn plan_of(
         .min(budget.max_tokens);
     CompactionPlan {
         iterations: [1.min(selection.last), selection.last],
+        verbatim: [
+            selection.current,
+            input.current_iteration.max(selection.current),
+        ],
         entries: selection.counts(),
         tokens_to_compact,
         prompt_tokens: prompt_tokens(prompt),
@@ -279,6 +288,7 @@ mod tests {
             summary_tokens: 0,
             new_tokens: tokens,
             pinned_tokens: 0,
+            kept_recent: 0,
         }
     }
 
