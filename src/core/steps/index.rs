@@ -7,7 +7,6 @@ use std::fmt::Write;
 
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Fact, FactKind, IndexLine};
-use crate::core::order::sort::sort_by;
 use crate::core::steps::label::{label_of, label_range};
 use crate::core::steps::repair::insert_at_section_end;
 
@@ -22,6 +21,10 @@ const THIS_ARCHIVE: &str = "this summary's archive";
 
 /// Characters an index line takes at most: what it cannot name within them it counts.
 pub const MAX_LINE_CHARS: usize = 239;
+
+/// Lines naming open failures a summary holds at most (their share of the budget bounds them
+/// first in all but the largest windows).
+pub const MAX_OPEN_LINES: usize = 12;
 
 /// How a line of open failures starts.
 const OPEN_FAILURES: &str = "- Open failures, recall(n) each:";
@@ -40,14 +43,13 @@ impl IndexLine {
         let mut open = IndexLine::default();
         let mut names: Vec<String> = Vec::new();
         let mut spans: Vec<[u32; 2]> = Vec::new();
-        let mut open_spans: Vec<[u32; 2]> = Vec::new();
         for fact in demoted {
             let [first, last] = fact.iterations.unwrap_or(fallback);
             match fact.kind {
                 FactKind::Failure if !resolved.contains(&fact.id) => {
                     open.failures_open += 1;
                     open.open.push(format!("{} ({first})", name_of(fact)));
-                    open_spans.push([first, last]);
+                    open.widen(first, last);
                     continue;
                 }
                 FactKind::Result => line.results += 1,
@@ -62,7 +64,6 @@ impl IndexLine {
         }
         line.names = ends(names);
         line.set_spans(spans);
-        open.set_spans(open_spans);
         [open, line]
             .into_iter()
             .filter(|line| line.first > 0)
@@ -205,36 +206,50 @@ impl IndexLine {
         }
     }
 
-    /// `spans` sorted, adjacent runs joined, at most [`MAX_SPANS`] (the nearest joined first);
-    /// `first` and `last` their ends (0 when there is none).
-    fn set_spans(&mut self, mut spans: Vec<[u32; 2]>) {
-        sort_by(&mut spans, |a, b| a.cmp(b));
+    /// `spans` in order, adjacent runs joined, at most [`MAX_SPANS`] (the nearest joined
+    /// first); `first` and `last` their ends (0 when there is none).
+    fn set_spans(&mut self, spans: Vec<[u32; 2]>) {
         let mut joined: Vec<[u32; 2]> = Vec::new();
-        for [a, b] in spans {
-            match joined.last_mut() {
-                Some(last) if a <= last[1].saturating_add(1) => last[1] = last[1].max(b),
-                _ => joined.push([a, b]),
-            }
+        for span in spans {
+            let at = joined.iter().position(|j| j[0] > span[0]);
+            joined.insert(at.unwrap_or(joined.len()), span);
         }
-        // Open failures name their own iterations: their runs are not listed.
-        let most = if self.holds_open_failures_only() {
-            1
-        } else {
-            MAX_SPANS
-        };
-        while joined.len() > most {
+        let mut at = 1;
+        while at < joined.len() {
+            // Adjacent runs join, and beyond MAX_SPANS the nearest two.
             let nearest = (1..joined.len())
-                .min_by_key(|at| joined[*at][0].saturating_sub(joined[*at - 1][1]))
+                .min_by_key(|k| joined[*k][0].saturating_sub(joined[*k - 1][1]))
                 .unwrap_or(1);
-            let [_, b] = joined.remove(nearest);
-            joined[nearest - 1][1] = b;
+            let touching = joined[at][0] <= joined[at - 1][1].saturating_add(1);
+            let join = match touching {
+                true => at,
+                false if joined.len() > MAX_SPANS => nearest,
+                false => {
+                    at += 1;
+                    continue;
+                }
+            };
+            let [_, b] = joined.remove(join);
+            joined[join - 1][1] = joined[join - 1][1].max(b);
         }
-        self.first = joined.first().map_or(0, |[a, _]| *a);
-        self.last = joined.last().map_or(0, |[_, b]| *b);
+        self.first = 0;
+        self.last = 0;
+        for [a, b] in &joined {
+            self.widen(*a, *b);
+        }
         if joined.len() == 1 {
             joined.clear();
         }
         self.spans = joined;
+    }
+
+    /// Its range widened to hold `first..=last`.
+    fn widen(&mut self, first: u32, last: u32) {
+        self.first = match self.first {
+            0 => first,
+            mine => mine.min(first),
+        };
+        self.last = self.last.max(last);
     }
 
     /// `self` and the line after it as one line over both ranges.
@@ -284,68 +299,50 @@ pub fn index_of(
 }
 
 /// The open failures `lines` name, newest first, in as many lines as fit `max_tokens` and
-/// [`MAX_INDEX_LINES`], each within [`MAX_LINE_CHARS`]; the oldest that do not fit are counted
+/// [`MAX_OPEN_LINES`], each within [`MAX_LINE_CHARS`]; the oldest that do not fit are counted
 /// by one line with the recall of their range. Oldest line first.
 fn packed(lines: Vec<IndexLine>, max_tokens: usize) -> Vec<IndexLine> {
-    let mut pieces: Vec<(String, [u32; 2])> = Vec::new();
-    let mut counted: Vec<[u32; 2]> = Vec::new();
-    let mut uncounted = 0;
+    // The line that counts what the others cannot name.
+    let mut older = IndexLine::default();
+    let mut pieces: Vec<(String, u32)> = Vec::new();
     for line in lines {
-        let range = [line.first, line.last];
-        uncounted += line.failures_open.saturating_sub(line.open.len());
-        if line.failures_open > line.open.len() {
-            counted.push(range);
+        let unnamed = line.failures_open.saturating_sub(line.open.len());
+        if unnamed > 0 {
+            older.failures_open += unnamed;
+            older.widen(line.first, line.last);
         }
         for piece in line.open {
-            let at = piece
-                .rsplit('(')
-                .next()
-                .and_then(|n| n.trim_end_matches(')').parse::<u32>().ok());
-            pieces.push((piece, at.map_or(range, |n| [n, n])));
+            let at = piece.rsplit('(').next().unwrap_or_default();
+            let n = at.trim_end_matches(')').parse().unwrap_or(line.first);
+            pieces.push((piece, n));
         }
     }
-    // The line that counts what the others cannot name takes this much at most.
-    let reserve = 24;
     let mut out: Vec<IndexLine> = Vec::new();
     let mut line = IndexLine::default();
-    let mut spans: Vec<[u32; 2]> = Vec::new();
-    let tokens = |out: &[IndexLine], line: &IndexLine| {
-        index_tokens(out) + estimate_tokens(&line.render_open()) + 1
-    };
-    while let Some((piece, range)) = pieces.pop() {
-        let mut longer = line.clone();
-        longer.open.insert(0, piece.clone());
-        longer.failures_open += 1;
-        if longer.named_chars() > MAX_LINE_CHARS {
-            line.set_spans(std::mem::take(&mut spans));
-            out.push(std::mem::take(&mut line));
-            longer = IndexLine {
-                open: vec![piece.clone()],
-                failures_open: 1,
-                ..IndexLine::default()
-            };
-        }
-        if out.len() + 2 > MAX_INDEX_LINES || tokens(&out, &longer) + reserve > max_tokens {
-            pieces.push((piece, range));
+    // Tokens taken so far, the counting line's included.
+    let mut used = 24;
+    while let Some((piece, n)) = pieces.pop() {
+        let full = line.named_chars() + piece.chars().count() + 2 > MAX_LINE_CHARS;
+        let cost = estimate_tokens(&piece) + if full { 12 } else { 2 };
+        if used + cost > max_tokens || (full && out.len() + 2 > MAX_OPEN_LINES) {
+            pieces.push((piece, n));
             break;
         }
-        line = longer;
-        spans.push(range);
+        if full {
+            out.push(std::mem::take(&mut line));
+        }
+        used += cost;
+        line.open.insert(0, piece);
+        line.failures_open += 1;
+        line.widen(n, n);
     }
-    if line.failures_open > 0 {
-        line.set_spans(spans);
-        out.push(line);
+    out.push(line);
+    for (_, n) in &pieces {
+        older.widen(*n, *n);
     }
-    let left = pieces.len() + uncounted;
-    if left > 0 {
-        let mut older = IndexLine {
-            failures_open: left,
-            ..IndexLine::default()
-        };
-        counted.extend(pieces.into_iter().map(|(_, range)| range));
-        older.set_spans(counted);
-        out.push(older);
-    }
+    older.failures_open += pieces.len();
+    out.push(older);
+    out.retain(|line| line.failures_open > 0);
     out.reverse();
     out
 }
@@ -356,15 +353,15 @@ fn packed(lines: Vec<IndexLine>, max_tokens: usize) -> Vec<IndexLine> {
 /// spans iterations it does not count while another fold would do.
 fn folded(mut lines: Vec<IndexLine>, max_tokens: usize) -> Vec<IndexLine> {
     while lines.len() > 2 && (lines.len() > MAX_INDEX_LINES || index_tokens(&lines) > max_tokens) {
-        let folds = (0..lines.len() - 2).map(|at| {
-            let folded = lines[at].folded_with(&lines[at + 1]);
-            (folded.spans().len(), at, folded)
-        });
-        let cheapest = folds.min_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let Some((_, at, folded)) = cheapest else {
-            break;
+        let runs = |at: usize| {
+            let [older, newer] = [&lines[at], &lines[at + 1]];
+            let touching = older.last.saturating_add(1) >= newer.first;
+            older.spans.len().max(1) + newer.spans.len().max(1) - usize::from(touching)
         };
-        lines.splice(at..at + 2, [folded]);
+        let at = (0..lines.len() - 2).min_by_key(|at| runs(*at)).unwrap_or(0);
+        let newer = lines.remove(at + 1);
+        let older = lines.remove(at);
+        lines.insert(at, older.folded_with(&newer));
     }
     lines
 }

@@ -17,14 +17,14 @@ use crate::core::steps::terms::{execution_text, reasoning_text, tool_text};
 /// Share of a summary's budget that the facts it must keep may take, in the ledger's words.
 pub const FACTS_SHARE: f64 = 0.5;
 /// Share of the facts' tokens that open failures take before the other facts are placed.
-pub const FAILURES_SHARE: f64 = 0.4;
+pub const FAILURES_SHARE: f64 = 0.3;
 /// Share of a summary's budget kept for the model's own points when the facts and the index
 /// take the rest.
 pub const MODEL_SHARE: f64 = 0.1;
 /// Share of a summary's budget that its index lines may take.
 pub const INDEX_SHARE: f64 = 0.15;
 /// Share of a summary's budget that the index lines naming open failures may take besides.
-pub const OPEN_INDEX_SHARE: f64 = 0.25;
+pub const OPEN_INDEX_SHARE: f64 = 0.3;
 
 /// How much of a summary the ledger may take, in tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
