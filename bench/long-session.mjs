@@ -14,10 +14,12 @@ import { freshPage, withBenchBrowser } from "./browser.mjs";
 
 const PINS = ["latency_p95 <= 350 ms", "Report drift in basis points with 3 retries on port 443"];
 
-/** Runs in the page: one session of `compactions` compactions; returns what it measured. */
-async function inPage([window, providerKind, compactions, pins, padding]) {
-  const { default: init, LogStore, Compactor, estimateTokens } = await import("/pkg/context_compactor.js");
-  await init();
+/** Runs in the page: one session of `compactions` compactions; returns what it measured.
+ * `failEvery` > 0 leaves a metrics read open every that many iterations; `twoTasks` interleaves
+ * a second task from iteration 200 on, its goal pinned then. */
+async function inPage([window, providerKind, compactions, pins, padding, failEvery = 0, twoTasks = false]) {
+  const { default: init, LogStore, Compactor, estimateTokens, validateSummary } = await import("/pkg/context_compactor.js");
+  const wasm = await init();
   const fitting = (maxOutputTokens) => async (prompt) => {
     const facts = (prompt.split("## FACTS THE SUMMARY MUST KEEP\n")[1] ?? "").split("\n## ")[0].split("\n").filter((l) => l.startsWith("- "));
     const history = [...prompt.matchAll(/^--- Iteration (\d+) ---\n(.{1,160})/gm)].map((m) => `- Iteration ${m[1]}: ${m[2]}`);
@@ -46,6 +48,17 @@ async function inPage([window, providerKind, compactions, pins, padding]) {
   const iterate = () => {
     const n = logs.startIteration();
     const shard = `shard_${String(n).padStart(4, "0")}`;
+    if (twoTasks && n === 200) logs.pin("Second goal: aggregate error_rate per region, one region every other iteration");
+    if (twoTasks && n >= 200 && n % 2 === 0) {
+      const region = `region_${String(n / 2).padStart(3, "0")}`;
+      logs.appendReasoning(`Iteration ${n}: aggregating error_rate for ${region} (the second goal), then back to the shards.${bulk}`);
+      logs.appendExecution({ success: true, code: `return aggregate("${region}", "error_rate");`, result: { region, errorRate: ((n * 13) % 97) / 1000 }, executionTime: 9 });
+      logs.finishIteration();
+      return n;
+    }
+    if (failEvery > 0 && n % failEvery === 0) {
+      logs.appendExecution({ success: false, code: `const m = await readMetrics("${shard}", "p95");`, error: { message: "metrics endpoint timed out after 30000 ms" } });
+    }
     logs.appendReasoning(`Iteration ${n}: checking ${shard} for drift against the baseline. The previous shards were within bounds, so I read the next one, compute its p95 latency and its drift, and record both before moving on.${bulk}`);
     if (n === 3) {
       logs.appendExecution({ success: false, code: "await connectWarehouse('wh-eu-1')", error: { message: "ECONNREFUSED warehouse wh-eu-1 refused the connection" }, metadata: { task: "connect warehouse" } });
@@ -59,11 +72,32 @@ async function inPage([window, providerKind, compactions, pins, padding]) {
   const measured = [];
   const demoted = [];
   const problems = [];
+  // The page's JavaScript heap (Chromium) and wasm memory when the session passes these.
+  const memory = [];
+  const marks = [100, 500, 1000];
+  const sample = (n) => {
+    if (n !== marks[memory.length]) return;
+    memory.push({ iteration: n, jsHeap: performance.memory?.usedJSHeapSize ?? 0, wasm: wasm.memory.buffer.byteLength });
+  };
+  // Lines of each kind of fact a summary holds.
+  const kinds = (summary) => {
+    const lines = summary.split("\n");
+    const count = (test) => lines.filter(test).length;
+    return {
+      results: count((l) => l.startsWith("- Result of ")),
+      failures: count((l) => l.startsWith("- Still failing")),
+      identifiers: count((l) => /^- `[^`]+`: named in iteration/.test(l)),
+      index: count((l) => l.startsWith("- Iteration") && l.includes(" recall(")),
+      openNamed: lines.filter((l) => l.startsWith("- Open failures")).reduce((sum, l) => sum + (l.match(/\) \(\d+\)/g) ?? []).length, 0),
+      longestIndexLine: Math.max(0, ...lines.filter((l) => l.includes(" recall(")).map((l) => l.length)),
+    };
+  };
   let stuck = null;
   let iterations = 0;
   for (let step = 0; step < compactions * 400 && measured.length < compactions; step++) {
     const n = iterate();
     iterations = n;
+    sample(n);
     let trigger = null;
     if (compactor.shouldAutoCompact()) trigger = "auto";
     else if (compactor.contextUsage() >= 1) trigger = "context_limit_error";
@@ -73,11 +107,28 @@ async function inPage([window, providerKind, compactions, pins, padding]) {
       const result = await compactor.compact({ trigger });
       const k = measured.length + 1;
       const summaryTokens = estimateTokens(result.summary);
-      measured.push({ k, iteration: n, trigger, summaryTokens, tokensAfter: result.tokensAfter, promptTokens, ms: result.durationMs, demoted: result.coverage.demoted.length });
+      measured.push({ k, iteration: n, trigger, summaryTokens, tokensAfter: result.tokensAfter, promptTokens, ms: result.durationMs, demoted: result.coverage.demoted.length, kinds: kinds(result.summary) });
       if (summaryTokens > budget) problems.push(`compaction ${k}: ${summaryTokens} tokens over ${budget}`);
       const newest = result.iterations[1];
-      const wanted = ["Goal (iteration 1)", "shard_0001", "latency_p95", "350", "3 retries", "443", "wh-eu-1", `shard_${String(newest).padStart(4, "0")}`, String(newest * 7 + 3)];
+      // The newest result: the last shard checked up to the range's end.
+      const checked = twoTasks && newest >= 200 && newest % 2 === 0 ? newest - 1 : newest;
+      const wanted = ["Goal (iteration 1)", "shard_0001", "latency_p95", "350", "3 retries", "443", `shard_${String(checked).padStart(4, "0")}`, String(checked * 7 + 3)];
+      if (!failEvery) wanted.push("wh-eu-1");
       for (const term of wanted) if (!result.summary.includes(term)) problems.push(`compaction ${k} lost ${term}`);
+      // Every open failure in the summary or named with its iteration by an index line.
+      for (let f = failEvery; failEvery && f <= newest; f += failEvery) {
+        if (twoTasks && f >= 200 && f % 2 === 0) continue;
+        const shard = `shard_${String(f).padStart(4, "0")}`;
+        const lines = result.summary.split("\n");
+        const kept = lines.some((l) => l.startsWith("- Still failing") && l.includes(shard));
+        const named = lines.some((l) => l.startsWith("- Open failures") && l.includes(`${shard}) (${f})`));
+        if (!kept && !named) problems.push(`compaction ${k} lost the open failure of ${f}`);
+      }
+      for (const line of result.summary.split("\n")) {
+        if (line.includes(" recall(") && line.length >= 240) problems.push(`compaction ${k}: an index line of ${line.length} characters`);
+      }
+      const validation = validateSummary(result.summary);
+      if (!validation.valid) problems.push(`compaction ${k}: ${validation.errors.join("; ")}`);
       demoted.push(...result.coverage.demoted);
     } catch (err) {
       if (trigger === "context_limit_error" && err.code === "not_allowed") {
@@ -97,7 +148,7 @@ async function inPage([window, providerKind, compactions, pins, padding]) {
     const data = await compactor.recall(fact.iterations[0]);
     if (data && JSON.stringify(data).includes(shard)) readBack += 1;
   }
-  return { window, providerKind, budget, iterations, stuck, measured, problems, demoted: demoted.length, results, readBack };
+  return { window, providerKind, failEvery, twoTasks, budget, iterations, stuck, measured, problems, demoted: demoted.length, results, readBack, memory };
 }
 
 /** One row per setting: figures at compactions 1, 10, 20 and 40. */
@@ -115,13 +166,30 @@ export function longSessionTable(runs) {
   return lines.join("\n");
 }
 
+/** One row per agent: the lines each kind of fact holds at compactions 1, 10, 20 and 40, and
+ * the page's memory at 100, 500 and 1,000 iterations. */
+export function kindsTable(runs) {
+  const lines = [
+    "| window | provider | agent | lines at compaction 1 / 10 / 20 / 40: results, open failures, identifiers, index, named in the index | longest index line | JS heap at 100 / 500 / 1,000 iterations (MB) | wasm memory (MB) |",
+    "| ---: | --- | --- | --- | ---: | --- | --- |",
+  ];
+  const mb = (bytes) => (bytes / 1048576).toFixed(1);
+  for (const run of runs) {
+    const agent = run.twoTasks ? "two tasks" : run.failEvery ? `a failure open every ${run.failEvery}` : "one failure";
+    const at = [1, 10, 20, 40].map((k) => run.measured[k - 1]?.kinds).map((c) => (c ? `${c.results}, ${c.failures}, ${c.identifiers}, ${c.index}, ${c.openNamed}` : "–"));
+    const longest = Math.max(...run.measured.map((m) => m.kinds.longestIndexLine));
+    lines.push(`| ${run.window.toLocaleString("en-US")} | ${run.providerKind} | ${agent} | ${at.join(" / ")} | ${longest} | ${run.memory.map((m) => mb(m.jsHeap)).join(" / ")} | ${run.memory.map((m) => mb(m.wasm)).join(" / ")} |`);
+  }
+  return lines.join("\n");
+}
+
 /** Every setting over a running browser and a server of the demo mounts. */
 export async function measureLongSessions(browser, baseUrl, settings = SETTINGS) {
   const runs = [];
-  for (const [window, providerKind, padding] of settings) {
+  for (const [window, providerKind, padding, failEvery, twoTasks] of settings) {
     const page = await freshPage(browser, baseUrl);
     try {
-      runs.push(await page.evaluate(inPage, [window, providerKind, 40, PINS, padding]));
+      runs.push(await page.evaluate(inPage, [window, providerKind, 40, PINS, padding, failEvery, twoTasks]));
     } finally {
       await page.close();
     }
@@ -136,13 +204,20 @@ const SETTINGS = [
   [16_384, "fitting", 0],
   [1_048_576, "offline", 800],
   [1_048_576, "fitting", 800],
+  // The agents of #52: a failure left open every 40 iterations, and two interleaved tasks.
+  [16_384, "offline", 0, 40],
+  [16_384, "fitting", 0, 40],
+  [16_384, "fitting", 0, 40, true],
 ];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await withBenchBrowser(async (browser, baseUrl) => {
-    const only = process.argv[2] ? SETTINGS.filter(([w]) => String(w) === process.argv[2]) : SETTINGS;
+    const wanted = process.argv[2];
+    const only = wanted === "agents" ? SETTINGS.filter((s) => s[3]) : wanted ? SETTINGS.filter(([w]) => String(w) === wanted) : SETTINGS;
     const runs = await measureLongSessions(browser, baseUrl, only);
     console.log(longSessionTable(runs));
+    console.log();
+    console.log(kindsTable(runs));
     for (const run of runs) for (const problem of run.problems.slice(0, 5)) console.log(`${run.window} ${run.providerKind}: ${problem}`);
     if (process.env.LONG_SESSION_JSON) console.log(JSON.stringify(runs));
   });
