@@ -77,6 +77,7 @@ async function inPage([window, providerKind, compactions, pins, padding, failEve
   const marks = [100, 500, 1000];
   const sample = (n) => {
     if (n !== marks[memory.length]) return;
+    globalThis.gc?.();
     memory.push({ iteration: n, jsHeap: performance.memory?.usedJSHeapSize ?? 0, wasm: wasm.memory.buffer.byteLength });
   };
   // Lines of each kind of fact a summary holds.
@@ -97,7 +98,7 @@ async function inPage([window, providerKind, compactions, pins, padding, failEve
   for (let step = 0; step < compactions * 400 && measured.length < compactions; step++) {
     const n = iterate();
     iterations = n;
-    sample(n);
+    if (failEvery) sample(n);
     let trigger = null;
     if (compactor.shouldAutoCompact()) trigger = "auto";
     else if (compactor.contextUsage() >= 1) trigger = "context_limit_error";

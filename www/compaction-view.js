@@ -131,7 +131,8 @@ function showSuccess(result) {
   $("kept-facts-list").replaceChildren(...kept.map((fact) => el("li", "", fact)), ...repaired.map(added));
   // Bounded memory: what left the summary for its index lines, and the lines themselves.
   const demoted = result.coverage.demoted ?? [];
-  const indexLines = result.summary.split("\n").filter((line) => /^- Iterations? \d/.test(line) && line.includes("; recall("));
+  const isIndexLine = (line) => (/^- Iterations? \d/.test(line) && line.includes("; recall(")) || line.startsWith("- Open failures, recall(n) each:");
+  const indexLines = result.summary.split("\n").filter(isIndexLine);
   $("demoted-facts").hidden = demoted.length === 0 && indexLines.length === 0;
   $("demoted-summary").textContent = `${demoted.length} ${demoted.length === 1 ? "fact" : "facts"} left the summary · ${indexLines.length} index ${indexLines.length === 1 ? "line" : "lines"}`;
   $("index-lines").replaceChildren(...indexLines.map((line) => el("li", "index-line", line.slice(2))));
