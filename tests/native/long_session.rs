@@ -534,3 +534,49 @@ fn small_windows_with_the_default_budget_compact_every_time_within_it() {
         }
     }
 }
+
+#[test]
+fn a_tiny_budget_with_bulky_newest_results_still_compacts() {
+    // 225 tokens for a 1,500-token window: the newest iteration's result (a bulky body) is the
+    // last fact to leave, not one that must stay whatever the budget.
+    let memory = MemoryStore::new();
+    let clock = ManualClock::new(NOV_22_2026);
+    let logs = logs_over(&memory, &clock);
+    let settings = CompactorSettings {
+        context_window_tokens: 1_500,
+        recommended_usage: 0.05,
+        ..CompactorSettings::default()
+    };
+    let compactor = Compactor::new(
+        logs.clone(),
+        Box::new(OfflineProvider),
+        Box::new(InstantTimer::new(&clock)),
+        Box::new(RecordingSink::default()),
+        settings,
+    )
+    .unwrap();
+    for k in 0..12 {
+        {
+            let mut logs = logs.borrow_mut();
+            logs.start_iteration().unwrap();
+            let tag = format!("t-{k}");
+            logs.append_reasoning(&format!("reasoning {tag}")).unwrap();
+            let body = format!("{tag} ").repeat(600);
+            logs.append_execution(ExecutionInput {
+                success: true,
+                code: format!("chaos(\"{tag}\")"),
+                result: Some(RawJson::from(
+                    format!(r#"{{"tag":"{tag}","page":"{body}"}}"#).as_str(),
+                )),
+                ..Default::default()
+            })
+            .unwrap();
+            logs.finish_iteration();
+        }
+        if k % 3 == 2 {
+            run_ready(compactor.compact(Trigger::User))
+                .unwrap()
+                .unwrap_or_else(|err| panic!("after iteration {}: {err}", k + 1));
+        }
+    }
+}

@@ -279,8 +279,8 @@ impl IndexLine {
 }
 
 /// `carried` (an earlier summary's index) and `new` (this compaction's lines): the lines of
-/// other facts within `max_tokens[0]` (see [`folded`]), then those of open failures within
-/// `max_tokens[1]` (see [`packed`]).
+/// other facts within `max_tokens[0]`, the oldest folded into wider ranges, then those of open
+/// failures within `max_tokens[1]`, packed newest first.
 pub fn index_of(
     carried: &[IndexLine],
     new: Vec<IndexLine>,

@@ -133,25 +133,26 @@ impl Ledger {
                 text,
             ));
         }
-        // The app's own words and the newest iteration's results always stay; then open
-        // failures (within their share), the identifiers iteration N refers to, results and
-        // aged identifiers, in that order, the newest first.
+        // The app's own words always stay; then the newest iteration's results (the last to
+        // leave, in a budget too small for them), open failures (within their share), the
+        // identifiers iteration N refers to, results and aged identifiers, in that order, the
+        // newest first.
         let newest = selection.last;
         let rank = |fact: &Fact| match fact.kind {
             FactKind::Goal | FactKind::Pin => Rank::Always,
             FactKind::Result if fact.iterations.is_some_and(|[_, last]| last >= newest) => {
-                Rank::Always
+                Rank::Then(0)
             }
-            FactKind::Failure => Rank::Then(0),
+            FactKind::Failure => Rank::Then(1),
             FactKind::Identifier
                 if referenced
                     .iter()
                     .any(|(token, _)| fact.exact.contains(token)) =>
             {
-                Rank::Then(1)
+                Rank::Then(2)
             }
-            FactKind::Result => Rank::Then(2),
-            FactKind::Identifier => Rank::Then(3),
+            FactKind::Result => Rank::Then(3),
+            FactKind::Identifier => Rank::Then(4),
         };
         Candidates {
             facts,

@@ -1,7 +1,7 @@
 //! Two tiers of facts, so that a summary stays within its budget however long the session: the
-//! goal, the pins and the newest iteration's results always stay in the summary; open failures
-//! (within [`FAILURES_SHARE`] first), the identifiers the current iteration refers to and the
-//! newest results stay as the budget holds them, in that order;
+//! goal and the pins always stay in the summary; the newest iteration's results (the last to
+//! leave), open failures (within [`FAILURES_SHARE`] first), the identifiers the current
+//! iteration refers to and the newest results stay as the budget holds them, in that order;
 //! older results, failures a later iteration resolved and identifiers no longer referred to
 //! leave it for its index, each only when this compaction's archive holds it.
 
