@@ -163,7 +163,7 @@ impl IndexLine {
                 let same = oldest
                     .bytes()
                     .zip(newest.bytes())
-                    .take_while(|(a, b)| a == b && !a.is_ascii_digit())
+                    .take_while(|(a, b)| a == b && a.is_ascii() && !a.is_ascii_digit())
                     .count();
                 format!("archives {oldest}…{}", &newest[same..])
             }
