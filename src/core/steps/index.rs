@@ -501,6 +501,21 @@ mod tests {
     }
 
     #[test]
+    fn a_folded_lines_archives_are_named_whatever_their_prefixes() {
+        let mut line = run_line(1, 2).in_archive("gdrs_archived_logs_17953");
+        line.last_archive = Some("gdrs_archived_logs_17954".into());
+        assert!(line
+            .render()
+            .contains("archives gdrs_archived_logs_17953…17954"));
+        // Prefixes the app changed between compactions, alike in their first byte only.
+        line.archive = Some("ü_archived_logs_1".into());
+        line.last_archive = Some("ö_archived_logs_2".into());
+        assert!(line
+            .render()
+            .contains("archives ü_archived_logs_1…ö_archived_logs_2"));
+    }
+
+    #[test]
     fn a_recall_covers_only_the_iterations_a_line_counts() {
         // The mixed range: a failure resolved at 79, results of 918–956.
         let mut demoted: Vec<Fact> = (918..=956).map(|n| result(&format!("t{n}"), n)).collect();
