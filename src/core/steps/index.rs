@@ -168,7 +168,7 @@ impl IndexLine {
                 format!("archives {oldest}…{}", &newest[same..])
             }
         };
-        let line = |label: bool| {
+        let line = |label: bool, archive: &str| {
             let mut what: Vec<String> = Vec::new();
             if self.results > 0 {
                 let mut results = counted(self.results, "result", "results");
@@ -199,11 +199,13 @@ impl IndexLine {
                 recall.join(", ")
             )
         };
-        let labelled = line(true);
-        match labelled.chars().count() > MAX_LINE_CHARS {
-            true => line(false),
-            false => labelled,
-        }
+        // Within the bound: without the labels, then without the archives' keys (an app's
+        // long prefix); `recall` finds the archives by iteration.
+        let within = |line: &String| line.chars().count() <= MAX_LINE_CHARS;
+        [line(true, &archive), line(false, &archive)]
+            .into_iter()
+            .find(within)
+            .unwrap_or_else(|| line(false, "their archives"))
     }
 
     /// `spans` in order, adjacent runs joined, at most [`MAX_SPANS`] (the nearest joined
@@ -513,6 +515,19 @@ mod tests {
         assert!(line
             .render()
             .contains("archives ü_archived_logs_1…ö_archived_logs_2"));
+    }
+
+    #[test]
+    fn an_index_line_stays_under_its_bound_whatever_the_archive_prefix() {
+        let prefix = "a_very_long_application_prefix_".repeat(6);
+        let mut line = run_line(1, 40).in_archive(&format!("{prefix}archived_logs_17953"));
+        line.last_archive = Some(format!("{prefix}archived_logs_17954"));
+        let rendered = line.render();
+        assert!(rendered.chars().count() <= MAX_LINE_CHARS, "{rendered}");
+        assert_eq!(
+            rendered,
+            "- Iterations 1–40 (their archives): 40 results; recall(1..40)"
+        );
     }
 
     #[test]
