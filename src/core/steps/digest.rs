@@ -108,13 +108,15 @@ fn compact_value(text: &str) -> String {
     }
 }
 
+/// The run whose id is `subject` (`exec_…`), if one is.
+fn run_named<'a>(runs: &'a [Execution], subject: &str) -> Option<&'a Execution> {
+    runs.iter().find(|run| run.id.as_deref() == Some(subject))
+}
+
 impl Digest {
     /// The task of the run `subject` names (`exec_…`), or `subject` itself.
     pub(crate) fn task_of_subject<'a>(&'a self, subject: &'a str) -> &'a str {
-        self.runs
-            .iter()
-            .find(|run| run.id.as_deref() == Some(subject))
-            .map_or(subject, |run| run.task.as_str())
+        run_named(&self.runs, subject).map_or(subject, |run| run.task.as_str())
     }
 
     /// What `failure` is, as a summary names it: its subject and, for a run, its task's label
@@ -322,10 +324,7 @@ impl Digest {
         }
         let latest_iteration = self.reasoning.iter().map(|(n, _)| *n).max().unwrap_or(0);
         for failure in &mut self.failures {
-            let failed_run = self
-                .runs
-                .iter()
-                .find(|run| run.id.as_deref() == Some(failure.subject.as_str()));
+            let failed_run = run_named(&self.runs, &failure.subject);
             let task = failed_run.map_or(failure.subject.as_str(), |run| run.task.as_str());
             let fixed_by_run = self
                 .runs
