@@ -70,7 +70,9 @@ async function inPage([window, providerKind, compactions, pins, padding, failEve
   };
 
   const measured = [];
-  const demoted = [];
+  // Each demoted result as its iteration and shard number: the benchmark's own bookkeeping stays
+  // small beside the page's memory it samples.
+  const demoted = { count: 0, iterations: [], shards: [] };
   const problems = [];
   // The page's JavaScript heap (Chromium) and wasm memory when the session passes these.
   const memory = [];
@@ -130,7 +132,13 @@ async function inPage([window, providerKind, compactions, pins, padding, failEve
       }
       const validation = validateSummary(result.summary);
       if (!validation.valid) problems.push(`compaction ${k}: ${validation.errors.join("; ")}`);
-      demoted.push(...result.coverage.demoted);
+      for (const fact of result.coverage.demoted) {
+        demoted.count += 1;
+        const shard = fact.fact.match(/task check shard_(\d{4})/)?.[1];
+        if (!shard) continue;
+        demoted.iterations.push(fact.iterations[0]);
+        demoted.shards.push(Number(shard));
+      }
     } catch (err) {
       if (trigger === "context_limit_error" && err.code === "not_allowed") {
         stuck = { iteration: n, message: err.message };
@@ -142,14 +150,13 @@ async function inPage([window, providerKind, compactions, pins, padding, failEve
   // Every result that left a summary: its originals come back by recall.
   let readBack = 0;
   let results = 0;
-  for (const fact of demoted) {
-    const shard = fact.fact.match(/task check (shard_\d{4})/)?.[1];
-    if (!shard) continue;
+  for (const [i, iteration] of demoted.iterations.entries()) {
+    const shard = `shard_${String(demoted.shards[i]).padStart(4, "0")}`;
     results += 1;
-    const data = await compactor.recall(fact.iterations[0]);
+    const data = await compactor.recall(iteration);
     if (data && JSON.stringify(data).includes(shard)) readBack += 1;
   }
-  return { window, providerKind, failEvery, twoTasks, budget, iterations, stuck, measured, problems, demoted: demoted.length, results, readBack, memory };
+  return { window, providerKind, failEvery, twoTasks, budget, iterations, stuck, measured, problems, demoted: demoted.count, results, readBack, memory };
 }
 
 /** One row per setting: figures at compactions 1, 10, 20 and 40. */
@@ -171,15 +178,16 @@ export function longSessionTable(runs) {
  * the page's memory at 100, 500 and 1,000 iterations. */
 export function kindsTable(runs) {
   const lines = [
-    "| window | provider | agent | lines at compaction 1 / 10 / 20 / 40: results, open failures, identifiers, index, named in the index | longest index line | JS heap at 100 / 500 / 1,000 iterations (MB) | wasm memory (MB) |",
+    "| window | provider | agent | lines at compaction 1 / 10 / 20 / 40: results, open failures, identifiers, index, named in the index | longest index line | JS heap at 100 / 500 / 1,000 iterations (MB; 1,000 vs 100) | wasm memory (MB; 1,000 vs 100) |",
     "| ---: | --- | --- | --- | ---: | --- | --- |",
   ];
-  const mb = (bytes) => (bytes / 1048576).toFixed(1);
+  const mb = (bytes) => (bytes / 1048576).toFixed(2);
+  const grown = (memory, field) => (memory.length === 3 ? `; ${(memory[2][field] / memory[0][field]).toFixed(2)}×` : "");
   for (const run of runs) {
     const agent = run.twoTasks ? "two tasks" : run.failEvery ? `a failure open every ${run.failEvery}` : "one failure";
     const at = [1, 10, 20, 40].map((k) => run.measured[k - 1]?.kinds).map((c) => (c ? `${c.results}, ${c.failures}, ${c.identifiers}, ${c.index}, ${c.openNamed}` : "–"));
     const longest = Math.max(...run.measured.map((m) => m.kinds.longestIndexLine));
-    lines.push(`| ${run.window.toLocaleString("en-US")} | ${run.providerKind} | ${agent} | ${at.join(" / ")} | ${longest} | ${run.memory.map((m) => mb(m.jsHeap)).join(" / ")} | ${run.memory.map((m) => mb(m.wasm)).join(" / ")} |`);
+    lines.push(`| ${run.window.toLocaleString("en-US")} | ${run.providerKind} | ${agent} | ${at.join(" / ")} | ${longest} | ${run.memory.map((m) => mb(m.jsHeap)).join(" / ")}${grown(run.memory, "jsHeap")} | ${run.memory.map((m) => mb(m.wasm)).join(" / ")}${grown(run.memory, "wasm")} |`);
   }
   return lines.join("\n");
 }

@@ -125,8 +125,9 @@ async function transaction(mode, what) {
   }
 }
 
-/** Every archive whose key starts with `prefix`, and the generation; `null` when the
- * generation is still `known`. */
+/** The key of every archive whose key starts with `prefix`, and the generation; `null` when
+ * the generation is still `known`. No archive's text is read: `fetchArchives` reads those an
+ * operation needs. */
 export async function loadArchives(known, prefix) {
   const what = "IndexedDB could not be read";
   const tx = await transaction("readonly", what);
@@ -136,16 +137,27 @@ export async function loadArchives(known, prefix) {
     read.onsuccess = () => {
       const generation = Number(read.result) || 0;
       if (generation === known) return;
-      const store = tx.objectStore(ARCHIVES);
       // Keys are strings compared by UTF-16 unit: the prefix's keys lie below prefix + U+FFFF.
       const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`);
-      const keys = store.getAllKeys(range);
-      const values = store.getAll(range);
-      values.onsuccess = () => {
-        loaded = { generation, keys: keys.result, values: values.result };
+      const keys = tx.objectStore(ARCHIVES).getAllKeys(range);
+      keys.onsuccess = () => {
+        loaded = { generation, keys: keys.result };
       };
     };
     tx.oncomplete = () => resolve(loaded);
+    tx.onabort = () => reject(failure(what, tx.error));
+  });
+}
+
+/** The archive texts under `keys`, in their order, in one transaction (`undefined` for a key
+ * the database no longer holds). */
+export async function fetchArchives(keys) {
+  const what = "IndexedDB could not be read";
+  const tx = await transaction("readonly", what);
+  return new Promise((resolve, reject) => {
+    const store = tx.objectStore(ARCHIVES);
+    const reads = keys.map((key) => store.get(key));
+    tx.oncomplete = () => resolve(reads.map((read) => read.result));
     tx.onabort = () => reject(failure(what, tx.error));
   });
 }

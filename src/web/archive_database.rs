@@ -1,9 +1,10 @@
 //! The archive store port over IndexedDB (`archive_database.js`): the archives of every prefix
-//! in one object store, copied into memory so that the core reads them synchronously. A copy
-//! is brought up to date only when another writer raised the database's generation, and a
-//! commit writes the keys changed since the last one in a single transaction. The copy holds
-//! the archives as JavaScript strings: wasm memory, which never shrinks, holds an archive only
-//! while it is read or until its write is committed.
+//! in one object store, listed in memory so that the core reads them synchronously. The copy
+//! lists every key and holds only the texts an operation fetched (and the writes not yet
+//! committed); its list is brought up to date only when another writer raised the database's
+//! generation, and a commit writes the keys changed since the last one in a single
+//! transaction. The texts are JavaScript strings: wasm memory, which never shrinks, holds an
+//! archive only while it is read or until its write is committed.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -16,8 +17,8 @@ use super::js_error::thrown_message;
 use super::lone_surrogates;
 use crate::core::error::StorageError;
 use crate::core::order::sorted_map::SortedMap;
-use crate::core::ports::archive_store::ArchiveStore;
-use crate::core::ports::storage::{start_of, KeyValueStore};
+use crate::core::ports::archive_store::{unfetched, ArchiveStore};
+use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::timer::LocalBoxFuture;
 
 #[wasm_bindgen(module = "/src/web/archive_database.js")]
@@ -26,6 +27,8 @@ extern "C" {
     fn archive_database_available() -> bool;
     #[wasm_bindgen(js_name = loadArchives)]
     fn load_archives(known: f64, prefix: &str) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = fetchArchives)]
+    fn fetch_archives(keys: Array) -> js_sys::Promise;
     #[wasm_bindgen(js_name = commitArchives)]
     fn commit_archives(known: f64, keys: Array, values: Array) -> js_sys::Promise;
     #[wasm_bindgen(js_name = readCommitted)]
@@ -46,9 +49,12 @@ pub struct ArchiveDatabase {
 struct DatabaseCopy {
     /// The database's generation this copy shows.
     generation: f64,
-    entries: SortedMap<String, Text>,
+    /// Every key, with its text once fetched or written.
+    entries: SortedMap<String, Option<Text>>,
     /// Keys written or removed since the last commit.
     pending: SortedMap<String, ()>,
+    /// Keys whose texts a `get` lacked since the core last asked.
+    unfetched: Vec<String>,
 }
 
 impl ArchiveDatabase {
@@ -65,6 +71,7 @@ impl ArchiveDatabase {
                 generation: NEVER_LOADED,
                 entries: SortedMap::new(),
                 pending: SortedMap::new(),
+                unfetched: Vec::new(),
             })),
         })
     }
@@ -79,8 +86,7 @@ fn failed(err: &JsValue) -> StorageError {
 }
 
 /// An archive's text in the copy: a JavaScript string (as the database gave it, or as this
-/// copy committed it), converted each time it is read whole (a compaction reads the start of
-/// most archives and the whole of few); or written here and not committed yet.
+/// copy committed it), converted each time it is read; or written here and not committed yet.
 enum Text {
     Loaded(JsString),
     Written(String),
@@ -99,25 +105,26 @@ fn text_of(value: JsValue) -> Option<String> {
 
 impl KeyValueStore for ArchiveDatabase {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        let copy = self.copy.borrow();
-        Ok(copy.entries.get(key).map(|text| match text {
-            Text::Written(text) => text.clone(),
-            Text::Loaded(js) => lone_surrogates::from_js(js),
-        }))
+        let mut copy = self.copy.borrow_mut();
+        match copy.entries.get(key) {
+            None => Ok(None),
+            Some(Some(Text::Written(text))) => Ok(Some(text.clone())),
+            Some(Some(Text::Loaded(js))) => Ok(Some(lone_surrogates::from_js(js))),
+            Some(None) => {
+                copy.unfetched.push(key.to_owned());
+                Err(unfetched(key))
+            }
+        }
     }
 
-    fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
-        let copy = self.copy.borrow();
-        Ok(copy.entries.get(key).map(|text| match text {
-            Text::Loaded(js) => lone_surrogates::start_from_js(js, units),
-            Text::Written(text) => start_of(text, units).to_owned(),
-        }))
+    fn contains(&self, key: &str) -> Result<bool, StorageError> {
+        Ok(self.copy.borrow().entries.get(key).is_some())
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
         let mut copy = self.copy.borrow_mut();
         copy.entries
-            .insert(key.to_owned(), Text::Written(value.to_owned()));
+            .insert(key.to_owned(), Some(Text::Written(value.to_owned())));
         copy.pending.insert(key.to_owned(), ());
         Ok(())
     }
@@ -150,13 +157,9 @@ impl ArchiveStore for ArchiveDatabase {
                 return Ok(());
             }
             let keys: Array = field(&loaded, "keys").unchecked_into();
-            let values: Array = field(&loaded, "values").unchecked_into();
             let entries = keys
                 .iter()
-                .zip(values.iter())
-                .filter_map(|(key, value)| {
-                    Some((key.as_string()?, Text::Loaded(value.dyn_into().ok()?)))
-                })
+                .filter_map(|key| Some((key.as_string()?, None)))
                 .collect();
             let mut copy = copy.borrow_mut();
             if copy.pending.is_empty() {
@@ -178,7 +181,7 @@ impl ArchiveStore for ArchiveDatabase {
                 let (keys, values) = (Array::new(), Array::new());
                 for (key, ()) in pending {
                     let value = match copy.entries.get_mut(&key) {
-                        Some(text) => {
+                        Some(Some(text)) => {
                             // From here the copy holds the string the database gets.
                             let js = match text {
                                 Text::Written(written) => lone_surrogates::to_js(written),
@@ -187,7 +190,7 @@ impl ArchiveStore for ArchiveDatabase {
                             *text = Text::Loaded(js.clone());
                             js.into()
                         }
-                        None => JsValue::NULL,
+                        Some(None) | None => JsValue::NULL,
                     };
                     keys.push(&key.into());
                     values.push(&value);
@@ -222,5 +225,57 @@ impl ArchiveStore for ArchiveDatabase {
             let value = reading.await.map_err(|err| failed(&err))?;
             Ok(text_of(value))
         })
+    }
+
+    fn fetch(&self, keys: Vec<String>) -> LocalBoxFuture<'static, Result<(), StorageError>> {
+        let copy = Rc::clone(&self.copy);
+        let wanted: Array = {
+            let copy = copy.borrow();
+            keys.iter()
+                .filter(|key| matches!(copy.entries.get(key.as_str()), Some(None)))
+                .map(|key| JsValue::from(key.as_str()))
+                .collect()
+        };
+        Box::pin(async move {
+            if wanted.length() == 0 {
+                return Ok(());
+            }
+            let values: Array = JsFuture::from(fetch_archives(wanted.clone()))
+                .await
+                .map_err(|err| failed(&err))?
+                .unchecked_into();
+            let mut copy = copy.borrow_mut();
+            for (key, value) in wanted.iter().zip(values.iter()) {
+                let Some(key) = key.as_string() else { continue };
+                // Only a text still unfetched here: a write since the request wins.
+                let Some(entry @ None) = copy.entries.get_mut(&key) else {
+                    continue;
+                };
+                match value.dyn_into::<JsString>() {
+                    Ok(js) => *entry = Some(Text::Loaded(js)),
+                    // Another tab removed it since this copy was listed.
+                    Err(_) => {
+                        copy.entries.remove(&key);
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn release(&self, keep: &[String]) {
+        let mut copy = self.copy.borrow_mut();
+        let DatabaseCopy {
+            entries, pending, ..
+        } = &mut *copy;
+        for (key, text) in entries.iter_mut() {
+            if pending.get(key).is_none() && !keep.contains(key) {
+                *text = None;
+            }
+        }
+    }
+
+    fn take_unfetched(&self) -> Vec<String> {
+        std::mem::take(&mut self.copy.borrow_mut().unfetched)
     }
 }

@@ -75,12 +75,6 @@ impl KeyValueStore for BrowserStorage {
         Ok(value.map(|js| text_cache::text_of(key, &js)))
     }
 
-    fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
-        let value = self.of_strings().get_item(key).map_err(unavailable)?;
-        // Only the start crosses into wasm; it stays out of the cache of whole texts.
-        Ok(value.map(|js| lone_surrogates::start_from_js(&js, units)))
-    }
-
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
         let js = lone_surrogates::to_js(value);
         match self.of_strings().set_item(key, &js) {

@@ -74,17 +74,6 @@ pub fn from_js(js: &JsString) -> String {
     from_js_with(js, |js| String::from(js))
 }
 
-/// The Rust text of the first `units` UTF-16 units of `js` (all of it when shorter), as
-/// [`KeyValueStore::get_start`](crate::core::ports::storage::KeyValueStore::get_start) gives
-/// it: only that start is converted, and a surrogate pair the cut splits leaves its first half.
-pub fn start_from_js(js: &JsString, units: usize) -> String {
-    let end = u32::try_from(units).unwrap_or(u32::MAX);
-    if js.length() <= end {
-        return from_js(js);
-    }
-    from_js(&js.slice(0, end))
-}
-
 /// The JavaScript string `text` stands for: the inverse of [`from_js`].
 pub fn to_js(text: &str) -> JsString {
     if !needs_mapping(text) {

@@ -18,6 +18,7 @@ use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
 use crate::core::error::CompactionError;
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
+use crate::core::store::archives::StoredArchives;
 use crate::core::store::recall_tool::RecallArgs;
 use crate::core::store::rehydrate::{Cooldown, DEFAULT_REHYDRATE_TOKENS};
 use crate::core::store::shelf::{Refreshed, Shelf};
@@ -156,56 +157,76 @@ pub(super) fn archive_call(shelf: &Rc<BrowserShelf>, call: ArchiveCall) -> js_sy
             }
             ArchiveCall::Purge => JsValue::from(shelf.purge().await?),
             // One refresh for every read (each await adds to the download).
-            read => read_call(&shelf.refreshed().await?, read)?,
+            read => read_call(&shelf.refreshed().await?, read).await?,
         })
     })
 }
 
 /// The read `call` over `archives`, refreshed (a delete or purge, answered before, is
-/// `undefined` here).
-fn read_call(
+/// `undefined` here): its arguments read first, then one run over the archives, repeated while
+/// it lacks texts the archive store fetches.
+async fn read_call(
     archives: &Refreshed<'_, BrowserStorage, BrowserClock>,
     call: ArchiveCall,
 ) -> JsResult<JsValue> {
-    let key = |value: &JsValue, what| string_arg(value, what);
-    Ok(match call {
-        ArchiveCall::Delete(..) | ArchiveCall::Purge => JsValue::UNDEFINED,
-        ArchiveCall::List => to_js(&archives.with(|a| a.list())?)?,
-        ArchiveCall::Read(value, what) => {
-            let key = key(&value, what)?;
-            to_js(&archives.with(|a| a.read(&key))?)?
-        }
+    let read = match call {
+        ArchiveCall::Delete(..) | ArchiveCall::Purge => return Ok(JsValue::UNDEFINED),
+        ArchiveCall::List => Read::List,
+        ArchiveCall::Read(value, what) => Read::Whole(string_arg(&value, what)?),
         ArchiveCall::RecallText(args, max_tokens) => {
             // Arguments of the wrong shape are the model's: it gets a sentence (a number JSON
             // cannot carry is named, as in an options object).
             match options_from_js::<RecallArgs>(args, "recall tool arguments") {
-                Ok(args) => {
-                    let text = archives.with(|a| a.recall_text(&args, max_tokens))?;
-                    // The app's own text: a lone surrogate is given back as it came.
-                    lone_surrogates::to_js(&text).into()
+                Ok(args) => Read::RecallText(args, max_tokens),
+                Err(err) => {
+                    return Ok(JsValue::from(format!(
+                        "The arguments could not be read ({}): give {{ from, to }} (iteration \
+                         numbers) or {{ query }} (text).",
+                        err.message()
+                    )))
                 }
-                Err(err) => JsValue::from(format!(
-                    "The arguments could not be read ({}): give {{ from, to }} (iteration \
-                     numbers) or {{ query }} (text).",
-                    err.message()
-                )),
             }
         }
         ArchiveCall::Rehydrate(text, options, cooldown) => {
-            let text = key(&text, "rehydrate(text, options): text")?;
+            let text = string_arg(&text, "rehydrate(text, options): text")?;
             let budget = optional_count(&options, "budgetTokens", "rehydrate(text, options)")?
                 .unwrap_or(DEFAULT_REHYDRATE_TOKENS);
-            let mut cooldown = cooldown.borrow_mut();
-            to_js(&archives.with(|a| a.rehydrate(&text, budget, &mut cooldown))?)?
+            Read::Rehydrate(text, budget, cooldown)
         }
-        ArchiveCall::Recall(value, what) => {
-            let iteration = count_arg(&value, what)?;
-            match archives.with(|a| a.recall(iteration))? {
+        ArchiveCall::Recall(value, what) => Read::Recall(count_arg(&value, what)?),
+    };
+    archives.with(|a| read.over(a)).await
+}
+
+/// A read of the archive API with its arguments read.
+enum Read {
+    List,
+    Whole(String),
+    Recall(u32),
+    RecallText(RecallArgs, usize),
+    Rehydrate(String, usize, Rc<RefCell<Cooldown>>),
+}
+
+impl Read {
+    /// The answer over `a`; the cooldown is borrowed within one run only (another call may
+    /// run while this one waits for a fetch).
+    fn over(&self, a: &StoredArchives<'_, BrowserStorage, BrowserClock>) -> JsResult<JsValue> {
+        Ok(match self {
+            Read::List => to_js(&a.list()?)?,
+            Read::Whole(key) => to_js(&a.read(key)?)?,
+            Read::Recall(iteration) => match a.recall(*iteration)? {
                 Some(data) => to_js(&data)?,
                 None => JsValue::NULL,
+            },
+            // The app's own text: a lone surrogate is given back as it came.
+            Read::RecallText(args, max_tokens) => {
+                lone_surrogates::to_js(&a.recall_text(args, *max_tokens)?).into()
             }
-        }
-    })
+            Read::Rehydrate(text, budget, cooldown) => {
+                to_js(&a.rehydrate(text, *budget, &mut cooldown.borrow_mut())?)?
+            }
+        })
+    }
 }
 
 /// A rollback of the archive under `key` (an argument of the method `what`) by `rollback`:

@@ -248,7 +248,7 @@ const PLANT_OLDER_ARCHIVES: &str = r#"
 "#;
 
 #[wasm_bindgen_test]
-async fn archives_in_local_storage_are_chosen_for_eviction_by_the_start_of_their_text() {
+async fn archives_in_local_storage_beyond_max_archives_are_evicted_whatever_their_heads_hold() {
     let prefix = "ls_heads_";
     let logs = session(prefix, 6);
     let compactor = offline(&logs, r#","archiveStore":"localStorage","maxArchives":1"#);

@@ -20,7 +20,7 @@ use context_compactor::core::log::new_entries::{ExecutionInput, ToolActivityInpu
 use context_compactor::core::log::tokens::estimate_tokens;
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
-use context_compactor::core::ports::archive_store::MemoryArchiveStore;
+use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::RecordingSink;
 use context_compactor::core::ports::storage::MemoryStore;
@@ -474,6 +474,7 @@ fn every_required_section_keeps_a_point_of_the_models_in_a_small_window() {
 
 #[test]
 fn recall_of_iteration_one_answers_after_fourteen_compactions_with_an_archive_store() {
+    let database = Rc::new(MemoryArchiveStore::new());
     let memory = MemoryStore::new();
     let clock = ManualClock::new(NOV_22_2026);
     let logs = logs_over(&memory, &clock);
@@ -489,22 +490,49 @@ fn recall_of_iteration_one_answers_after_fourteen_compactions_with_an_archive_st
             },
         )
         .unwrap(),
-        |shelf| shelf.with_archive_store(Rc::new(MemoryArchiveStore::new())),
+        |shelf| shelf.with_archive_store(Rc::clone(&database) as Rc<dyn ArchiveStore>),
     );
     for k in 0..14u64 {
         grow_session(&logs, &clock, 12, k + 1);
         run_ready(compactor.compact(Trigger::ContextLimitError))
             .unwrap()
             .unwrap_or_else(|err| panic!("compaction {}: {err}", k + 1));
+        // The copy holds the texts of the archive the summary it replaced named (whose facts
+        // it read) and of its own, not one per archive written.
+        assert!(
+            database.values_held() <= 2,
+            "compaction {}: {} archive texts held",
+            k + 1,
+            database.values_held()
+        );
     }
-    let listed = archives_now(&compactor).with(|a| a.list()).unwrap().len();
+    let listed = archives_now(&compactor).with(|a| a.list()).unwrap();
     assert_eq!(
-        listed, 14,
+        listed.len(),
+        14,
         "maxArchives (10) bounds localStorage archives only"
     );
+    assert!(database.values_held() <= 1, "list() reads the digests");
+    let fetched = database.values_fetched();
     let first = archives_now(&compactor).with(|a| a.recall(1));
     let first = first.unwrap_or_else(|err| panic!("recall(1): {err}"));
     assert!(first.is_some_and(|data| !data.is_empty()));
+    assert!(
+        database.values_fetched() - fetched <= 2,
+        "recall(1) fetches the archive that holds it"
+    );
+    // Every compacted iteration reads back, each read fetching what it lacks; and what it
+    // fetched is let go of by the next refresh.
+    let last = listed
+        .iter()
+        .flat_map(|a| a.iterations.clone())
+        .max()
+        .unwrap();
+    for n in 1..=last {
+        let recalled = archives_now(&compactor).with(|a| a.recall(n)).unwrap();
+        assert!(recalled.is_some_and(|data| !data.is_empty()), "recall({n})");
+        assert!(database.values_held() <= 3, "recall({n}) holds a few texts");
+    }
 }
 
 #[test]

@@ -97,6 +97,16 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.entries.iter().map(|(key, value)| (key, value))
     }
 
+    /// The entries in key order, their values to change.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> {
+        self.entries.iter_mut().map(|(key, value)| (&*key, value))
+    }
+
+    /// Keeps the entries `keep` says to (it may change their values), removes the others.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.entries.retain_mut(|(key, value)| keep(key, value));
+    }
+
     /// How many keys it holds.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -182,6 +192,16 @@ mod tests {
             }
         }
         assert_eq!(ours.len(), theirs.len());
+        assert!(ours.iter().eq(theirs.iter()));
+        let keep = |key: &u32, value: &mut u32| {
+            *value += 1;
+            key % 3 != 0
+        };
+        ours.retain(keep);
+        theirs.retain(keep);
+        assert!(ours.iter().eq(theirs.iter()));
+        ours.iter_mut().for_each(|(key, value)| *value += key);
+        theirs.iter_mut().for_each(|(key, value)| *value += key);
         assert!(ours.iter().eq(theirs.iter()));
         assert!(ours.into_iter().eq(theirs));
     }

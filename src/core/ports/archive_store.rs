@@ -1,7 +1,9 @@
 //! The port to where archives live. localStorage (the logs' own store) answers at once;
 //! IndexedDB answers asynchronously, so the browser layer keeps a copy of it in memory that the
 //! core reads and writes synchronously, and the core brings that copy up to date (`refresh`)
-//! and makes its writes durable (`commit`) at the moments the journal needs them.
+//! and makes its writes durable (`commit`) at the moments the journal needs them. The copy
+//! holds every key but only the values an operation fetched (`fetch`, `release`): a page's
+//! memory follows what it reads, not how many archives the session wrote.
 
 #[cfg(any(test, feature = "testing"))]
 use std::cell::RefCell;
@@ -16,6 +18,10 @@ use crate::core::ports::timer::LocalBoxFuture;
 
 /// A store of archives other than the logs' own: read and written like a [`KeyValueStore`]
 /// between a [`refresh`](ArchiveStore::refresh) and a [`commit`](ArchiveStore::commit).
+///
+/// Its `get` answers only for values this copy holds: for a key it lists but has not fetched,
+/// `get` fails and the key is noted, for [`take_unfetched`](ArchiveStore::take_unfetched) to
+/// report and [`fetch`](ArchiveStore::fetch) to bring.
 pub trait ArchiveStore: KeyValueStore {
     /// Brings this copy up to date with what any tab committed. Called after every acquisition
     /// of the store lock and before every read of the archive API.
@@ -28,6 +34,21 @@ pub trait ArchiveStore: KeyValueStore {
         &self,
         key: &str,
     ) -> LocalBoxFuture<'static, Result<Option<String>, StorageError>>;
+    /// Brings the values of `keys` into this copy, where they stay until
+    /// [`release`](ArchiveStore::release); a key the store no longer holds leaves the copy.
+    fn fetch(&self, keys: Vec<String>) -> LocalBoxFuture<'static, Result<(), StorageError>>;
+    /// Lets go of every value this copy holds but those of `keep` and the writes not yet
+    /// committed; their keys stay listed.
+    fn release(&self, keep: &[String]);
+    /// The keys whose values a `get` asked for since the last call and this copy did not hold.
+    fn take_unfetched(&self) -> Vec<String>;
+}
+
+/// What `get` answers for a key whose value the copy lists and has not fetched.
+pub fn unfetched(key: &str) -> StorageError {
+    StorageError::Unavailable {
+        reason: format!("the archive \"{key}\" was not read from the archive store yet"),
+    }
 }
 
 /// A future that is ready with `value`.
@@ -37,16 +58,25 @@ pub fn ready<T: 'static>(value: T) -> LocalBoxFuture<'static, T> {
 
 #[cfg(any(test, feature = "testing"))]
 /// An archive store in memory with the semantics of the IndexedDB one: a committed state
-/// shared by every clone (the tabs), a copy per clone, writes that become visible to other
-/// clones only on `commit`, and commits that can be made to fail.
+/// shared by every clone (the tabs), a copy per clone that lists every key and holds only the
+/// values fetched or written, writes that become visible to other clones only on `commit`,
+/// and commits that can be made to fail.
 #[derive(Debug, Clone, Default)]
 pub struct MemoryArchiveStore {
     committed: MemoryStore,
-    copy: MemoryStore,
+    copy: Rc<RefCell<CopyEntries>>,
     pending: Rc<RefCell<Vec<String>>>,
+    unfetched: Rc<RefCell<Vec<String>>>,
     failure: Rc<RefCell<Option<FailureCheck>>>,
     commits: Rc<RefCell<usize>>,
+    fetched: Rc<RefCell<usize>>,
 }
+
+/// Every key of a copy, with its value once fetched or written.
+// A test double, never in the package: the standard map is fine here.
+#[cfg(any(test, feature = "testing"))]
+#[allow(clippy::disallowed_types)]
+type CopyEntries = std::collections::BTreeMap<String, Option<String>>;
 
 /// The test's rule for which calls fail.
 #[cfg(any(test, feature = "testing"))]
@@ -101,15 +131,19 @@ impl MemoryArchiveStore {
         *self.commits.borrow()
     }
 
+    /// How many values this copy holds now (fetched, or written and not let go of).
+    pub fn values_held(&self) -> usize {
+        self.copy.borrow().values().filter(|v| v.is_some()).count()
+    }
+
+    /// How many values were fetched from the committed state in all.
+    pub fn values_fetched(&self) -> usize {
+        *self.fetched.borrow()
+    }
+
     fn reload(&self) -> Result<(), StorageError> {
-        for key in self.copy.keys()? {
-            self.copy.remove(&key)?;
-        }
-        for key in self.committed.keys()? {
-            if let Some(value) = self.committed.get(&key)? {
-                self.copy.set(&key, &value)?;
-            }
-        }
+        let keys = self.committed.keys()?;
+        *self.copy.borrow_mut() = keys.into_iter().map(|key| (key, None)).collect();
         self.pending.borrow_mut().clear();
         Ok(())
     }
@@ -118,25 +152,40 @@ impl MemoryArchiveStore {
 #[cfg(any(test, feature = "testing"))]
 impl KeyValueStore for MemoryArchiveStore {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        self.copy.get(key)
+        match self.copy.borrow().get(key) {
+            None => Ok(None),
+            Some(Some(value)) => Ok(Some(value.clone())),
+            Some(None) => {
+                self.unfetched.borrow_mut().push(key.to_owned());
+                Err(unfetched(key))
+            }
+        }
+    }
+    fn contains(&self, key: &str) -> Result<bool, StorageError> {
+        Ok(self.copy.borrow().contains_key(key))
     }
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
         self.pending.borrow_mut().push(key.to_owned());
-        self.copy.set(key, value)
+        let mut copy = self.copy.borrow_mut();
+        copy.insert(key.to_owned(), Some(value.to_owned()));
+        Ok(())
     }
     fn remove(&self, key: &str) -> Result<(), StorageError> {
         self.pending.borrow_mut().push(key.to_owned());
-        self.copy.remove(key)
+        self.copy.borrow_mut().remove(key);
+        Ok(())
     }
     fn keys(&self) -> Result<Vec<String>, StorageError> {
-        self.copy.keys()
+        Ok(self.copy.borrow().keys().cloned().collect())
     }
 }
 
 #[cfg(any(test, feature = "testing"))]
 impl ArchiveStore for MemoryArchiveStore {
     fn refresh(&self) -> LocalBoxFuture<'static, Result<(), StorageError>> {
-        // Writes not yet committed stay in the copy, as in the browser's.
+        // Writes not yet committed stay in the copy, as in the browser's. Values are let go
+        // of at every refresh (the browser's copy keeps them while nothing changed): what a
+        // read forgot to fetch shows here.
         let outcome = if self.pending.borrow().is_empty() {
             self.reload()
         } else {
@@ -150,8 +199,10 @@ impl ArchiveStore for MemoryArchiveStore {
             Err(err) => self.reload().and(Err(err)),
             Ok(()) => {
                 let keys = std::mem::take(&mut *self.pending.borrow_mut());
-                let written = keys.iter().try_for_each(|key| match self.copy.get(key)? {
-                    Some(value) => self.committed.set(key, &value),
+                let copy = self.copy.borrow();
+                let written = keys.iter().try_for_each(|key| match copy.get(key) {
+                    Some(Some(value)) => self.committed.set(key, value),
+                    Some(None) => Ok(()),
                     None => self.committed.remove(key),
                 });
                 *self.commits.borrow_mut() += 1;
@@ -166,5 +217,38 @@ impl ArchiveStore for MemoryArchiveStore {
         key: &str,
     ) -> LocalBoxFuture<'static, Result<Option<String>, StorageError>> {
         ready(self.check().and_then(|()| self.committed.get(key)))
+    }
+
+    fn fetch(&self, keys: Vec<String>) -> LocalBoxFuture<'static, Result<(), StorageError>> {
+        let mut copy = self.copy.borrow_mut();
+        for key in keys {
+            if !matches!(copy.get(&key), Some(None)) {
+                continue;
+            }
+            match self.committed.get(&key) {
+                Ok(Some(value)) => {
+                    *self.fetched.borrow_mut() += 1;
+                    copy.insert(key, Some(value));
+                }
+                Ok(None) => {
+                    copy.remove(&key);
+                }
+                Err(err) => return ready(Err(err)),
+            }
+        }
+        ready(Ok(()))
+    }
+
+    fn release(&self, keep: &[String]) {
+        let pending = self.pending.borrow();
+        for (key, value) in self.copy.borrow_mut().iter_mut() {
+            if !keep.contains(key) && !pending.contains(key) {
+                *value = None;
+            }
+        }
+    }
+
+    fn take_unfetched(&self) -> Vec<String> {
+        std::mem::take(&mut *self.unfetched.borrow_mut())
     }
 }

@@ -22,13 +22,10 @@ pub trait KeyValueStore {
     fn remove(&self, key: &str) -> Result<(), StorageError>;
     /// Every key currently stored, in no particular order.
     fn keys(&self) -> Result<Vec<String>, StorageError>;
-    /// At least the first `units` UTF-16 code units of the value of `key` (all of it when
-    /// shorter), or `None` when it is absent: for a reader that needs only the start of a long
-    /// value. A store that can cut a value before handing it over overrides this one, which
-    /// reads it whole.
-    fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
-        let _ = units;
-        self.get(key)
+    /// Whether `key` is stored, without reading its value (which a copy of another store may
+    /// not hold yet).
+    fn contains(&self, key: &str) -> Result<bool, StorageError> {
+        Ok(self.get(key)?.is_some())
     }
     /// The store's capacity in UTF-16 code units (keys plus values), when known.
     fn quota_units(&self) -> Option<usize> {
@@ -79,8 +76,8 @@ macro_rules! forward_key_value_store {
             fn keys(&self) -> Result<Vec<String>, StorageError> {
                 (**self).keys()
             }
-            fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
-                (**self).get_start(key, units)
+            fn contains(&self, key: &str) -> Result<bool, StorageError> {
+                (**self).contains(key)
             }
             fn quota_units(&self) -> Option<usize> {
                 (**self).quota_units()
@@ -100,21 +97,6 @@ pub fn utf16_units(text: &str) -> usize {
     text.bytes()
         .map(|byte| usize::from(byte & 0xC0 != 0x80) + usize::from(byte >= 0xF0))
         .sum()
-}
-
-/// The start of `text` up to `units` UTF-16 code units, as
-/// [`KeyValueStore::get_start`] gives it: a character that the cut would split is kept whole.
-pub fn start_of(text: &str, units: usize) -> &str {
-    let mut counted = 0;
-    let end = text
-        .char_indices()
-        .find(|(_, c)| {
-            let over = counted >= units;
-            counted += c.len_utf16();
-            over
-        })
-        .map_or(text.len(), |(at, _)| at);
-    &text[..end]
 }
 
 #[cfg(any(test, feature = "testing"))]
@@ -167,14 +149,6 @@ impl MemoryStore {
 impl KeyValueStore for MemoryStore {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
         Ok(self.state.borrow().entries.get(key).cloned())
-    }
-
-    fn get_start(&self, key: &str, units: usize) -> Result<Option<String>, StorageError> {
-        let state = self.state.borrow();
-        Ok(state
-            .entries
-            .get(key)
-            .map(|value| start_of(value, units).to_owned()))
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
@@ -263,18 +237,5 @@ mod tests {
         assert_eq!(b.get("x").unwrap().as_deref(), Some("1"));
         b.remove("x").unwrap();
         assert_eq!(a.keys().unwrap(), Vec::<String>::new());
-    }
-
-    #[test]
-    fn the_start_of_a_value_is_cut_after_its_units_keeping_a_split_character() {
-        let store = MemoryStore::new();
-        store.set("k", "ab😀cd").unwrap();
-        let start = |units| store.get_start("k", units).unwrap().unwrap();
-        assert_eq!(start(2), "ab");
-        // The emoji is two units: cut after the first, it is kept whole.
-        assert_eq!(start(3), "ab😀");
-        assert_eq!(start(4), "ab😀");
-        assert_eq!(start(99), "ab😀cd");
-        assert_eq!(store.get_start("absent", 4).unwrap(), None);
     }
 }

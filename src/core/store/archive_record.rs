@@ -2,9 +2,9 @@
 //! writes, lists and removes them.
 
 use crate::core::error::StorageError;
-use crate::core::json::read::{FromJson, Object, ReadError};
+use crate::core::json::read::FromJson;
 use crate::core::json::record::{json_record, Record};
-use crate::core::json::scan::{items, members};
+use crate::core::json::scan::members;
 use crate::core::json::write::{write_array, ObjectOut, ToJson};
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
 use crate::core::log::iteration::parse_summary_header;
@@ -66,8 +66,7 @@ pub struct ArchiveMetadata {
 }
 
 /// `<prefix>archived_logs_<ms>`: the originals a compaction replaced. `D` is what `data` is
-/// read or written as: the entries themselves, only their counts ([`ArchiveEntryCounts`]), or
-/// a compaction's selection ([`SelectedData`]).
+/// read or written as: the entries themselves, or a compaction's selection ([`SelectedData`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Archive<D = ArchiveData> {
     /// When it was written (epoch ms).
@@ -275,28 +274,6 @@ impl ArchiveData {
     }
 }
 
-/// The logs of an archive, counted without building their entries (what a listing reads).
-#[derive(Debug)]
-pub struct ArchiveEntryCounts(pub EntryCounts);
-
-impl FromJson for ArchiveEntryCounts {
-    fn from_json(json: &str) -> Result<Self, ReadError> {
-        let data = Object::read(json)?;
-        let count = |name: &'static str| -> Result<usize, ReadError> {
-            let log = data.get(name).ok_or(ReadError::Missing(name))?;
-            items(log)
-                .map(Iterator::count)
-                .ok_or_else(|| ReadError::In(name, Box::new(ReadError::invalid(log, "an array"))))
-        };
-        let [reasoning, execution, tool_activity] = ArchiveData::LOG_FIELDS;
-        Ok(ArchiveEntryCounts(EntryCounts {
-            reasoning: count(reasoning)?,
-            execution: count(execution)?,
-            tool_activity: count(tool_activity)?,
-        }))
-    }
-}
-
 /// The compacted entries of a [`Selection`], written as an archive's `data` without copying
 /// them.
 pub struct SelectedData<'a>(pub &'a Selection<'a>);
@@ -374,7 +351,7 @@ impl ArchiveHead {
     /// in another order is read whole. `None` when it is not a readable archive.
     pub fn read(key: &str, text: &str) -> Option<Self> {
         Self::from_start(key, text).or_else(|| {
-            let whole = parse::<Archive<ArchiveEntryCounts>>(key, text).ok()?;
+            let whole = parse::<Archive>(key, text).ok()?;
             Some(Self {
                 key: key.to_owned(),
                 timestamp: whole.timestamp,

@@ -4,6 +4,8 @@
 //! `list`, `read`, `delete`, `purge`, `enforce_limit`, `recall`, `carried`, `lost`
 //! and `put_back` (a rollback's reads and writes).
 
+use std::rc::Rc;
+
 use crate::core::error::{CompactionError, StorageError};
 use crate::core::json::write::ToJson;
 use crate::core::log::entries::StoredReasoning;
@@ -13,21 +15,18 @@ use crate::core::model::facts::Carried;
 use crate::core::model::reasons::{BusyReason, Conflict, Refusal};
 use crate::core::order::sort::sort_by;
 use crate::core::ports::clock::Clock;
-use crate::core::ports::storage::{utf16_units, with_free_space, KeyValueStore};
+use crate::core::ports::storage::{with_free_space, KeyValueStore};
 use crate::core::steps::clearing::{placeholder_naming, CLEARED_MARK};
 use crate::core::steps::selection::{EntryIterations, Selection};
 use crate::core::steps::swap::{restore, summary_is_live};
+use crate::core::store::archive_digests::{ArchiveDigest, ArchiveDigests};
 use crate::core::store::archive_record::{
-    read_archive, Archive, ArchiveData, ArchiveEntryCounts, ArchiveHead, ArchiveInfo,
+    read_archive, Archive, ArchiveData, ArchiveHead, ArchiveInfo,
 };
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::RawLogs;
-use crate::core::store::stored_json::{parse, write_json};
-
-/// How much of an archive's text is read for its head (`ArchiveHead`): the fields before
-/// its entries, iterations included, fit unless it covers about a thousand iterations.
-const HEAD_UNITS: usize = 4_096;
+use crate::core::store::stored_json::write_json;
 
 /// How many summaries deep `recall` follows archives that hold earlier summaries.
 const MAX_SUMMARY_CHAIN: usize = 64;
@@ -52,17 +51,25 @@ pub struct StoredArchives<'a, S, C> {
     logs: &'a LogStore<S, C>,
     keys: &'a StorageKeys,
     store: &'a dyn KeyValueStore,
+    digests: &'a ArchiveDigests,
 }
 
 impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// The archives of `logs` whose keys `keys` names, held in `store` (the logs' own store or
-    /// an [`ArchiveStore`](crate::core::ports::archive_store::ArchiveStore)).
+    /// an [`ArchiveStore`](crate::core::ports::archive_store::ArchiveStore)), with the
+    /// `digests` of those already read.
     pub fn new(
         logs: &'a LogStore<S, C>,
         keys: &'a StorageKeys,
         store: &'a dyn KeyValueStore,
+        digests: &'a ArchiveDigests,
     ) -> Self {
-        Self { logs, keys, store }
+        Self {
+            logs,
+            keys,
+            store,
+            digests,
+        }
     }
 
     fn now(&self) -> f64 {
@@ -72,7 +79,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// A free archive key and its timestamp: now, or the first free millisecond after.
     pub fn next_key(&self) -> Result<(String, u64), StorageError> {
         let mut timestamp = self.now().max(0.0) as u64;
-        while self.store.get(&self.keys.archive(timestamp))?.is_some() {
+        while self.store.contains(&self.keys.archive(timestamp))? {
             timestamp += 1;
         }
         Ok((self.keys.archive(timestamp), timestamp))
@@ -138,71 +145,72 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// Every readable archive, newest first, without reading `skip`, and whether `skip` exists.
     fn stored(&self, skip: Option<&str>) -> Result<(Vec<ArchiveInfo>, bool), StorageError> {
         // An unreadable archive is left alone: reported by `read`, never destroyed.
-        let (mut infos, skipped) = self.each_stored(skip, |key| {
-            let Some(text) = self.store.get(&key)? else {
-                return Ok(None);
-            };
-            let Ok(archive) = parse::<Archive<ArchiveEntryCounts>>(&key, &text) else {
-                return Ok(None);
-            };
-            Ok(Some(ArchiveInfo {
-                bytes: 2 * (utf16_units(&key) + utf16_units(&text)),
-                entries: archive.data.0,
-                key,
-                timestamp: archive.timestamp,
-                expires_at: archive.expires_at,
-                iterations: archive.iterations,
-                trigger: archive.trigger,
-                metadata: archive.metadata,
-                restorable: false,
-                rung: match archive.placeholders {
-                    Some(_) => Rung::Clear,
-                    None => Rung::Summarize,
-                },
-            }))
-        })?;
+        let (mut infos, skipped) = self.each_stored(skip, |digest| digest.info().cloned())?;
         newest_first(&mut infos, |info| (info.timestamp, &info.key));
         Ok((infos, skipped))
     }
 
     /// The head of every archive whose head reads, newest first, without reading `skip`, and
-    /// whether `skip` exists: what eviction and `recall` need, without scanning the entries.
+    /// whether `skip` exists: what eviction and `recall` need, without reading the entries.
     pub(crate) fn heads(
         &self,
         skip: Option<&str>,
     ) -> Result<(Vec<ArchiveHead>, bool), StorageError> {
-        let (mut heads, skipped) = self.each_stored(skip, |key| {
-            let Some(start) = self.store.get_start(&key, HEAD_UNITS)? else {
-                return Ok(None);
-            };
-            if let Some(head) = ArchiveHead::from_start(&key, &start) {
-                return Ok(Some(head));
-            }
-            let text = self.store.get(&key)?;
-            Ok(text.and_then(|text| ArchiveHead::read(&key, &text)))
-        })?;
+        let (mut heads, skipped) = self.each_stored(skip, ArchiveDigest::head)?;
         newest_first(&mut heads, |head| (head.timestamp, &head.key));
         Ok((heads, skipped))
     }
 
-    /// What `read` makes of the archive under each key other than `skip` (those it gives
+    /// The digest of the archive under `key`, read once and then kept; `None` when it is
+    /// gone.
+    pub(crate) fn digest(&self, key: &str) -> Result<Option<Rc<ArchiveDigest>>, StorageError> {
+        if let Some(digest) = self.digests.get(key) {
+            return Ok(Some(digest));
+        }
+        let Some(text) = self.store.get(key)? else {
+            return Ok(None);
+        };
+        let digest = Rc::new(ArchiveDigest::of(key, &text));
+        self.digests.insert(key, Rc::clone(&digest));
+        Ok(Some(digest))
+    }
+
+    /// The keys of the stored archives whose digests were never read.
+    pub(crate) fn undigested(&self) -> Result<Vec<String>, StorageError> {
+        let stored = self.archive_keys()?;
+        self.digests.keep_only(&stored);
+        Ok(stored
+            .into_iter()
+            .filter(|key| self.digests.get(key).is_none())
+            .collect())
+    }
+
+    /// The keys of the stored archives.
+    fn archive_keys(&self) -> Result<Vec<String>, StorageError> {
+        let mut keys = self.store.keys()?;
+        keys.retain(|key| self.owns(key));
+        Ok(keys)
+    }
+
+    /// What `read` makes of the digest of each archive other than `skip` (those it gives
     /// `None` for are left out), and whether `skip` exists.
     fn each_stored<T>(
         &self,
         skip: Option<&str>,
-        read: impl Fn(String) -> Result<Option<T>, StorageError>,
+        read: impl Fn(&ArchiveDigest) -> Option<T>,
     ) -> Result<(Vec<T>, bool), StorageError> {
         let mut found = Vec::new();
         let mut skipped = false;
-        for key in self.store.keys()? {
-            if self.keys.archive_timestamp(&key).is_none() {
-                continue;
-            }
+        let stored = self.archive_keys()?;
+        self.digests.keep_only(&stored);
+        for key in stored {
             if skip == Some(key.as_str()) {
                 skipped = true;
                 continue;
             }
-            found.extend(read(key)?);
+            if let Some(digest) = self.digest(&key)? {
+                found.extend(read(&digest));
+            }
         }
         Ok((found, skipped))
     }
@@ -210,20 +218,14 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// Whether the archive under `key` is a clearing's (it holds the bodies its placeholders
     /// stand for).
     fn holds_cleared_bodies(&self, key: &str) -> Result<bool, StorageError> {
-        let Some(text) = self.store.get(key)? else {
-            return Ok(false);
-        };
-        let archive = parse::<Archive<ArchiveEntryCounts>>(key, &text);
-        Ok(archive.is_ok_and(|archive| archive.placeholders.is_some()))
+        let digest = self.digest(key)?;
+        Ok(digest.is_some_and(|d| d.info().is_some_and(|info| info.rung == Rung::Clear)))
     }
 
     /// Removes the archive under `key` when it reads whole: one whose head reads but whose
     /// entries do not is left alone, as an unreadable one is. Whether it went.
     fn evict(&self, key: &str) -> Result<bool, StorageError> {
-        let readable = match self.store.get(key)? {
-            Some(text) => parse::<Archive<ArchiveEntryCounts>>(key, &text).is_ok(),
-            None => false,
-        };
+        let readable = self.digest(key)?.is_some_and(|d| d.info().is_some());
         if readable {
             self.remove(key)?;
         }
@@ -252,14 +254,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// The archives the live summaries name that are no longer stored (deleted, expired, or
     /// evicted by the browser), in the order of the log.
     pub fn lost(&self) -> Result<Vec<String>, StorageError> {
-        let named: Vec<String> = self
-            .logs
-            .stored_reasoning()?
-            .iter()
-            .filter_map(|entry| parse_summary_source(entry))
-            .filter(|key| self.owns(key))
-            .map(str::to_owned)
-            .collect();
+        let named = self.named()?;
         if named.is_empty() {
             return Ok(named);
         }
@@ -267,6 +262,19 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         Ok(named
             .into_iter()
             .filter(|key| !stored.contains(key))
+            .collect())
+    }
+
+    /// The archives the live summaries name, in the order of the log: those a compaction
+    /// reads for the facts and index lines the summaries carry.
+    pub(crate) fn named(&self) -> Result<Vec<String>, StorageError> {
+        Ok(self
+            .logs
+            .stored_reasoning()?
+            .iter()
+            .filter_map(|entry| parse_summary_source(entry))
+            .filter(|key| self.owns(key))
+            .map(str::to_owned)
             .collect())
     }
 

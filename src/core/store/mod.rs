@@ -2,6 +2,7 @@
 //! protocols of the package's own keys, each owning its keys and its I/O: the journal, the
 //! lease, the archives and the metrics.
 
+pub mod archive_digests;
 pub mod archive_record;
 pub mod archives;
 pub mod journal;

@@ -29,7 +29,7 @@ const MAX_NAMED_ITEMS: usize = 100_000;
 const MAX_NAMED_RANGE: u32 = 50;
 
 /// Which iterations the recent calls offered.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Cooldown {
     call: u32,
     offered: Vec<(u32, u32)>,
@@ -125,8 +125,21 @@ fn named_items(text: &str) -> ItemSearch {
 impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
     /// The archived originals `text` refers to, newest first, whole iterations within
     /// `budget` tokens, none that `cooldown` says the last calls offered; nothing is written.
-    /// Each live log and each archive is read once, whatever the text names.
+    /// Each live log and each archive is read once, whatever the text names. `cooldown`
+    /// changes only when the call succeeds (a read that fails is tried again as the same call).
     pub fn rehydrate(
+        &self,
+        text: &str,
+        budget: usize,
+        cooldown: &mut Cooldown,
+    ) -> Result<Rehydrated, StorageError> {
+        let mut next = cooldown.clone();
+        let out = self.rehydrated(text, budget, &mut next)?;
+        *cooldown = next;
+        Ok(out)
+    }
+
+    fn rehydrated(
         &self,
         text: &str,
         budget: usize,

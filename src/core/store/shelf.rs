@@ -18,6 +18,7 @@ use crate::core::ports::archive_store::ArchiveStore;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
+use crate::core::store::archive_digests::ArchiveDigests;
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::journal::{Journal, Recovered};
 use crate::core::store::keys::StorageKeys;
@@ -46,7 +47,16 @@ pub struct Shelf<S, C> {
     lease: LeaseHolder,
     /// Whether a compaction over these logs runs in this page.
     page: Rc<PageState>,
+    /// What each archive read so far says of itself.
+    digests: ArchiveDigests,
 }
+
+/// How many archives' texts [`Shelf::warm`] holds at once while it reads their digests.
+const DIGEST_BATCH: usize = 4;
+
+/// How many rounds of fetches a read may take: a chain of summaries `recall` follows fetches
+/// one archive a round (see `MAX_SUMMARY_CHAIN`).
+const MAX_FETCH_ROUNDS: usize = 72;
 
 impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     /// The shelf of `logs` for a compactor with `settings` (its archive prefix): archives
@@ -64,6 +74,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
             lock: Rc::new(Unshared),
             lease: LeaseHolder::new(String::from("compactor")),
             page,
+            digests: ArchiveDigests::default(),
         }
     }
 
@@ -123,7 +134,63 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
             Some(store) => store.as_ref(),
             None => logs.store(),
         };
-        StoredArchives::new(logs, &self.keys, store)
+        StoredArchives::new(logs, &self.keys, store, &self.digests)
+    }
+
+    /// Runs `work` over the archives as last refreshed, fetching the texts it reads that the
+    /// archive store's copy does not hold and running it again, until it reads none it lacks.
+    /// `work` reads before it writes: a run that lacked a text has written nothing.
+    pub async fn fetching<T, E: From<StorageError>>(
+        &self,
+        mut work: impl FnMut(&StoredArchives<'_, S, C>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut done = None;
+        self.fetch_for(&mut |archives| done = Some(work(archives)))
+            .await?;
+        done.unwrap_or_else(|| {
+            Err(StorageError::Unavailable {
+                reason: String::from("the archives were never read"),
+            }
+            .into())
+        })
+    }
+
+    /// [`Shelf::fetching`] for every result type: one body for all of them.
+    async fn fetch_for(
+        &self,
+        work: &mut dyn FnMut(&StoredArchives<'_, S, C>),
+    ) -> Result<(), StorageError> {
+        let Some(store) = &self.archive_store else {
+            self.with_archives(work);
+            return Ok(());
+        };
+        for _ in 0..MAX_FETCH_ROUNDS {
+            self.with_archives(&mut *work);
+            let wanted = store.take_unfetched();
+            if wanted.is_empty() {
+                return Ok(());
+            }
+            store.fetch(wanted).await?;
+        }
+        Err(StorageError::Unavailable {
+            reason: format!(
+                "the archives read kept naming others after {MAX_FETCH_ROUNDS} fetches"
+            ),
+        })
+    }
+
+    /// Reads the digest of every archive not read yet (a few texts at a time), then lets go
+    /// of every text but those of the archives the live summaries name, which a compaction
+    /// reads for the facts they carry: what every hold and refresh ends with.
+    async fn warm(&self, store: &dyn ArchiveStore) -> Result<(), StorageError> {
+        let (undigested, named) = self.with_archives(|a| Ok((a.undigested()?, a.named()?)))?;
+        for batch in undigested.chunks(DIGEST_BATCH) {
+            store.fetch(batch.to_vec()).await?;
+            self.with_archives(|a| batch.iter().try_for_each(|key| a.digest(key).map(drop)))?;
+            store.release(&named);
+        }
+        store.release(&named);
+        store.fetch(named).await
     }
 
     /// Takes the store lock alone.
@@ -141,6 +208,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
                 migrate(&self.logs, store.as_ref(), &self.keys).await?;
                 self.migrated.set(true);
             }
+            self.warm(store.as_ref()).await?;
         }
         Ok(held)
     }
@@ -160,6 +228,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
             }
         }
         store.refresh().await?;
+        self.warm(store.as_ref()).await?;
         Ok(Refreshed(self))
     }
 
@@ -215,7 +284,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     pub async fn delete(&self, key: &str) -> Result<(), CompactionError> {
         self.refreshed().await?;
         self.may_delete()?;
-        self.with_archives(|a| a.delete(key))?;
+        self.fetching(|a| a.delete(key)).await?;
         Ok(self.commit().await?)
     }
 
@@ -242,7 +311,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
             return Err(busy());
         }
         started();
-        let outcome = self.with_archives(|a| a.put_back(key));
+        let outcome = self.fetching(|a| a.put_back(key)).await;
         // The originals are live again: an archive the store fails to forget stays listed.
         if outcome.is_ok() {
             let _ = self.commit().await;
@@ -304,7 +373,9 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     /// holds the store lock and has checked the lease. An archive it removes and the store
     /// fails to forget stays listed: one too many, never a loss.
     pub async fn settle(&self) -> Result<Option<Recovered>, CompactionError> {
-        let settled = self.with_journal(|journal, archives| journal.settle(archives))?;
+        let settled = self
+            .fetching(|archives| Journal::of(&self.logs.borrow()).settle(archives))
+            .await?;
         if settled.is_some() {
             let _ = self.commit().await;
         }
@@ -331,8 +402,11 @@ impl<S, C> std::fmt::Debug for Refreshed<'_, S, C> {
 
 impl<S: KeyValueStore, C: Clock> Refreshed<'_, S, C> {
     /// Runs `read` over the archives brought up to date (list, read, recall, the recall tool's
-    /// answer, rehydrate, the lost ones).
-    pub fn with<T>(&self, read: impl FnOnce(&StoredArchives<'_, S, C>) -> T) -> T {
-        self.0.with_archives(read)
+    /// answer, rehydrate, the lost ones), fetching the texts it reads ([`Shelf::fetching`]).
+    pub async fn with<T, E: From<StorageError>>(
+        &self,
+        read: impl FnMut(&StoredArchives<'_, S, C>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.0.fetching(read).await
     }
 }

@@ -596,10 +596,28 @@ pub fn progress_messages(rig: &Rig) -> Vec<String> {
 /// The archives of `compactor` refreshed now: its stores answer at once in the tests.
 pub fn archives_now<S: KeyValueStore, C: Clock>(
     compactor: &Compactor<S, C>,
-) -> Refreshed<'_, S, C> {
-    context_compactor::core::ports::timer::run_ready(compactor.shelf().refreshed())
-        .expect("an archive store in memory answers at once")
-        .expect("the archive store refreshes")
+) -> ArchivesNow<'_, S, C> {
+    ArchivesNow(
+        context_compactor::core::ports::timer::run_ready(compactor.shelf().refreshed())
+            .expect("an archive store in memory answers at once")
+            .expect("the archive store refreshes"),
+    )
+}
+
+/// Refreshed archives whose reads (fetching what they lack) answer at once.
+pub struct ArchivesNow<'a, S, C>(Refreshed<'a, S, C>);
+
+impl<S: KeyValueStore, C: Clock> ArchivesNow<'_, S, C> {
+    /// Runs `read` as the app's reads run, fetching the texts it lacks.
+    pub fn with<T, E: From<context_compactor::core::error::StorageError>>(
+        &self,
+        read: impl FnMut(
+            &context_compactor::core::store::archives::StoredArchives<'_, S, C>,
+        ) -> Result<T, E>,
+    ) -> Result<T, E> {
+        context_compactor::core::ports::timer::run_ready(self.0.with(read))
+            .expect("an archive store in memory answers at once")
+    }
 }
 
 /// `compactor` over a shelf of its own that `build` gave another lock, archive store or lease

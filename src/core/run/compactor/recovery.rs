@@ -21,9 +21,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Ok(None);
         }
         // Archives that cannot be read now, or have not moved yet, are not reported lost.
-        if let Ok(archives) = self.shelf.refreshed().await {
-            if let Some(keys) = archives
-                .with(|a| a.lost())
+        if self.shelf.refreshed().await.is_ok() {
+            if let Some(keys) = self
+                .shelf
+                .with_archives(|a| a.lost())
                 .ok()
                 .filter(|keys| !keys.is_empty())
             {
