@@ -8,6 +8,9 @@ use common::*;
 use context_compactor::core::json::read::FromJson;
 use context_compactor::core::log::tokens::estimate_tokens;
 use context_compactor::core::model::settings::Trigger;
+use std::rc::Rc;
+
+use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::store::recall_tool::{
@@ -425,4 +428,44 @@ fn rehydrate_matches_whole_ids_and_figures_and_reads_a_megabyte_once() {
         &mut Cooldown::default(),
     );
     assert!(past.iterations.is_empty(), "{:?}", past.iterations);
+}
+
+#[test]
+fn rehydrate_over_an_archive_store_counts_each_call_once_however_many_fetches_it_takes() {
+    let rig = Rig::with(
+        MemoryStore::new(),
+        vec![Answer::Text(valid_summary("the totals per region")); 2],
+        small_window(),
+    );
+    let database = Rc::new(MemoryArchiveStore::new());
+    let compactor = shelved(rig.compactor, |shelf| {
+        shelf.with_archive_store(Rc::clone(&database) as Rc<dyn ArchiveStore>)
+    });
+    // Iterations 3 and 4 are in the first archive, which the live summary no longer names:
+    // the copy lets go of its text at every refresh.
+    for (grow, seed) in [(12, 42), (6, 43)] {
+        grow_session(&rig.logs, &rig.clock, grow, seed);
+        run_ready(compactor.compact(Trigger::User))
+            .unwrap()
+            .unwrap();
+    }
+    let asked = "What did iterations 3-4 find?";
+    let mut cooldown = Cooldown::default();
+    let mut ask = || {
+        let fetched = database.values_fetched();
+        let found = archives_now(&compactor)
+            .with(|a| a.rehydrate(asked, 4000, &mut cooldown))
+            .unwrap();
+        (found.iterations, database.values_fetched() - fetched)
+    };
+    // Every call reads an archive the copy let go of: the run that lacked it is not a call.
+    let (first, fetched) = ask();
+    assert_eq!((first, fetched > 0), (vec![4, 3], true));
+    assert_eq!(ask().0, Vec::<u32>::new());
+    assert_eq!(
+        ask().0,
+        Vec::<u32>::new(),
+        "still cooling at the third call"
+    );
+    assert_eq!(ask().0, [4, 3]);
 }

@@ -102,11 +102,6 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.entries.iter_mut().map(|(key, value)| (&*key, value))
     }
 
-    /// Keeps the entries `keep` says to (it may change their values), removes the others.
-    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
-        self.entries.retain_mut(|(key, value)| keep(key, value));
-    }
-
     /// How many keys it holds.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -192,13 +187,6 @@ mod tests {
             }
         }
         assert_eq!(ours.len(), theirs.len());
-        assert!(ours.iter().eq(theirs.iter()));
-        let keep = |key: &u32, value: &mut u32| {
-            *value += 1;
-            key % 3 != 0
-        };
-        ours.retain(keep);
-        theirs.retain(keep);
         assert!(ours.iter().eq(theirs.iter()));
         ours.iter_mut().for_each(|(key, value)| *value += key);
         theirs.iter_mut().for_each(|(key, value)| *value += key);

@@ -252,3 +252,46 @@ impl ArchiveStore for MemoryArchiveStore {
         std::mem::take(&mut *self.unfetched.borrow_mut())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::ports::timer::run_ready;
+
+    fn now<T>(future: LocalBoxFuture<'static, T>) -> T {
+        run_ready(future).expect("the double answers at once")
+    }
+
+    #[test]
+    fn a_copy_lists_every_key_and_holds_only_the_values_fetched() {
+        let tab = MemoryArchiveStore::new();
+        tab.set("a", "1").unwrap();
+        tab.set("b", "2").unwrap();
+        now(tab.commit()).unwrap();
+        let other = tab.other_tab();
+        now(other.refresh()).unwrap();
+        assert_eq!(other.keys().unwrap(), ["a", "b"]);
+        assert!(other.contains("a").unwrap());
+        assert!(other.get("a").is_err(), "not fetched yet");
+        assert_eq!(other.get("c").unwrap(), None);
+        assert_eq!(other.take_unfetched(), ["a"]);
+        assert!(other.take_unfetched().is_empty());
+        now(other.fetch(vec!["a".into()])).unwrap();
+        assert_eq!(other.get("a").unwrap().as_deref(), Some("1"));
+        // Removed by the first tab since the second listed it: a fetch drops the key.
+        tab.remove("b").unwrap();
+        now(tab.commit()).unwrap();
+        now(other.fetch(vec!["b".into()])).unwrap();
+        assert_eq!(other.keys().unwrap(), ["a"]);
+        // Let go of, but a write not committed stays, and so does what is kept.
+        other.set("c", "3").unwrap();
+        now(other.fetch(vec!["a".into()])).unwrap();
+        other.release(&[]);
+        assert!(other.get("a").is_err());
+        assert_eq!(other.get("c").unwrap().as_deref(), Some("3"));
+        now(other.fetch(vec!["a".into()])).unwrap();
+        other.release(&["a".into()]);
+        assert_eq!(other.get("a").unwrap().as_deref(), Some("1"));
+        assert_eq!((other.values_held(), other.values_fetched()), (2, 2));
+    }
+}

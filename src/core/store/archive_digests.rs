@@ -9,7 +9,6 @@ use std::rc::Rc;
 
 use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::EntryCounts;
-use crate::core::order::sorted_map::SortedMap;
 use crate::core::ports::storage::utf16_units;
 use crate::core::store::archive_record::{Archive, ArchiveHead, ArchiveInfo};
 use crate::core::store::stored_json::parse;
@@ -21,8 +20,8 @@ pub enum ArchiveDigest {
     Whole(ArchiveInfo),
     /// Only its head reads: it expires and `recall` finds it, and it is never removed.
     Head(ArchiveHead),
-    /// Not an archive the package reads: left alone.
-    Unreadable,
+    /// Not an archive the package reads (its key): left alone.
+    Unreadable(String),
 }
 
 impl ArchiveDigest {
@@ -48,7 +47,8 @@ impl ArchiveDigest {
                     None => Rung::Summarize,
                 },
             }),
-            Err(_) => ArchiveHead::from_start(key, text).map_or(Self::Unreadable, Self::Head),
+            Err(_) => ArchiveHead::from_start(key, text)
+                .map_or_else(|| Self::Unreadable(key.to_owned()), Self::Head),
         }
     }
 
@@ -62,7 +62,16 @@ impl ArchiveDigest {
                 iterations: info.iterations.clone(),
             }),
             Self::Head(head) => Some(head.clone()),
-            Self::Unreadable => None,
+            Self::Unreadable(_) => None,
+        }
+    }
+
+    /// The key of the archive it is of.
+    pub fn key(&self) -> &str {
+        match self {
+            Self::Whole(info) => &info.key,
+            Self::Head(head) => &head.key,
+            Self::Unreadable(key) => key,
         }
     }
 
@@ -75,24 +84,33 @@ impl ArchiveDigest {
     }
 }
 
-/// The digests of the archives a page has read, by key.
+/// The digests of the archives a page has read (a few hundred at most: searched in order).
 #[derive(Debug, Default)]
-pub struct ArchiveDigests(RefCell<SortedMap<String, Rc<ArchiveDigest>>>);
+pub struct ArchiveDigests(RefCell<Vec<Rc<ArchiveDigest>>>);
 
 impl ArchiveDigests {
     /// The digest of the archive under `key`, when its text was read.
     pub fn get(&self, key: &str) -> Option<Rc<ArchiveDigest>> {
-        self.0.borrow().get(key).cloned()
+        let digests = self.0.borrow();
+        digests.iter().find(|digest| digest.key() == key).cloned()
     }
 
-    /// Keeps `digest` for the archive under `key`.
-    pub fn insert(&self, key: &str, digest: Rc<ArchiveDigest>) {
-        self.0.borrow_mut().insert(key.to_owned(), digest);
+    /// Keeps `digest` (of an archive whose digest is not kept yet).
+    pub fn insert(&self, digest: Rc<ArchiveDigest>) {
+        self.0.borrow_mut().push(digest);
     }
 
     /// Forgets the digests of archives whose keys `stored` no longer lists.
     pub fn keep_only(&self, stored: &[String]) {
-        self.0.borrow_mut().retain(|key, _| stored.contains(key));
+        let mut digests = self.0.borrow_mut();
+        let mut at = 0;
+        while at < digests.len() {
+            if stored.iter().any(|key| key == digests[at].key()) {
+                at += 1;
+            } else {
+                digests.swap_remove(at);
+            }
+        }
     }
 }
 
@@ -114,6 +132,19 @@ mod tests {
         let head = ArchiveDigest::of("k", broken);
         assert_eq!(head.info(), None);
         assert_eq!(head.head(), info.head());
-        assert_eq!(ArchiveDigest::of("k", "[1]"), ArchiveDigest::Unreadable);
+        assert_eq!(
+            ArchiveDigest::of("k", "[1]"),
+            ArchiveDigest::Unreadable("k".into())
+        );
+        let digests = ArchiveDigests::default();
+        for key in ["a", "b", "c"] {
+            digests.insert(Rc::new(ArchiveDigest::of(key, "[1]")));
+        }
+        digests.keep_only(&["c".into(), "a".into()]);
+        assert!(digests.get("b").is_none());
+        assert_eq!(
+            digests.get("c").map(|d| d.key().to_owned()).as_deref(),
+            Some("c")
+        );
     }
 }

@@ -171,7 +171,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
             return Ok(None);
         };
         let digest = Rc::new(ArchiveDigest::of(key, &text));
-        self.digests.insert(key, Rc::clone(&digest));
+        self.digests.insert(Rc::clone(&digest));
         Ok(Some(digest))
     }
 
