@@ -119,14 +119,15 @@ impl Digest {
         run_named(&self.runs, subject).map_or(subject, |run| run.task.as_str())
     }
 
-    /// What `failure` is, as a summary names it: its subject and, for a run, its task's label
-    /// (`exec_… readMetrics(shard_0035)`).
-    pub(crate) fn failed(&self, failure: &Failure) -> String {
+    /// The task `failure` failed (its run's, or its subject), and what it is as a summary
+    /// names it: its subject and, for a run, its task's label (`exec_… readMetrics(shard_0035)`).
+    pub(crate) fn failed<'a>(&'a self, failure: &'a Failure) -> (&'a str, String) {
         let task = self.task_of_subject(&failure.subject);
-        match task == failure.subject {
+        let named = match task == failure.subject {
             true => failure.subject.clone(),
             false => format!("{} {}", failure.subject, label_of(task)),
-        }
+        };
+        (task, named)
     }
 
     /// Reads `selection` once.

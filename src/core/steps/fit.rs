@@ -21,14 +21,13 @@ pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize)
         return (summary.to_owned(), 0);
     }
     let lines: Vec<&str> = summary.lines().collect();
-    let units = units_of(&lines);
+    let headings: Vec<Option<usize>> = lines.iter().map(|line| heading_section(line)).collect();
+    let units = units_of(&lines, &headings);
     let mut protected = protected_lines(&lines, ledger);
-    let sections = sections_of(&lines);
+    let sections = sections_of(&headings);
     // The model's newest points stay after the facts and the marked lines, as they fit.
     let mut taken: usize = (0..lines.len())
-        .filter(|at| {
-            protected[*at] || sections[*at].is_none() || heading_section(lines[*at]).is_some()
-        })
+        .filter(|at| protected[*at] || sections[*at].is_none() || headings[*at].is_some())
         .map(|at| estimate_tokens(lines[at]) + 1)
         .sum();
     let mut newest = newest_points(&sections, &units, &protected, max_tokens / 8);
@@ -133,13 +132,14 @@ fn newest_points(
     newest.into_iter().map(|(_, at)| at).collect()
 }
 
-/// For each line, the section of the heading above it (a heading's own for a heading).
-fn sections_of(lines: &[&str]) -> Vec<Option<usize>> {
+/// For each line, the section of the heading above it (a heading's own for a heading), from
+/// the section each line heads.
+fn sections_of(headings: &[Option<usize>]) -> Vec<Option<usize>> {
     let mut section = None;
-    lines
+    headings
         .iter()
-        .map(|line| {
-            section = heading_section(line).or(section);
+        .map(|heading| {
+            section = heading.or(section);
             section
         })
         .collect()
@@ -197,14 +197,14 @@ struct Unit {
 }
 
 /// Every line's unit: a heading or a blank line stays (it is not a unit), a fenced block is one.
-fn units_of(lines: &[&str]) -> Vec<Unit> {
+fn units_of(lines: &[&str], headings: &[Option<usize>]) -> Vec<Unit> {
     let mut units = Vec::new();
     let mut at = 0;
     while at < lines.len() {
         let line = lines[at];
         let start = at;
         at += 1;
-        if heading_section(line).is_some() || line.trim().is_empty() {
+        if headings[start].is_some() || line.trim().is_empty() {
             continue;
         }
         if line.trim_start().starts_with("```") {

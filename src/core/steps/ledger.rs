@@ -276,10 +276,6 @@ fn results(digest: &Digest) -> Vec<Fact> {
     facts
 }
 
-fn failure_id(subject: &str, digest: &Digest) -> String {
-    format!("failure:{}", digest.task_of_subject(subject))
-}
-
 fn open_failures(digest: &Digest) -> Vec<Fact> {
     digest
         .failures
@@ -287,10 +283,10 @@ fn open_failures(digest: &Digest) -> Vec<Fact> {
         .filter(|failure| failure.resolved_in.is_none())
         .map(|failure| {
             let message = clip(&failure.message, SHOWN_CHARS);
+            let (task, named) = digest.failed(failure);
             let text = format!(
-                "Still failing (iteration {}): {} → {message}",
-                failure.iteration,
-                digest.failed(failure)
+                "Still failing (iteration {}): {named} → {message}",
+                failure.iteration
             );
             let exact = if failure.subject == "iteration" {
                 Vec::new()
@@ -298,7 +294,7 @@ fn open_failures(digest: &Digest) -> Vec<Fact> {
                 vec![failure.subject.clone()]
             };
             Fact {
-                id: failure_id(&failure.subject, digest),
+                id: format!("failure:{task}"),
                 kind: FactKind::Failure,
                 text,
                 exact,

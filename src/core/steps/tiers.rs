@@ -109,11 +109,12 @@ impl Candidates<'_> {
             }
         }
         let mut optional: Vec<usize> = (0..self.facts.len()).filter(|at| !keep[*at]).collect();
-        let order = |at: &usize| {
-            let fact = &self.facts[*at];
+        // By rank, the newest first within one.
+        let priority = |fact: &Fact| {
             let newest = fact.iterations.map_or(0, |[_, last]| last);
             ((self.rank)(fact), u32::MAX - newest)
         };
+        let order = |at: &usize| priority(&self.facts[*at]);
         sort_by(&mut optional, |a, b| order(a).cmp(&order(b)));
         // Open failures first take no more than their share, so that the newest results stay
         // beside them; what the others leave they may take after.
@@ -150,10 +151,6 @@ impl Candidates<'_> {
             fact.kept_in(archived.get_or_insert_with(|| Normalised::of(&archived_text(selection))))
         };
         let range = [selection.first, selection.last];
-        let priority = |fact: &Fact| {
-            let newest = fact.iterations.map_or(0, |[_, last]| last);
-            ((self.rank)(fact), u32::MAX - newest)
-        };
         loop {
             let mut demoted = Vec::new();
             let mut kept = facts.clone();

@@ -165,7 +165,7 @@ fn insights(digest: &Digest, caps: Caps) -> Vec<String> {
             None => points.push(format!(
                 "{OPEN_POINT} (iteration {}): {} → {message}",
                 failure.iteration,
-                digest.failed(failure)
+                digest.failed(failure).1
             )),
         }
     }
