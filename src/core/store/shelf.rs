@@ -51,9 +51,6 @@ pub struct Shelf<S, C> {
     digests: ArchiveDigests,
 }
 
-/// How many archives' texts [`Shelf::warm`] holds at once while it reads their digests.
-const DIGEST_BATCH: usize = 4;
-
 /// How many rounds of fetches a read may take: a chain of summaries `recall` follows fetches
 /// one archive a round (see `MAX_SUMMARY_CHAIN`).
 const MAX_FETCH_ROUNDS: usize = 72;
@@ -179,14 +176,15 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
         })
     }
 
-    /// Reads the digest of every archive not read yet (a few texts at a time), then lets go
-    /// of every text but those of the archives the live summaries name, which a compaction
-    /// reads for the facts they carry: what every hold and refresh ends with.
+    /// Reads the digest of every archive not read yet, one text at a time (each in a task of
+    /// its own: the fetch gives the page back between two), then lets go of every text but
+    /// those of the archives the live summaries name, which a compaction reads for the facts
+    /// they carry: what every hold and refresh ends with.
     async fn warm(&self, store: &dyn ArchiveStore) -> Result<(), StorageError> {
         let (undigested, named) = self.with_archives(|a| Ok((a.undigested()?, a.named()?)))?;
-        for batch in undigested.chunks(DIGEST_BATCH) {
-            store.fetch(batch.to_vec()).await?;
-            self.with_archives(|a| batch.iter().try_for_each(|key| a.digest(key).map(drop)))?;
+        for key in undigested {
+            store.fetch(vec![key.clone()]).await?;
+            self.with_archives(|a| a.digest(&key))?;
             store.release(&named);
         }
         store.release(&named);
