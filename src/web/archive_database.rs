@@ -190,7 +190,9 @@ impl ArchiveStore for ArchiveDatabase {
                             *text = Text::Loaded(js.clone());
                             js.into()
                         }
-                        Some(None) | None => JsValue::NULL,
+                        // A text never fetched here is not this copy's to write.
+                        Some(None) => continue,
+                        None => JsValue::NULL,
                     };
                     keys.push(&key.into());
                     values.push(&value);

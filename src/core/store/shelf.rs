@@ -181,6 +181,8 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     /// those of the archives the live summaries name, which a compaction reads for the facts
     /// they carry: what every hold and refresh ends with.
     async fn warm(&self, store: &dyn ArchiveStore) -> Result<(), StorageError> {
+        // What reads outside `fetching` lacked (`plan()`'s, say) is not fetched for them.
+        store.take_unfetched();
         let (undigested, named) = self.with_archives(|a| Ok((a.undigested()?, a.named()?)))?;
         for key in undigested {
             store.fetch(vec![key.clone()]).await?;
