@@ -28,7 +28,7 @@ export async function freshPage(browser, baseUrl) {
     () =>
       new Promise((resolve) => {
         localStorage.clear();
-        const request = indexedDB.deleteDatabase("context-compactor");
+        const request = indexedDB.deleteDatabase("context-compactor-archives");
         request.onsuccess = request.onerror = request.onblocked = () => resolve();
       }),
   );
