@@ -1,0 +1,141 @@
+// The big-entry benchmark (not a test, #53): one compaction of a research agent's session whose
+// entries are big — long reasoning (about 3,400 tokens an iteration) and results that carry a
+// table of about 600 words (1,500 tokens) — at a 1,048,576-token window, with a custom provider that answers
+// after 200 ms as a network call would, the clearing rung off (the summary is the subject); in
+// Chromium with the built package. Per size: the
+// package's own time (the compaction's less the provider's 200 ms), the longest main-thread task
+// (`PerformanceObserver` "longtask"), the largest gap between animation frames, and for each
+// phase the time from `abort()` (called as the phase begins) to the rejection.
+// `node bench/big-entries.mjs [iterations…]` prints the table (after `bash scripts/build.sh
+// pkg`; the default sizes are 18, 37, 74 and 148 iterations: about 89K, 183K, 366K and 731K
+// tokens, #53's sizes).
+import { fileURLToPath } from "node:url";
+import { freshPage, withBenchBrowser } from "./browser.mjs";
+
+/** How long the provider takes to answer (ms), as a network call would. */
+const PROVIDER_MS = 200;
+
+/** Runs in the page: builds the session, compacts it once while measuring, then once per phase
+ * with `abort()` called as that phase begins. */
+async function inPage([iterations, providerMs]) {
+  const { default: init, LogStore, Compactor, estimateTokens } = await import("/pkg/context_compactor.js");
+  await init();
+  const words = ["latency", "shard", "region", "p95", "drift", "baseline", "error_rate", "throughput", "window", "sample"];
+  const word = (i) => words[i % words.length];
+  const sentence = (n, i) => `Step ${i}: the ${word(i)} of ${word(n + i)} moved against the ${word(n * 3 + i)} by ${(n * 37 + i * 11) % 997} basis points, so I compare it with the previous shard and note why.`;
+  const logs = new LogStore();
+  logs.appendReasoning("Goal (iteration 1): audit every shard's latency and drift against the baseline.");
+  for (let n = 1; n <= iterations; n++) {
+    logs.startIteration();
+    const reasoning = Array.from({ length: 100 }, (_, i) => sentence(n, i)).join(" ");
+    logs.appendReasoning(`Iteration ${n}: ${reasoning}`);
+    const table = Array.from({ length: 60 }, (_, r) => `| shard_${String(n).padStart(4, "0")}_${r} | ${word(r)} | ${(n * r) % 991} | ${(n + r) % 97} ms | ${word(n + r)} | ok |`).join("\n");
+    logs.appendExecution({ success: true, code: `return readTable("shard_${String(n).padStart(4, "0")}");`, result: { table }, executionTime: 40 });
+    logs.appendToolActivity({ type: "fetch", action: "get", status: "success", details: `shards/shard_${n}.json` });
+    logs.finishIteration();
+  }
+  // The next iteration's opening thought, outside any running iteration (a compaction waits for
+  // a running one to finish).
+  logs.appendReasoning(`Iteration ${iterations + 1}: next, the summary of the drift.`);
+  const tokens = logs.estimateTokens();
+  const summary = [
+    "### 🎯 OBJECTIVE ACHIEVED", "- Every shard audited against the baseline.",
+    "### 📊 KEY DISCOVERIES", "- The drift stays within bounds.",
+    "### ✅ SUCCESSFUL SOLUTIONS", "- readTable(name) gives a shard's table.",
+    "### 🔧 TOOLS USED SUCCESSFULLY", "- fetch get of shards/<name>.json",
+    "### 💡 CRITICAL INSIGHTS", "- Compare each shard with the previous one.",
+    "### 📝 IMPORTANT CONTEXT FOR FUTURE REASONING", `- Continue from iteration ${iterations + 1}.`,
+  ].join("\n");
+  const generate = (_prompt, settings) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve(summary), providerMs);
+      settings.signal?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(new DOMException("aborted", "AbortError"));
+      });
+    });
+  const snapshot = { ...localStorage };
+  const restore = () => {
+    localStorage.clear();
+    for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
+  };
+  const compactor = (store) => new Compactor(store, { provider: { type: "custom", generate }, contextWindowTokens: 1_048_576, retryDelayMs: 0, archiveExpiryDays: 1, clearing: false });
+
+  // One compaction, measured: its tasks and the frames around it.
+  const longTasks = [];
+  const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries()));
+  observer.observe({ type: "longtask" });
+  let measuring = true;
+  let lastFrame = performance.now();
+  let largestGap = 0;
+  const frame = (at) => {
+    largestGap = Math.max(largestGap, at - lastFrame);
+    lastFrame = at;
+    if (measuring) requestAnimationFrame(frame);
+  };
+  await new Promise((resolve) => requestAnimationFrame((at) => { lastFrame = at; resolve(); }));
+  requestAnimationFrame(frame);
+  const phases = [];
+  const first = compactor(new LogStore());
+  first.events.addEventListener("compaction_phase_change", (e) => phases.push(e.detail.phase));
+  const started = performance.now();
+  const result = await first.compact({ trigger: "context_limit_error" });
+  const ms = performance.now() - started;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  measuring = false;
+  observer.disconnect();
+  const during = longTasks.filter((task) => task.startTime + task.duration >= started);
+  const longest = Math.max(0, ...during.map((task) => task.duration));
+
+  // Cancel as each phase begins: the time from `abort()` to the rejection.
+  const cancels = [];
+  for (const phase of phases.filter((p) => !["idle", "complete", "error"].includes(p))) {
+    restore();
+    const c = compactor(new LogStore());
+    let abortedAt = 0;
+    c.events.addEventListener("compaction_phase_change", (e) => {
+      if (e.detail.phase === phase && !abortedAt) {
+        abortedAt = performance.now();
+        c.abort();
+      }
+    });
+    let outcome;
+    try {
+      await c.compact({ trigger: "context_limit_error" });
+      outcome = "completed";
+    } catch (err) {
+      outcome = err.code;
+    }
+    cancels.push({ phase, ms: abortedAt ? performance.now() - abortedAt : null, outcome });
+  }
+  return { iterations, tokens, ms, ownMs: ms - providerMs, longest, longTasks: during.length, largestGap, tokensAfter: result.tokensAfter, cancels, estimateTokens: estimateTokens(summary) };
+}
+
+/** One row per size. */
+export function bigEntriesTable(runs) {
+  const lines = [
+    "| iterations | tokens | compaction (ms) | the package's own (ms) | own ms per 100K tokens | long tasks | longest task (ms) | largest frame gap (ms) | abort() to rejection, per phase (ms) |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  ];
+  for (const run of runs) {
+    const cancels = run.cancels.map((c) => `${c.phase} ${c.ms === null ? "–" : c.ms.toFixed(0)}${c.outcome === "aborted" ? "" : ` (${c.outcome})`}`).join(", ");
+    lines.push(`| ${run.iterations} | ${run.tokens.toLocaleString("en-US")} | ${run.ms.toFixed(0)} | ${run.ownMs.toFixed(0)} | ${((run.ownMs / run.tokens) * 100_000).toFixed(0)} | ${run.longTasks} | ${run.longest.toFixed(0)} | ${run.largestGap.toFixed(0)} | ${cancels} |`);
+  }
+  return lines.join("\n");
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  await withBenchBrowser(async (browser, baseUrl) => {
+    const runs = [];
+    for (const iterations of sizes.length ? sizes : [18, 37, 74, 148]) {
+      const page = await freshPage(browser, baseUrl);
+      try {
+        runs.push(await page.evaluate(inPage, [iterations, PROVIDER_MS]));
+      } finally {
+        await page.close();
+      }
+    }
+    console.log(bigEntriesTable(runs));
+  });
+}
