@@ -7,6 +7,7 @@ use crate::core::model::facts::{Carried, Coverage, Demoted, Fact, FactKind, Ledg
 use crate::core::steps::digest::text::{clip, cut_whole, first_sentence};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::selection::Selection;
+use crate::core::steps::term_search::{HoldsTerms, TermsFound};
 pub use crate::core::steps::terms::Normalised;
 use crate::core::steps::terms::{
     each_candidate, every_number_in, execution_text, identifiers_in, numbers_in, quoted_in,
@@ -16,7 +17,7 @@ use crate::core::steps::tiers::{Candidates, FactBudget, Rank};
 
 impl Fact {
     /// Whether `summary` keeps this fact.
-    pub fn kept_in(&self, summary: &Normalised) -> bool {
+    pub fn kept_in(&self, summary: &dyn HoldsTerms) -> bool {
         let exact = self.exact.iter().all(|term| summary.has_exact(term));
         let found = self
             .words
@@ -24,6 +25,16 @@ impl Fact {
             .filter(|word| summary.has_word(word))
             .count();
         exact && found * 2 >= self.words.len()
+    }
+
+    /// Which of `facts` `text` keeps, `text` read once whatever the number of facts.
+    pub fn each_kept_in(facts: &[Fact], text: &str) -> TermsFound {
+        let (mut exact, mut words): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+        for fact in facts {
+            exact.extend(fact.exact.iter().map(String::as_str));
+            words.extend(fact.words.iter().map(String::as_str));
+        }
+        TermsFound::search(&Normalised::of(text), &exact, &words)
     }
 
     /// The fact on one line, as a summary's bullet states it.

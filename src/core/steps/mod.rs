@@ -20,6 +20,7 @@ pub mod rules;
 pub mod selection;
 pub mod summary_budget;
 pub mod swap;
+pub mod term_search;
 pub mod terms;
 pub mod tiers;
 pub mod validation;

@@ -3,12 +3,11 @@
 //! large as the budget allows; and grouping part summaries into merges that fit.
 
 use crate::core::log::tokens::estimate_tokens;
-use crate::core::model::facts::Ledger;
+use crate::core::model::facts::{Fact, Ledger};
 use crate::core::model::settings::CompactorSettings;
 use crate::core::steps::prompt::{build_part_prompt, prompt_tokens, PartSummary};
 use crate::core::steps::selection::Selection;
 use crate::core::steps::summary_budget::SummaryBudget;
-use crate::core::steps::terms::Normalised;
 
 /// The parts of `selection` whose prompts (each listing the facts of `ledger` it holds) fit
 /// `budget` tokens; one iteration larger than the budget is a part of its own (its huge entries
@@ -52,7 +51,7 @@ pub fn parts_of<'a>(
 
 /// The facts of `ledger` that `text` holds (what a part's summary can be asked to keep).
 pub fn facts_held(ledger: &Ledger, text: &str) -> Ledger {
-    let held = Normalised::of(text);
+    let held = Fact::each_kept_in(&ledger.facts, text);
     Ledger {
         facts: ledger
             .facts

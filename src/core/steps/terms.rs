@@ -214,17 +214,21 @@ pub(crate) fn is_number(term: &str) -> bool {
 /// longer one (`350` is not in `3500` nor in `1.350`).
 pub(crate) fn has_number(text: &str, number: &str) -> bool {
     let bytes = text.as_bytes();
+    text.match_indices(number)
+        .any(|(start, found)| number_stands_alone(bytes, start, start + found.len()))
+}
+
+/// Whether the number at `start..end` of `bytes` has no digit joined to either end (directly
+/// or across a decimal point).
+pub(crate) fn number_stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {
     let digit_at = |i: Option<usize>| i.and_then(|i| bytes.get(i)).is_some_and(u8::is_ascii_digit);
-    text.match_indices(number).any(|(start, found)| {
-        let end = start + found.len();
-        let before = start.checked_sub(1);
-        let joined_before = digit_at(before)
-            || (before.is_some_and(|i| bytes[i] == b'.')
-                && digit_at(before.and_then(|i| i.checked_sub(1))));
-        let joined_after =
-            digit_at(Some(end)) || (bytes.get(end) == Some(&b'.') && digit_at(Some(end + 1)));
-        !joined_before && !joined_after
-    })
+    let before = start.checked_sub(1);
+    let joined_before = digit_at(before)
+        || (before.is_some_and(|i| bytes[i] == b'.')
+            && digit_at(before.and_then(|i| i.checked_sub(1))));
+    let joined_after =
+        digit_at(Some(end)) || (bytes.get(end) == Some(&b'.') && digit_at(Some(end + 1)));
+    !joined_before && !joined_after
 }
 
 /// The quoted strings of `text` (between `"…"`, `“…”` or backticks, 1 to 80 characters).
@@ -289,6 +293,16 @@ impl Normalised {
 
     pub(crate) fn has_word(&self, word: &str) -> bool {
         self.lower.contains(&word.to_ascii_lowercase())
+    }
+
+    /// The text, digit-group commas removed.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text in ASCII lower case (byte for byte the same length as [`Normalised::text`]).
+    pub(crate) fn lower(&self) -> &str {
+        &self.lower
     }
 }
 

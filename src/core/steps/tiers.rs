@@ -11,7 +11,7 @@ use crate::core::order::sort::sort_by;
 use crate::core::steps::fit::facts_alone;
 use crate::core::steps::index::{index_of, with_index};
 use crate::core::steps::selection::Selection;
-use crate::core::steps::terms::Normalised;
+use crate::core::steps::term_search::TermsFound;
 use crate::core::steps::terms::{execution_text, reasoning_text, tool_text};
 
 /// Share of a summary's budget that the facts it must keep may take, in the ledger's words.
@@ -145,10 +145,14 @@ impl Candidates<'_> {
                 leaving.push(fact);
             }
         }
-        // Read only when a fact leaves: what this compaction's archive holds.
-        let mut archived: Option<Normalised> = None;
+        // Read only when a fact leaves: what this compaction's archive holds, of every fact
+        // that can leave.
+        let mut archived: Option<TermsFound> = None;
+        let mut can_leave = leaving.clone();
+        can_leave.extend_from_slice(&facts);
         let mut held = |fact: &Fact| {
-            fact.kept_in(archived.get_or_insert_with(|| Normalised::of(&archived_text(selection))))
+            let text = || Fact::each_kept_in(&can_leave, &archived_text(selection));
+            fact.kept_in(archived.get_or_insert_with(text))
         };
         let range = [selection.first, selection.last];
         loop {
