@@ -1,5 +1,7 @@
 // The browser and server a benchmark runs in: headless Chromium (the system's, never a
 // download) over a server of the demo's mounts on a free loopback port.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startServer } from "../scripts/serve.mjs";
 
@@ -20,9 +22,18 @@ export async function withBenchBrowser(measure) {
 }
 
 /** A new page of `baseUrl` whose origin starts empty: localStorage cleared and the archive
- * database deleted. */
+ * database deleted. With `BENCH_PKG=<dir>` the page's `/pkg/` is that folder (a build of
+ * another commit, for a before/after on one server). */
 export async function freshPage(browser, baseUrl) {
   const page = await browser.newPage();
+  const other = process.env.BENCH_PKG;
+  if (other) {
+    await page.route("**/pkg/**", async (route) => {
+      const name = new URL(route.request().url()).pathname.replace(/^\/pkg\//, "");
+      const type = name.endsWith(".wasm") ? "application/wasm" : "text/javascript";
+      await route.fulfill({ body: await readFile(join(other, name)), contentType: type });
+    });
+  }
   await page.goto(baseUrl);
   await page.evaluate(
     () =>

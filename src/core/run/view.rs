@@ -5,7 +5,7 @@
 use crate::core::error::StorageError;
 use crate::core::log::placement::PlacedIterations;
 use crate::core::model::clearing::Rung;
-use crate::core::model::facts::Ledger;
+use crate::core::model::facts::{Carried, Ledger, Pin};
 use crate::core::model::outcome::CompactionPlan;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::Clock;
@@ -13,10 +13,12 @@ use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::usage::PromptUsage;
 use crate::core::steps::clearing::{clearable, ClearedEntry};
 use crate::core::steps::digest::Digest;
+use crate::core::steps::ledger::Drawn;
 use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::{plan_of, RuleInput};
 use crate::core::steps::selection::Selection;
 use crate::core::steps::summary_budget::{pinned_tokens, SummaryBudget};
+use crate::core::steps::term_search::TermsFound;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::ReadLogs;
 use crate::core::store::recall_tool::RECALL_TOOL_NAME;
@@ -108,37 +110,14 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         })
     }
 
-    /// Selection, digest, ledger and prompt of `observed`.
+    /// Selection, digest, ledger and prompt of `observed` (every stage of [`Preparing`] at once).
     pub fn prepare<'o>(&self, observed: &'o Observed) -> Result<Prepared<'o>, StorageError> {
-        let selection = Selection::placed(&observed.read.parsed, &observed.placed);
-        let digest = Digest::of(&selection);
-        let carried = self.shelf.with_archives(|a| a.carried(&selection));
-        let compacted = observed.input.summary_tokens + observed.input.new_tokens;
-        let key = self.next_archive_key();
-        let replaces_summary = observed.input.summary_tokens > 0;
-        let budget = SummaryBudget::of(
-            self.settings,
-            compacted,
-            selection.last,
-            &key,
-            replaces_summary,
-        );
-        let ledger = Ledger::draw(
-            &selection,
-            &digest,
-            &self.logs.pins()?,
-            &carried,
-            &budget.facts(),
-        );
-        let prompt = build_prompt(&selection, self.settings, &ledger, &budget);
-        Ok(Prepared {
-            selection,
-            digest,
-            ledger,
-            prompt,
-            budget,
-            archive_key: key,
-        })
+        let mut preparing = Preparing::of(observed);
+        loop {
+            if let Some(prepared) = preparing.next_stage(self)? {
+                return Ok(prepared);
+            }
+        }
     }
 
     /// What a compaction would do now (and why it would refuse or for what it would wait).
@@ -194,5 +173,109 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             &[RECALL_TOOL_NAME],
             archive_key,
         )
+    }
+}
+
+/// A preparation in stages, each linear in the logs and short at a million tokens, so that a
+/// compaction can let the page run between them: the selection, its digest and the summary's
+/// budget; the facts drawn; what the archive holds of them; the ledger and the prompt.
+pub struct Preparing<'o> {
+    observed: &'o Observed,
+    stage: Stage<'o>,
+}
+
+/// What a preparation has made so far.
+enum Stage<'o> {
+    Start,
+    Selected(Box<Selected<'o>>),
+    Drawn(Box<Selected<'o>>, Drawn),
+    Found(Box<Selected<'o>>, Drawn, TermsFound),
+    /// Only while a stage runs.
+    Taken,
+}
+
+/// The first stage's work.
+struct Selected<'o> {
+    selection: Selection<'o>,
+    digest: Digest,
+    carried: Carried,
+    pins: Vec<Pin>,
+    budget: SummaryBudget,
+    archive_key: String,
+}
+
+impl<'o> Preparing<'o> {
+    /// A preparation of `observed`, not begun.
+    pub fn of(observed: &'o Observed) -> Self {
+        Preparing {
+            observed,
+            stage: Stage::Start,
+        }
+    }
+
+    /// Runs the next stage over `view`: what it prepared once the last has run.
+    pub fn next_stage<S: KeyValueStore, C: Clock>(
+        &mut self,
+        view: &LogView<'_, S, C>,
+    ) -> Result<Option<Prepared<'o>>, StorageError> {
+        let observed = self.observed;
+        self.stage = match std::mem::replace(&mut self.stage, Stage::Taken) {
+            Stage::Start | Stage::Taken => {
+                let selection = Selection::placed(&observed.read.parsed, &observed.placed);
+                let compacted = observed.input.summary_tokens + observed.input.new_tokens;
+                let archive_key = view.next_archive_key();
+                let replaces_summary = observed.input.summary_tokens > 0;
+                Stage::Selected(Box::new(Selected {
+                    digest: Digest::of(&selection),
+                    carried: view.shelf.with_archives(|a| a.carried(&selection)),
+                    pins: view.logs.pins()?,
+                    budget: SummaryBudget::of(
+                        view.settings,
+                        compacted,
+                        selection.last,
+                        &archive_key,
+                        replaces_summary,
+                    ),
+                    selection,
+                    archive_key,
+                }))
+            }
+            Stage::Selected(selected) => {
+                let Selected {
+                    selection,
+                    digest,
+                    pins,
+                    carried,
+                    ..
+                } = &*selected;
+                let drawn = Drawn::of(selection, digest, pins, carried);
+                Stage::Drawn(selected, drawn)
+            }
+            Stage::Drawn(selected, drawn) => {
+                let archived = drawn.archived_in(&selected.selection);
+                Stage::Found(selected, drawn, archived)
+            }
+            Stage::Found(selected, drawn, archived) => {
+                let Selected {
+                    selection,
+                    digest,
+                    carried,
+                    budget,
+                    archive_key,
+                    ..
+                } = *selected;
+                let ledger = drawn.bound(&budget.facts(), &selection, &carried.index, &archived);
+                let prompt = build_prompt(&selection, view.settings, &ledger, &budget);
+                return Ok(Some(Prepared {
+                    selection,
+                    digest,
+                    ledger,
+                    prompt,
+                    budget,
+                    archive_key,
+                }));
+            }
+        };
+        Ok(None)
     }
 }

@@ -3,7 +3,9 @@
 //! result of a computation, a failure no later iteration resolved, an identifier iteration N
 //! still refers to, a fact the app pinned, or a fact an earlier summary was required to keep.
 
-use crate::core::model::facts::{Carried, Coverage, Demoted, Fact, FactKind, Ledger, Pin};
+use crate::core::model::facts::{
+    Carried, Coverage, Demoted, Fact, FactKind, IndexLine, Ledger, Pin,
+};
 use crate::core::steps::digest::text::{clip, cut_whole, first_sentence};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::selection::Selection;
@@ -13,7 +15,7 @@ use crate::core::steps::terms::{
     each_candidate, every_number_in, execution_text, identifiers_in, numbers_in, quoted_in,
     reasoning_text, tool_text, without_digit_commas, MAX_TOKEN_LEN,
 };
-use crate::core::steps::tiers::{Candidates, FactBudget, Rank};
+use crate::core::steps::tiers::{archived_terms, Candidates, FactBudget, Rank};
 
 impl Fact {
     /// Whether `summary` keeps this fact.
@@ -85,12 +87,8 @@ const MAX_WORDS: usize = 6;
 const SHOWN_CHARS: usize = 160;
 
 impl Ledger {
-    /// Draws the ledger of `selection` within `budget`: `carried` (the facts earlier summaries
-    /// had to keep, as their archives recorded them, and their index), then the goal, final
-    /// results, open failures, identifiers iteration N refers to, and `pins`. A newer result of
-    /// the same task replaces a carried one; a carried failure a later iteration resolved
-    /// leaves, as do the oldest results and identifiers no longer referred to when the budget
-    /// is full (see [`Candidates::bound`]).
+    /// Draws the ledger of `selection` within `budget` (see [`Drawn::of`] and
+    /// [`Drawn::bound`]).
     pub fn draw(
         selection: &Selection,
         digest: &Digest,
@@ -98,80 +96,9 @@ impl Ledger {
         carried: &Carried,
         budget: &FactBudget,
     ) -> Ledger {
-        let mut drawn = Vec::new();
-        if let Some(goal) = goal(digest) {
-            drawn.push(goal);
-        }
-        drawn.extend(results(digest));
-        drawn.extend(open_failures(digest));
-        let referenced = referenced_identifiers(selection);
-        drawn.extend(referenced.iter().map(|(token, n)| Fact {
-            id: format!("identifier:{token}"),
-            kind: FactKind::Identifier,
-            text: format!(
-                "`{token}`: named in iteration {n}, still in use at iteration {}",
-                selection.current
-            ),
-            exact: vec![token.clone()],
-            words: Vec::new(),
-            iterations: Some([*n, *n]),
-        }));
-        let resolved = resolved_subjects(digest);
-        let mut leaving = Vec::new();
-        let mut facts: Vec<Fact> = Vec::new();
-        for fact in carried
-            .facts
-            .iter()
-            .filter(|fact| fact.kind != FactKind::Pin)
-        {
-            if fact.kind == FactKind::Failure && resolved.contains(&fact.id) {
-                leaving.push(fact.clone());
-            } else if fact.kind == FactKind::Goal || !drawn.iter().any(|new| new.id == fact.id) {
-                facts.push(fact.clone());
-            }
-        }
-        for fact in drawn {
-            if !facts.iter().any(|f| f.id == fact.id) {
-                facts.push(fact);
-            }
-        }
-        for pin in pins {
-            let text = pin.text.trim();
-            facts.push(Fact::text_fact(
-                format!("pin:{}", pin.id),
-                FactKind::Pin,
-                text.to_owned(),
-                text,
-            ));
-        }
-        // The app's own words always stay; then the newest iteration's results (the last to
-        // leave, in a budget too small for them), open failures (within their share), the
-        // identifiers iteration N refers to, results and aged identifiers, in that order, the
-        // newest first.
-        let newest = selection.last;
-        let rank = |fact: &Fact| match fact.kind {
-            FactKind::Goal | FactKind::Pin => Rank::Always,
-            FactKind::Result if fact.iterations.is_some_and(|[_, last]| last >= newest) => {
-                Rank::Then(0)
-            }
-            FactKind::Failure => Rank::Then(1),
-            FactKind::Identifier
-                if referenced
-                    .iter()
-                    .any(|(token, _)| fact.exact.contains(token)) =>
-            {
-                Rank::Then(2)
-            }
-            FactKind::Result => Rank::Then(3),
-            FactKind::Identifier => Rank::Then(4),
-        };
-        Candidates {
-            facts,
-            leaving,
-            rank: &rank,
-            carried_index: &carried.index,
-        }
-        .bound(budget, selection)
+        let drawn = Drawn::of(selection, digest, pins, carried);
+        let archived = drawn.archived_in(selection);
+        drawn.bound(budget, selection, &carried.index, &archived)
     }
 
     /// The facts that leave the summary, held by the archive under `key`; a fact whose
@@ -331,6 +258,127 @@ fn resolved_subjects(digest: &Digest) -> Vec<String> {
             .map(|(_, subject)| format!("failure:{subject}")),
     );
     resolved
+}
+
+/// The facts a ledger is drawn from, before its budget: `carried` (the facts earlier
+/// summaries had to keep, as their archives recorded them), then the goal, final results, open
+/// failures, identifiers iteration N refers to, and the pins. A newer result of the same task
+/// replaces a carried one; a carried failure a later iteration resolved leaves.
+pub struct Drawn {
+    facts: Vec<Fact>,
+    leaving: Vec<Fact>,
+    /// The identifiers iteration N refers to, each with the iteration that named it.
+    referenced: Vec<(String, u32)>,
+    /// The last iteration of the selection.
+    newest: u32,
+}
+
+impl Drawn {
+    /// The facts of `selection`, as its `digest` read them, with `pins` and `carried`.
+    pub fn of(selection: &Selection, digest: &Digest, pins: &[Pin], carried: &Carried) -> Drawn {
+        let mut drawn = Vec::new();
+        if let Some(goal) = goal(digest) {
+            drawn.push(goal);
+        }
+        drawn.extend(results(digest));
+        drawn.extend(open_failures(digest));
+        let referenced = referenced_identifiers(selection);
+        drawn.extend(referenced.iter().map(|(token, n)| Fact {
+            id: format!("identifier:{token}"),
+            kind: FactKind::Identifier,
+            text: format!(
+                "`{token}`: named in iteration {n}, still in use at iteration {}",
+                selection.current
+            ),
+            exact: vec![token.clone()],
+            words: Vec::new(),
+            iterations: Some([*n, *n]),
+        }));
+        let resolved = resolved_subjects(digest);
+        let mut leaving = Vec::new();
+        let mut facts: Vec<Fact> = Vec::new();
+        for fact in carried
+            .facts
+            .iter()
+            .filter(|fact| fact.kind != FactKind::Pin)
+        {
+            if fact.kind == FactKind::Failure && resolved.contains(&fact.id) {
+                leaving.push(fact.clone());
+            } else if fact.kind == FactKind::Goal || !drawn.iter().any(|new| new.id == fact.id) {
+                facts.push(fact.clone());
+            }
+        }
+        for fact in drawn {
+            if !facts.iter().any(|f| f.id == fact.id) {
+                facts.push(fact);
+            }
+        }
+        for pin in pins {
+            let text = pin.text.trim();
+            facts.push(Fact::text_fact(
+                format!("pin:{}", pin.id),
+                FactKind::Pin,
+                text.to_owned(),
+                text,
+            ));
+        }
+        Drawn {
+            facts,
+            leaving,
+            referenced,
+            newest: selection.last,
+        }
+    }
+
+    /// What the archive of `selection` holds of these facts' terms.
+    pub fn archived_in(&self, selection: &Selection) -> TermsFound {
+        archived_terms(&[&self.facts, &self.leaving], selection)
+    }
+
+    /// The ledger within `budget` (see [`Candidates::bound`]), `carried_index` the earlier
+    /// summary's index and `archived` what [`Drawn::archived_in`] found.
+    pub fn bound(
+        self,
+        budget: &FactBudget,
+        selection: &Selection,
+        carried_index: &[IndexLine],
+        archived: &TermsFound,
+    ) -> Ledger {
+        let Drawn {
+            facts,
+            leaving,
+            referenced,
+            newest,
+        } = self;
+        // The app's own words always stay; then the newest iteration's results (the last to
+        // leave, in a budget too small for them), open failures (within their share), the
+        // identifiers iteration N refers to, results and aged identifiers, in that order, the
+        // newest first.
+        let rank = |fact: &Fact| match fact.kind {
+            FactKind::Goal | FactKind::Pin => Rank::Always,
+            FactKind::Result if fact.iterations.is_some_and(|[_, last]| last >= newest) => {
+                Rank::Then(0)
+            }
+            FactKind::Failure => Rank::Then(1),
+            FactKind::Identifier
+                if referenced
+                    .iter()
+                    .any(|(token, _)| fact.exact.contains(token)) =>
+            {
+                Rank::Then(2)
+            }
+            FactKind::Result => Rank::Then(3),
+            FactKind::Identifier => Rank::Then(4),
+        };
+        Candidates {
+            facts,
+            leaving,
+            rank: &rank,
+            carried_index,
+            archived,
+        }
+        .bound(budget, selection)
+    }
 }
 
 /// Identifiers in iteration N's entries that iterations 1..N-1 also mention, in the order N

@@ -92,6 +92,15 @@ pub struct Candidates<'a> {
     pub rank: &'a dyn Fn(&Fact) -> Rank,
     /// The earlier summary's index.
     pub carried_index: &'a [IndexLine],
+    /// Which facts this compaction's archive holds (see [`archived_terms`]): only a fact it
+    /// holds leaves.
+    pub archived: &'a TermsFound,
+}
+
+/// What the archive of `selection` holds of the terms of `facts` (read once, whatever the
+/// number of facts).
+pub fn archived_terms(facts: &[&[Fact]], selection: &Selection<'_>) -> TermsFound {
+    Fact::each_kept_in(&facts.concat(), &archived_text(selection))
 }
 
 impl Candidates<'_> {
@@ -145,15 +154,7 @@ impl Candidates<'_> {
                 leaving.push(fact);
             }
         }
-        // Read only when a fact leaves: what this compaction's archive holds, of every fact
-        // that can leave.
-        let mut archived: Option<TermsFound> = None;
-        let mut can_leave = leaving.clone();
-        can_leave.extend_from_slice(&facts);
-        let mut held = |fact: &Fact| {
-            let text = || Fact::each_kept_in(&can_leave, &archived_text(selection));
-            fact.kept_in(archived.get_or_insert_with(text))
-        };
+        let held = |fact: &Fact| fact.kept_in(self.archived);
         let range = [selection.first, selection.last];
         loop {
             let mut demoted = Vec::new();
@@ -260,11 +261,13 @@ mod tests {
             let selection = Selection::of(&logs);
             let target = 150 + (seed as usize * 37) % 400;
             let budget = FactBudget::of(target, target);
+            let archived = archived_terms(&[&facts], &selection);
             let ledger = Candidates {
                 facts,
                 leaving: Vec::new(),
                 rank: &|_| Rank::Then(2),
                 carried_index: &[],
+                archived: &archived,
             }
             .bound(&budget, &selection);
             let alone = with_index(&facts_alone(&ledger), &ledger.index);

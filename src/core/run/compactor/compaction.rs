@@ -21,7 +21,7 @@ use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::timer::race_deadline;
 use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
-use crate::core::run::view::Observed;
+use crate::core::run::view::{Observed, Preparing};
 use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::steps::clearing::ClearedEntry;
 use crate::core::steps::rules::{allowed, allowed_to_clear, waits, RuleInput};
@@ -69,6 +69,8 @@ struct Run {
     /// A paid answer that was accepted: cached once the run ends, whatever happens to it after
     /// (a storage failure is retried without a call).
     answered: Option<CachedSummary>,
+    /// Whether the archive is written: from then on the compaction completes.
+    archived: bool,
 }
 
 /// Where the ladder stands after its clearing rung.
@@ -162,6 +164,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             attempts: Attempts::default(),
             working_since_ms: self.now(),
             answered: None,
+            archived: false,
         };
         let outcome = self.compact_leased(&mut run).await;
         drop(claim);
@@ -236,7 +239,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let observed = self.open(run)?;
         // Other tabs append while the model works; the swap picks their entries up.
         lock.give_up();
-        self.take_a_break(run).await;
+        self.take_a_break(run).await?;
         let waited = self.wait_for_iteration(run).await?;
         let observed = self.gather(run, observed, waited)?;
         let (observed, cleared) = match self.clear_first(run, lock, observed).await? {
@@ -244,11 +247,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             Ladder::Summarise(observed, cleared) => (observed, cleared),
         };
         self.advance(run, Phase::BuildingPrompt, None);
-        let prepared = self.view(&self.logs().borrow()).prepare(&observed)?;
+        let mut preparing = Preparing::of(&observed);
+        let prepared = loop {
+            self.take_a_break(run).await?;
+            let next = preparing.next_stage(&self.view(&self.logs().borrow()))?;
+            if let Some(prepared) = next {
+                break prepared;
+            }
+        };
         if prepared.selection.is_empty() {
             return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
         }
-        self.take_a_break(run).await;
+        self.take_a_break(run).await?;
         let request = SummaryRequest {
             prompt: &prepared.prompt,
             selection: &prepared.selection,
@@ -283,7 +293,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         );
         self.write_archive(&archive_key, timestamp, &archive)
             .await?;
-        self.take_a_break(run).await;
+        run.archived = true;
+        self.take_a_break(run).await?;
         self.advance(run, Phase::Replacing, None);
         let swapped = Swapped {
             observed: &observed,
@@ -379,7 +390,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Ok(Ladder::Done(result));
         }
         lock.give_up();
-        self.take_a_break(run).await;
+        self.take_a_break(run).await?;
         let observed = self.view(&self.logs().borrow()).observe()?;
         // A summary of what is left only where its own rules allow it.
         if allowed(&self.settings, &observed.input, run.trigger).is_err() {
@@ -573,11 +584,16 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Lets the page's other tasks run (input, frames, the app's own work) when this compaction
     /// has worked [`BREAK_AFTER_MS`] since the last break, so that a big compaction is several
-    /// short tasks instead of one long one. Small compactions never wait.
-    async fn take_a_break(&self, run: &mut Run) {
+    /// short tasks instead of one long one (small compactions never wait); then honours a
+    /// cancellation, until the archive is written.
+    async fn take_a_break(&self, run: &mut Run) -> Result<(), CompactionError> {
         if self.now() - run.working_since_ms >= BREAK_AFTER_MS {
             self.timer.sleep(0).await;
             run.working_since_ms = self.now();
+        }
+        match run.cancel.is_cancelled() && !run.archived {
+            true => Err(CompactionError::Aborted),
+            false => Ok(()),
         }
     }
 
