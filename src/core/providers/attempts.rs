@@ -2,6 +2,8 @@
 //! judged (`steps::answer`), another attempt after the wait the failure calls for while
 //! `maxRetries` allows, cancellation at every wait, and the tokens every answer reported.
 
+use std::future::Future;
+
 use crate::core::error::CompactionError;
 use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::phase::Phase;
@@ -18,6 +20,9 @@ use crate::core::steps::check::{Accepted, Verdict};
 /// What the attempts are doing, for the app's progress.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AttemptEvent {
+    /// A call or a retry's wait still lasts: told every [`PROGRESS_EVERY_MS`], so that the app
+    /// sees the compaction alive.
+    Still,
     /// Call `attempt` (from 1, counting every call of the compaction) asks the provider.
     Asking {
         /// Its number.
@@ -68,7 +73,7 @@ impl AttemptEvent {
     /// retry the event that announces it (`max_retries` says how many attempts there are).
     pub fn progress(&self, max_retries: u32) -> (Phase, Option<String>, Option<CompactionEvent>) {
         match *self {
-            AttemptEvent::Asking { .. } => (Phase::Compacting, None, None),
+            AttemptEvent::Asking { .. } | AttemptEvent::Still => (Phase::Compacting, None, None),
             AttemptEvent::Checking { facts, .. } => {
                 let message =
                     (facts > 0).then(|| format!("Checking the sections and {facts} facts"));
@@ -202,7 +207,8 @@ impl Asking<'_> {
                 settings.timeout_ms,
                 cancelled,
             );
-            let text = match answer.await.ok_or(CompactionError::Aborted)? {
+            let answer = self.beating(answer, &mut report).await;
+            let text = match answer.ok_or(CompactionError::Aborted)? {
                 Ok(generation) => {
                     TokenUsage::add_to(&mut attempts.usage, generation.usage);
                     attempts.model = generation.model.or(attempts.model.take());
@@ -236,13 +242,35 @@ impl Asking<'_> {
                 reason,
                 wait_ms,
             });
-            race_deadline(self.timer.sleep(wait_ms), self.cancel.cancelled())
+            let waited = race_deadline(self.timer.sleep(wait_ms), self.cancel.cancelled());
+            self.beating(waited, &mut report)
                 .await
                 .ok_or(CompactionError::Aborted)?;
             prompt = retry.prompt;
         }
     }
+
+    /// `work`, with `report` told [`AttemptEvent::Still`] every [`PROGRESS_EVERY_MS`] until it
+    /// ends.
+    async fn beating<T>(
+        &self,
+        work: impl Future<Output = T>,
+        report: &mut impl FnMut(AttemptEvent),
+    ) -> T {
+        let mut work = std::pin::pin!(work);
+        loop {
+            let beat = self.timer.sleep(PROGRESS_EVERY_MS);
+            if let Some(done) = race_deadline(work.as_mut(), beat).await {
+                return done;
+            }
+            report(AttemptEvent::Still);
+        }
+    }
 }
+
+/// How often (ms) the app hears that a call or a wait still lasts: a progress event at least
+/// every 250 ms while a compaction works.
+pub const PROGRESS_EVERY_MS: u32 = 200;
 
 /// Tells `report` what the package did to the answer taken; `accepted` itself.
 fn announced(accepted: Accepted, report: &mut impl FnMut(AttemptEvent)) -> Accepted {

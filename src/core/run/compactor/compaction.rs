@@ -19,7 +19,7 @@ use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::timer::race_deadline;
-use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
+use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts, PROGRESS_EVERY_MS};
 use crate::core::providers::port::{GenerationSettings, SummaryRequest};
 use crate::core::run::view::{Observed, Preparing};
 use crate::core::steps::check::{Accepted, SummaryCheck};
@@ -62,6 +62,9 @@ struct Run {
     started_ms: f64,
     /// Progress reported so far (never goes down).
     percent: u8,
+    /// The phase last entered, and its message.
+    phase: Phase,
+    message: String,
     /// The provider calls made, what they cost, who answered.
     attempts: Attempts,
     /// When the work since the last break of the page's task began (ms).
@@ -161,6 +164,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             clears: false,
             started_ms: self.now(),
             percent: 0,
+            phase: Phase::Idle,
+            message: String::new(),
             attempts: Attempts::default(),
             working_since_ms: self.now(),
             answered: None,
@@ -492,11 +497,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Ok(false);
         }
         self.advance(run, Phase::Waiting, None);
+        let mut since_beat_ms = 0;
         while waiting() {
             let poll = self.timer.sleep(WAIT_POLL_MS);
             let polled = race_deadline(poll, run.cancel.cancelled()).await;
             polled.ok_or(CompactionError::Aborted)?;
-            self.shelf.renew_lease();
+            since_beat_ms += WAIT_POLL_MS;
+            if since_beat_ms >= PROGRESS_EVERY_MS {
+                since_beat_ms = 0;
+                self.beat(run);
+            } else {
+                self.shelf.renew_lease();
+            }
         }
         Ok(true)
     }
@@ -628,8 +640,10 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         let mut attempts = std::mem::take(&mut run.attempts);
         let report = |event: AttemptEvent| {
-            if let AttemptEvent::Asking { attempt } = event {
-                run.attempts.count = attempt;
+            match event {
+                AttemptEvent::Still => return self.beat(run),
+                AttemptEvent::Asking { attempt } => run.attempts.count = attempt,
+                _ => {}
             }
             let (phase, message, announced) = event.progress(self.settings.max_retries);
             if let Some(announced) = announced {
@@ -650,11 +664,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// Enters `phase` of `run` with `message` (the phase's own when `None`); renews the lease.
     fn advance(&self, run: &mut Run, phase: Phase, message: Option<String>) {
-        self.shelf.renew_lease();
         run.percent = run.percent.max(phase.progress_percent(run.attempts.count));
-        let message = message.unwrap_or_else(|| phase.message().to_owned());
+        run.message = message.unwrap_or_else(|| phase.message().to_owned());
+        run.phase = phase;
+        self.beat(run);
+    }
+
+    /// Tells the app again where `run` stands (its phase, percent and message, the time
+    /// elapsed now), and renews the lease: while a call or a wait lasts, at least every 250 ms.
+    fn beat(&self, run: &Run) {
+        self.shelf.renew_lease();
         let elapsed_ms = (self.now() - run.started_ms).max(0.0);
         self.events
-            .progress(phase, run.percent, message, elapsed_ms);
+            .progress(run.phase, run.percent, run.message.clone(), elapsed_ms);
     }
 }
