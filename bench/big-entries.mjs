@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { freshPage, withBenchBrowser } from "./browser.mjs";
 
 /** How long the provider takes to answer (ms), as a network call would. */
-const PROVIDER_MS = 200;
+const PROVIDER_MS = Number(process.env.PROVIDER_MS ?? 200);
 
 /** Runs in the page: builds the session, compacts it once while measuring, then once per phase
  * with `abort()` called as that phase begins. */
@@ -95,12 +95,16 @@ async function inPage([iterations, providerMs]) {
   const phases = [];
   const first = compactor(new LogStore());
   first.events.addEventListener("compaction_phase_change", (e) => phases.push(e.detail.phase));
+  const told = [];
+  first.events.addEventListener("compaction_progress", () => told.push(performance.now()));
   const metricsBefore = await globalThis.taskMetrics();
   const started = performance.now();
   const result = await first.compact({ trigger: "context_limit_error" });
   const ms = performance.now() - started;
   const metricsAfter = await globalThis.taskMetrics();
   const workMs = (metricsAfter.ScriptDuration - metricsBefore.ScriptDuration) * 1000;
+  const marks = [started, ...told, started + ms];
+  const silence = Math.max(...marks.slice(1).map((at, i) => at - marks[i]));
   await new Promise((resolve) => setTimeout(resolve, 50));
   measuring = false;
   observer.disconnect();
@@ -129,18 +133,18 @@ async function inPage([iterations, providerMs]) {
     }
     cancels.push({ phase, ms: abortedAt ? performance.now() - abortedAt : null, outcome });
   }
-  return { iterations, tokens, ms, ownMs: ms - providerMs, workMs, longest, longTasks: during.length, largestGap, tokensAfter: result.tokensAfter, cancels, estimateTokens: estimateTokens(summary) };
+  return { iterations, tokens, ms, ownMs: ms - providerMs, workMs, silence, longest, longTasks: during.length, largestGap, tokensAfter: result.tokensAfter, cancels, estimateTokens: estimateTokens(summary) };
 }
 
 /** One row per size. */
 export function bigEntriesTable(runs) {
   const lines = [
-    "| iterations | tokens | compaction (ms) | the package's own (ms) | its script time (ms) | script ms per 100K tokens | long tasks | longest task (ms) | largest frame gap (ms) | abort() to rejection, per phase (ms) |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| iterations | tokens | compaction (ms) | the package's own (ms) | its script time (ms) | script ms per 100K tokens | long tasks | longest task (ms) | largest frame gap (ms) | longest without progress (ms) | abort() to rejection, per phase (ms) |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
   for (const run of runs) {
     const cancels = run.cancels.map((c) => `${c.phase} ${c.ms === null ? "–" : c.ms.toFixed(0)}${c.outcome === "aborted" ? "" : ` (${c.outcome})`}`).join(", ");
-    lines.push(`| ${run.iterations} | ${run.tokens.toLocaleString("en-US")} | ${run.ms.toFixed(0)} | ${run.ownMs.toFixed(0)} | ${run.workMs.toFixed(0)} | ${((run.workMs / run.tokens) * 100_000).toFixed(0)} | ${run.longTasks} | ${run.longest.toFixed(0)} | ${run.largestGap.toFixed(0)} | ${cancels} |`);
+    lines.push(`| ${run.iterations} | ${run.tokens.toLocaleString("en-US")} | ${run.ms.toFixed(0)} | ${run.ownMs.toFixed(0)} | ${run.workMs.toFixed(0)} | ${((run.workMs / run.tokens) * 100_000).toFixed(0)} | ${run.longTasks} | ${run.longest.toFixed(0)} | ${run.largestGap.toFixed(0)} | ${run.silence.toFixed(0)} | ${cancels} |`);
   }
   return lines.join("\n");
 }
