@@ -125,7 +125,7 @@ fn a_quota_used_up_for_the_day_is_not_retried() {
     assert_eq!(err.code(), ErrorCode::LlmHttp);
     assert_eq!(err.retryable(), Some(false));
     assert_eq!(provider.calls(), 1);
-    assert!(rig.timer.waits.borrow().iter().all(|&ms| ms != 47_000));
+    assert!(rig.timer.waits_as_told().iter().all(|&ms| ms != 47_000));
 }
 
 fn poll<F: Future + ?Sized>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {

@@ -242,10 +242,17 @@ impl Asking<'_> {
                 reason,
                 wait_ms,
             });
-            let waited = race_deadline(self.timer.sleep(wait_ms), self.cancel.cancelled());
-            self.beating(waited, &mut report)
-                .await
-                .ok_or(CompactionError::Aborted)?;
+            let mut left_ms = wait_ms;
+            while left_ms > 0 {
+                let step_ms = left_ms.min(PROGRESS_EVERY_MS);
+                race_deadline(self.timer.sleep(step_ms), self.cancel.cancelled())
+                    .await
+                    .ok_or(CompactionError::Aborted)?;
+                left_ms -= step_ms;
+                if left_ms > 0 {
+                    report(AttemptEvent::Still);
+                }
+            }
             prompt = retry.prompt;
         }
     }

@@ -303,6 +303,22 @@ pub struct InstantTimer {
 }
 
 impl InstantTimer {
+    /// The waits as the package was told them: a retry's wait is slept in steps of at most
+    /// `PROGRESS_EVERY_MS` (the app hears progress between them), summed back here.
+    pub fn waits_as_told(&self) -> Vec<u32> {
+        let step = context_compactor::core::providers::attempts::PROGRESS_EVERY_MS;
+        let mut told: Vec<u32> = Vec::new();
+        let mut continues = false;
+        for &ms in self.waits.borrow().iter() {
+            match told.last_mut() {
+                Some(last) if continues && ms <= step => *last += ms,
+                _ => told.push(ms),
+            }
+            continues = ms == step;
+        }
+        told
+    }
+
     pub fn new(clock: &ManualClock) -> Self {
         Self {
             clock: clock.clone(),
