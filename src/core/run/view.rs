@@ -178,7 +178,8 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
 
 /// A preparation in stages, each linear in the logs and short at a million tokens, so that a
 /// compaction can let the page run between them: the selection, its digest and the summary's
-/// budget; the facts drawn; what the archive holds of them; the ledger and the prompt.
+/// budget; the facts drawn, bound to the budget when none has to leave; else what the archive
+/// holds of them (read only then), and the bound; the prompt with the last.
 pub struct Preparing<'o> {
     observed: &'o Observed,
     stage: Stage<'o>,
@@ -189,6 +190,8 @@ enum Stage<'o> {
     Start,
     Selected(Box<Selected<'o>>),
     Drawn(Box<Selected<'o>>, Drawn),
+    /// Some fact leaves: what the archive holds of them is read next.
+    Leaving(Box<Selected<'o>>, Drawn),
     Found(Box<Selected<'o>>, Drawn, TermsFound),
     /// Only while a stage runs.
     Taken,
@@ -202,6 +205,32 @@ struct Selected<'o> {
     pins: Vec<Pin>,
     budget: SummaryBudget,
     archive_key: String,
+}
+
+impl<'o> Selected<'o> {
+    /// The ledger of `drawn` within the budget (`None`: a fact leaves and `archived` was not
+    /// read).
+    fn bound(&self, drawn: &Drawn, archived: Option<&TermsFound>) -> Option<Ledger> {
+        let (selection, index) = (&self.selection, &self.carried.index);
+        drawn.bound(&self.budget.facts(), selection, index, archived)
+    }
+
+    /// What was prepared, with `ledger` and the prompt built from it.
+    fn prepared<S: KeyValueStore, C: Clock>(
+        self,
+        ledger: Ledger,
+        view: &LogView<'_, S, C>,
+    ) -> Prepared<'o> {
+        let prompt = build_prompt(&self.selection, view.settings, &ledger, &self.budget);
+        Prepared {
+            selection: self.selection,
+            digest: self.digest,
+            ledger,
+            prompt,
+            budget: self.budget,
+            archive_key: self.archive_key,
+        }
+    }
 }
 
 impl<'o> Preparing<'o> {
@@ -251,29 +280,17 @@ impl<'o> Preparing<'o> {
                 let drawn = Drawn::of(selection, digest, pins, carried);
                 Stage::Drawn(selected, drawn)
             }
-            Stage::Drawn(selected, drawn) => {
+            Stage::Drawn(selected, drawn) => match selected.bound(&drawn, None) {
+                Some(ledger) => return Ok(Some(selected.prepared(ledger, view))),
+                None => Stage::Leaving(selected, drawn),
+            },
+            Stage::Leaving(selected, drawn) => {
                 let archived = drawn.archived_in(&selected.selection);
                 Stage::Found(selected, drawn, archived)
             }
             Stage::Found(selected, drawn, archived) => {
-                let Selected {
-                    selection,
-                    digest,
-                    carried,
-                    budget,
-                    archive_key,
-                    ..
-                } = *selected;
-                let ledger = drawn.bound(&budget.facts(), &selection, &carried.index, &archived);
-                let prompt = build_prompt(&selection, view.settings, &ledger, &budget);
-                return Ok(Some(Prepared {
-                    selection,
-                    digest,
-                    ledger,
-                    prompt,
-                    budget,
-                    archive_key,
-                }));
+                let ledger = selected.bound(&drawn, Some(&archived)).unwrap_or_default();
+                return Ok(Some(selected.prepared(ledger, view)));
             }
         };
         Ok(None)

@@ -97,8 +97,14 @@ impl Ledger {
         budget: &FactBudget,
     ) -> Ledger {
         let drawn = Drawn::of(selection, digest, pins, carried);
-        let archived = drawn.archived_in(selection);
-        drawn.bound(budget, selection, &carried.index, &archived)
+        let index = &carried.index;
+        drawn
+            .bound(budget, selection, index, None)
+            .unwrap_or_else(|| {
+                let archived = drawn.archived_in(selection);
+                let bound = drawn.bound(budget, selection, index, Some(&archived));
+                bound.unwrap_or_default()
+            })
     }
 
     /// The facts that leave the summary, held by the archive under `key`; a fact whose
@@ -336,20 +342,19 @@ impl Drawn {
     }
 
     /// The ledger within `budget` (see [`Candidates::bound`]), `carried_index` the earlier
-    /// summary's index and `archived` what [`Drawn::archived_in`] found.
+    /// summary's index and `archived` what [`Drawn::archived_in`] found; `None` when a fact
+    /// would leave and `archived` was not read.
     pub fn bound(
-        self,
+        &self,
         budget: &FactBudget,
         selection: &Selection,
         carried_index: &[IndexLine],
-        archived: &TermsFound,
-    ) -> Ledger {
+        archived: Option<&TermsFound>,
+    ) -> Option<Ledger> {
         let Drawn {
-            facts,
-            leaving,
-            referenced,
-            newest,
+            referenced, newest, ..
         } = self;
+        let newest = *newest;
         // The app's own words always stay; then the newest iteration's results (the last to
         // leave, in a budget too small for them), open failures (within their share), the
         // identifiers iteration N refers to, results and aged identifiers, in that order, the
@@ -371,8 +376,8 @@ impl Drawn {
             FactKind::Identifier => Rank::Then(4),
         };
         Candidates {
-            facts,
-            leaving,
+            facts: self.facts.clone(),
+            leaving: self.leaving.clone(),
             rank: &rank,
             carried_index,
             archived,

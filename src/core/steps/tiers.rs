@@ -93,8 +93,8 @@ pub struct Candidates<'a> {
     /// The earlier summary's index.
     pub carried_index: &'a [IndexLine],
     /// Which facts this compaction's archive holds (see [`archived_terms`]): only a fact it
-    /// holds leaves.
-    pub archived: &'a TermsFound,
+    /// holds leaves. `None`: not read yet (a bound that needs it gives up).
+    pub archived: Option<&'a TermsFound>,
 }
 
 /// What the archive of `selection` holds of the terms of `facts` (read once, whatever the
@@ -108,7 +108,9 @@ impl Candidates<'_> {
     /// the newest first, while the budget holds; the rest leave for the index when `selection`
     /// (this compaction's archive) holds them, and stay otherwise (nothing leaves without a
     /// copy).
-    pub fn bound(self, budget: &FactBudget, selection: &Selection<'_>) -> Ledger {
+    /// `None` when a fact would leave and `archived` is `None` (most bounds never need it: it
+    /// is read only then).
+    pub fn bound(self, budget: &FactBudget, selection: &Selection<'_>) -> Option<Ledger> {
         let mut used = 0usize;
         let mut keep = vec![false; self.facts.len()];
         for (at, fact) in self.facts.iter().enumerate() {
@@ -154,13 +156,14 @@ impl Candidates<'_> {
                 leaving.push(fact);
             }
         }
-        let held = |fact: &Fact| fact.kept_in(self.archived);
+        let archived = self.archived;
+        let held = |fact: &Fact| archived.map(|found| fact.kept_in(found));
         let range = [selection.first, selection.last];
         loop {
             let mut demoted = Vec::new();
             let mut kept = facts.clone();
             for fact in &leaving {
-                if held(fact) {
+                if held(fact)? {
                     demoted.push(fact.clone());
                 } else if !resolved.contains(&fact.id) {
                     kept.push(fact.clone());
@@ -182,13 +185,20 @@ impl Candidates<'_> {
             let alone = with_index(&facts_alone(&ledger), &ledger.index);
             let model = (budget.summary_tokens as f64 * MODEL_SHARE) as usize;
             if estimate_tokens(&alone).saturating_add(model) <= budget.summary_tokens {
-                return ledger;
+                return Some(ledger);
             }
-            let last = (0..facts.len())
-                .filter(|at| (self.rank)(&facts[*at]) != Rank::Always && held(&facts[*at]))
-                .max_by_key(|at| priority(&facts[*at]));
+            let mut last = None;
+            for at in 0..facts.len() {
+                let fact = &facts[at];
+                if (self.rank)(fact) != Rank::Always && held(fact)? {
+                    last = match last {
+                        Some(before) if priority(&facts[before]) > priority(fact) => Some(before),
+                        _ => Some(at),
+                    };
+                }
+            }
             let Some(at) = last else {
-                return ledger;
+                return Some(ledger);
             };
             leaving.push(facts.remove(at));
         }
@@ -267,9 +277,10 @@ mod tests {
                 leaving: Vec::new(),
                 rank: &|_| Rank::Then(2),
                 carried_index: &[],
-                archived: &archived,
+                archived: Some(&archived),
             }
-            .bound(&budget, &selection);
+            .bound(&budget, &selection)
+            .unwrap();
             let alone = with_index(&facts_alone(&ledger), &ledger.index);
             assert!(
                 estimate_tokens(&alone) <= target,
