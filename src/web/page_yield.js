@@ -1,12 +1,11 @@
-// A break that gives the page its turn (input, frames, the app's own tasks) and resumes at
-// once after: `scheduler.yield()` where the browser has it (its continuation runs before other
-// queued tasks), else a MessageChannel message — not `setTimeout(0)`, which browsers hold back
-// to 4 ms once timeouts nest, so that a compaction of many short tasks would idle between them.
+// A break that gives the page its turn (input, frames, the app's own tasks) and resumes right
+// after: a MessageChannel message, an ordinary task. Not `setTimeout(0)`, which browsers hold
+// back to 4 ms once timeouts nest (a compaction of many short tasks would idle between them),
+// nor `scheduler.yield()`, whose continuation Chromium runs before rendering: measured at
+// 733,000 tokens, frames stopped for up to 117 ms across tasks that were each under 50 ms.
 
 /** A Promise that resolves once the page has had its turn. */
 export function pageYield() {
-  const scheduler = globalThis.scheduler;
-  if (typeof scheduler?.yield === "function") return scheduler.yield();
   return new Promise((resolve) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {

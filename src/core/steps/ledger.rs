@@ -9,7 +9,7 @@ use crate::core::model::facts::{
 use crate::core::steps::digest::text::{clip, cut_whole, first_sentence};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::selection::Selection;
-use crate::core::steps::term_search::{HoldsTerms, TermsFound};
+use crate::core::steps::term_search::{HoldsTerms, TermScan, TermsFound};
 pub use crate::core::steps::terms::Normalised;
 use crate::core::steps::terms::{
     each_candidate, every_number_in, execution_text, identifiers_in, numbers_in, quoted_in,
@@ -31,12 +31,19 @@ impl Fact {
 
     /// Which of `facts` `text` keeps, `text` read once whatever the number of facts.
     pub fn each_kept_in(facts: &[Fact], text: &str) -> TermsFound {
+        let mut scan = Fact::scan_for(facts, text);
+        scan.advance(usize::MAX);
+        scan.found()
+    }
+
+    /// [`Fact::each_kept_in`] in parts (see [`TermScan`]).
+    pub fn scan_for(facts: &[Fact], text: &str) -> TermScan {
         let (mut exact, mut words): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
         for fact in facts {
             exact.extend(fact.exact.iter().map(String::as_str));
             words.extend(fact.words.iter().map(String::as_str));
         }
-        TermsFound::search(&Normalised::of(text), &exact, &words)
+        TermScan::new(Normalised::of(text), &exact, &words)
     }
 
     /// The fact on one line, as a summary's bullet states it.
@@ -282,13 +289,25 @@ pub struct Drawn {
 impl Drawn {
     /// The facts of `selection`, as its `digest` read them, with `pins` and `carried`.
     pub fn of(selection: &Selection, digest: &Digest, pins: &[Pin], carried: &Carried) -> Drawn {
+        let referenced = referenced_identifiers(selection);
+        Drawn::with(referenced, selection, digest, pins, carried)
+    }
+
+    /// [`Drawn::of`], the identifiers iteration N refers to read already
+    /// ([`referenced_identifiers`]).
+    pub fn with(
+        referenced: Vec<(String, u32)>,
+        selection: &Selection,
+        digest: &Digest,
+        pins: &[Pin],
+        carried: &Carried,
+    ) -> Drawn {
         let mut drawn = Vec::new();
         if let Some(goal) = goal(digest) {
             drawn.push(goal);
         }
         drawn.extend(results(digest));
         drawn.extend(open_failures(digest));
-        let referenced = referenced_identifiers(selection);
         drawn.extend(referenced.iter().map(|(token, n)| Fact {
             id: format!("identifier:{token}"),
             kind: FactKind::Identifier,
@@ -338,6 +357,13 @@ impl Drawn {
 
     /// What the archive of `selection` holds of these facts' terms.
     pub fn archived_in(&self, selection: &Selection) -> TermsFound {
+        let mut scan = self.archived_scan(selection);
+        scan.advance(usize::MAX);
+        scan.found()
+    }
+
+    /// [`Drawn::archived_in`] in parts.
+    pub fn archived_scan(&self, selection: &Selection) -> TermScan {
         archived_terms(&[&self.facts, &self.leaving], selection)
     }
 
@@ -389,7 +415,7 @@ impl Drawn {
 /// Identifiers in iteration N's entries that iterations 1..N-1 also mention, in the order N
 /// first mentions them, each with the first earlier iteration that mentions it. The earlier text is only scanned for N's identifiers (its own are never
 /// collected), and the scan stops once every one is found.
-fn referenced_identifiers(selection: &Selection) -> Vec<(String, u32)> {
+pub fn referenced_identifiers(selection: &Selection) -> Vec<(String, u32)> {
     let kept = &selection.kept;
     let mut current: Vec<String> = Vec::new();
     let mut add = |text: &str| {

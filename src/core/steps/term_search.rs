@@ -169,47 +169,22 @@ fn automaton(terms: &[Term]) -> (Vec<Node>, Vec<u32>) {
     (nodes, same_end)
 }
 
-/// Which `terms` the automaton finds in `text`, each checked where it ends.
-fn scan(nodes: &[Node], same_end: &[u32], terms: &[Term], text: &Normalised) -> Vec<bool> {
-    let (original, lower) = (text.text().as_bytes(), text.lower().as_bytes());
-    let mut found: Vec<bool> = terms.iter().map(|term| term.text.is_empty()).collect();
-    let mut root = [0u32; 256];
-    let mut next = nodes[0].child;
-    while next != 0 {
-        root[usize::from(nodes[next as usize].byte)] = next;
-        next = nodes[next as usize].sibling;
-    }
-    let mut state = 0u32;
-    for (at, byte) in lower.iter().enumerate() {
-        state = loop {
-            if state == 0 {
-                break root[usize::from(*byte)];
-            }
-            if let Some(next) = child(nodes, state, *byte) {
-                break next;
-            }
-            state = nodes[state as usize].fail;
-        };
-        let mut end_node = match nodes[state as usize].term {
-            0 => nodes[state as usize].next_end,
-            _ => state,
-        };
-        while end_node != 0 {
-            let mut term = nodes[end_node as usize].term;
-            while term != 0 {
-                let index = term as usize - 1;
-                found[index] = found[index] || matches_at(&terms[index], original, at + 1);
-                term = same_end[index];
-            }
-            end_node = nodes[end_node as usize].next_end;
-        }
-    }
-    found
+/// A search of one text in parts: [`TermScan::advance`] reads it a slice at a time (a caller
+/// that shares the page runs other tasks between slices), [`TermScan::found`] answers once it is
+/// read whole.
+pub struct TermScan {
+    text: Normalised,
+    found: TermsFound,
+    /// The first byte not read yet, and the automaton's state there.
+    at: usize,
+    state: u32,
+    /// The root's children by byte.
+    root: [u32; 256],
 }
 
-impl TermsFound {
-    /// The `exact` terms and key `words` that `text` holds, in one pass over it.
-    pub fn search(text: &Normalised, exact: &[&str], words: &[&str]) -> TermsFound {
+impl TermScan {
+    /// A search of `text` for the `exact` terms and key `words`, not begun.
+    pub fn new(text: Normalised, exact: &[&str], words: &[&str]) -> TermScan {
         let mut terms: Vec<Term> = Vec::new();
         for term in exact {
             let text = without_digit_commas(term).into_owned();
@@ -228,13 +203,78 @@ impl TermsFound {
             });
         }
         let (nodes, same_end) = automaton(&terms);
-        let found = scan(&nodes, &same_end, &terms, text);
-        TermsFound {
+        let mut root = [0u32; 256];
+        let mut next = nodes[0].child;
+        while next != 0 {
+            root[usize::from(nodes[next as usize].byte)] = next;
+            next = nodes[next as usize].sibling;
+        }
+        let found = terms.iter().map(|term| term.text.is_empty()).collect();
+        TermScan {
+            text,
+            found: TermsFound {
+                terms,
+                nodes,
+                same_end,
+                found,
+            },
+            at: 0,
+            state: 0,
+            root,
+        }
+    }
+
+    /// Reads up to `bytes` more of the text; whether it is read whole.
+    pub fn advance(&mut self, bytes: usize) -> bool {
+        let TermsFound {
             terms,
             nodes,
             same_end,
             found,
+        } = &mut self.found;
+        let (original, lower) = (self.text.text().as_bytes(), self.text.lower().as_bytes());
+        let end = self.at.saturating_add(bytes).min(lower.len());
+        let mut state = self.state;
+        for (at, byte) in lower.iter().enumerate().take(end).skip(self.at) {
+            state = loop {
+                if state == 0 {
+                    break self.root[usize::from(*byte)];
+                }
+                if let Some(next) = child(nodes, state, *byte) {
+                    break next;
+                }
+                state = nodes[state as usize].fail;
+            };
+            let mut end_node = match nodes[state as usize].term {
+                0 => nodes[state as usize].next_end,
+                _ => state,
+            };
+            while end_node != 0 {
+                let mut term = nodes[end_node as usize].term;
+                while term != 0 {
+                    let index = term as usize - 1;
+                    found[index] = found[index] || matches_at(&terms[index], original, at + 1);
+                    term = same_end[index];
+                }
+                end_node = nodes[end_node as usize].next_end;
+            }
         }
+        (self.at, self.state) = (end, state);
+        end == lower.len()
+    }
+
+    /// What the text holds of the terms (all of it once [`TermScan::advance`] read it whole).
+    pub fn found(self) -> TermsFound {
+        self.found
+    }
+}
+
+impl TermsFound {
+    /// The `exact` terms and key `words` that `text` holds, in one pass over it.
+    pub fn search(text: Normalised, exact: &[&str], words: &[&str]) -> TermsFound {
+        let mut scan = TermScan::new(text, exact, words);
+        scan.advance(usize::MAX);
+        scan.found()
     }
 }
 
@@ -285,19 +325,27 @@ mod tests {
             let words: Vec<String> = (0..12).map(|_| draw.text(4)).collect();
             let exact_terms: Vec<&str> = exact.iter().map(String::as_str).collect();
             let word_terms: Vec<&str> = words.iter().map(String::as_str).collect();
-            let found = TermsFound::search(&text, &exact_terms, &word_terms);
+            let found = TermsFound::search(Normalised::of(&raw), &exact_terms, &word_terms);
+            // Read in slices of any size, the search answers alike.
+            let mut sliced = TermScan::new(Normalised::of(&raw), &exact_terms, &word_terms);
+            while !sliced.advance(1 + draw.next(9) as usize) {}
+            let sliced = sliced.found();
             for term in &exact {
+                let expected = text.has_exact(term);
+                assert_eq!(found.has_exact(term), expected, "{term:?} in {raw:?}");
                 assert_eq!(
-                    found.has_exact(term),
-                    text.has_exact(term),
-                    "{term:?} in {raw:?}"
+                    sliced.has_exact(term),
+                    expected,
+                    "sliced: {term:?} in {raw:?}"
                 );
             }
             for word in &words {
+                let expected = text.has_word(word);
+                assert_eq!(found.has_word(word), expected, "{word:?} in {raw:?}");
                 assert_eq!(
-                    found.has_word(word),
-                    text.has_word(word),
-                    "{word:?} in {raw:?}"
+                    sliced.has_word(word),
+                    expected,
+                    "sliced: {word:?} in {raw:?}"
                 );
             }
         }
@@ -316,7 +364,7 @@ mod tests {
             "abc_7",
             "",
         ];
-        let found = TermsFound::search(&text, &exact, &["ROWS", "of 1", "missing"]);
+        let found = TermsFound::search(text, &exact, &["ROWS", "of 1", "missing"]);
         let held: Vec<bool> = exact.iter().map(|term| found.has_exact(term)).collect();
         assert_eq!(held, [true, true, false, true, false, true, false, true]);
         assert!(found.has_word("rows") && found.has_word("OF 1") && !found.has_word("missing"));

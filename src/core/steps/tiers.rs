@@ -11,7 +11,7 @@ use crate::core::order::sort::sort_by;
 use crate::core::steps::fit::facts_alone;
 use crate::core::steps::index::{index_of, with_index};
 use crate::core::steps::selection::Selection;
-use crate::core::steps::term_search::TermsFound;
+use crate::core::steps::term_search::{TermScan, TermsFound};
 use crate::core::steps::terms::{execution_text, reasoning_text, tool_text};
 
 /// Share of a summary's budget that the facts it must keep may take, in the ledger's words.
@@ -97,10 +97,10 @@ pub struct Candidates<'a> {
     pub archived: Option<&'a TermsFound>,
 }
 
-/// What the archive of `selection` holds of the terms of `facts` (read once, whatever the
+/// The search of the archive of `selection` for the terms of `facts` (one pass, whatever the
 /// number of facts).
-pub fn archived_terms(facts: &[&[Fact]], selection: &Selection<'_>) -> TermsFound {
-    Fact::each_kept_in(&facts.concat(), &archived_text(selection))
+pub fn archived_terms(facts: &[&[Fact]], selection: &Selection<'_>) -> TermScan {
+    Fact::scan_for(&facts.concat(), &archived_text(selection))
 }
 
 impl Candidates<'_> {
@@ -271,7 +271,9 @@ mod tests {
             let selection = Selection::of(&logs);
             let target = 150 + (seed as usize * 37) % 400;
             let budget = FactBudget::of(target, target);
-            let archived = archived_terms(&[&facts], &selection);
+            let mut scan = archived_terms(&[&facts], &selection);
+            scan.advance(usize::MAX);
+            let archived = scan.found();
             let ledger = Candidates {
                 facts,
                 leaving: Vec::new(),

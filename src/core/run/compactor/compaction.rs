@@ -97,9 +97,10 @@ struct Swapped<'a> {
 const WAIT_POLL_MS: u32 = 50;
 
 /// Work (ms) after which a compaction lets the page run before its next step: the browser
-/// counts a task of 50 ms or more as long (input waits, frames drop), and no step of a
-/// compaction of 400K tokens takes 25 ms.
-const BREAK_AFTER_MS: f64 = 20.0;
+/// counts a task of 50 ms or more as long (input waits, frames drop), and no stage of a
+/// compaction of 733K tokens takes 35 ms (`bench/big-entries.mjs`); a break costs a message
+/// hop, so a compaction of a few milliseconds takes none.
+const BREAK_AFTER_MS: f64 = 10.0;
 
 /// Usage and tokens of `observed`, as its archive records them.
 fn metadata_of(observed: &Observed) -> ArchiveMetadata {
