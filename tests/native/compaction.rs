@@ -678,14 +678,7 @@ fn slow_steps_are_cut_into_short_tasks_and_fast_ones_never_wait() {
         let result = run_ready(rig.compactor.compact(Trigger::User))
             .unwrap()
             .unwrap();
-        let breaks = rig
-            .timer
-            .waits
-            .borrow()
-            .iter()
-            .filter(|ms| **ms == 0)
-            .count();
-        (result.iterations, breaks)
+        (result.iterations, rig.timer.breaks())
     };
     let (iterations, breaks) = run(context_compactor::core::ports::clock::ManualClock::new(
         NOV_22_2026,

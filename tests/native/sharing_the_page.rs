@@ -42,13 +42,7 @@ fn breaks_of_a_whole_compaction() -> usize {
     run_ready(rig.compactor.compact(Trigger::User))
         .unwrap()
         .unwrap();
-    let breaks = rig
-        .timer
-        .waits
-        .borrow()
-        .iter()
-        .filter(|ms| **ms == 0)
-        .count();
+    let breaks = rig.timer.breaks();
     assert!(breaks >= 4, "only {breaks} breaks");
     breaks
 }
@@ -162,10 +156,7 @@ impl Future for Until {
 
 impl SummaryProvider for SlowProvider {
     fn model(&self) -> String {
-        "slow".into()
-    }
-    fn grounded(&self) -> bool {
-        true
+        format!("{} answering after {} ms", OfflineProvider.model(), self.ms)
     }
     fn generate(
         &self,

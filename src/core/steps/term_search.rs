@@ -330,23 +330,15 @@ mod tests {
             let mut sliced = TermScan::new(Normalised::of(&raw), &exact_terms, &word_terms);
             while !sliced.advance(1 + draw.next(9) as usize) {}
             let sliced = sliced.found();
-            for term in &exact {
-                let expected = text.has_exact(term);
-                assert_eq!(found.has_exact(term), expected, "{term:?} in {raw:?}");
-                assert_eq!(
-                    sliced.has_exact(term),
-                    expected,
-                    "sliced: {term:?} in {raw:?}"
-                );
-            }
-            for word in &words {
-                let expected = text.has_word(word);
-                assert_eq!(found.has_word(word), expected, "{word:?} in {raw:?}");
-                assert_eq!(
-                    sliced.has_word(word),
-                    expected,
-                    "sliced: {word:?} in {raw:?}"
-                );
+            let asked = exact.iter().map(|t| (t, false));
+            for (term, word) in asked.chain(words.iter().map(|w| (w, true))) {
+                let answer = |holds: &dyn HoldsTerms| match word {
+                    true => holds.has_word(term),
+                    false => holds.has_exact(term),
+                };
+                let expected = answer(&text);
+                assert_eq!(answer(&found), expected, "{term:?} in {raw:?}");
+                assert_eq!(answer(&sliced), expected, "sliced: {term:?} in {raw:?}");
             }
         }
     }

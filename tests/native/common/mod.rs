@@ -303,6 +303,11 @@ pub struct InstantTimer {
 }
 
 impl InstantTimer {
+    /// How many breaks (sleeps of 0 ms, a new task in the browser) the package took.
+    pub fn breaks(&self) -> usize {
+        self.waits.borrow().iter().filter(|ms| **ms == 0).count()
+    }
+
     /// The waits as the package was told them: a retry's wait is slept in steps of at most
     /// `PROGRESS_EVERY_MS` (the app hears progress between them), summed back here.
     pub fn waits_as_told(&self) -> Vec<u32> {
