@@ -78,12 +78,13 @@ test("while a big compaction runs in one tab, the other's compaction is busy and
     // Tab A compacts; tab B tries to compact and appends until A is done.
     await a.evaluate(() => {
       const compactor = window.shared.compactor();
-      window.breaks = 0;
-      compactor.events.addEventListener("compaction_progress", () => window.breaks++);
+      const started = new Promise((resolve) => compactor.events.addEventListener("compaction_start", resolve, { once: true }));
       window.running = compactor.compact({ trigger: "context_limit_error" }).then(
         (result) => ({ done: result.iterations }),
         (err) => ({ failed: err.code }),
       );
+      // Tab B begins once A holds the lease (it is taken before compaction_start).
+      return Promise.race([started, window.running]);
     });
     const outcomes = [];
     let appended = 0;
