@@ -31,15 +31,13 @@ impl Fact {
 
     /// Which of `facts` `text` keeps, `text` read once whatever the number of facts.
     pub fn each_kept_in(facts: &[Fact], text: &str) -> TermsFound {
-        let mut scan = Fact::scan_for(facts, text);
-        scan.advance(usize::MAX);
-        scan.found()
+        Fact::scan_for(&[facts], text).whole()
     }
 
-    /// [`Fact::each_kept_in`] in parts (see [`TermScan`]).
-    pub fn scan_for(facts: &[Fact], text: &str) -> TermScan {
+    /// [`Fact::each_kept_in`] in parts (see [`TermScan`]), of the facts of every group.
+    pub fn scan_for(groups: &[&[Fact]], text: &str) -> TermScan {
         let (mut exact, mut words): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
-        for fact in facts {
+        for fact in groups.iter().flat_map(|facts| facts.iter()) {
             exact.extend(fact.exact.iter().map(String::as_str));
             words.extend(fact.words.iter().map(String::as_str));
         }
@@ -357,9 +355,7 @@ impl Drawn {
 
     /// What the archive of `selection` holds of these facts' terms.
     pub fn archived_in(&self, selection: &Selection) -> TermsFound {
-        let mut scan = self.archived_scan(selection);
-        scan.advance(usize::MAX);
-        scan.found()
+        self.archived_scan(selection).whole()
     }
 
     /// [`Drawn::archived_in`] in parts.

@@ -267,14 +267,11 @@ impl TermScan {
     pub fn found(self) -> TermsFound {
         self.found
     }
-}
 
-impl TermsFound {
-    /// The `exact` terms and key `words` that `text` holds, in one pass over it.
-    pub fn search(text: Normalised, exact: &[&str], words: &[&str]) -> TermsFound {
-        let mut scan = TermScan::new(text, exact, words);
-        scan.advance(usize::MAX);
-        scan.found()
+    /// What the whole text holds of the terms, read in one pass.
+    pub fn whole(mut self) -> TermsFound {
+        self.advance(usize::MAX);
+        self.found
     }
 }
 
@@ -325,7 +322,7 @@ mod tests {
             let words: Vec<String> = (0..12).map(|_| draw.text(4)).collect();
             let exact_terms: Vec<&str> = exact.iter().map(String::as_str).collect();
             let word_terms: Vec<&str> = words.iter().map(String::as_str).collect();
-            let found = TermsFound::search(Normalised::of(&raw), &exact_terms, &word_terms);
+            let found = TermScan::new(Normalised::of(&raw), &exact_terms, &word_terms).whole();
             // Read in slices of any size, the search answers alike.
             let mut sliced = TermScan::new(Normalised::of(&raw), &exact_terms, &word_terms);
             while !sliced.advance(1 + draw.next(9) as usize) {}
@@ -356,7 +353,7 @@ mod tests {
             "abc_7",
             "",
         ];
-        let found = TermsFound::search(text, &exact, &["ROWS", "of 1", "missing"]);
+        let found = TermScan::new(text, &exact, &["ROWS", "of 1", "missing"]).whole();
         let held: Vec<bool> = exact.iter().map(|term| found.has_exact(term)).collect();
         assert_eq!(held, [true, true, false, true, false, true, false, true]);
         assert!(found.has_word("rows") && found.has_word("OF 1") && !found.has_word("missing"));

@@ -100,7 +100,7 @@ pub struct Candidates<'a> {
 /// The search of the archive of `selection` for the terms of `facts` (one pass, whatever the
 /// number of facts).
 pub fn archived_terms(facts: &[&[Fact]], selection: &Selection<'_>) -> TermScan {
-    Fact::scan_for(&facts.concat(), &archived_text(selection))
+    Fact::scan_for(facts, &archived_text(selection))
 }
 
 impl Candidates<'_> {
@@ -271,9 +271,7 @@ mod tests {
             let selection = Selection::of(&logs);
             let target = 150 + (seed as usize * 37) % 400;
             let budget = FactBudget::of(target, target);
-            let mut scan = archived_terms(&[&facts], &selection);
-            scan.advance(usize::MAX);
-            let archived = scan.found();
+            let archived = archived_terms(&[&facts], &selection).whole();
             let ledger = Candidates {
                 facts,
                 leaving: Vec::new(),
