@@ -1,7 +1,8 @@
 // The big-entry benchmark (not a test, #53): one compaction of a research agent's session whose
 // entries are big — long reasoning (about 3,400 tokens an iteration) and results that carry a
 // table of about 600 words (1,500 tokens) — at a 1,048,576-token window, with a custom provider that answers
-// after 200 ms as a network call would, the clearing rung off (the summary is the subject); in
+// after 200 ms as a network call would, the clearing rung off (the summary is the subject;
+// `CLEARING=on` measures the loop's compaction with the rung instead); in
 // Chromium with the built package. Per size: the
 // package's own time (the compaction's less the provider's 200 ms), the longest main-thread task
 // (`PerformanceObserver` "longtask"), the largest gap between animation frames, and for each
@@ -17,7 +18,7 @@ const PROVIDER_MS = Number(process.env.PROVIDER_MS ?? 200);
 
 /** Runs in the page: builds the session, compacts it once while measuring, then once per phase
  * with `abort()` called as that phase begins. */
-async function inPage([iterations, providerMs]) {
+async function inPage([iterations, providerMs, clearing]) {
   const { default: init, LogStore, Compactor, estimateTokens } = await import("/pkg/context_compactor.js");
   await init();
   const words = ["latency", "shard", "region", "p95", "drift", "baseline", "error_rate", "throughput", "window", "sample"];
@@ -59,7 +60,7 @@ async function inPage([iterations, providerMs]) {
     localStorage.clear();
     for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
   };
-  const compactor = (store) => new Compactor(store, { provider: { type: "custom", generate }, contextWindowTokens: 1_048_576, retryDelayMs: 0, archiveExpiryDays: 1, clearing: false });
+  const compactor = (store) => new Compactor(store, { provider: { type: "custom", generate }, contextWindowTokens: 1_048_576, retryDelayMs: 0, archiveExpiryDays: 1, clearing: clearing ? {} : false });
 
   // The app's own writes settle first (Chromium commits localStorage in the browser process,
   // and a Web Lock or IndexedDB request waits behind megabytes of them: about 1.3 s at 733K
@@ -163,7 +164,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         return Object.fromEntries(metrics.map((metric) => [metric.name, metric.value]));
       });
       try {
-        runs.push(await page.evaluate(inPage, [iterations, PROVIDER_MS]));
+        runs.push(await page.evaluate(inPage, [iterations, PROVIDER_MS, process.env.CLEARING === "on"]));
       } finally {
         await page.close();
       }

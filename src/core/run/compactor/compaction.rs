@@ -362,6 +362,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         let (key, timestamp) = self.shelf.next_key()?;
         let cleared = self.view(&self.logs().borrow()).clearable(&observed, &key);
+        self.take_a_break(run).await?;
         if cleared.is_empty() {
             lock.give_up();
             if only {
@@ -384,6 +385,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             metadata,
         );
         self.write_archive(&key, timestamp, &archive).await?;
+        // The archive is written: the clearing completes (a break, no cancel).
+        self.pause(run).await;
         let ran = &*run;
         let result = self
             .shelf
@@ -600,13 +603,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// short tasks instead of one long one (small compactions never wait); then honours a
     /// cancellation, until the archive is written.
     async fn take_a_break(&self, run: &mut Run) -> Result<(), CompactionError> {
-        if self.now() - run.working_since_ms >= BREAK_AFTER_MS {
-            self.timer.sleep(0).await;
-            run.working_since_ms = self.now();
-        }
+        self.pause(run).await;
         match run.cancel.is_cancelled() && !run.archived {
             true => Err(CompactionError::Aborted),
             false => Ok(()),
+        }
+    }
+
+    /// The break of [`Compactor::take_a_break`], without the cancellation.
+    async fn pause(&self, run: &mut Run) {
+        if self.now() - run.working_since_ms >= BREAK_AFTER_MS {
+            self.timer.sleep(0).await;
+            run.working_since_ms = self.now();
         }
     }
 
