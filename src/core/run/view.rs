@@ -11,7 +11,7 @@ use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::usage::PromptUsage;
-use crate::core::steps::clearing::{clearable, ClearedEntry};
+use crate::core::steps::clearing::{clearable, ClearedEntry, Clearing};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::ledger::{referenced_identifiers, Drawn};
 use crate::core::steps::prompt::build_prompt;
@@ -162,18 +162,36 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     /// The bodies the clearing rung would take from `observed` now, each placeholder naming
     /// `archive_key` (none when `clearing` is `false`).
     pub fn clearable(&self, observed: &Observed, archive_key: &str) -> Vec<ClearedEntry> {
-        let Some(rules) = self.settings.clearing.rules() else {
+        let Some(clearing) = clearing_of(observed, self.settings, archive_key) else {
             return Vec::new();
         };
-        let logs = &observed.read.parsed;
         clearable(
-            logs,
-            &observed.placed,
-            rules,
-            &[RECALL_TOOL_NAME],
+            clearing.logs,
+            clearing.placed,
+            clearing.rules,
+            clearing.keep_whole,
             archive_key,
         )
     }
+}
+
+/// Tools whose entries stay whole one iteration longer: the recall tool's.
+const KEPT_WHOLE: &[&str] = &[RECALL_TOOL_NAME];
+
+/// What the clearing rung reads of `observed` under `settings`, its placeholders naming
+/// `archive_key` (`None` when `clearing` is `false`).
+pub fn clearing_of<'a>(
+    observed: &'a Observed,
+    settings: &'a CompactorSettings,
+    archive_key: &'a str,
+) -> Option<Clearing<'a>> {
+    Some(Clearing {
+        logs: &observed.read.parsed,
+        placed: &observed.placed,
+        rules: settings.clearing.rules()?,
+        keep_whole: KEPT_WHOLE,
+        archive_key,
+    })
 }
 
 /// A preparation in stages, each linear in the logs and short at a million tokens, so that a

@@ -16,6 +16,7 @@ use crate::core::log::stored_entry::{field_text, EntryView, Stored};
 use crate::core::log::text_hash::text_hash;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::clearing::{ByName, ClearedBody, ClearingRules, ToolRule};
+use crate::core::model::per_log::PerLog;
 use crate::core::model::reasons::Conflict;
 use crate::core::order::sort::{sort_unique, unique_in_order};
 use crate::core::order::sorted_map::SortedMap;
@@ -82,71 +83,202 @@ pub fn clearable(
     keep_whole: &[&str],
     archive_key: &str,
 ) -> Vec<ClearedEntry> {
-    let referred = referred_later(logs, placed);
-    let mut cleared = Vec::new();
-    let mut consider = |log, position, iteration: u32, entry: Candidate<'_>| {
-        let id = entry.id.unwrap_or_default();
-        let names: Vec<&str> = entry.names.iter().map(|name| name.as_ref()).collect();
-        let rule = rule_of(&rules.tools, &names);
-        let protected = names.iter().any(|name| keep_whole.contains(name))
-            || referred
-                .get(&id.to_ascii_lowercase())
-                .is_some_and(|&m| m > iteration);
-        let keep = rules.keep_iterations.saturating_add(u32::from(protected));
-        if rule == Some(ToolRule::Keep) || iteration.saturating_add(keep) > placed.current {
-            return;
-        }
-        let Some(body) = entry.body.filter(|body| *body != "null") else {
-            return;
-        };
-        let whole = rule == Some(ToolRule::Clear);
-        if body.contains(CLEARED_MARK) || (!whole && estimate_tokens(body) <= rules.above_tokens) {
-            return;
-        }
-        let how = Recovery {
-            iteration,
-            id,
-            archive_key,
-        };
-        let kept = kept_fields(&rules.keep_fields, &names);
-        let new_body = placeholder_body(body, &how, &kept, whole, rules.above_tokens);
-        let placeholder = replace_span(entry.text, body, &new_body);
-        let tokens = estimate_tokens(entry.text).saturating_sub(estimate_tokens(&placeholder));
-        // A placeholder that frees nothing is not written (a small body cleared by its tool's
-        // rule).
-        if tokens == 0 {
-            return;
-        }
-        cleared.push(ClearedEntry {
-            log,
-            position,
-            iteration,
-            entry_id: id.to_owned(),
-            tokens,
-            placeholder,
-        });
+    let mut choice = ClearingChoice::of(logs);
+    let clearing = Clearing {
+        logs,
+        placed,
+        rules,
+        keep_whole,
+        archive_key,
     };
-    for (position, (entry, &n)) in logs
-        .execution
-        .iter()
-        .zip(&placed.entries.execution)
-        .enumerate()
-    {
-        let names = entry.fields().source().into_iter().collect();
-        let candidate = Candidate::of(entry, names, Part::Result);
-        consider(ClearedLog::Execution, position, n, candidate);
+    while !choice.advance(&clearing, usize::MAX) {}
+    choice.cleared
+}
+
+/// What [`clearable`] reads: the logs, placed, the rules, the tools kept whole, the archive key.
+pub struct Clearing<'a> {
+    /// The logs as read.
+    pub logs: &'a LogSnapshot,
+    /// The iteration of every entry.
+    pub placed: &'a PlacedIterations,
+    /// The clearing's rules.
+    pub rules: &'a ClearingRules,
+    /// Tools whose entries stay whole one iteration longer.
+    pub keep_whole: &'a [&'a str],
+    /// The archive the placeholders name.
+    pub archive_key: &'a str,
+}
+
+/// [`clearable`] in parts, so that a caller can let the page run between them: first which ids
+/// later iterations name (every entry read), then each body's placeholder; each
+/// [`ClearingChoice::advance`] reads entries up to a number of bytes.
+pub struct ClearingChoice {
+    search: ItemSearch,
+    /// The last iteration naming each id of `search`.
+    latest: Vec<u32>,
+    /// Entries read for ids so far (reasoning, then executions, then tool entries).
+    noted: usize,
+    /// The ids later iterations name, once every entry is read.
+    referred: Option<SortedMap<String, u32>>,
+    /// Executions and tool entries considered so far.
+    considered: usize,
+    /// The entries whose bodies leave, in log order.
+    pub cleared: Vec<ClearedEntry>,
+}
+
+impl ClearingChoice {
+    /// A choice over `logs`, not begun.
+    pub fn of(logs: &LogSnapshot) -> ClearingChoice {
+        let ids = logs
+            .execution
+            .iter()
+            .filter_map(|e| e.view().facts.id.clone())
+            .chain(
+                logs.tool_activity
+                    .iter()
+                    .filter_map(|e| e.view().facts.id.clone()),
+            );
+        let search = ItemSearch::new(ids);
+        ClearingChoice {
+            latest: vec![0; search.len()],
+            search,
+            noted: 0,
+            referred: None,
+            considered: 0,
+            cleared: Vec::new(),
+        }
     }
-    let tools = logs.tool_activity.iter().zip(&placed.entries.tool_activity);
-    for (position, (entry, &n)) in tools.enumerate() {
-        let fields = entry.fields();
-        let names = [fields.kind(), fields.action()]
-            .into_iter()
-            .flatten()
-            .collect();
-        let candidate = Candidate::of(entry, names, Part::Details);
-        consider(ClearedLog::ToolActivity, position, n, candidate);
+
+    /// Reads entries of `clearing` up to about `bytes` more; whether the choice is made.
+    pub fn advance(&mut self, clearing: &Clearing<'_>, bytes: usize) -> bool {
+        let (logs, placed) = (clearing.logs, &clearing.placed.entries);
+        let mut read = 0usize;
+        // Every entry, for the ids it names (its own id counts only from a later iteration).
+        while let Some((json, n)) = nth_entry(logs, placed, self.noted) {
+            if read >= bytes {
+                return false;
+            }
+            let latest = &mut self.latest;
+            if let Some(n) = n {
+                self.search.each_in(json, |i| latest[i] = latest[i].max(n));
+            }
+            read = read.saturating_add(json.len());
+            self.noted += 1;
+        }
+        let search = &self.search;
+        let latest = &self.latest;
+        let referred = self.referred.get_or_insert_with(|| {
+            (0..search.len())
+                .filter_map(|i| {
+                    let id = String::from_utf8(search.item(i)?.to_vec()).ok()?;
+                    Some((id, latest[i]))
+                })
+                .collect()
+        });
+        // Then each execution's result and each tool entry's details.
+        let executions = logs.execution.len();
+        loop {
+            let at = self.considered;
+            let (log, position, candidate) = if at < executions {
+                let entry = &logs.execution[at];
+                let names = entry.fields().source().into_iter().collect();
+                let candidate = Candidate::of(entry, names, Part::Result);
+                (ClearedLog::Execution, at, candidate)
+            } else if let Some(entry) = logs.tool_activity.get(at - executions) {
+                let fields = entry.fields();
+                let names = [fields.kind(), fields.action()];
+                let names = names.into_iter().flatten().collect();
+                let candidate = Candidate::of(entry, names, Part::Details);
+                (ClearedLog::ToolActivity, at - executions, candidate)
+            } else {
+                return true;
+            };
+            let iterations = match log {
+                ClearedLog::Execution => &placed.execution,
+                ClearedLog::ToolActivity => &placed.tool_activity,
+            };
+            if read >= bytes {
+                return false;
+            }
+            read = read.saturating_add(candidate.text.len());
+            self.considered += 1;
+            if let Some(&n) = iterations.get(position) {
+                let chosen = consider(clearing, referred, log, position, n, candidate);
+                self.cleared.extend(chosen);
+            }
+        }
     }
-    cleared
+}
+
+/// The `index`th entry of `logs` (reasoning, then executions, then tool entries) as stored,
+/// with its iteration (where placed).
+fn nth_entry<'a>(
+    logs: &'a LogSnapshot,
+    placed: &PerLog<Vec<u32>>,
+    index: usize,
+) -> Option<(&'a str, Option<u32>)> {
+    let (reasoning, execution) = (logs.reasoning.len(), logs.execution.len());
+    let (json, n) = if index < reasoning {
+        (logs.reasoning[index].json(), placed.reasoning.get(index))
+    } else if index < reasoning + execution {
+        let at = index - reasoning;
+        (logs.execution[at].json(), placed.execution.get(at))
+    } else {
+        let at = index - reasoning - execution;
+        (
+            logs.tool_activity.get(at)?.json(),
+            placed.tool_activity.get(at),
+        )
+    };
+    Some((json, n.copied()))
+}
+
+/// The entry `candidate` (at `position` of `log`, in iteration `iteration`) cleared, if the
+/// rules clear its body now.
+fn consider(
+    clearing: &Clearing<'_>,
+    referred: &SortedMap<String, u32>,
+    log: ClearedLog,
+    position: usize,
+    iteration: u32,
+    entry: Candidate<'_>,
+) -> Option<ClearedEntry> {
+    let rules = clearing.rules;
+    let id = entry.id.unwrap_or_default();
+    let names: Vec<&str> = entry.names.iter().map(|name| name.as_ref()).collect();
+    let rule = rule_of(&rules.tools, &names);
+    let protected = names.iter().any(|name| clearing.keep_whole.contains(name))
+        || referred
+            .get(&id.to_ascii_lowercase())
+            .is_some_and(|&m| m > iteration);
+    let keep = rules.keep_iterations.saturating_add(u32::from(protected));
+    if rule == Some(ToolRule::Keep) || iteration.saturating_add(keep) > clearing.placed.current {
+        return None;
+    }
+    let body = entry.body.filter(|body| *body != "null")?;
+    let whole = rule == Some(ToolRule::Clear);
+    if body.contains(CLEARED_MARK) || (!whole && estimate_tokens(body) <= rules.above_tokens) {
+        return None;
+    }
+    let how = Recovery {
+        iteration,
+        id,
+        archive_key: clearing.archive_key,
+    };
+    let kept = kept_fields(&rules.keep_fields, &names);
+    let new_body = placeholder_body(body, &how, &kept, whole, rules.above_tokens);
+    let placeholder = replace_span(entry.text, body, &new_body);
+    let tokens = estimate_tokens(entry.text).saturating_sub(estimate_tokens(&placeholder));
+    // A placeholder that frees nothing is not written (a small body cleared by its tool's
+    // rule).
+    (tokens > 0).then(|| ClearedEntry {
+        log,
+        position,
+        iteration,
+        entry_id: id.to_owned(),
+        tokens,
+        placeholder,
+    })
 }
 
 /// The logs `now` (which grew from `before` by appends alone) with `cleared`'s placeholders in
@@ -259,41 +391,6 @@ fn kept_fields<'r>(keep_fields: &'r ByName<Vec<String>>, names: &'r [&str]) -> V
         .of(names)
         .flatten()
         .map(String::as_str)
-        .collect()
-}
-
-/// The latest iteration in which an entry names each id of the execution and tool logs
-/// (lower-cased), not counting the entry itself: one read of every entry.
-fn referred_later(logs: &LogSnapshot, placed: &PlacedIterations) -> SortedMap<String, u32> {
-    let ids = logs
-        .execution
-        .iter()
-        .filter_map(|e| e.view().facts.id.clone())
-        .chain(
-            logs.tool_activity
-                .iter()
-                .filter_map(|e| e.view().facts.id.clone()),
-        );
-    let search = ItemSearch::new(ids);
-    let mut latest: Vec<u32> = vec![0; search.len()];
-    let mut note = |text: &str, n: u32| {
-        search.each_in(text, |i| latest[i] = latest[i].max(n));
-    };
-    for (entry, &n) in logs.reasoning.iter().zip(&placed.entries.reasoning) {
-        note(entry.json(), n);
-    }
-    // An entry names its own id: only a later iteration's mention counts, so its own does not.
-    for (entry, &n) in logs.execution.iter().zip(&placed.entries.execution) {
-        note(entry.json(), n);
-    }
-    for (entry, &n) in logs.tool_activity.iter().zip(&placed.entries.tool_activity) {
-        note(entry.json(), n);
-    }
-    (0..search.len())
-        .filter_map(|i| {
-            let id = String::from_utf8(search.item(i)?.to_vec()).ok()?;
-            Some((id, latest[i]))
-        })
         .collect()
 }
 

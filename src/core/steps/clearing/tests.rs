@@ -313,3 +313,41 @@ fn a_tables_cells_are_not_kept_as_findings() {
         assert!(!c.placeholder.contains("holds"), "{}", c.placeholder);
     }
 }
+
+#[test]
+fn a_choice_made_a_slice_at_a_time_is_the_choice_made_at_once() {
+    // Later iterations name earlier ids (kept one iteration longer), bodies big and small.
+    let logs = logs(
+        9,
+        |n| match n % 3 {
+            0 => "{\"ok\":true}".into(),
+            _ => page(n, &format!("{n}7,500 per exec_{}_abc", n.saturating_sub(1))),
+        },
+        |n| page(n, "12,000"),
+    );
+    let placed = logs.placed_iterations();
+    let rules = ClearingRules::default();
+    let keep_whole = ["recall_archived_iterations"];
+    let at_once = clear_now(&logs, &rules);
+    assert!(at_once.len() >= 6, "{} cleared", at_once.len());
+    let clearing = Clearing {
+        logs: &logs,
+        placed: &placed,
+        rules: &rules,
+        keep_whole: &keep_whole,
+        archive_key: "gdrs_archived_logs_7",
+    };
+    for bytes in [1, 100, 5_000, 40_000] {
+        let mut choice = ClearingChoice::of(&logs);
+        let mut slices = 1;
+        while !choice.advance(&clearing, bytes) {
+            slices += 1;
+            assert!(slices < 1_000, "a slice of {bytes} bytes reads something");
+        }
+        assert_eq!(choice.cleared, at_once, "slices of {bytes} bytes");
+        assert!(
+            bytes >= 40_000 || slices > 2,
+            "{slices} slices of {bytes} bytes"
+        );
+    }
+}
