@@ -1,5 +1,5 @@
-//! A compaction shares the page (#53): it lets the page run between its stages, and what it
-//! promises holds across those breaks: a cancel at any break before the archive is written
+//! A compaction shares the page (#53): it lets the page run between its stages (the summary's and
+//! the clearing rung's alike), and what it promises holds across those breaks: a cancel at any break before the archive is written
 //! leaves every key as it was, a second compaction (this tab's or another's) is `busy` at every
 //! break, and the app hears progress at least every 250 ms while the model works.
 #![cfg(not(target_arch = "wasm32"))]
@@ -16,8 +16,10 @@ use std::task::{Context, Poll};
 
 use common::*;
 use context_compactor::core::error::{CompactionError, ErrorCode, ProviderFailure};
+use context_compactor::core::model::clearing::Rung;
+use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::phase::Phase;
-use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::cancel::Cancel;
 use context_compactor::core::ports::clock::{Clock, ManualClock};
 use context_compactor::core::ports::events::{CompactionEvent, RecordingSink};
@@ -27,24 +29,67 @@ use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 use context_compactor::core::run::compactor::Compactor;
 
-/// A session big enough that a compaction on a clock that moves 7 ms at every reading takes
-/// several breaks.
-fn slow_rig(memory: MemoryStore) -> Rig {
-    let clock = ManualClock::ticking(NOV_22_2026, 7.0);
-    let rig = Rig::offline(memory, clock.clone(), small_window());
-    grow_session(&rig.logs, &clock, 12, 5);
-    rig
+/// The compactions that take breaks: the user's summary and the loop's clearing of bulky tool
+/// output (no model call).
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Summary,
+    Clearing,
 }
 
-/// How many breaks an uncancelled compaction of [`slow_rig`]'s session takes.
-fn breaks_of_a_whole_compaction() -> usize {
-    let rig = slow_rig(MemoryStore::new());
-    run_ready(rig.compactor.compact(Trigger::User))
-        .unwrap()
-        .unwrap();
-    let breaks = rig.timer.breaks();
-    assert!(breaks >= 4, "only {breaks} breaks");
-    breaks
+const KINDS: [Kind; 2] = [Kind::Summary, Kind::Clearing];
+
+impl Kind {
+    /// A session big enough that its compaction, on a clock that moves 7 ms at every reading,
+    /// takes several breaks.
+    fn rig(self, memory: MemoryStore) -> Rig {
+        let clock = ManualClock::ticking(NOV_22_2026, 7.0);
+        match self {
+            Kind::Summary => {
+                let rig = Rig::offline(memory, clock.clone(), small_window());
+                grow_session(&rig.logs, &clock, 12, 5);
+                rig
+            }
+            Kind::Clearing => {
+                let logs = logs_over(&memory, &clock);
+                bulky_session(&logs, &clock, 50);
+                let tokens = logs.borrow().estimate_tokens().unwrap();
+                let settings = CompactorSettings {
+                    context_window_tokens: tokens * 10 / 9,
+                    summary_budget_tokens: Some(2_000),
+                    ..Default::default()
+                };
+                Rig::offline(memory, clock, settings)
+            }
+        }
+    }
+
+    fn trigger(self) -> Trigger {
+        match self {
+            Kind::Summary => Trigger::User,
+            Kind::Clearing => Trigger::Auto,
+        }
+    }
+
+    /// Whether `result` is a compaction of this kind.
+    fn made(self, result: &CompactionResult) -> bool {
+        match self {
+            Kind::Summary => result.rung == Rung::Summarize && result.iterations == [1, 11],
+            Kind::Clearing => result.rung == Rung::Clear && !result.cleared.is_empty(),
+        }
+    }
+
+    /// How many breaks an uncancelled compaction of this kind takes.
+    fn breaks_of_a_whole_compaction(self) -> usize {
+        let rig = self.rig(MemoryStore::new());
+        let result = run_ready(rig.compactor.compact(self.trigger()))
+            .unwrap()
+            .unwrap();
+        assert!(self.made(&result), "{self:?}: {result:?}");
+        let breaks = rig.timer.breaks();
+        assert!(breaks >= 4, "{self:?}: only {breaks} breaks");
+        breaks
+    }
 }
 
 /// Runs `at_break(n)` at the `n`th break (from 1) of the compaction of `rig`.
@@ -62,74 +107,91 @@ fn at_each_break(rig: &Rig, at_break: impl Fn(usize) + 'static) {
 
 #[test]
 fn a_cancel_at_any_break_before_the_archive_leaves_every_key_byte_identical() {
-    let breaks = breaks_of_a_whole_compaction();
-    let mut aborted = 0;
-    for cancel_at in 1..=breaks {
-        let rig = slow_rig(MemoryStore::new());
-        let before = rig.dump();
-        let cancel = Cancel::default();
-        let tripped = cancel.clone();
-        at_each_break(&rig, move |n| {
-            if n == cancel_at {
-                tripped.cancel();
+    for kind in KINDS {
+        let breaks = kind.breaks_of_a_whole_compaction();
+        let mut aborted = 0;
+        for cancel_at in 1..=breaks {
+            let rig = kind.rig(MemoryStore::new());
+            let before = rig.dump();
+            let cancel = Cancel::default();
+            let tripped = cancel.clone();
+            at_each_break(&rig, move |n| {
+                if n == cancel_at {
+                    tripped.cancel();
+                }
+            });
+            let outcome = run_ready(rig.compactor.compact_until(kind.trigger(), cancel)).unwrap();
+            match outcome {
+                Err(CompactionError::Aborted) => {
+                    aborted += 1;
+                    assert_eq!(
+                        rig.dump(),
+                        before,
+                        "{kind:?} cancelled at break {cancel_at}"
+                    );
+                    assert!(!holds_an_archive(&rig.memory));
+                    let phases = rig.events.events();
+                    assert!(phases.iter().any(|e| matches!(
+                        e,
+                        CompactionEvent::Error { code, .. } if *code == ErrorCode::Aborted.as_str()
+                    )));
+                }
+                // Past the archive the compaction completes.
+                Ok(result) => {
+                    assert!(holds_an_archive(&rig.memory), "{result:?}");
+                    assert!(kind.made(&result), "{kind:?}: {result:?}");
+                }
+                Err(other) => panic!("{kind:?} cancelled at break {cancel_at}: {other:?}"),
             }
-        });
-        let outcome = run_ready(rig.compactor.compact_until(Trigger::User, cancel)).unwrap();
-        match outcome {
-            Err(CompactionError::Aborted) => {
-                aborted += 1;
-                assert_eq!(rig.dump(), before, "cancelled at break {cancel_at}");
-                assert!(!holds_an_archive(&rig.memory));
-                let phases = rig.events.events();
-                assert!(phases.iter().any(|e| matches!(
-                    e,
-                    CompactionEvent::Error { code, .. } if *code == ErrorCode::Aborted.as_str()
-                )));
-            }
-            // Past the archive the compaction completes.
-            Ok(result) => assert!(holds_an_archive(&rig.memory), "{result:?}"),
-            Err(other) => panic!("cancelled at break {cancel_at}: {other:?}"),
+            assert!(!rig.compactor.busy());
         }
-        assert!(!rig.compactor.busy());
+        // Every break but the one after the archive was written honours the cancel.
+        assert!(
+            aborted >= breaks - 1,
+            "{kind:?}: {aborted} of {breaks} breaks aborted"
+        );
     }
-    // Every break but the one after the archive was written honours the cancel.
-    assert!(
-        aborted >= breaks - 1,
-        "{aborted} of {breaks} breaks aborted"
-    );
 }
 
 #[test]
 fn at_every_break_a_second_compaction_here_or_in_another_tab_is_busy() {
-    let breaks = breaks_of_a_whole_compaction();
-    let rig = Rc::new(slow_rig(MemoryStore::new()));
-    let other_tab = Rig::offline(rig.memory.clone(), rig.clock.clone(), small_window());
-    let other_tab = shelved(other_tab.compactor, |shelf| shelf.with_owner("another-tab"));
-    let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
-    let (here, log) = (Rc::downgrade(&rig), seen.clone());
-    at_each_break(&rig, move |n| {
-        let Some(rig) = here.upgrade() else { return };
-        let again = run_ready(rig.compactor.compact(Trigger::User)).unwrap();
-        let elsewhere = run_ready(other_tab.compact(Trigger::User)).unwrap();
-        log.borrow_mut()
-            .push((n, again.map(|_| ()), elsewhere.map(|_| ())));
-    });
-    let result = run_ready(rig.compactor.compact(Trigger::User))
-        .unwrap()
-        .unwrap();
-    let seen = seen.borrow();
-    assert_eq!(seen.len(), breaks);
-    for (n, again, elsewhere) in seen.iter() {
-        let code = |outcome: &Result<(), CompactionError>| outcome.as_ref().err().map(|e| e.code());
-        assert_eq!(code(again), Some(ErrorCode::Busy), "break {n}, this tab");
-        assert_eq!(
-            code(elsewhere),
-            Some(ErrorCode::Busy),
-            "break {n}, the other tab"
-        );
+    for kind in KINDS {
+        let breaks = kind.breaks_of_a_whole_compaction();
+        let rig = Rc::new(kind.rig(MemoryStore::new()));
+        let settings = rig.compactor.settings().clone();
+        let other_tab = Rig::offline(rig.memory.clone(), rig.clock.clone(), settings);
+        let other_tab = shelved(other_tab.compactor, |shelf| shelf.with_owner("another-tab"));
+        let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let (here, log) = (Rc::downgrade(&rig), seen.clone());
+        at_each_break(&rig, move |n| {
+            let Some(rig) = here.upgrade() else { return };
+            let again = run_ready(rig.compactor.compact(kind.trigger())).unwrap();
+            let elsewhere = run_ready(other_tab.compact(kind.trigger())).unwrap();
+            log.borrow_mut()
+                .push((n, again.map(|_| ()), elsewhere.map(|_| ())));
+        });
+        let result = run_ready(rig.compactor.compact(kind.trigger()))
+            .unwrap()
+            .unwrap();
+        let seen = seen.borrow();
+        assert_eq!(seen.len(), breaks, "{kind:?}");
+        for (n, again, elsewhere) in seen.iter() {
+            let code =
+                |outcome: &Result<(), CompactionError>| outcome.as_ref().err().map(|e| e.code());
+            assert_eq!(
+                code(again),
+                Some(ErrorCode::Busy),
+                "{kind:?} break {n}, this tab"
+            );
+            assert_eq!(
+                code(elsewhere),
+                Some(ErrorCode::Busy),
+                "{kind:?} break {n}, the other tab"
+            );
+        }
+        assert!(kind.made(&result), "{kind:?}: {result:?}");
+        assert!(!rig.compactor.busy());
     }
-    assert_eq!(result.iterations, [1, 11]);
-    assert!(!rig.compactor.busy());
 }
 
 /// The offline summariser, answering only once the clock has moved `ms` past the call.
