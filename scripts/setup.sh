@@ -37,6 +37,9 @@ ensure_debian_packages() {
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
   command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
+  # WebKit: WebKitGTK's WebDriver and MiniBrowser, and the virtual display they run on.
+  command -v WebKitWebDriver >/dev/null 2>&1 || missing+=(webkit2gtk-driver)
+  command -v xvfb-run >/dev/null 2>&1 || missing+=(xvfb)
   # Emoji glyphs for the section headings in page screenshots.
   dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts-noto-color-emoji)
   if [ "${#missing[@]}" -gt 0 ]; then

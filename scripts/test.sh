@@ -88,10 +88,11 @@ check "the core depends on no crate at all (its JSON is its own)" bash -c '[ "$(
 tests "cargo test (core, native, no browser crates)" cargo test --no-default-features --features testing
 tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
 tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
+tests "browser tests in WebKit" wasm-pack test --headless --safari --safaridriver "$ROOT/scripts/webkit-driver.sh" --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
 check "cargo doc without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 check "package build (web, bundler and node flavours into pkg/)" bash scripts/build.sh pkg
 check "size budget of the web entry (wasm + glue + snippets, gzip; pkg.json sizeBudget)" node scripts/size.mjs pkg --max
-tests "package and page tests (node, Chromium)" node --test --test-reporter=tap --test-concurrency=1 tests/node/
+tests "package and page tests (node, Chromium; WebKit for the engine tests)" node --test --test-reporter=tap --test-concurrency=1 tests/node/
 
 elapsed=$(( $(date +%s) - started ))
 echo
