@@ -162,9 +162,29 @@ export async function fetchArchives(keys) {
   });
 }
 
+/** Closes the connection in use, if any: the next transaction opens a new one. */
+function dropConnection() {
+  const current = opening;
+  opening = null;
+  if (current) current.then((db) => db.close(), () => {});
+}
+
 /** Writes (`values[i]` a string) and deletes (`null`) in one transaction, complete before it
- * resolves to the new generation and whether another tab had committed since `known`. */
+ * resolves to the new generation and whether another tab had committed since `known`. A
+ * failed transaction stored nothing; its connection is closed (Firefox leaves one that met a
+ * quota error unable to write until the database is opened again), and a failure that was not
+ * the quota is tried once more on a new connection. */
 export async function commitArchives(known, keys, values) {
+  try {
+    return await commitOnce(known, keys, values);
+  } catch (error) {
+    dropConnection();
+    if (!error.aborted || error.quota) throw error;
+    return commitOnce(known, keys, values);
+  }
+}
+
+async function commitOnce(known, keys, values) {
   const what = "IndexedDB did not store the archives";
   const tx = await transaction("readwrite", what);
   return new Promise((resolve, reject) => {
@@ -179,12 +199,19 @@ export async function commitArchives(known, keys, values) {
       generation = previous + 1;
       meta.put(generation, GENERATION);
     };
-    keys.forEach((key, i) => {
-      if (values[i] === null) store.delete(key);
-      else store.put(values[i], key);
-    });
     tx.oncomplete = () => resolve({ generation, stale });
-    tx.onabort = () => reject(failure(what, tx.error));
+    tx.onabort = () => reject(Object.assign(failure(what, tx.error), { aborted: true }));
+    try {
+      keys.forEach((key, i) => {
+        if (values[i] === null) store.delete(key);
+        else store.put(values[i], key);
+      });
+    } catch (error) {
+      // A write the engine refused at once: none of them may be stored.
+      tx.onabort = null;
+      tx.abort();
+      reject(failure(what, error));
+    }
   });
 }
 

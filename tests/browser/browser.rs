@@ -257,6 +257,43 @@ fn a_full_local_storage_gives_storage_quota_and_keeps_the_old_value() {
     );
 }
 
+/// Every engine's words for a full localStorage, as `setItem` throws them: the standard
+/// `DOMException` (code 22), WebKit's older name, Firefox's older name and code, and each code
+/// alone.
+const QUOTA_SHAPES: &[&str] = &[
+    r#"new DOMException("The quota has been exceeded.", "QuotaExceededError")"#,
+    r#"Object.assign(new Error("QuotaExceededError: DOM Exception 22"), { name: "QUOTA_EXCEEDED_ERR", code: 22 })"#,
+    r#"Object.assign(new Error("Persistent storage maximum size reached"), { name: "NS_ERROR_DOM_QUOTA_REACHED", code: 1014 })"#,
+    r#"Object.assign(new Error("full"), { code: 22 })"#,
+    r#"Object.assign(new Error("full"), { code: 1014 })"#,
+];
+
+#[wasm_bindgen_test]
+fn every_engines_quota_error_gives_storage_quota_and_nothing_changes() {
+    let store = fresh_store("t_shape_");
+    store.start_iteration().unwrap();
+    store.append_reasoning(JsValue::from("kept")).unwrap();
+    let before = dump("t_shape_");
+    for shape in QUOTA_SHAPES {
+        // setItem throws the shape for this test's keys, as a full storage would.
+        eval(&format!(
+            r#"const original = Storage.prototype.setItem;
+            globalThis.__restoreSetItem = () => {{ Storage.prototype.setItem = original; }};
+            Storage.prototype.setItem = function (key, value) {{
+              if (String(key).startsWith("t_shape_")) throw {shape};
+              return original.call(this, key, value);
+            }};
+            return null;"#
+        ));
+        let err = store
+            .append_reasoning(JsValue::from("one more"))
+            .unwrap_err();
+        eval("globalThis.__restoreSetItem(); return null;");
+        assert_eq!(error_code(&err), "storage_quota", "{shape}");
+        assert_eq!(dump("t_shape_"), before, "{shape}");
+    }
+}
+
 #[wasm_bindgen_test]
 fn clear_removes_the_three_logs_only() {
     let store = fresh_store("t_clear_");
