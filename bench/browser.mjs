@@ -45,3 +45,43 @@ export async function freshPage(browser, baseUrl) {
   );
   return page;
 }
+
+/** In the page: the archives in the package's IndexedDB database, their texts' bytes (UTF-16,
+ * as an engine holds a string) and the bytes stored (a compressed archive's gzip; a plain
+ * string's UTF-16). */
+export async function archiveFootprint() {
+  const db = await new Promise((resolve) => {
+    const request = indexedDB.open("context-compactor-archives");
+    request.onupgradeneeded = () => request.transaction.abort();
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => resolve(null);
+  });
+  if (!db || !db.objectStoreNames.contains("archives")) return { archives: 0, textBytes: 0, storedBytes: 0 };
+  const values = await new Promise((resolve, reject) => {
+    const read = db.transaction("archives").objectStore("archives").getAll();
+    read.onsuccess = () => resolve(read.result);
+    read.onerror = () => reject(read.error);
+  });
+  db.close();
+  let textBytes = 0;
+  let storedBytes = 0;
+  for (const value of values) {
+    const compressed = value?.format === "gzip-utf16";
+    textBytes += 2 * (compressed ? value.units : value.length);
+    storedBytes += compressed ? value.gzip.byteLength : 2 * value.length;
+  }
+  return { archives: values.length, textBytes, storedBytes };
+}
+
+/** A table of `runs`' archive footprints, each run named by `name(run)`. */
+export function footprintTable(runs, name) {
+  const mb = (bytes) => (bytes / 1e6).toFixed(2);
+  const lines = ["| run | archives kept | their texts (MB, UTF-16) | stored (MB) | saved |", "| --- | ---: | ---: | ---: | ---: |"];
+  for (const run of runs) {
+    const f = run.footprint;
+    if (!f) continue;
+    const saved = f.textBytes ? `${(100 - (100 * f.storedBytes) / f.textBytes).toFixed(0)}%` : "–";
+    lines.push(`| ${name(run)} | ${f.archives} | ${mb(f.textBytes)} | ${mb(f.storedBytes)} | ${saved} |`);
+  }
+  return lines.join("\n");
+}

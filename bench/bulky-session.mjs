@@ -10,7 +10,7 @@
 // build has the rung; a build without it says so.
 // `node bench/bulky-session.mjs [iterations]` prints the table (after `bash scripts/build.sh pkg`).
 import { fileURLToPath } from "node:url";
-import { freshPage, withBenchBrowser } from "./browser.mjs";
+import { archiveFootprint, footprintTable, freshPage, withBenchBrowser } from "./browser.mjs";
 
 /** Runs in the page: one session; returns what it measured, or why the setting cannot run. */
 async function inPage([iterations, clearing, recommendedUsage]) {
@@ -127,7 +127,8 @@ export async function measureBulkySessions(browser, baseUrl, iterations = 300) {
   for (const [clearing, recommendedUsage] of [[false, undefined], [undefined, undefined], [undefined, 0.25], [undefined, 0.27], [undefined, 0.3]]) {
     const page = await freshPage(browser, baseUrl);
     try {
-      runs.push(await page.evaluate(inPage, [iterations, clearing, recommendedUsage]));
+      const run = await page.evaluate(inPage, [iterations, clearing, recommendedUsage]);
+      runs.push({ ...run, footprint: await page.evaluate(archiveFootprint) });
     } finally {
       await page.close();
     }
@@ -137,6 +138,9 @@ export async function measureBulkySessions(browser, baseUrl, iterations = 300) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await withBenchBrowser(async (browser, baseUrl) => {
-    console.log(bulkyTable(await measureBulkySessions(browser, baseUrl, Number(process.argv[2] ?? 300))));
+    const runs = await measureBulkySessions(browser, baseUrl, Number(process.argv[2] ?? 300));
+    console.log(bulkyTable(runs));
+    console.log();
+    console.log(footprintTable(runs, (run) => `clearing: ${JSON.stringify(run.clearing ?? "default")}, recommendedUsage: ${run.recommendedUsage ?? "default"}`));
   });
 }

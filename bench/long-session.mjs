@@ -10,7 +10,7 @@
 // and how many of the facts that left a summary `recall` read back.
 // `node bench/long-session.mjs` prints the table (after `bash scripts/build.sh pkg`).
 import { fileURLToPath } from "node:url";
-import { freshPage, withBenchBrowser } from "./browser.mjs";
+import { archiveFootprint, footprintTable, freshPage, withBenchBrowser } from "./browser.mjs";
 
 const PINS = ["latency_p95 <= 350 ms", "Report drift in basis points with 3 retries on port 443"];
 
@@ -198,7 +198,8 @@ export async function measureLongSessions(browser, baseUrl, settings = SETTINGS)
   for (const [window, providerKind, padding, failEvery, twoTasks] of settings) {
     const page = await freshPage(browser, baseUrl);
     try {
-      runs.push(await page.evaluate(inPage, [window, providerKind, 40, PINS, padding, failEvery, twoTasks]));
+      const run = await page.evaluate(inPage, [window, providerKind, 40, PINS, padding, failEvery, twoTasks]);
+      runs.push({ ...run, footprint: await page.evaluate(archiveFootprint) });
     } finally {
       await page.close();
     }
@@ -227,6 +228,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(longSessionTable(runs));
     console.log();
     console.log(kindsTable(runs));
+    console.log();
+    console.log(footprintTable(runs, (run) => `${run.window} ${run.providerKind}`));
     for (const run of runs) for (const problem of run.problems.slice(0, 5)) console.log(`${run.window} ${run.providerKind}: ${problem}`);
     if (process.env.LONG_SESSION_JSON) console.log(JSON.stringify(runs));
   });

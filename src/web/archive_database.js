@@ -11,6 +11,40 @@ const OPEN_MS = 3000;
 
 let opening = null;
 
+/** The form of an archive stored compressed: its UTF-16 code units (every string exactly, lone
+ * surrogates too, which a UTF-8 encoding would replace), gzip. Archives stored before, or by a
+ * browser without `CompressionStream`, are plain strings and read as they are. */
+const GZIP_UTF16 = "gzip-utf16";
+
+/** `text` as it is stored: compressed where the browser can. */
+async function packed(text) {
+  if (typeof globalThis.CompressionStream !== "function") return text;
+  const units = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+  const stream = new Blob([units]).stream().pipeThrough(new CompressionStream("gzip"));
+  return { format: GZIP_UTF16, units: text.length, gzip: await new Response(stream).arrayBuffer() };
+}
+
+/** The text of a stored value: a plain string as it is, a compressed one decompressed. */
+async function unpacked(value) {
+  if (value === null || typeof value !== "object" || value.format !== GZIP_UTF16) return value;
+  const stream = new Blob([value.gzip]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const units = new Uint16Array(await new Response(stream).arrayBuffer());
+  if (units.length !== value.units) throw new Error("a compressed archive is cut short");
+  const parts = [];
+  for (let i = 0; i < units.length; i += 8192) parts.push(String.fromCharCode.apply(null, units.subarray(i, i + 8192)));
+  return parts.join("");
+}
+
+/** The texts of stored `values`; a failure to decompress one is a read failure. */
+async function texts(values, what) {
+  try {
+    return await Promise.all(values.map(unpacked));
+  } catch (error) {
+    throw failure(what, error);
+  }
+}
+
 /** An `Error` saying `what` failed and what the browser reported; `quota` when it was full. */
 function failure(what, error) {
   const name = (error && error.name) || "Error";
@@ -157,7 +191,7 @@ export async function fetchArchives(keys) {
   return new Promise((resolve, reject) => {
     const store = tx.objectStore(ARCHIVES);
     const reads = keys.map((key) => store.get(key));
-    tx.oncomplete = () => resolve(reads.map((read) => read.result));
+    tx.oncomplete = () => resolve(texts(reads.map((read) => read.result), what));
     tx.onabort = () => reject(failure(what, tx.error));
   });
 }
@@ -169,12 +203,14 @@ function dropConnection() {
   if (current) current.then((db) => db.close(), () => {});
 }
 
-/** Writes (`values[i]` a string) and deletes (`null`) in one transaction, complete before it
- * resolves to the new generation and whether another tab had committed since `known`. A
+/** Writes (`written[i]` a string, stored compressed) and deletes (`null`) in one transaction,
+ * complete before it resolves to the new generation and whether another tab had committed since `known`. A
  * failed transaction stored nothing; its connection is closed (Firefox leaves one that met a
  * quota error unable to write until the database is opened again), and a failure that was not
  * the quota is tried once more on a new connection. */
-export async function commitArchives(known, keys, values) {
+export async function commitArchives(known, keys, written) {
+  // Compressed before the transaction opens: one left idle across an await commits early.
+  const values = await Promise.all(written.map((text) => (text === null ? null : packed(text))));
   try {
     return await commitOnce(known, keys, values);
   } catch (error) {
@@ -221,7 +257,7 @@ export async function readCommitted(key) {
   const tx = await transaction("readonly", what);
   return new Promise((resolve, reject) => {
     const read = tx.objectStore(ARCHIVES).get(key);
-    tx.oncomplete = () => resolve(read.result);
+    tx.oncomplete = () => resolve(texts([read.result], what).then(([text]) => text));
     tx.onabort = () => reject(failure(what, tx.error));
   });
 }

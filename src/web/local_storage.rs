@@ -56,9 +56,9 @@ extern "C" {
     fn set_item(this: &StorageOfStrings, key: &str, value: &JsString) -> Result<(), JsValue>;
 }
 
-/// Whether `err` is a full storage in any engine's words: the standard `QuotaExceededError`
-/// (code 22), WebKit's older `QUOTA_EXCEEDED_ERR`, or Firefox's `NS_ERROR_DOM_QUOTA_REACHED`
-/// (code 1014), by name or by code alone.
+/// Whether `err` is a full storage in any engine's words: the standard `QuotaExceededError`,
+/// Firefox's `NS_ERROR_DOM_QUOTA_REACHED`, or either's code alone (22, which WebKit's older
+/// `QUOTA_EXCEEDED_ERR` also carries; 1014).
 fn is_quota_error(err: &JsValue) -> bool {
     let name = js_sys::Reflect::get(err, &"name".into())
         .ok()
@@ -66,12 +66,8 @@ fn is_quota_error(err: &JsValue) -> bool {
     let code = js_sys::Reflect::get(err, &"code".into())
         .ok()
         .and_then(|code| code.as_f64());
-    name.is_some_and(|name| {
-        matches!(
-            name.as_str(),
-            "QuotaExceededError" | "QUOTA_EXCEEDED_ERR" | "NS_ERROR_DOM_QUOTA_REACHED"
-        )
-    }) || code.is_some_and(|code| code == 22.0 || code == 1014.0)
+    name.is_some_and(|name| name == "QuotaExceededError" || name == "NS_ERROR_DOM_QUOTA_REACHED")
+        || code.is_some_and(|code| code == 22.0 || code == 1014.0)
 }
 
 fn unavailable(err: JsValue) -> StorageError {

@@ -17,7 +17,7 @@ use browser_support::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// In the page: the archives in the package's database whose keys start with the argument, as
-/// `{ key: text }` (`{}` before the package created it).
+/// `{ key: text }` decompressed (`{}` before the package created it).
 const DATABASE_ARCHIVES: &str = r#"
   const db = await new Promise((resolve) => {
     const request = indexedDB.open("context-compactor-archives");
@@ -30,8 +30,17 @@ const DATABASE_ARCHIVES: &str = r#"
   const answer = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
   const [keys, values] = await Promise.all([answer(store.getAllKeys()), answer(store.getAll())]);
   db.close();
+  // Stored compressed ({ format: "gzip-utf16", gzip }): read as its text.
+  const text = async (value) => {
+    if (typeof value === "string" || value?.format !== "gzip-utf16") return value;
+    const stream = new Blob([value.gzip]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const units = new Uint16Array(await new Response(stream).arrayBuffer());
+    let out = "";
+    for (let i = 0; i < units.length; i += 8192) out += String.fromCharCode.apply(null, units.subarray(i, i + 8192));
+    return out;
+  };
   const found = {};
-  keys.forEach((key, i) => { if (key.startsWith(prefix)) found[key] = values[i]; });
+  for (const [i, key] of keys.entries()) { if (key.startsWith(prefix)) found[key] = await text(values[i]); }
   return found;
 "#;
 

@@ -161,3 +161,34 @@ test("a write refused at once (the quota, thrown by put) stores none of the comm
   await db.commitArchives(0, ["a_3"], ["three"]);
   assert.deepEqual(archives(), ["archives:a_3"]);
 });
+
+test("archive texts are stored gzip-compressed and read back exactly, lone surrogates and all", async () => {
+  const rows = Array.from({ length: 400 }, (_, i) => `| shard_${i} | latency | ${i * 37 % 991} ms | ok |`).join("\n");
+  const text = JSON.stringify({ data: { reasoningLog: [`=== ITERATION 1 ===\n${rows}`, "Ab\ud83d", "\udc00z", "😀"] } });
+  await db.commitArchives(0, ["a_1"], [text]);
+  const stored = fake.data.get("archives:a_1");
+  assert.equal(stored.format, "gzip-utf16");
+  assert.ok(stored.gzip.byteLength * 5 < text.length * 2, `${stored.gzip.byteLength} bytes for ${text.length} UTF-16 units`);
+  assert.deepEqual(await db.fetchArchives(["a_1", "missing"]), [text, undefined]);
+  assert.equal(await db.readCommitted("a_1"), text);
+});
+
+test("archives stored as plain strings (before compression, or by a browser without it) still read", async () => {
+  fake.data.set("archives:old_1", "{\"data\":\"plain\"}");
+  assert.deepEqual(await db.fetchArchives(["old_1"]), ["{\"data\":\"plain\"}"]);
+  const saved = globalThis.CompressionStream;
+  globalThis.CompressionStream = undefined;
+  try {
+    await db.commitArchives(0, ["plain_1"], ["as text"]);
+  } finally {
+    globalThis.CompressionStream = saved;
+  }
+  assert.equal(fake.data.get("archives:plain_1"), "as text");
+});
+
+test("a compressed archive that does not decompress is a read failure, not a wrong text", async () => {
+  fake.data.set("archives:bad_1", { format: "gzip-utf16", units: 3, gzip: new Uint8Array([1, 2, 3]).buffer });
+  const err = await db.fetchArchives(["bad_1"]).then(() => null, (e) => e);
+  assert.ok(err instanceof Error, String(err));
+  assert.match(err.message, /IndexedDB could not be read/);
+});

@@ -83,7 +83,7 @@ export async function setWindow(page, tokens) {
 }
 
 /** In the page: the archives in the package's IndexedDB database whose keys start with
- * `prefix`, as `{ key: text }`; `{}` when there is no database (it is never created here). */
+ * `prefix`, as `{ key: text }` (decompressed as the package stores them); `{}` when there is no database (it is never created here). */
 export async function databaseArchives(prefix = "") {
   const db = await new Promise((resolve) => {
     const request = indexedDB.open("context-compactor-archives");
@@ -104,10 +104,19 @@ export async function databaseArchives(prefix = "") {
     });
   const [keys, values] = await Promise.all([answer(store.getAllKeys()), answer(store.getAll())]);
   db.close();
+  // An archive stored compressed ({ format: "gzip-utf16", gzip }) is read as its text.
+  const text = async (value) => {
+    if (typeof value === "string" || value?.format !== "gzip-utf16") return value;
+    const stream = new Blob([value.gzip]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const units = new Uint16Array(await new Response(stream).arrayBuffer());
+    const parts = [];
+    for (let i = 0; i < units.length; i += 8192) parts.push(String.fromCharCode.apply(null, units.subarray(i, i + 8192)));
+    return parts.join("");
+  };
   const found = {};
-  keys.forEach((key, i) => {
-    if (key.startsWith(prefix)) found[key] = values[i];
-  });
+  for (const [i, key] of keys.entries()) {
+    if (key.startsWith(prefix)) found[key] = await text(values[i]);
+  }
   return found;
 }
 

@@ -1,7 +1,7 @@
 // The promises a user relies on, in each engine the package supports: Chromium (Playwright)
 // and WebKit (WebKitGTK's MiniBrowser through WebDriver, `webkit.mjs`; Firefox runs the browser
 // test crates). Each scenario runs in the page as the same function in both: a GDRS session
-// compacted, its archive in IndexedDB, recalled and rolled back byte for byte; the same after a
+// compacted, its archive in IndexedDB (compressed), recalled and rolled back byte for byte; the same after a
 // reload; two tabs of one origin, where the second's compaction is `busy` while the first's runs
 // and then sees its summary.
 import { test, before, after } from "node:test";
@@ -97,7 +97,7 @@ async function compactRecallRollback({ rollback }) {
   const live = texts();
   const summaryFirst = logs.reasoningLog()[0] ?? null;
   if (rollback) await compactor.rollback(result.archiveKey);
-  return { before, live, after: texts(), archiveKey: result.archiveKey, iterations: result.iterations, stored: typeof stored === "string" ? stored.length : stored, recalled: JSON.stringify(recalled), summaryFirst };
+  return { before, live, after: texts(), archiveKey: result.archiveKey, iterations: result.iterations, stored: typeof stored === "string" ? { text: stored.length } : { format: stored?.format, units: stored?.units, bytes: stored?.gzip?.byteLength }, recalled: JSON.stringify(recalled), summaryFirst };
 }
 
 for (const name of ["chromium", "webkit"]) {
@@ -107,7 +107,9 @@ for (const name of ["chromium", "webkit"]) {
     await engine.run(firstVisit);
     const out = await engine.run(compactRecallRollback, { rollback: true });
     assert.deepEqual(out.iterations, [1, 8], JSON.stringify(out.iterations));
-    assert.ok(out.stored > 1000, `the archive is in IndexedDB (${out.stored})`);
+    // In IndexedDB, compressed: its UTF-16 units gzip, a fraction of their bytes.
+    assert.equal(out.stored.format, "gzip-utf16", JSON.stringify(out.stored));
+    assert.ok(out.stored.units > 1000 && out.stored.bytes * 3 < out.stored.units * 2, JSON.stringify(out.stored));
     assert.notDeepEqual(out.live, out.before, "the compaction changed the logs");
     assert.match(out.summaryFirst, /COMPACTED SUMMARY/);
     assert.match(out.recalled, /"iteration":2/);

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launch, openPage, outputDir } from "./browser.mjs";
+import { databaseArchives, launch, openPage, outputDir } from "./browser.mjs";
 import { SESSIONS, fixture, fixturePath } from "../../scripts/gdrs-fixtures.mjs";
 
 let env;
@@ -25,7 +25,7 @@ test("the GDRS fixtures of the native tests are the simulator's current output",
 test("GDRS sessions in the page: exact texts through compaction and rollback, summary in recentReasoning", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   for (const seed of [1, 2, 3, 5]) {
-    const outcome = await page.evaluate(async (seed) => {
+    const outcome = await page.evaluate(async ([seed, readDatabase]) => {
       const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
       const { GDRS_KEYS, simulateGdrsSession } = await import("/simulate.js");
       localStorage.clear();
@@ -37,15 +37,8 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
       const result = await compactor.compact();
       const archive = await compactor.readArchive(result.archiveKey);
       // The archive as stored in IndexedDB (the default archive store), read before the rollback removes it.
-      const archiveText = await new Promise((resolve, reject) => {
-        const request = indexedDB.open("context-compactor-archives");
-        request.onerror = () => reject(request.error);
-        request.onsuccess = () => {
-          const read = request.result.transaction("archives").objectStore("archives").get(result.archiveKey);
-          read.onsuccess = () => { request.result.close(); resolve(read.result); };
-          read.onerror = () => reject(read.error);
-        };
-      });
+      const databaseArchives = (0, eval)(`(${readDatabase})`);
+      const archiveText = (await databaseArchives(result.archiveKey))[result.archiveKey];
       const live = texts();
       const executions = logs.executionLog();
       const recent = logs.recentReasoning(3);
@@ -60,7 +53,7 @@ test("GDRS sessions in the page: exact texts through compaction and rollback, su
       localStorage.setItem(GDRS_KEYS.reasoning, live[GDRS_KEYS.reasoning]);
       await compactor.rollback(result.archiveKey);
       return { truth, before, live, after: texts(), archive, archiveText, executions, recent, recentLater, appSlice, summary: result.summary, described, reasoningTexts, result };
-    }, seed);
+    }, [seed, databaseArchives.toString()]);
     const { truth, before, live, after, archive, archiveText } = outcome;
     assert.deepEqual(after, before, `seed ${seed}: byte for byte after the rollback`);
     const entries = (text) => JSON.parse(text ?? "[]").map((e) => JSON.stringify(e));
