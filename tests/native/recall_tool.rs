@@ -7,7 +7,9 @@ mod common;
 use common::*;
 use context_compactor::core::json::read::FromJson;
 use context_compactor::core::log::tokens::estimate_tokens;
-use context_compactor::core::model::settings::Trigger;
+use context_compactor::core::model::clearing::Rung;
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::cancel::Cancel;
 use std::rc::Rc;
 
 use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
@@ -468,4 +470,37 @@ fn rehydrate_over_an_archive_store_counts_each_call_once_however_many_fetches_it
         "still cooling at the third call"
     );
     assert_eq!(ask().0, [4, 3]);
+}
+
+#[test]
+fn a_search_over_more_archives_than_fetch_rounds_reads_them_all() {
+    // The loop's clearing makes an archive an iteration: 90 of them in an archive store that
+    // holds no text until fetched, so a search must bring them in one round, not one a round.
+    let rig = Rig::with(MemoryStore::new(), vec![], CompactorSettings::default());
+    let database = Rc::new(MemoryArchiveStore::new());
+    let compactor = shelved(rig.compactor, |shelf| {
+        shelf.with_archive_store(Rc::clone(&database) as Rc<dyn ArchiveStore>)
+    });
+    bulky_session(&rig.logs, &rig.clock, 3);
+    for _ in 0..90 {
+        bulky_session(&rig.logs, &rig.clock, 1);
+        let claim = compactor.claim(Trigger::Auto, Cancel::default()).unwrap();
+        let result = run_ready(compactor.compact_claimed(claim.with_rung(Some(Rung::Clear))))
+            .unwrap()
+            .unwrap();
+        assert_eq!(result.rung, Rung::Clear);
+    }
+    let archives = archives_now(&compactor);
+    assert!(archives.with(|a| a.list()).unwrap().len() >= 90);
+    // Iteration 1's figure, found by a search over every archive and by the recall of its
+    // range, both with every text let go of first.
+    let figure = bulky_figure(1);
+    let args =
+        RecallArgs::from_json(&format!(r#"{{"from":1,"to":93,"query":"{figure}"}}"#)).unwrap();
+    let found = archives.with(|a| a.recall_text(&args, 100_000)).unwrap();
+    assert!(
+        found.contains(&format!("Net revenue {figure}")),
+        "{}",
+        &found[..found.len().min(400)]
+    );
 }
