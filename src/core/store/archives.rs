@@ -237,30 +237,6 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         read_archive(&self.store, key)
     }
 
-    /// Reads the archives under `keys` in turn, giving each one still stored to `each`. When
-    /// one is not at hand it asks for every later one too before failing, so that a store
-    /// that fetches on demand brings them all in one round rather than one a round.
-    pub(crate) fn each_read<E: From<StorageError>>(
-        &self,
-        keys: &[&str],
-        mut each: impl FnMut(Archive) -> Result<(), E>,
-    ) -> Result<(), E> {
-        for (at, key) in keys.iter().enumerate() {
-            match self.read_stored(key) {
-                Ok(Some(archive)) => each(archive)?,
-                Ok(None) => {}
-                Err(err) => {
-                    for later in &keys[at + 1..] {
-                        // Only the asking counts: the store notes what it lacks.
-                        let _ = self.store.get(later);
-                    }
-                    return Err(err.into());
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// One archive, whole; refused for a key that is not one of these archives,
     /// `ArchiveMissing` for one that is no longer stored.
     pub fn read(&self, key: &str) -> Result<Archive, CompactionError> {
@@ -428,20 +404,18 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         mut data: ArchiveData,
         heads: &[ArchiveHead],
     ) -> Result<ArchiveData, StorageError> {
-        let named: Vec<&str> = heads
-            .iter()
-            .filter(|head| {
-                let named = placeholder_naming(&head.key);
-                let names = |json: &str| json.contains(CLEARED_MARK) && json.contains(&named);
-                data.execution_log.iter().any(|e| names(e.json()))
-                    || data.tool_activity_log.iter().any(|e| names(e.json()))
-            })
-            .map(|head| head.key.as_str())
-            .collect();
-        self.each_read(&named, |clearing| {
-            clearing.restore_into(&mut data.execution_log, &mut data.tool_activity_log);
-            Ok::<(), StorageError>(())
-        })?;
+        for head in heads {
+            let named = placeholder_naming(&head.key);
+            let names = |json: &str| json.contains(CLEARED_MARK) && json.contains(&named);
+            let named_here = data.execution_log.iter().any(|e| names(e.json()))
+                || data.tool_activity_log.iter().any(|e| names(e.json()));
+            if !named_here {
+                continue;
+            }
+            if let Some(clearing) = self.read_stored(&head.key)? {
+                clearing.restore_into(&mut data.execution_log, &mut data.tool_activity_log);
+            }
+        }
         Ok(data)
     }
 

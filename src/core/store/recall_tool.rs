@@ -143,12 +143,13 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             text.contains(CLEARED_MARK) && named.iter().any(|named| text.contains(named))
         };
         let mut found = Vec::new();
-        let wanted: Vec<&str> = heads
+        for head in heads
             .iter()
             .filter(|head| head.iterations.iter().any(|n| (first..=last).contains(n)))
-            .map(|head| head.key.as_str())
-            .collect();
-        self.each_read(&wanted, |archive| {
+        {
+            let Some(archive) = self.read_stored(&head.key)? else {
+                continue;
+            };
             let numbers = archive
                 .entry_iterations
                 .clone()
@@ -183,8 +184,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             {
                 keep(*n, "tool activity", entry.json());
             }
-            Ok::<(), StorageError>(())
-        })?;
+        }
         // Stable: within an iteration the logs keep their order.
         crate::core::order::sort::sort_by_key(&mut found, |entry| entry.iteration);
         Ok(found)

@@ -55,6 +55,9 @@ pub struct Shelf<S, C> {
 /// one archive a round (see `MAX_SUMMARY_CHAIN`).
 const MAX_FETCH_ROUNDS: usize = 72;
 
+/// After how many rounds of one archive each a read has every archive fetched at once.
+const EACH_AT_ONCE_AFTER: usize = 8;
+
 impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     /// The shelf of `logs` for a compactor with `settings` (its archive prefix): archives
     /// beside the logs, no other writer, the lease name `"compactor"`.
@@ -161,11 +164,16 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
             self.with_archives(work);
             return Ok(());
         };
-        for _ in 0..MAX_FETCH_ROUNDS {
+        for round in 0..MAX_FETCH_ROUNDS {
             self.with_archives(&mut *work);
-            let wanted = store.take_unfetched();
+            let mut wanted = store.take_unfetched();
             if wanted.is_empty() {
                 return Ok(());
+            }
+            // A read that goes through the archives one by one (a search, a recall following
+            // placeholders) would take a round each: past a few, every archive comes at once.
+            if round == EACH_AT_ONCE_AFTER {
+                wanted = store.keys()?;
             }
             store.fetch(wanted).await?;
         }
