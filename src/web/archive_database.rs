@@ -13,11 +13,12 @@ use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use super::archives::storage_estimate;
 use super::js_error::thrown_message;
 use super::lone_surrogates;
 use crate::core::error::StorageError;
 use crate::core::order::sorted_map::SortedMap;
-use crate::core::ports::archive_store::{unfetched, ArchiveStore};
+use crate::core::ports::archive_store::{unfetched, ArchiveStore, StorageEstimate};
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::timer::LocalBoxFuture;
 
@@ -279,5 +280,15 @@ impl ArchiveStore for ArchiveDatabase {
 
     fn take_unfetched(&self) -> Vec<String> {
         std::mem::take(&mut self.copy.borrow_mut().unfetched)
+    }
+
+    /// `navigator.storage.estimate()`: `None` where the browser has none or knows no quota.
+    fn estimate(&self) -> LocalBoxFuture<'static, Option<StorageEstimate>> {
+        Box::pin(async {
+            let estimate = JsFuture::from(storage_estimate()).await.ok()?;
+            let number = |name| field(&estimate, name).as_f64().unwrap_or(0.0);
+            let (usage, quota) = (number("usage"), number("quota"));
+            (quota > 0.0).then_some(StorageEstimate { usage, quota })
+        })
     }
 }

@@ -22,7 +22,7 @@ type JsResult<T> = Result<T, JsValue>;
 #[wasm_bindgen(module = "/src/web/storage_estimate.js")]
 extern "C" {
     #[wasm_bindgen(js_name = storageEstimate)]
-    fn storage_estimate() -> js_sys::Promise;
+    pub(super) fn storage_estimate() -> js_sys::Promise;
     #[wasm_bindgen(js_name = storagePersist)]
     fn storage_persist() -> js_sys::Promise;
 }

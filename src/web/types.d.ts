@@ -517,6 +517,8 @@ export interface CompactorEventMap {
   /** Archives the live summaries name that are no longer stored (deleted, expired, or evicted
    * by the browser), reported when a compactor is created; their originals cannot be read back. */
   archives_lost: { keys: string[] };
+  /** The origin's storage (`navigator.storage.estimate()`) was at least 80% full as a compaction began: the expired archives were purged first (`purged`, never an unexpired one), the figures are those after, and that compaction writes no summary cache. */
+  storage_pressure: { usage: number; quota: number; share: number; purged: string[] };
 }
 
 /** `compactor.events`: an `EventTarget` whose listeners get typed `CustomEvent`s. Only the names of `CompactorEventMap` compile: a misspelt name is a type error, not a listener that never fires. */

@@ -335,3 +335,38 @@ async fn archives_in_indexeddb_do_not_stay_in_wasm_memory_once_committed() {
         "none evicted by count"
     );
 }
+
+#[wasm_bindgen_test]
+async fn at_eighty_percent_of_the_quota_a_compaction_tells_the_app_with_the_browsers_figures() {
+    let prefix = "idb_pressure_";
+    let logs = session(prefix, 6);
+    let compactor = offline(&logs, "");
+    // The browser reports the origin 90% full (WebKitGTK has no `navigator.storage`: one is
+    // lent for the test).
+    eval(
+        "globalThis.__lent = !navigator.storage;
+         if (globalThis.__lent) Object.defineProperty(navigator, 'storage', { configurable: true, value: {} });
+         Object.defineProperty(navigator.storage, 'estimate', { configurable: true, value: async () => ({ usage: 900000, quota: 1000000 }) });
+         return null;",
+    );
+    let seen = eval("return new Promise((resolve) => { globalThis.__pressure = resolve; });");
+    let listen = js_sys::Function::new_with_args(
+        "target",
+        "target.addEventListener('storage_pressure', (e) => globalThis.__pressure(e.detail));",
+    );
+    listen.call1(&JsValue::NULL, &compactor.events()).unwrap();
+    let outcome = settle(compactor.compact(None)).await;
+    eval(
+        "delete navigator.storage.estimate; if (globalThis.__lent) delete navigator.storage; return null;",
+    );
+    outcome.unwrap();
+    let detail = json_of(
+        &JsFuture::from(seen.unchecked_into::<js_sys::Promise>())
+            .await
+            .unwrap(),
+    );
+    assert_eq!(detail["usage"], 900000.0);
+    assert_eq!(detail["quota"], 1000000.0);
+    assert_eq!(detail["share"], 0.9);
+    assert_eq!(detail["purged"], serde_json::json!([]));
+}

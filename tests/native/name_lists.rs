@@ -334,6 +334,12 @@ fn every_event_detail_has_the_fields_its_typescript_map_declares() {
         CompactionEvent::ArchivesLost {
             keys: vec!["k".into()],
         },
+        CompactionEvent::StoragePressure {
+            usage: 850.0,
+            quota: 1000.0,
+            share: 0.85,
+            purged: vec!["k".into()],
+        },
     ];
     let (_, map) = ts_interface("CompactorEventMap");
     let declared: Vec<(String, BTreeSet<String>)> = members(&map)

@@ -42,6 +42,34 @@ pub trait ArchiveStore: KeyValueStore {
     fn release(&self, keep: &[String]);
     /// The keys whose values a `get` asked for since the last call and this copy did not hold.
     fn take_unfetched(&self) -> Vec<String>;
+    /// What the browser says of the origin's storage, which this store shares; `None` where
+    /// it says nothing.
+    fn estimate(&self) -> LocalBoxFuture<'static, Option<StorageEstimate>> {
+        ready(None)
+    }
+}
+
+/// The origin's storage as the browser reports it, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StorageEstimate {
+    /// Bytes in use.
+    pub usage: f64,
+    /// Bytes the origin may use.
+    pub quota: f64,
+}
+
+/// The share of the quota in use from which the package acts: purges what has expired and
+/// tells the app (`storage_pressure`), and writes no summary cache.
+pub const PRESSURE_SHARE: f64 = 0.8;
+
+impl StorageEstimate {
+    /// The share of the quota in use (0 when the quota is unknown).
+    pub fn share(&self) -> f64 {
+        match self.quota > 0.0 {
+            true => self.usage / self.quota,
+            false => 0.0,
+        }
+    }
 }
 
 /// What `get` answers for a key whose value the copy lists and has not fetched.
@@ -70,6 +98,7 @@ pub struct MemoryArchiveStore {
     failure: Rc<RefCell<Option<FailureCheck>>>,
     commits: Rc<RefCell<usize>>,
     fetched: Rc<RefCell<usize>>,
+    estimate: Rc<RefCell<Option<StorageEstimate>>>,
 }
 
 /// Every key of a copy, with its value once fetched or written.
@@ -101,6 +130,7 @@ impl MemoryArchiveStore {
     pub fn other_tab(&self) -> Self {
         Self {
             committed: self.committed.clone(),
+            estimate: Rc::clone(&self.estimate),
             ..Self::default()
         }
     }
@@ -109,6 +139,11 @@ impl MemoryArchiveStore {
     /// call, and a failed commit drops the writes it carried, as a failed transaction does.
     pub fn fail_when(&self, check: impl Fn() -> Result<(), StorageError> + 'static) {
         *self.failure.borrow_mut() = Some(FailureCheck(Rc::new(check)));
+    }
+
+    /// What later estimates of the origin's storage answer (shared by every tab's clone).
+    pub fn set_estimate(&self, estimate: Option<StorageEstimate>) {
+        *self.estimate.borrow_mut() = estimate;
     }
 
     /// Every later commit and read-back fails with `err`.
@@ -250,6 +285,10 @@ impl ArchiveStore for MemoryArchiveStore {
 
     fn take_unfetched(&self) -> Vec<String> {
         std::mem::take(&mut *self.unfetched.borrow_mut())
+    }
+
+    fn estimate(&self) -> LocalBoxFuture<'static, Option<StorageEstimate>> {
+        ready(*self.estimate.borrow())
     }
 }
 

@@ -82,6 +82,18 @@ pub enum CompactionEvent {
         /// Their keys.
         keys: Vec<String>,
     },
+    /// `storage_pressure`: the origin's storage was at least 80% full as a compaction began;
+    /// the expired archives were purged first, and the figures are those after.
+    StoragePressure {
+        /// Bytes in use.
+        usage: f64,
+        /// Bytes the origin may use.
+        quota: f64,
+        /// `usage / quota`.
+        share: f64,
+        /// The keys of the expired archives purged (never one that had not expired).
+        purged: Vec<String>,
+    },
 }
 
 impl CompactionEvent {
@@ -97,6 +109,7 @@ impl CompactionEvent {
             CompactionEvent::Retry { .. } => "compaction_retry",
             CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
             CompactionEvent::ArchivesLost { .. } => "archives_lost",
+            CompactionEvent::StoragePressure { .. } => "storage_pressure",
         }
     }
 }
@@ -154,6 +167,16 @@ impl ToJson for CompactionEvent {
                 .field("message", message),
             CompactionEvent::RolledBack { archive_key } => detail.field("archiveKey", archive_key),
             CompactionEvent::ArchivesLost { keys } => detail.field("keys", keys),
+            CompactionEvent::StoragePressure {
+                usage,
+                quota,
+                share,
+                purged,
+            } => detail
+                .field("usage", usage)
+                .field("quota", quota)
+                .field("share", share)
+                .field("purged", purged),
         };
     }
 }

@@ -14,7 +14,7 @@ use crate::core::json::write::ToJson;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::reasons::BusyReason;
 use crate::core::model::settings::CompactorSettings;
-use crate::core::ports::archive_store::ArchiveStore;
+use crate::core::ports::archive_store::{ArchiveStore, StorageEstimate, PRESSURE_SHARE};
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
@@ -294,6 +294,26 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
         self.may_delete()?;
         self.fetching(|a| a.delete(key)).await?;
         Ok(self.commit().await?)
+    }
+
+    /// Where the origin the archive store shares is at least [`PRESSURE_SHARE`] full: purges
+    /// the expired archives (never another) and gives the figures after them, with the keys
+    /// purged; `None` below that share, without an archive store, or where the browser says
+    /// nothing.
+    pub async fn relieve(&self) -> Result<Option<(StorageEstimate, Vec<String>)>, CompactionError> {
+        let Some(store) = &self.archive_store else {
+            return Ok(None);
+        };
+        let pressed = |e: &StorageEstimate| e.share() >= PRESSURE_SHARE;
+        let Some(before) = store.estimate().await.filter(pressed) else {
+            return Ok(None);
+        };
+        self.refreshed().await?;
+        let purged = self.with_archives(|a| a.enforce_limit(usize::MAX, None))?;
+        if !purged.is_empty() {
+            self.commit().await?;
+        }
+        Ok(Some((store.estimate().await.unwrap_or(before), purged)))
     }
 
     /// Removes the expired archives; how many went.

@@ -74,6 +74,8 @@ struct Run {
     answered: Option<CachedSummary>,
     /// Whether the archive is written: from then on the compaction completes.
     archived: bool,
+    /// Whether the origin's storage was under pressure as it began: no summary cache then.
+    pressed: bool,
 }
 
 /// Where the ladder stands after its clearing rung.
@@ -175,6 +177,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             working_since_ms: self.now(),
             answered: None,
             archived: false,
+            pressed: false,
         };
         let outcome = self.compact_leased(&mut run).await;
         drop(claim);
@@ -191,6 +194,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Takes the lease, runs the compaction, records a failure and gives the lease back, each
     /// write under the store lock (see [`RunLock`]).
     async fn compact_leased(&self, run: &mut Run) -> Result<CompactionResult, CompactionError> {
+        self.relieve_storage(run).await;
         let mut lock = RunLock::taken(self.shelf.hold().await?);
         run.working_since_ms = self.now();
         self.shelf.take_lease(&self.settings)?;
@@ -202,7 +206,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if let Err(err) = &outcome {
             self.fail(run, err);
         }
-        if let Some(answered) = run.answered.take() {
+        if let Some(answered) = run.answered.take().filter(|_| !run.pressed) {
             // A cache that cannot be written is only a cache.
             let _ = self
                 .logs()
@@ -214,6 +218,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.shelf.release_lease();
         drop(held);
         outcome
+    }
+
+    /// Acts before the quota: where the origin's storage is at least 80% full, the expired
+    /// archives go first, then the app hears it (`storage_pressure`), and this run writes no
+    /// summary cache. Only a gauge: a failure to read it or to purge does not stop the run.
+    async fn relieve_storage(&self, run: &mut Run) {
+        if let Ok(Some((estimate, purged))) = self.shelf.relieve().await {
+            run.pressed = true;
+            self.events.emit(CompactionEvent::StoragePressure {
+                usage: estimate.usage,
+                quota: estimate.quota,
+                share: estimate.share(),
+                purged,
+            });
+        }
     }
 
     fn fail(&self, run: &Run, err: &CompactionError) {
