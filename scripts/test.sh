@@ -92,7 +92,7 @@ tests "browser tests in WebKit" wasm-pack test --headless --safari --safaridrive
 check "cargo doc without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 check "package build (web, bundler and node flavours into pkg/)" bash scripts/build.sh pkg
 check "size budget of the web entry (wasm + glue + snippets, gzip; pkg.json sizeBudget)" node scripts/size.mjs pkg --max
-tests "package and page tests (node, Chromium; WebKit for the engine tests)" node --test --test-reporter=tap --test-concurrency=1 tests/node/
+tests "package and page tests (node, Chromium; WebKit and Firefox for the engine tests)" node --test --test-reporter=tap --test-concurrency=1 tests/node/
 
 elapsed=$(( $(date +%s) - started ))
 echo

@@ -1,6 +1,6 @@
-// The promises a user relies on, in each engine the package supports: Chromium (Playwright)
-// and WebKit (WebKitGTK's MiniBrowser through WebDriver, `webkit.mjs`; Firefox runs the browser
-// test crates). Each scenario runs in the page as the same function in both: a GDRS session
+// The promises a user relies on, in each engine the package supports: Chromium (Playwright),
+// WebKit (WebKitGTK's MiniBrowser) and Firefox (headless ESR), the last two through WebDriver
+// (`webdriver.mjs`). Each scenario runs in the page as the same function in each: a GDRS session
 // compacted, its archive in IndexedDB (compressed), recalled and rolled back byte for byte; the same after a
 // reload; two tabs of one origin, where the second's compaction is `busy` while the first's runs
 // and then sees its summary.
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startServer } from "../../scripts/serve.mjs";
 import { CHROMIUM_FLAGS } from "./browser.mjs";
-import { launchWebKit } from "./webkit.mjs";
+import { launchFirefox, launchWebKit } from "./webdriver.mjs";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const MOUNTS = [
@@ -23,7 +23,7 @@ let server;
 let url;
 const engines = {};
 
-/** Chromium through Playwright, with the commands `webkit.mjs` gives. */
+/** Chromium through Playwright, with the commands `webdriver.mjs` gives. */
 async function launchChromium() {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS, headless: true });
   const context = await browser.newContext();
@@ -50,7 +50,8 @@ before(async () => {
   url = `http://127.0.0.1:${server.address().port}/`;
   engines.chromium = await launchChromium();
   engines.webkit = await launchWebKit();
-  console.log(`# Chromium ${engines.chromium.browserVersion}, WebKit ${engines.webkit.browserVersion}`);
+  engines.firefox = await launchFirefox();
+  console.log(`# Chromium ${engines.chromium.browserVersion}, WebKit ${engines.webkit.browserVersion}, Firefox ${engines.firefox.browserVersion}`);
 });
 
 after(async () => {
@@ -100,7 +101,7 @@ async function compactRecallRollback({ rollback }) {
   return { before, live, after: texts(), archiveKey: result.archiveKey, iterations: result.iterations, stored: typeof stored === "string" ? { text: stored.length } : { format: stored?.format, units: stored?.units, bytes: stored?.gzip?.byteLength }, recalled: JSON.stringify(recalled), summaryFirst };
 }
 
-for (const name of ["chromium", "webkit"]) {
+for (const name of ["chromium", "webkit", "firefox"]) {
   test(`${name}: a GDRS session compacted offline, archived in IndexedDB, recalled, rolled back byte for byte`, async () => {
     const engine = engines[name];
     await engine.goto(url);

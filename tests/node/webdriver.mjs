@@ -1,11 +1,15 @@
-// WebKit for the page tests: WebKitGTK's MiniBrowser driven through its W3C WebDriver
-// (`scripts/webkit-driver.sh`, which gives it a virtual display), with the few commands the
-// tests need. Playwright drives only its own WebKit build, which these machines do not have.
+// WebKit and Firefox for the page tests: WebKitGTK's MiniBrowser driven through its W3C
+// WebDriver (`scripts/webkit-driver.sh`, which gives it a virtual display), and headless
+// Firefox ESR through geckodriver, with the few commands the tests need. Playwright drives only
+// its own WebKit and Firefox builds, which these machines do not have.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const DRIVER = fileURLToPath(new URL("../../scripts/webkit-driver.sh", import.meta.url));
+const WEBKIT_DRIVER = fileURLToPath(new URL("../../scripts/webkit-driver.sh", import.meta.url));
+const GECKODRIVER = process.env.GECKODRIVER ?? join(homedir(), ".cargo/bin/geckodriver");
 
 /** A free loopback port. */
 function freePort() {
@@ -19,11 +23,18 @@ function freePort() {
   });
 }
 
-/** Starts a driver and one browser session; returns the session's commands. Rejects, naming
- * the driver's output, when neither starts within 30 s. */
-export async function launchWebKit() {
+/** WebKitGTK's MiniBrowser (empty capabilities: WebKitWebDriver's default browser). */
+export const launchWebKit = () => launchWebDriver(WEBKIT_DRIVER, {});
+
+/** Headless Firefox ESR. */
+export const launchFirefox = () =>
+  launchWebDriver(GECKODRIVER, { alwaysMatch: { "moz:firefoxOptions": { binary: "/usr/bin/firefox-esr", args: ["-headless"] } } });
+
+/** Starts `command` (a W3C WebDriver) and one browser session with `capabilities`; returns the
+ * session's commands. Rejects, naming the driver's output, when neither starts within 30 s. */
+async function launchWebDriver(command, capabilities) {
   const port = await freePort();
-  const driver = spawn(DRIVER, [`--port=${port}`], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const driver = spawn(command, [`--port=${port}`], { stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   driver.stdout.on("data", (chunk) => (output += chunk));
   driver.stderr.on("data", (chunk) => (output += chunk));
@@ -52,11 +63,11 @@ export async function launchWebKit() {
   for (let tries = 0; tries < 300 && !session; tries++) {
     try {
       const ready = await call("GET", "/status");
-      if (ready?.ready !== false) session = await call("POST", "/session", { capabilities: {} });
+      if (ready?.ready !== false) session = await call("POST", "/session", { capabilities });
     } catch (err) {
       if (driver.exitCode !== null || tries === 299) {
         stop();
-        throw new Error(`WebKitWebDriver did not start a session: ${err.message}\n${output}`);
+        throw new Error(`${command} did not start a session: ${err.message}\n${output}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
