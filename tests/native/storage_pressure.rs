@@ -116,7 +116,7 @@ fn at_eighty_percent_the_expired_archives_go_first_the_app_is_told_and_no_cache_
     };
     assert_eq!((*usage, *quota, *share), (850.0, 1000.0, 0.85));
     assert_eq!(purged, &vec![old.to_owned()]);
-    let listed: Vec<String> = archives_now(&compactor)
+    let listed: Vec<String> = archives_now(compactor)
         .with(|a| a.list())
         .unwrap()
         .into_iter()
