@@ -39,17 +39,17 @@ fn two_archives() -> Session {
     let compactor = shelved(rig.compactor, |shelf| {
         shelf.with_archive_store(Rc::clone(&database) as Rc<dyn ArchiveStore>)
     });
-    grow_session(&rig.logs, &rig.clock, 12, 42);
-    let old = run_ready(compactor.compact(Trigger::User))
-        .unwrap()
-        .unwrap()
-        .archive_key;
-    rig.clock.advance(0.5 * DAY_MS);
-    grow_session(&rig.logs, &rig.clock, 8, 43);
-    let kept = run_ready(compactor.compact(Trigger::User))
-        .unwrap()
-        .unwrap()
-        .archive_key;
+    // `days` later, `iterations` more, then a compaction: its archive's key.
+    let compacted_after = |days: f64, iterations: u32, seed: u64| {
+        rig.clock.advance(days * DAY_MS);
+        grow_session(&rig.logs, &rig.clock, iterations, seed);
+        run_ready(compactor.compact(Trigger::User))
+            .unwrap()
+            .unwrap()
+            .archive_key
+    };
+    let old = compacted_after(0.0, 12, 42);
+    let kept = compacted_after(0.5, 8, 43);
     // The first has expired now, the second not.
     rig.clock.advance(0.7 * DAY_MS);
     grow_session(&rig.logs, &rig.clock, 8, 44);

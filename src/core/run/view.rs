@@ -162,16 +162,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     /// The bodies the clearing rung would take from `observed` now, each placeholder naming
     /// `archive_key` (none when `clearing` is `false`).
     pub fn clearable(&self, observed: &Observed, archive_key: &str) -> Vec<ClearedEntry> {
-        let Some(clearing) = clearing_of(observed, self.settings, archive_key) else {
-            return Vec::new();
-        };
-        clearable(
-            clearing.logs,
-            clearing.placed,
-            clearing.rules,
-            clearing.keep_whole,
-            archive_key,
-        )
+        clearing_of(observed, self.settings, archive_key).map_or_else(Vec::new, |c| clearable(&c))
     }
 }
 

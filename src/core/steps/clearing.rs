@@ -71,27 +71,15 @@ impl ClearedEntry {
     }
 }
 
-/// The entries of `logs` (placed as `placed` says) whose bodies `rules` clear now, in log order,
-/// executions first, each placeholder naming `archive_key`, the archive that will hold the
-/// originals (so that a recall follows a placeholder to its body, also from a later summary's
-/// archive). `keep_whole` names tools (the recall tool) whose entries, like any entry a later
-/// iteration refers to by id, stay whole one iteration longer.
-pub fn clearable(
-    logs: &LogSnapshot,
-    placed: &PlacedIterations,
-    rules: &ClearingRules,
-    keep_whole: &[&str],
-    archive_key: &str,
-) -> Vec<ClearedEntry> {
-    let mut choice = ClearingChoice::of(logs);
-    let clearing = Clearing {
-        logs,
-        placed,
-        rules,
-        keep_whole,
-        archive_key,
-    };
-    while !choice.advance(&clearing, usize::MAX) {}
+/// The entries of `clearing.logs` (placed as `placed` says) whose bodies `rules` clear now, in
+/// log order, executions first, each placeholder naming `archive_key`, the archive that will
+/// hold the originals (so that a recall follows a placeholder to its body, also from a later
+/// summary's archive). `keep_whole` names tools (the recall tool) whose entries, like any entry
+/// a later iteration refers to by id, stay whole one iteration longer. At once: see
+/// [`ClearingChoice`] for the same choice in parts.
+pub fn clearable(clearing: &Clearing<'_>) -> Vec<ClearedEntry> {
+    let mut choice = ClearingChoice::of(clearing.logs);
+    while !choice.advance(clearing, usize::MAX) {}
     choice.cleared
 }
 

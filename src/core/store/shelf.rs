@@ -308,19 +308,20 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
         let Some(before) = store.estimate().await.filter(pressed) else {
             return Ok(None);
         };
-        self.refreshed().await?;
-        let purged = self.with_archives(|a| a.enforce_limit(usize::MAX, None))?;
-        if !purged.is_empty() {
-            self.commit().await?;
-        }
+        let purged = self.purge_expired().await?;
         Ok(Some((store.estimate().await.unwrap_or(before), purged)))
     }
 
     /// Removes the expired archives; how many went.
     pub async fn purge(&self) -> Result<usize, CompactionError> {
+        Ok(self.purge_expired().await?.len())
+    }
+
+    /// Removes the expired archives; their keys.
+    async fn purge_expired(&self) -> Result<Vec<String>, CompactionError> {
         self.refreshed().await?;
-        let purged = self.with_archives(|a| a.purge())?;
-        if purged > 0 {
+        let purged = self.with_archives(|a| a.enforce_limit(usize::MAX, None))?;
+        if !purged.is_empty() {
             self.commit().await?;
         }
         Ok(purged)

@@ -47,15 +47,23 @@ fn page(n: u32, figure: &str) -> String {
     json
 }
 
-fn clear_now(logs: &LogSnapshot, rules: &ClearingRules) -> Vec<ClearedEntry> {
-    let keep_whole = ["recall_archived_iterations"];
-    clearable(
+/// What the tests clear by: the recall tool kept whole, placeholders naming one archive.
+fn clearing_by<'a>(
+    logs: &'a LogSnapshot,
+    placed: &'a PlacedIterations,
+    rules: &'a ClearingRules,
+) -> Clearing<'a> {
+    Clearing {
         logs,
-        &logs.placed_iterations(),
+        placed,
         rules,
-        &keep_whole,
-        "gdrs_archived_logs_7",
-    )
+        keep_whole: &["recall_archived_iterations"],
+        archive_key: "gdrs_archived_logs_7",
+    }
+}
+
+fn clear_now(logs: &LogSnapshot, rules: &ClearingRules) -> Vec<ClearedEntry> {
+    clearable(&clearing_by(logs, &logs.placed_iterations(), rules))
 }
 
 /// The value of `field` in the entry `json`, as a `serde_json`-free check: read back by the
@@ -327,16 +335,9 @@ fn a_choice_made_a_slice_at_a_time_is_the_choice_made_at_once() {
     );
     let placed = logs.placed_iterations();
     let rules = ClearingRules::default();
-    let keep_whole = ["recall_archived_iterations"];
     let at_once = clear_now(&logs, &rules);
     assert!(at_once.len() >= 6, "{} cleared", at_once.len());
-    let clearing = Clearing {
-        logs: &logs,
-        placed: &placed,
-        rules: &rules,
-        keep_whole: &keep_whole,
-        archive_key: "gdrs_archived_logs_7",
-    };
+    let clearing = clearing_by(&logs, &placed, &rules);
     for bytes in [1, 100, 5_000, 40_000] {
         let mut choice = ClearingChoice::of(&logs);
         let mut slices = 1;
