@@ -7,7 +7,7 @@ use super::abort_on_drop::AbortOnDrop;
 use super::convert::to_js;
 use super::js_error::thrown_message;
 use super::lone_surrogates;
-use crate::core::error::{ProviderError, ProviderFailure};
+use crate::core::error::{ProviderError, ProviderFailure, ThrownSays};
 use crate::core::model::call_options::SIGNAL_OPTION;
 use crate::core::ports::timer::LocalBoxFuture;
 use crate::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
@@ -60,10 +60,10 @@ impl SummaryProvider for CustomProvider {
         );
         Box::pin(async move {
             let _abort = abort;
-            let returned = call.map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
+            let returned = call.map_err(|err| thrown_failure(&err))?;
             let value = JsFuture::from(js_sys::Promise::resolve(&returned))
                 .await
-                .map_err(|err| ProviderError::Failed(thrown_message(&err)))?;
+                .map_err(|err| thrown_failure(&err))?;
             let text = value.dyn_ref::<JsString>().map(lone_surrogates::from_js);
             let text = text.ok_or_else(|| {
                 let what = match value.js_typeof().as_string() {
@@ -76,4 +76,21 @@ impl SummaryProvider for CustomProvider {
             Ok(Generation::from(text))
         })
     }
+}
+
+/// The failure `thrown` stands for, as its own `status`, `retryable` and `retryAfterMs` say.
+fn thrown_failure(thrown: &JsValue) -> ProviderError {
+    let property = |name: &str| {
+        if thrown.is_object() {
+            js_sys::Reflect::get(thrown, &name.into()).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        }
+    };
+    let says = ThrownSays {
+        status: property("status").as_f64(),
+        retryable: property("retryable").as_bool(),
+        retry_after_ms: property("retryAfterMs").as_f64(),
+    };
+    ProviderError::thrown(thrown_message(thrown), says)
 }

@@ -10,7 +10,7 @@ use std::task::{Context, Poll, Waker};
 
 use common::*;
 use context_compactor::core::error::{CompactionError, ErrorCode};
-use context_compactor::core::error::{ProviderError, ProviderFailure};
+use context_compactor::core::error::{ProviderError, ProviderFailure, ThrownSays};
 use context_compactor::core::model::outcome::{AnswerFormat, CompactionResult};
 use context_compactor::core::model::settings::Trigger;
 use context_compactor::core::model::token_usage::TokenUsage;
@@ -385,5 +385,142 @@ fn an_answer_that_is_not_text_is_the_apps_mistake_not_retried() {
         err.to_string()
             .contains("must resolve to the summary as a string"),
         "{err}"
+    );
+}
+
+/// A compaction of a fresh session whose provider fails with what a custom provider's error
+/// says of itself, then would answer well: the error and the calls made.
+fn thrown(says: ThrownSays) -> (CompactionError, usize) {
+    let failure = ProviderError::thrown("Error: quota exceeded for project my-proj".into(), says);
+    let rig = session(vec![
+        Answer::fail(failure),
+        Answer::Text(valid_summary("asked again")),
+    ]);
+    let outcome = run_ready(rig.compactor.compact(Trigger::User)).unwrap();
+    (outcome.unwrap_err(), rig.provider.calls())
+}
+
+#[test]
+fn a_custom_providers_error_says_whether_to_retry_and_its_status() {
+    // Nothing said: a failure of the app's call, retried once (and the retry succeeds).
+    let rig = session(vec![
+        Answer::fail(ProviderError::thrown(
+            "Error: reset".into(),
+            ThrownSays::default(),
+        )),
+        Answer::Text(valid_summary("asked again")),
+    ]);
+    assert!(run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .is_ok());
+    assert_eq!(rig.provider.calls(), 2);
+
+    // `retryable: false`: asked once, and the error says so.
+    let (err, calls) = thrown(ThrownSays {
+        retryable: Some(false),
+        ..ThrownSays::default()
+    });
+    assert_eq!(
+        (err.code(), err.retryable(), calls),
+        (ErrorCode::LlmNetwork, Some(false), 1)
+    );
+    assert!(
+        err.to_string()
+            .contains("quota exceeded for project my-proj"),
+        "{err}"
+    );
+
+    // An HTTP status: `llm_http` with it, retried as the API's own errors are.
+    let status = |status: f64, retryable: Option<bool>| {
+        thrown(ThrownSays {
+            status: Some(status),
+            retryable,
+            retry_after_ms: Some(1500.0),
+        })
+    };
+    let (err, calls) = status(403.0, None);
+    assert_eq!(
+        (err.code(), err.retryable(), calls),
+        (ErrorCode::LlmHttp, Some(false), 1)
+    );
+    assert_eq!(err.provider().and_then(ProviderError::status), Some(403));
+    let (err, calls) = status(429.0, Some(false));
+    assert_eq!(
+        (err.code(), err.retryable(), calls),
+        (ErrorCode::LlmHttp, Some(false), 1)
+    );
+    assert_eq!(
+        err.provider().and_then(ProviderError::retry_after_ms),
+        Some(1500)
+    );
+    let rig = session(vec![
+        Answer::fail(ProviderError::thrown(
+            "Error: busy".into(),
+            ThrownSays {
+                status: Some(503.0),
+                retry_after_ms: Some(1500.0),
+                ..ThrownSays::default()
+            },
+        )),
+        Answer::Text(valid_summary("asked again")),
+    ]);
+    assert!(run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .is_ok());
+    assert_eq!(
+        rig.timer.waits_as_told().first(),
+        Some(&1500),
+        "its retryAfterMs waited"
+    );
+
+    // A status that is no HTTP status is not taken for one.
+    for odd in [99.0, 600.0, 429.5, f64::NAN] {
+        let (err, _) = status(odd, Some(false));
+        assert_eq!(err.code(), ErrorCode::LlmNetwork, "{odd}");
+    }
+}
+
+#[test]
+fn the_same_invalid_answer_twice_is_not_called_retryable() {
+    let refusal = "I cannot summarise this conversation.".to_owned();
+    let rig = session(vec![
+        Answer::Verbatim(refusal.clone()),
+        Answer::Verbatim(refusal.clone()),
+    ]);
+    let err = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        (err.code(), err.retryable()),
+        (ErrorCode::InvalidSummary, Some(false))
+    );
+    assert_eq!(rig.provider.calls(), 2);
+    assert!(err.to_string().contains("same answer"), "{err}");
+
+    // With more retries allowed, the repeat still ends the asking.
+    let mut settings = small_window();
+    settings.max_retries = 4;
+    let rig = Rig::with(
+        MemoryStore::new(),
+        vec![Answer::Verbatim(refusal.clone()); 5],
+        settings,
+    );
+    grow_session(&rig.logs, &rig.clock, 5, 7);
+    let err = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!((err.retryable(), rig.provider.calls()), (Some(false), 2));
+
+    // Two different invalid answers: trying later may help.
+    let rig = session(vec![
+        Answer::Verbatim(refusal),
+        Answer::Verbatim("No.".into()),
+    ]);
+    let err = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        (err.code(), err.retryable()),
+        (ErrorCode::InvalidSummary, Some(true))
     );
 }

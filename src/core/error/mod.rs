@@ -167,6 +167,9 @@ pub enum CompactionError {
     Provider(ProviderError),
     /// Every summary was invalid; the errors of the last one.
     InvalidSummary(Vec<String>),
+    /// Every summary was invalid, and the retry brought back the very same answer: the
+    /// provider answers this prompt deterministically, so asking again later would not help.
+    SameInvalidSummary(Vec<String>),
     /// Reading or writing storage failed.
     Storage(StorageError),
     /// The caller cancelled the compaction before its archive was written.
@@ -186,7 +189,9 @@ impl CompactionError {
             CompactionError::NotAllowed(_) => ErrorCode::NotAllowed,
             CompactionError::Busy(_) => ErrorCode::Busy,
             CompactionError::Provider(err) => err.code(),
-            CompactionError::InvalidSummary(_) => ErrorCode::InvalidSummary,
+            CompactionError::InvalidSummary(_) | CompactionError::SameInvalidSummary(_) => {
+                ErrorCode::InvalidSummary
+            }
             CompactionError::Storage(err) => err.code(),
             CompactionError::Aborted => ErrorCode::Aborted,
             CompactionError::ArchiveMissing { .. } => ErrorCode::ArchiveMissing,
@@ -207,7 +212,9 @@ impl CompactionError {
         match self {
             CompactionError::Provider(err) => Some(err.is_retryable()),
             CompactionError::InvalidSummary(_) | CompactionError::Busy(_) => Some(true),
-            CompactionError::NotAllowed(_) | CompactionError::ArchiveMissing { .. } => Some(false),
+            CompactionError::NotAllowed(_)
+            | CompactionError::SameInvalidSummary(_)
+            | CompactionError::ArchiveMissing { .. } => Some(false),
             CompactionError::Storage(_) | CompactionError::Aborted => None,
         }
     }
@@ -230,6 +237,12 @@ impl fmt::Display for CompactionError {
             CompactionError::InvalidSummary(errors) => write!(
                 f,
                 "the model's summary was rejected on every attempt: {}",
+                errors.join("; ")
+            ),
+            CompactionError::SameInvalidSummary(errors) => write!(
+                f,
+                "the model's summary was rejected, and asked again it gave the same answer, so \
+                 trying again will not help: {}",
                 errors.join("; ")
             ),
             CompactionError::Storage(err) => write!(f, "{err}"),
@@ -304,6 +317,8 @@ pub enum ProviderError {
     Incomplete(String),
     /// A custom provider threw or its promise rejected.
     Failed(String),
+    /// A custom provider rejected with an error whose `retryable` is `false`: no retry.
+    Refused(String),
     /// A custom provider's `generate()` resolved to something other than text (what it was):
     /// a mistake in the app's code that no retry mends.
     NotText(String),
@@ -317,7 +332,9 @@ impl ProviderError {
         match self {
             ProviderError::Http { .. } => ErrorCode::LlmHttp,
             ProviderError::Timeout { .. } => ErrorCode::LlmTimeout,
-            ProviderError::Network(_) | ProviderError::Failed(_) => ErrorCode::LlmNetwork,
+            ProviderError::Network(_) | ProviderError::Failed(_) | ProviderError::Refused(_) => {
+                ErrorCode::LlmNetwork
+            }
             ProviderError::NotText(_) => ErrorCode::InvalidInput,
             ProviderError::Blocked(_) => ErrorCode::LlmBlocked,
             ProviderError::Incomplete(_) => ErrorCode::InvalidSummary,
@@ -356,20 +373,63 @@ impl ProviderError {
             ProviderError::Incomplete(_) => RetryReason::InvalidSummary,
             ProviderError::Blocked(_)
             | ProviderError::Failed(_)
+            | ProviderError::Refused(_)
             | ProviderError::NotText(_)
             | ProviderError::Aborted => RetryReason::Provider,
         }
     }
 
     /// Whether one more attempt can help: 408, 429 and 5xx, time-outs, network failures,
-    /// incomplete answers and custom-provider failures; never 400/403/404 or a block.
+    /// incomplete answers and custom-provider failures; never 400/403/404, a block, or a
+    /// failure the provider called lasting.
     pub(crate) fn is_retryable(&self) -> bool {
         match self {
             ProviderError::Http {
                 status, lasting, ..
             } => !lasting && matches!(status, 408 | 429 | 500 | 502 | 503 | 504),
-            ProviderError::Blocked(_) | ProviderError::NotText(_) | ProviderError::Aborted => false,
+            ProviderError::Blocked(_)
+            | ProviderError::Refused(_)
+            | ProviderError::NotText(_)
+            | ProviderError::Aborted => false,
             _ => true,
+        }
+    }
+}
+
+/// What an error a custom provider threw says of itself, in the properties an app may set on
+/// it (`status`, `retryable`, `retryAfterMs`), as read from JavaScript.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ThrownSays {
+    /// `status`: the HTTP status the app's own call got.
+    pub status: Option<f64>,
+    /// `retryable`: whether another attempt can help.
+    pub retryable: Option<bool>,
+    /// `retryAfterMs`: how long to wait before another attempt.
+    pub retry_after_ms: Option<f64>,
+}
+
+impl ProviderError {
+    /// The failure of a custom provider whose error reads `message`, as that error says of
+    /// itself: with an HTTP `status` (a whole number from 100 to 599) an HTTP error, retried as
+    /// the API's own are (408, 429, 5xx); with `retryable: false`, never retried.
+    pub fn thrown(message: String, says: ThrownSays) -> Self {
+        let lasting = says.retryable == Some(false);
+        let status = says
+            .status
+            .filter(|s| s.fract() == 0.0 && (100.0..600.0).contains(s));
+        let retry_after_ms = says
+            .retry_after_ms
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            .map(|ms| ms.min(f64::from(u32::MAX)) as u32);
+        match status {
+            Some(status) => ProviderError::Http {
+                status: status as u16,
+                message,
+                retry_after_ms,
+                lasting,
+            },
+            None if lasting => ProviderError::Refused(message),
+            None => ProviderError::Failed(message),
         }
     }
 }
@@ -391,6 +451,10 @@ impl fmt::Display for ProviderError {
                 write!(f, "the model's answer was incomplete: {reason}")
             }
             ProviderError::Failed(reason) => write!(f, "the summary provider failed: {reason}"),
+            ProviderError::Refused(reason) => write!(
+                f,
+                "the summary provider failed and said a retry would not help: {reason}"
+            ),
             ProviderError::NotText(what) => write!(
                 f,
                 "provider.generate() must resolve to the summary as a string; it resolved to {what}"

@@ -188,6 +188,8 @@ impl Asking<'_> {
         let mut prompt = request.prompt.to_owned();
         let mut retried: Vec<RetryReason> = Vec::new();
         let mut fallback: Option<Box<Accepted>> = None;
+        // The answer the last attempt rejected: the same again means asking cannot help.
+        let mut rejected_answer: Option<String> = None;
         let mut attempt = 0;
         loop {
             attempts.count += 1;
@@ -221,13 +223,23 @@ impl Asking<'_> {
                     Err(failure.error)
                 }
             };
+            let answered = text.as_ref().ok().cloned();
             let judged = judge(text, request.prompt, settings.retry_delay_ms, |summary| {
                 check(summary, &retried)
             });
-            let rejected = match judged {
+            let mut rejected = match judged {
                 Ok(accepted) => return Ok(announced(accepted, &mut report)),
                 Err(rejected) => rejected,
             };
+            if let (Some(answer), CompactionError::InvalidSummary(errors)) =
+                (&answered, &mut rejected.error)
+            {
+                if rejected_answer.as_ref() == Some(answer) {
+                    rejected.error = CompactionError::SameInvalidSummary(std::mem::take(errors));
+                    rejected.retry = None;
+                }
+            }
+            rejected_answer = answered;
             fallback = rejected.fallback.or(fallback);
             let Some(retry) = rejected.retry.filter(|_| attempt <= settings.max_retries) else {
                 return match fallback {

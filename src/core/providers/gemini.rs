@@ -299,6 +299,7 @@ fn scrub_error(err: ProviderError, secret: &str) -> ProviderError {
         ProviderError::Incomplete(reason) => ProviderError::Incomplete(clean(reason)),
         ProviderError::Network(reason) => ProviderError::Network(clean(reason)),
         ProviderError::Failed(reason) => ProviderError::Failed(clean(reason)),
+        ProviderError::Refused(reason) => ProviderError::Refused(clean(reason)),
         ProviderError::NotText(what) => ProviderError::NotText(clean(what)),
         other @ (ProviderError::Timeout { .. } | ProviderError::Aborted) => other,
     }
