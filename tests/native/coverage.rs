@@ -9,6 +9,7 @@ mod common;
 
 use common::*;
 use context_compactor::core::error::{CompactionError, ErrorCode};
+use context_compactor::core::log::entries::ExecutionInput;
 use context_compactor::core::model::facts::{Fact, FactKind, Ledger};
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::reasons::Refusal;
@@ -894,4 +895,53 @@ fn keep_recent_iterations_keeps_the_newest_finished_iterations_verbatim() {
         panic!("{refused:?}")
     };
     assert_eq!((needed, completed), (9, 8));
+}
+
+/// A session of `iterations` whose texts name no figure: each iteration reasons in words and
+/// runs two shards, one in nine failing; the compacted executions are more than the iterations,
+/// so that no iteration header names their counts.
+fn wordy_session(iterations: u32, answers: Vec<Answer>) -> Rig {
+    let rig = Rig::with(MemoryStore::new(), answers, small_window());
+    let mut run = 0;
+    for _ in 0..iterations {
+        let mut store = rig.logs.borrow_mut();
+        store.start_iteration().unwrap();
+        store
+            .append_reasoning("I checked the next shards and compared them with the report.")
+            .unwrap();
+        for _ in 0..2 {
+            run += 1;
+            store
+                .append_execution(ExecutionInput {
+                    success: run % 9 != 0,
+                    code: "return checkShard(nextShard());".into(),
+                    ..Default::default()
+                })
+                .unwrap();
+        }
+        store.finish_iteration();
+        rig.clock.advance(1000.0);
+    }
+    rig
+}
+
+#[test]
+fn the_sessions_own_iteration_numbers_and_counts_are_not_marked_invented_ones_are() {
+    let probe = wordy_session(130, vec![]);
+    let plan = probe.compactor.plan().unwrap();
+    let current = plan.iterations[1] + 1;
+    let total = 2 * (current - 1);
+    let ok = total - total / 9;
+    let continues = format!("Continue with iteration {current}.");
+    let counted = format!("{ok} of {total} executions succeeded.");
+    let beyond = format!("Continue from iteration {}.", current + 848);
+    let miscounted = format!("{} of {total} executions failed.", ok + 3);
+    let body = format!("{continues}\n- {counted}\n- {beyond}\n- {miscounted}");
+    let answer = keeping_every_fact(&probe, &body);
+    let rig = wordy_session(130, vec![Answer::Verbatim(answer)]);
+    let result = compact(&rig).unwrap();
+    let marked: Vec<&str> = result.unverified.iter().map(|u| u.line.as_str()).collect();
+    assert_eq!(marked, [format!("- {beyond}"), format!("- {miscounted}")]);
+    assert!(result.summary.contains(&format!("- {counted}\n")));
+    assert!(result.summary.contains(&format!("{continues}\n")));
 }

@@ -12,6 +12,7 @@ pub mod index;
 pub mod item_search;
 pub mod label;
 pub mod ledger;
+pub mod own_figures;
 pub mod parts;
 pub mod prompt;
 pub mod provenance;

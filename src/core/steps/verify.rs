@@ -1,13 +1,15 @@
 //! Catching what the model made up: the numbers, ids, file names and URLs a summary names that
 //! none of its sources holds (the compacted originals, earlier summaries among them, and the
 //! ledger, pins included). Digit grouping is not a difference, and neither is a rounding of a
-//! number that does appear (`991.4` for `991.402745709`, `98,800` for `98,765`).
+//! number that does appear (`991.4` for `991.402745709`, `98,800` for `98,765`), and the
+//! session's own figures (its iteration numbers, the counts of its entries) need no source.
 
 use std::borrow::Cow;
 
 use crate::core::model::facts::{Ledger, UnverifiedLine};
 use crate::core::order::sort::{sort_unique, unique_in_order};
 use crate::core::order::sorted_map::SortedMap;
+use crate::core::steps::own_figures::OwnFigures;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::{
     byte_set, each_candidate, is_identifier, is_url, trim_ascii_matching, without_digit_commas,
@@ -59,12 +61,22 @@ pub fn unbacked_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
         pending.find_in(&entry_texts(selection));
     }
     let unbacked = pending.left();
+    // Only a number no source holds is looked for among the session's own figures.
+    let own = unbacked
+        .iter()
+        .any(|item| is_number(item))
+        .then(|| OwnFigures::of(selection));
     claimed
         .into_iter()
         .filter_map(|(index, line, items)| {
+            let own_here = own
+                .as_ref()
+                .map(|own| own.in_line(line))
+                .unwrap_or_default();
             let items: Vec<String> = items
                 .into_iter()
                 .filter(|item| unbacked.binary_search(&item.as_str()).is_ok())
+                .filter(|item| !own_here.contains(item))
                 .collect();
             (!items.is_empty()).then(|| Unbacked {
                 index,
