@@ -4,7 +4,6 @@
 //! the compacted entries of one kind (all, succeeded, failed), the iterations, or when the
 //! line calls it an iteration and the session has reached it; any other is still checked.
 
-use crate::core::order::sort::sort_unique;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::terms::without_digit_commas;
 
@@ -13,8 +12,9 @@ use crate::core::steps::terms::without_digit_commas;
 pub struct OwnFigures {
     /// The running iteration: iteration numbers up to it are the session's.
     current: u32,
-    /// Every count of the compacted entries, sorted, each once.
-    counts: Vec<u64>,
+    /// The counts of the compacted entries: executions, then tool entries (all, succeeded,
+    /// failed), then the iterations.
+    counts: [u64; 7],
 }
 
 /// How a tool entry's `status` reads, as the summary prompt reads it.
@@ -27,42 +27,26 @@ fn tool_outcome(status: &str) -> Option<bool> {
 }
 
 impl OwnFigures {
-    /// The figures of `selection`: its iterations, and the compacted entries of each log, all,
-    /// succeeded and failed.
+    /// The figures of `selection`: its iterations, and the compacted entries of the execution
+    /// and tool logs, all, succeeded and failed.
     pub fn of(selection: &Selection) -> OwnFigures {
-        let tally = |outcomes: &mut dyn Iterator<Item = Option<bool>>| {
-            let (mut all, mut succeeded, mut failed) = (0u64, 0u64, 0u64);
-            for outcome in outcomes {
-                all += 1;
-                match outcome {
-                    Some(true) => succeeded += 1,
-                    Some(false) => failed += 1,
-                    None => {}
-                }
+        // Executions all, succeeded, failed; tool entries the same; the iterations.
+        let mut counts = [0u64; 7];
+        let mut tally = |at: usize, outcome: Option<bool>| {
+            counts[at] += 1;
+            match outcome {
+                Some(true) => counts[at + 1] += 1,
+                Some(false) => counts[at + 2] += 1,
+                None => {}
             }
-            [all, succeeded, failed]
         };
-        let runs = tally(
-            &mut selection
-                .execution
-                .iter()
-                .map(|(_, entry)| entry.fields().success()),
-        );
-        let tools = tally(
-            &mut selection
-                .tool_activity
-                .iter()
-                .map(|(_, entry)| entry.fields().status().and_then(|s| tool_outcome(&s))),
-        );
-        let iterations = u64::from(selection.last.saturating_sub(selection.first)) + 1;
-        let mut counts: Vec<u64> = runs.into_iter().chain(tools).collect();
-        counts.extend([
-            iterations,
-            u64::from(selection.last),
-            selection.reasoning.len() as u64,
-        ]);
-        counts.retain(|count| *count > 0);
-        sort_unique(&mut counts);
+        for (_, entry) in &selection.execution {
+            tally(0, entry.fields().success());
+        }
+        for (_, entry) in &selection.tool_activity {
+            tally(3, entry.fields().status().as_deref().and_then(tool_outcome));
+        }
+        counts[6] = u64::from(selection.last.saturating_sub(selection.first)) + 1;
         OwnFigures {
             current: selection.current,
             counts,
@@ -76,22 +60,30 @@ impl OwnFigures {
         let mut own: Vec<String> = Vec::new();
         let mut naming_iterations = false;
         for word in words(&without_digit_commas(line)) {
-            let Ok(number) = word.parse::<u64>() else {
-                let lower = word.to_ascii_lowercase();
-                if ITERATION_WORDS.contains(&lower.as_str()) {
+            let Some(number) = whole_number(word) else {
+                let is = |words: &[&str]| words.iter().any(|w| w.eq_ignore_ascii_case(word));
+                if is(&ITERATION_WORDS) {
                     naming_iterations = true;
-                } else if !CONNECTORS.contains(&lower.as_str()) {
+                } else if !is(&CONNECTORS) {
                     naming_iterations = false;
                 }
                 continue;
             };
             let an_iteration = naming_iterations && number <= u64::from(self.current);
-            if an_iteration || self.counts.binary_search(&number).is_ok() {
+            if an_iteration || (number > 0 && self.counts.contains(&number)) {
                 own.push(word.to_owned());
             }
         }
         own
     }
+}
+
+/// `word` as a whole number, when it is only ASCII digits and fits.
+fn whole_number(word: &str) -> Option<u64> {
+    word.bytes().try_fold(0u64, |number, byte| {
+        let digit = byte.checked_sub(b'0').filter(|d| *d <= 9)?;
+        number.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
 /// The words that make the numbers after them iteration numbers.
@@ -101,10 +93,10 @@ const ITERATION_WORDS: [&str; 5] = ["iteration", "iterations", "iter", "iters", 
 /// "3, 5 and 7").
 const CONNECTORS: [&str; 6] = ["to", "and", "or", "through", "from", "until"];
 
-/// The words and numbers of `line`: runs of letters, digits and apostrophes; everything else
-/// separates them (so `1-144` is two numbers and `145.` one).
+/// The words and numbers of `line`: runs of ASCII letters, digits and apostrophes; anything
+/// else separates them (so `1-144` is two numbers and `145.` one).
 fn words(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+    line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '\''))
         .filter(|word| !word.is_empty())
 }
 
@@ -113,9 +105,11 @@ mod tests {
     use super::*;
 
     fn figures(current: u32, counts: &[u64]) -> OwnFigures {
+        let mut all = [0; 7];
+        all[..counts.len()].copy_from_slice(counts);
         OwnFigures {
             current,
-            counts: counts.to_vec(),
+            counts: all,
         }
     }
 
