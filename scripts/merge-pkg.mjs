@@ -1,7 +1,8 @@
 // Assembles the npm package that scripts/build.sh built: the web flavour at the root, bundler/
 // and node/ beside it. Writes package.json (pkg.json's fields, wasm-pack's version), gives every
 // entry the same exports (a default `init()`, `REQUIRED_SECTIONS`), turns the web flavour's
-// calls before `init()` into a clear error, and makes the Node flavour's snippets CommonJS.
+// calls before `init()` (and a .wasm it cannot fetch) into a clear error, inlines its snippets
+// (the web entry is two files), and makes the Node flavour's snippets CommonJS.
 // Usage: node scripts/merge-pkg.mjs <pkg.json> <pkg-dir>
 import { readFileSync, writeFileSync, existsSync, rmSync, readdirSync, statSync, copyFileSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -171,6 +172,49 @@ for (const dts of walk(pkgDir).filter((f) => /\.d\.m?ts$/.test(f))) {
   const text = readFileSync(dts, "utf8");
   const cleaned = text.replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, "");
   if (cleaned !== text) writeFileSync(dts, cleaned);
+}
+
+// A .wasm that cannot be fetched: init() rejects with the error a person can act on.
+replaceOnce(
+  web,
+  "throw new Error(`failed to fetch Wasm: ${module.status} ${module.statusText} fetching '${module.url}'`);",
+  "throw new NotReadyError(`context-compactor could not be initialised: fetching ${module.url} answered ${module.status} ${module.statusText}; serve context_compactor_bg.wasm beside context_compactor.js, or pass its URL to init({ module_or_path })`, \"not_initialized\");",
+);
+
+// The web entry is two files, the module and its .wasm: the JS snippets wasm-bindgen writes
+// beside it (snippets/) are inlined into the module, each in a scope of its own, so that a
+// page serving the two files has all it needs (and one gzip stream is 0.7 KB smaller than
+// five).
+{
+  let text = readFileSync(web, "utf8");
+  const bodies = new Map();
+  const scope = (path) => {
+    if (!bodies.has(path)) {
+      const source = readFileSync(join(pkgDir, path), "utf8");
+      if (/^\s*(import|export \{|export default|export \*)/m.test(source)) {
+        console.error(`${path}: a snippet that imports or re-exports cannot be inlined`);
+        process.exit(1);
+      }
+      const names = [...source.matchAll(/^export (?:async function|function|class|const|let) (\w+)/gm)].map((m) => m[1]);
+      const body = source.replace(/^export (async function|function|class|const|let) /gm, "$1 ");
+      bodies.set(path, { name: `__snippet${bodies.size}`, code: `(() => {\n${body}return { ${names.join(", ")} };\n})()` });
+    }
+    return bodies.get(path).name;
+  };
+  const renamed = (list) => list.replace(/(\w+) as (\w+)/g, "$1: $2");
+  text = text
+    .replace(/^import \{([^}]*)\} from ["'](\.\/snippets\/[^"']+)["'];?$/gm, (_, list, path) => `const {${renamed(list)}} = ${scope(path)};`)
+    .replace(/^import \* as (\w+) from ["'](\.\/snippets\/[^"']+)["'];?$/gm, (_, name, path) => `const ${name} = ${scope(path)};`)
+    .replace(/^export \{([^}]*)\} from ["'](\.\/snippets\/[^"']+)["'];?$/gm, (_, list, path) => `const {${renamed(list)}} = ${scope(path)};\nexport {${list.replace(/\w+ as /g, "")}};`);
+  // (The import object still names each snippet's path: as the wasm's import module, a name.)
+  if (/(from|import\()\s*["']\.\/snippets\//.test(text)) {
+    console.error(`${web}: an import of snippets/ is left that could not be inlined`);
+    process.exit(1);
+  }
+  const definitions = [...bodies.values()].map(({ name, code }) => `const ${name} = ${code};`).join("\n");
+  const first = text.startsWith("/* @ts-self-types") ? text.indexOf("\n") + 1 : 0;
+  writeFileSync(web, `${text.slice(0, first)}${definitions}\n${text.slice(first)}`);
+  rmSync(join(pkgDir, "snippets"), { recursive: true, force: true });
 }
 
 // The web entry's glue without wasm-bindgen's copies of the doc comments (3.6 KB gzip) and its

@@ -11,6 +11,7 @@ use super::lone_surrogates;
 use crate::core::error::ErrorCode;
 use crate::core::json::read::{from_text, FromJson, ReadError};
 use crate::core::json::write::{to_json, ToJson};
+use crate::core::model::option_rows::Range;
 
 /// A core value as a plain JS object, cast to its typed stand-in.
 pub fn to_js<T: ToJson + ?Sized, J: JsCast>(value: &T) -> Result<J, ContextCompactorError> {
@@ -145,34 +146,47 @@ pub fn string_arg(value: &JsValue, what: &str) -> Result<String, ContextCompacto
 
 /// A count argument: a whole number, 0 or more (large ones are clamped to `u32::MAX`).
 pub fn count_arg(value: &JsValue, what: &str) -> Result<u32, ContextCompactorError> {
-    match value.as_f64() {
-        Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(n.min(f64::from(u32::MAX)) as u32),
-        _ => Err(ContextCompactorError::invalid_input(
-            what,
-            format!(
-                "must be a whole number, 0 or more, not {}",
-                type_name(value)
-            ),
-        )),
-    }
+    whole_arg(value, Range::AtLeast(0), what)
 }
 
-/// The whole number (from 1) under `name` of the options object `options` (`undefined` or
-/// `null`: none given), for the method `what`.
-pub fn optional_count(
-    options: &JsValue,
+/// A whole-number argument within `range` (large ones are clamped to `u32::MAX`); anything
+/// else is `invalid_input` saying what was given, as an option's mistake is said.
+pub fn whole_arg(value: &JsValue, range: Range, what: &str) -> Result<u32, ContextCompactorError> {
+    whole_in(from_js::<f64>(value.clone(), what)?, range, what)
+}
+
+/// `n` as a whole number within `range`, or the error `what` gets.
+fn whole_in(n: f64, range: Range, what: &str) -> Result<u32, ContextCompactorError> {
+    if n.fract() == 0.0 && range.holds(n) {
+        return Ok(n.min(f64::from(u32::MAX)) as u32);
+    }
+    let wanted = format!("a whole number, {}", range.text());
+    let error = ReadError::invalid(&to_json(&n), wanted);
+    Err(ContextCompactorError::invalid_input(what, error))
+}
+
+/// An options object (`undefined` or `null`: none given) as a core type, as
+/// [`options_from_js`] reads it.
+pub fn optional_options<T: FromJson + Default>(
+    options: JsValue,
+    what: &str,
+) -> Result<T, ContextCompactorError> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(T::default());
+    }
+    options_from_js(options, what)
+}
+
+/// The number option `name` given to `what`, when given: a whole number within `range`.
+pub fn option_in(
+    value: Option<f64>,
     name: &str,
+    range: Range,
     what: &str,
 ) -> Result<Option<usize>, ContextCompactorError> {
-    if options.is_undefined() || options.is_null() {
-        return Ok(None);
-    }
-    let value = js_sys::Reflect::get(options, &name.into()).unwrap_or(JsValue::UNDEFINED);
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    let count = count_arg(&value, &format!("{what}: {name}"))?;
-    Ok(Some(count.max(1) as usize))
+    value
+        .map(|n| whole_in(n, range, &format!("{what}.{name}")).map(|n| n as usize))
+        .transpose()
 }
 
 /// `typeof value`, as a reader knows it (`null` and arrays named as such).

@@ -6,9 +6,10 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{json_to_js, optional_count};
+use super::convert::{json_to_js, option_in, optional_options};
 use super::shelves::{archive_call, ArchiveCall, BrowserShelf};
 use super::typescript::RecallToolOptionsJs;
+use crate::core::model::call_options::{RecallToolOptions, FROM_ONE};
 use crate::core::store::recall_tool::{DECLARATION, DEFAULT_RECALL_TOKENS};
 
 /// Recall as a tool the app's model calls: put `declaration` in a Gemini request's
@@ -42,14 +43,16 @@ impl JsRecallTool {
 }
 
 /// The recall tool over the archives on `shelf` with `options` (`{ maxTokens? }`, a whole number
-/// from 1); `what` names the method in an error.
+/// from 1; any other key is refused); `what` names the method in an error.
 pub(super) fn recall_tool(
     shelf: &Rc<BrowserShelf>,
     options: Option<RecallToolOptionsJs>,
     what: &str,
 ) -> Result<JsRecallTool, JsValue> {
     let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
-    let max_tokens = optional_count(&options, "maxTokens", what)?.unwrap_or(DEFAULT_RECALL_TOKENS);
+    let options: RecallToolOptions = optional_options(options, what)?;
+    let max_tokens = option_in(options.max_tokens, "maxTokens", FROM_ONE, what)?
+        .unwrap_or(DEFAULT_RECALL_TOKENS);
     Ok(JsRecallTool {
         shelf: Rc::clone(shelf),
         max_tokens,

@@ -11,12 +11,15 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::archive_database::ArchiveDatabase;
 use super::clock::BrowserClock;
-use super::convert::{count_arg, invalid, optional_count, options_from_js, string_arg, to_js};
+use super::convert::{
+    invalid, option_in, optional_options, options_from_js, string_arg, to_js, whole_arg,
+};
 use super::local_storage::BrowserStorage;
 use super::log_store::BrowserLogStore;
 use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
 use crate::core::error::CompactionError;
+use crate::core::model::call_options::{RehydrateOptions, FROM_ONE};
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::recall_tool::RecallArgs;
@@ -189,11 +192,13 @@ async fn read_call(
         }
         ArchiveCall::Rehydrate(text, options, cooldown) => {
             let text = string_arg(&text, "rehydrate(text, options): text")?;
-            let budget = optional_count(&options, "budgetTokens", "rehydrate(text, options)")?
+            let what = "rehydrate(text, options)";
+            let options: RehydrateOptions = optional_options(options, what)?;
+            let budget = option_in(options.budget_tokens, "budgetTokens", FROM_ONE, what)?
                 .unwrap_or(DEFAULT_REHYDRATE_TOKENS);
             Read::Rehydrate(text, budget, cooldown)
         }
-        ArchiveCall::Recall(value, what) => Read::Recall(count_arg(&value, what)?),
+        ArchiveCall::Recall(value, what) => Read::Recall(whole_arg(&value, FROM_ONE, what)?),
     };
     archives.with(|a| read.over(a)).await
 }

@@ -116,7 +116,7 @@ export interface CompactorOptions {
   /** Time limit of one provider call, in ms. Range: between 1 and 1800000. @default 30000 */ timeoutMs?: number;
   /** Further attempts after a failed or incomplete one. Range: at most 10. @default 1 */ maxRetries?: number;
   /** Wait before a retry, in ms (a 429's RetryInfo wins, up to 60 s). Range: at most 600000. @default 2000 */ retryDelayMs?: number;
-  /** Archives kept at most in localStorage (5 MB for the whole origin); older ones go after the next successful compaction. IndexedDB archives, and a clearing's archives (the bodies its placeholders stand for), are not counted: they leave by expiry, by `deleteArchive`/`purgeArchives`, or by the browser (`archives_lost`), so that `recall` answers for every compacted iteration. Range: at least 1. @default 10 */ maxArchives?: number;
+  /** Archives kept at most in localStorage (5 MB for the whole origin); older ones go after the next successful compaction. IndexedDB archives, and a clearing's archives (the bodies its placeholders stand for), are not counted: they leave by expiry, by `deleteArchive`, `purgeExpiredArchives` (`Archives.delete`, `Archives.purgeExpired`), or by the browser (`archives_lost`), so that `recall` answers for every compacted iteration. Range: at least 1. @default 10 */ maxArchives?: number;
   /** Days an archive is kept. Range: greater than 0. @default 30 */ archiveExpiryDays?: number;
   /** Extra guidance appended to the prompt. */ instructions?: string;
   /** The app's own measure: tokens of the prompt it would send now (an app whose prompt holds only part of the logs). Usage is then this over `contextWindowTokens`; return undefined to fall back to the package's count. */ promptTokens?: () => number | undefined;

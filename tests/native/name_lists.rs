@@ -505,3 +505,36 @@ fn the_entry_interfaces_have_the_fields_the_store_reads_and_writes() {
         ts_keys("ToolActivityEntry")
     );
 }
+
+#[test]
+fn the_docs_tables_of_errors_name_every_code_and_no_other() {
+    for doc in OPTION_TABLES {
+        let text =
+            std::fs::read_to_string(format!("{}/{doc}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let start = text
+            .find("\n## Errors\n")
+            .unwrap_or_else(|| panic!("{doc} has no Errors section"));
+        let section = &text[start + 1..];
+        let section = &section[..section[1..]
+            .find("\n## ")
+            .map_or(section.len(), |end| end + 1)];
+        let named: BTreeSet<String> = section
+            .lines()
+            .filter(|line| line.starts_with("| `"))
+            .flat_map(|line| {
+                let first = line.split('|').nth(1).unwrap_or_default();
+                first
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(
+            named,
+            set(ErrorCode::ALL.map(ErrorCode::as_str)),
+            "{doc}: the table of error codes"
+        );
+    }
+}

@@ -306,3 +306,56 @@ test("a NaN or infinite option is refused naming it, not read as the default (#4
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("every option object and number argument is checked alike: unknown keys with the closest one, values with their range (#55)", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const messages = await page.evaluate(async () => {
+    const { LogStore, Compactor, Archives } = await import("/pkg/context_compactor.js");
+    localStorage.clear();
+    const logs = new LogStore();
+    const compactor = new Compactor(logs, { provider: { type: "offline" } });
+    const archives = new Archives(logs);
+    const said = async (call) => {
+      try {
+        await call();
+        return "no error";
+      } catch (err) {
+        return `${err.code}: ${err.message}`;
+      }
+    };
+    return {
+      rehydrateKey: await said(() => compactor.rehydrate("iteration 2", { budget: 10 })),
+      rehydrateZero: await said(() => compactor.rehydrate("iteration 2", { budgetTokens: 0 })),
+      rehydrateText: await said(() => compactor.rehydrate("iteration 2", { budgetTokens: "10" })),
+      toolKey: await said(() => compactor.recallTool({ maxToken: 10 })),
+      toolNegative: await said(() => archives.recallTool({ maxTokens: -1 })),
+      toolFraction: await said(() => compactor.recallTool({ maxTokens: 2.5 })),
+      compactKey: await said(() => compactor.compact({ trigger: "auto", rugn: "clear" })),
+      recallZero: await said(() => compactor.recall(0)),
+      recallNegative: await said(() => compactor.recall(-3)),
+      recallText: await said(() => archives.recall("3")),
+      recentNegative: await said(() => logs.recentReasoning(-1)),
+      fine: await said(async () => {
+        await compactor.rehydrate("iteration 2", { budgetTokens: 10 });
+        compactor.recallTool({ maxTokens: 10 });
+        await compactor.recall(1);
+      }),
+    };
+  });
+  assert.deepEqual(messages, {
+    rehydrateKey: 'invalid_input: rehydrate(text, options): "budget" is not an option; did you mean "budgetTokens"? (options: budgetTokens)',
+    rehydrateZero: "invalid_input: rehydrate(text, options).budgetTokens: got the number `0`, expected a whole number, at least 1",
+    rehydrateText: 'invalid_input: rehydrate(text, options).budgetTokens: got the text "10", expected a number',
+    toolKey: 'invalid_input: recallTool(options): "maxToken" is not an option; did you mean "maxTokens"? (options: maxTokens)',
+    toolNegative: "invalid_input: Archives.recallTool(options).maxTokens: got the number `-1`, expected a whole number, at least 1",
+    toolFraction: "invalid_input: recallTool(options).maxTokens: got the number `2.5`, expected a whole number, at least 1",
+    compactKey: 'invalid_input: compact(options): "rugn" is not an option; did you mean "rung"? (options: trigger, rung)',
+    recallZero: "invalid_input: recall(iteration): got the number `0`, expected a whole number, at least 1",
+    recallNegative: "invalid_input: recall(iteration): got the number `-3`, expected a whole number, at least 1",
+    recallText: 'invalid_input: recall(iteration): got the text "3", expected a number',
+    recentNegative: "invalid_input: recentReasoning(k): got the number `-1`, expected a whole number, at least 0",
+    fine: "no error",
+  });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,9 +1,11 @@
 // A user's apps install the package from the `npm pack` tarball, as a user would: a Vite app
-// (the default, bundler entry), a page without a bundler (the web entry) and a Node script.
+// (the default, bundler entry), a page without a bundler (the web entry, and the README's page
+// as written, in JavaScript and in TypeScript) and a Node script.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -96,4 +98,87 @@ test("a Vite app (the default, bundler entry) builds and compacts offline", asyn
   assert.deepEqual(outcome.iterations, [1, 4]);
   assert.ok(outcome.saved > 0);
   assert.deepEqual(errors, []);
+});
+
+/** The npm README's page without a bundler, word for word. */
+function readmePage() {
+  const readme = readFileSync(join(root, "docs/npm-README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```html\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.equal(blocks.length, 1, "the README has one HTML example");
+  return blocks[0];
+}
+
+/** A folder of `files` (name to text) under target/consumer, with the consumer app's
+ * node_modules beside them (where `tsc` looks for the package), served with it. */
+function pageFolder(name, files) {
+  const dir = join(work, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  symlinkSync(join(app, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+/** Opens `dir`'s page (its node_modules under /node_modules/) in Chromium until its <output>
+ * leaves "loading", and returns what it says and the page's errors. */
+async function pageSays(mounts) {
+  const server = await startServer(0, "127.0.0.1", mounts);
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (err) => errors.push(String(err)));
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForFunction(() => document.querySelector("output")?.textContent, null, { timeout: 20_000 });
+    return { says: await page.textContent("output"), errors };
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+const COMPACTED = /^iterations 1-\d+ compacted: \d+ tokens saved$/;
+
+test("the README's page without a bundler works as written: the import map, the bare specifier, the package folder", async () => {
+  install();
+  const dir = pageFolder("readme-page", { "index.html": readmePage() });
+  const { says, errors } = await pageSays([["/node_modules/", join(dir, "node_modules")], ["/", dir]]);
+  assert.match(says, COMPACTED);
+  assert.deepEqual(errors, []);
+});
+
+test("the README's page in TypeScript: tsc --strict keeps the bare specifier, the import map resolves it", async () => {
+  install();
+  const html = readmePage();
+  const script = html.match(/<script type="module">\n([\s\S]*?)<\/script>/)[1];
+  const dir = pageFolder("readme-page-ts", {
+    "index.html": html.replace(/<script type="module">[\s\S]*?<\/script>/, '<script type="module" src="./app.js"></script>'),
+    "app.ts": script,
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: { strict: true, target: "es2022", module: "es2022", moduleResolution: "bundler", lib: ["es2022", "dom"], skipLibCheck: false, noEmitOnError: true },
+      files: ["app.ts"],
+    }),
+  });
+  const tsc = createRequire(join(root, "tests/node/package.json")).resolve("typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "-p", dir], { stdio: "inherit" });
+  assert.match(readFileSync(join(dir, "app.js"), "utf8"), /from "context-compactor\/web"/, "the specifier is kept");
+  const { says, errors } = await pageSays([["/node_modules/", join(dir, "node_modules")], ["/", dir]]);
+  assert.match(says, COMPACTED);
+  assert.deepEqual(errors, []);
+});
+
+test("the web entry is the two files the README names; without its .wasm init() rejects naming the URL", async () => {
+  install();
+  const installed = join(app, "node_modules/context-compactor");
+  const html = readmePage().replace("/node_modules/context-compactor/context_compactor.js", "/lib/context_compactor.js");
+  const two = pageFolder("two-files", { "index.html": html });
+  mkdirSync(join(two, "lib"));
+  for (const file of ["context_compactor.js", "context_compactor_bg.wasm"]) copyFileSync(join(installed, file), join(two, "lib", file));
+  const served = await pageSays([["/", two]]);
+  assert.match(served.says, COMPACTED);
+  assert.deepEqual(served.errors, []);
+
+  rmSync(join(two, "lib/context_compactor_bg.wasm"));
+  const { says } = await pageSays([["/", two]]);
+  assert.match(says, /^not_initialized: context-compactor could not be initialised: fetching http:\/\/127\.0\.0\.1:\d+\/lib\/context_compactor_bg\.wasm answered 404 Not Found; serve context_compactor_bg\.wasm beside context_compactor\.js/);
 });

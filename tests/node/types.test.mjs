@@ -52,3 +52,21 @@ test("every type of the API is declared by name", () => {
   }
   assert.match(dts, /export declare const REQUIRED_SECTIONS: readonly \["OBJECTIVE ACHIEVED","KEY DISCOVERIES","SUCCESSFUL SOLUTIONS"\]/);
 });
+
+/** Names the shipped texts give in code that are not the package's: Gemini's REST API, and an
+ * app's own function in an example index line. */
+const NOT_OURS = new Set(["functionCall", "functionDeclarations", "generateContent", "promptTokenCount", "readMetrics"]);
+
+test("every method, option or field the declarations' comments and the npm README name in code is declared", () => {
+  const code = dts.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+  const declared = new Set(code.match(/[A-Za-z_$][\w$]*/g));
+  const readme = readFileSync(new URL("../../pkg/README.md", import.meta.url), "utf8").replace(/```[\s\S]*?```/g, "");
+  for (const [what, text] of [["the .d.ts comments", dts.match(/\/\*[\s\S]*?\*\//g).join("\n")], ["the npm README", readme]]) {
+    const named = new Set();
+    for (const [, span] of text.matchAll(/`([^`\n]+)`/g)) {
+      for (const word of span.match(/[A-Za-z_$][\w$]*/g) ?? []) if (/^[a-z]+[A-Z]\w*$/.test(word)) named.add(word);
+    }
+    const unknown = [...named].filter((name) => !declared.has(name) && !NOT_OURS.has(name));
+    assert.deepEqual(unknown, [], `${what} name what the package does not declare`);
+  }
+});

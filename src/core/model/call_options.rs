@@ -1,8 +1,10 @@
 //! The small values the JavaScript calls take and give besides the settings: the options of
-//! `new LogStore()` and `compact()`, and what `canCompact()` answers.
+//! `new LogStore()`, `compact()`, `rehydrate()` and `recallTool()`, and what `canCompact()`
+//! answers.
 
 use crate::core::json::record::json_record;
 use crate::core::model::clearing::Rung;
+use crate::core::model::option_rows::Range;
 use crate::core::model::outcome::Wait;
 use crate::core::model::settings::Trigger;
 
@@ -44,6 +46,38 @@ json_record! {
     read CompactOptions [deny] {
         trigger: "trigger" default,
         rung: "rung" opt,
+    }
+}
+
+/// The range of a token budget a call takes (`budgetTokens`, `maxTokens`) and of an iteration
+/// number asked for (`recall(iteration)`).
+pub const FROM_ONE: Range = Range::AtLeast(1);
+
+/// Options of `rehydrate(text, options)` (`RehydrateOptions`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RehydrateOptions {
+    /// The tokens the originals take at most (a whole number from 1, checked where the
+    /// option is read); the default when absent.
+    pub budget_tokens: Option<f64>,
+}
+
+json_record! {
+    read RehydrateOptions [deny] {
+        budget_tokens: "budgetTokens" opt,
+    }
+}
+
+/// Options of `recallTool(options)` (`RecallToolOptions`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RecallToolOptions {
+    /// The tokens an answer takes at most (a whole number from 1, checked where the option
+    /// is read); the default when absent.
+    pub max_tokens: Option<f64>,
+}
+
+json_record! {
+    read RecallToolOptions [deny] {
+        max_tokens: "maxTokens" opt,
     }
 }
 
