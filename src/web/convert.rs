@@ -54,42 +54,55 @@ pub fn options_from_js<T: FromJson>(
     value: JsValue,
     what: &str,
 ) -> Result<T, ContextCompactorError> {
+    let text = options_text(value, what)?;
+    from_text(&text).map_err(|err| read_error(&err, what))
+}
+
+/// A JS argument as a core type; `what` names the argument in the error.
+pub fn from_js<T: FromJson>(value: JsValue, what: &str) -> Result<T, ContextCompactorError> {
+    let text = json_text(value, what)?;
+    from_text(&text).map_err(|err| read_error(&err, what))
+}
+
+/// The JSON text of an options object, a number option that is `NaN` or infinite refused.
+/// (The readers' shared parts are not generic: each type read adds only its own.)
+fn options_text(value: JsValue, what: &str) -> Result<String, ContextCompactorError> {
     if let Some(option) = value.dyn_ref().and_then(non_finite_option) {
         return Err(ContextCompactorError::invalid_input(
             what,
             format!("{option} is not a finite number"),
         ));
     }
-    from_js(value, what)
+    json_text(value, what)
 }
 
-/// A JS argument as a core type; `what` names the argument in the error.
-pub fn from_js<T: FromJson>(value: JsValue, what: &str) -> Result<T, ContextCompactorError> {
+/// The JSON text of a JS value (`null` for an absent one).
+fn json_text(value: JsValue, what: &str) -> Result<String, ContextCompactorError> {
     // `JSON.stringify(undefined)` is `undefined`, not text: an absent value reads as `null`.
-    let text = match js_sys::JSON::stringify(&value) {
+    match js_sys::JSON::stringify(&value) {
         // A lone surrogate arrives escaped (`\ud83d`); it is carried as the character that
         // stands for it, so that it is given back exactly.
         Ok(text) if text.is_string() => {
             let text = lone_surrogates::from_js(&text);
-            lone_surrogates::unescape_lone_surrogates(&text).into_owned()
+            Ok(lone_surrogates::unescape_lone_surrogates(&text).into_owned())
         }
-        Ok(_) => "null".to_owned(),
-        Err(err) => {
-            return Err(ContextCompactorError::invalid_input(
-                what,
-                thrown_message(&err),
-            ))
-        }
+        Ok(_) => Ok("null".to_owned()),
+        Err(err) => Err(ContextCompactorError::invalid_input(
+            what,
+            thrown_message(&err),
+        )),
+    }
+}
+
+/// `err`, a reading error of the argument `what`, as the error JavaScript gets.
+fn read_error(err: &ReadError, what: &str) -> ContextCompactorError {
+    let (path, error) = err.located();
+    let what = if path.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{what}.{path}")
     };
-    from_text(&text).map_err(|err| {
-        let (path, error) = err.located();
-        let what = if path.is_empty() {
-            what.to_owned()
-        } else {
-            format!("{what}.{path}")
-        };
-        ContextCompactorError::invalid_input(&what, in_js_terms(error))
-    })
+    ContextCompactorError::invalid_input(&what, in_js_terms(error))
 }
 
 /// A reading error as a JavaScript developer reads it: the closest known option for an

@@ -316,6 +316,37 @@ fn a_provider_that_never_answers_times_out() {
     assert_eq!(err.code(), ErrorCode::LlmTimeout);
     assert_eq!(rig.timer.waits_as_told(), vec![30_000, 2_000, 30_000]);
     assert_eq!(rig.dump(), before);
+    // The message names the option that sets the limit, and the limit.
+    assert_eq!(
+        err.to_string(),
+        "the model did not answer within timeoutMs (30000 ms)"
+    );
+    let retry = rig.events.events().into_iter().find_map(|e| match e {
+        CompactionEvent::Retry { message, .. } => Some(message),
+        _ => None,
+    });
+    assert_eq!(
+        retry.as_deref(),
+        Some("The model did not answer in time; attempt 2 of 2 in 2.0 s")
+    );
+}
+
+#[test]
+fn a_failed_custom_provider_is_announced_in_plain_words() {
+    let thrown = ProviderError::Failed("Error: socket hang up".into());
+    let rig = session(
+        5,
+        vec![Answer::fail(thrown), Answer::Text(valid_summary("again"))],
+    );
+    compact(&rig, Trigger::User).unwrap();
+    let retry = rig.events.events().into_iter().find_map(|e| match e {
+        CompactionEvent::Retry { message, .. } => Some(message),
+        _ => None,
+    });
+    assert_eq!(
+        retry.as_deref(),
+        Some("The summary provider failed; attempt 2 of 2 in 2.0 s")
+    );
 }
 
 #[test]

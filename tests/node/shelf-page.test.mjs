@@ -265,3 +265,43 @@ test("a generate() that resolves to an object is invalid_input, asked once, not 
     assert.match(outcome.message, /must resolve to the summary as a string; it resolved to a value of type object/);
   });
 });
+
+test("a generate() that rejects saying retryable: false or an HTTP status is taken at its word (#55)", async () => {
+  await inOneTab(async (page) => {
+    const outcome = await page.evaluate(async () => {
+      const { LogStore, Compactor } = window.pkg;
+      /** One compaction whose provider rejects with `fields` on its Error, then answers well. */
+      const rejecting = async (name, fields) => {
+        const logs = new LogStore({ prefix: `${name}_` });
+        window.grow(logs, 8);
+        let calls = 0;
+        const compactor = new Compactor(logs, {
+          contextWindowTokens: 1500,
+          recommendedUsage: 0.05,
+          retryDelayMs: 0,
+          provider: {
+            type: "custom",
+            generate: async (prompt) => {
+              calls += 1;
+              if (calls === 1) throw Object.assign(new Error("quota exceeded for project my-proj"), fields);
+              return `### 🎯 OBJECTIVE ACHIEVED\n- ${prompt.length} characters read, summarised.\n### 📊 KEY DISCOVERIES\n- Nothing new.\n### ✅ SUCCESSFUL SOLUTIONS\n- None needed.`;
+            },
+          },
+        });
+        const err = await compactor.compact().then(() => null, (e) => e);
+        return { code: err?.code ?? "ok", retryable: err?.retryable, status: err?.status, calls };
+      };
+      return {
+        noRetry: await rejecting("no_retry", { retryable: false }),
+        forbidden: await rejecting("forbidden", { status: 403 }),
+        limited: await rejecting("limited", { status: 429, retryAfterMs: 5 }),
+        plain: await rejecting("plain", {}),
+      };
+    });
+    assert.deepEqual(outcome.noRetry, { code: "llm_network", retryable: false, status: undefined, calls: 1 });
+    assert.deepEqual(outcome.forbidden, { code: "llm_http", retryable: false, status: 403, calls: 1 });
+    // Retried as the API's own 429, and the retry answered.
+    assert.equal(outcome.limited.calls, 2);
+    assert.equal(outcome.plain.calls, 2);
+  });
+});

@@ -441,7 +441,10 @@ impl fmt::Display for ProviderError {
                 status, message, ..
             } => write!(f, "the model's API answered HTTP {status}: {message}"),
             ProviderError::Timeout { after_ms } => {
-                write!(f, "the model did not answer within {after_ms} ms")
+                write!(
+                    f,
+                    "the model did not answer within timeoutMs ({after_ms} ms)"
+                )
             }
             ProviderError::Network(reason) => {
                 write!(f, "the model's API could not be reached: {reason}")

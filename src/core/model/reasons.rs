@@ -285,7 +285,7 @@ impl RetryReason {
             RetryReason::Http(status) => format!("The model's API answered HTTP {status}"),
             RetryReason::Timeout => "The model did not answer in time".into(),
             RetryReason::Network => "The model's API could not be reached".into(),
-            RetryReason::Provider => "The provider failed (provider)".into(),
+            RetryReason::Provider => "The summary provider failed".into(),
         }
     }
 }
