@@ -321,14 +321,18 @@ fn a_provider_that_never_answers_times_out() {
         err.to_string(),
         "the model did not answer within timeoutMs (30000 ms)"
     );
-    let retry = rig.events.events().into_iter().find_map(|e| match e {
-        CompactionEvent::Retry { message, .. } => Some(message),
-        _ => None,
-    });
     assert_eq!(
-        retry.as_deref(),
+        retry_message(&rig).as_deref(),
         Some("The model did not answer in time; attempt 2 of 2 in 2.0 s")
     );
+}
+
+/// The message of the first retry the app was told of.
+fn retry_message(rig: &Rig) -> Option<String> {
+    rig.events.events().into_iter().find_map(|e| match e {
+        CompactionEvent::Retry { message, .. } => Some(message),
+        _ => None,
+    })
 }
 
 #[test]
@@ -339,12 +343,8 @@ fn a_failed_custom_provider_is_announced_in_plain_words() {
         vec![Answer::fail(thrown), Answer::Text(valid_summary("again"))],
     );
     compact(&rig, Trigger::User).unwrap();
-    let retry = rig.events.events().into_iter().find_map(|e| match e {
-        CompactionEvent::Retry { message, .. } => Some(message),
-        _ => None,
-    });
     assert_eq!(
-        retry.as_deref(),
+        retry_message(&rig).as_deref(),
         Some("The summary provider failed; attempt 2 of 2 in 2.0 s")
     );
 }

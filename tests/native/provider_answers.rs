@@ -487,9 +487,7 @@ fn the_same_invalid_answer_twice_is_not_called_retryable() {
         Answer::Verbatim(refusal.clone()),
         Answer::Verbatim(refusal.clone()),
     ]);
-    let err = run_ready(rig.compactor.compact(Trigger::User))
-        .unwrap()
-        .unwrap_err();
+    let err = failed(&rig);
     assert_eq!(
         (err.code(), err.retryable()),
         (ErrorCode::InvalidSummary, Some(false))
@@ -506,9 +504,7 @@ fn the_same_invalid_answer_twice_is_not_called_retryable() {
         settings,
     );
     grow_session(&rig.logs, &rig.clock, 5, 7);
-    let err = run_ready(rig.compactor.compact(Trigger::User))
-        .unwrap()
-        .unwrap_err();
+    let err = failed(&rig);
     assert_eq!((err.retryable(), rig.provider.calls()), (Some(false), 2));
 
     // Two different invalid answers: trying later may help.
@@ -516,11 +512,16 @@ fn the_same_invalid_answer_twice_is_not_called_retryable() {
         Answer::Verbatim(refusal),
         Answer::Verbatim("No.".into()),
     ]);
-    let err = run_ready(rig.compactor.compact(Trigger::User))
-        .unwrap()
-        .unwrap_err();
+    let err = failed(&rig);
     assert_eq!(
         (err.code(), err.retryable()),
         (ErrorCode::InvalidSummary, Some(true))
     );
+}
+
+/// The error the compaction of `rig` fails with.
+fn failed(rig: &Rig) -> CompactionError {
+    run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap_err()
 }

@@ -46,31 +46,42 @@ test("a Node script imports the package: pure functions work, LogStore says it n
   assert.equal(outcome.isInstance, true);
 });
 
-/** Serves `mounts`, opens `path` in Chromium (every `.wasm` request aborted and recorded when
- * `blockWasm`), waits for the page to report, and returns what it wrote to #out, the page's
- * errors and the `.wasm` requests it made. */
-async function pageOutcome(mounts, path, { blockWasm = false } = {}) {
+/** Serves `mounts`, opens `path` in Chromium (`prepare(page)` first), and returns what
+ * `read(page)` resolves to, with the page's errors (its console's too when `consoleErrors`). */
+async function visit(mounts, path, read, { prepare = async () => {}, consoleErrors = true } = {}) {
   const server = await startServer(0, "127.0.0.1", mounts);
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
   try {
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", (err) => errors.push(String(err)));
-    page.on("console", (msg) => msg.type() === "error" && errors.push(msg.text()));
-    const wasmRequests = [];
-    if (blockWasm) {
-      await page.route(/\.wasm$/, (route) => {
-        wasmRequests.push(route.request().url());
-        return route.abort();
-      });
-    }
+    if (consoleErrors) page.on("console", (msg) => msg.type() === "error" && errors.push(msg.text()));
+    await prepare(page);
     await page.goto(`http://127.0.0.1:${server.address().port}${path}`);
-    await page.waitForSelector("body[data-done=true]", { timeout: 20_000 });
-    return { outcome: JSON.parse(await page.textContent("#out")), errors, wasmRequests };
+    return { ...(await read(page)), errors };
   } finally {
     await browser.close();
     server.close();
   }
+}
+
+/** Opens `path` (every `.wasm` request aborted and recorded when `blockWasm`), waits for the
+ * page to report, and returns what it wrote to #out, the page's errors and the `.wasm`
+ * requests it made. */
+async function pageOutcome(mounts, path, { blockWasm = false } = {}) {
+  const wasmRequests = [];
+  const prepare = async (page) => {
+    if (!blockWasm) return;
+    await page.route(/\.wasm$/, (route) => {
+      wasmRequests.push(route.request().url());
+      return route.abort();
+    });
+  };
+  const read = async (page) => {
+    await page.waitForSelector("body[data-done=true]", { timeout: 20_000 });
+    return { outcome: JSON.parse(await page.textContent("#out")), wasmRequests };
+  };
+  return visit(mounts, path, read, { prepare });
 }
 
 const plainMounts = () => [["/node_modules/", join(app, "node_modules")], ["/", join(app, "plain")]];
@@ -119,22 +130,14 @@ function pageFolder(name, files) {
   return dir;
 }
 
-/** Opens `dir`'s page (its node_modules under /node_modules/) in Chromium until its <output>
- * leaves "loading", and returns what it says and the page's errors. */
-async function pageSays(mounts) {
-  const server = await startServer(0, "127.0.0.1", mounts);
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
-  try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on("pageerror", (err) => errors.push(String(err)));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+/** Opens the page at `/` until its <output> says something, and returns what it says and the
+ * page's errors (a 404 the page reports itself is not one). */
+function pageSays(mounts) {
+  const read = async (page) => {
     await page.waitForFunction(() => document.querySelector("output")?.textContent, null, { timeout: 20_000 });
-    return { says: await page.textContent("output"), errors };
-  } finally {
-    await browser.close();
-    server.close();
-  }
+    return { says: await page.textContent("output") };
+  };
+  return visit(mounts, "/", read, { consoleErrors: false });
 }
 
 const COMPACTED = /^iterations 1-\d+ compacted: \d+ tokens saved$/;

@@ -25,6 +25,12 @@ const GROW = `
       logs.finishIteration();
     }
   };
+  /** A compactor of 8 grown iterations under \`prefix\` whose custom provider is \`generate\`. */
+  window.customOver = (prefix, generate) => {
+    const logs = new window.pkg.LogStore({ prefix });
+    window.grow(logs, 8);
+    return new window.pkg.Compactor(logs, { contextWindowTokens: 1500, recommendedUsage: 0.05, retryDelayMs: 0, provider: { type: "custom", generate } });
+  };
   window.marks = (n) => Array.from({ length: n }, (_, i) => ["r", "e", "t"].map((k) => "entry-" + k + (i + 1))).flat();
   /** How many times each original entry is held by the live logs and the archives together. */
   window.census = async (logs, archives, n) => {
@@ -246,16 +252,8 @@ test("the loop's own compaction between startIteration() and finishIteration() s
 test("a generate() that resolves to an object is invalid_input, asked once, not retryable", async () => {
   await inOneTab(async (page) => {
     const outcome = await page.evaluate(async () => {
-      const { LogStore, Compactor } = window.pkg;
-      const logs = new LogStore({ prefix: "object_answer_" });
-      window.grow(logs, 8);
       let calls = 0;
-      const compactor = new Compactor(logs, {
-        contextWindowTokens: 1500,
-        recommendedUsage: 0.05,
-        retryDelayMs: 0,
-        provider: { type: "custom", generate: async () => (calls++, { text: "### 🎯 OBJECTIVE ACHIEVED" }) },
-      });
+      const compactor = window.customOver("object_answer_", async () => (calls++, { text: "### 🎯 OBJECTIVE ACHIEVED" }));
       const err = await compactor.compact().then(() => null, (e) => e);
       return { code: err?.code, retryable: err?.retryable, message: err?.message, calls };
     });
@@ -269,24 +267,13 @@ test("a generate() that resolves to an object is invalid_input, asked once, not 
 test("a generate() that rejects saying retryable: false or an HTTP status is taken at its word (#55)", async () => {
   await inOneTab(async (page) => {
     const outcome = await page.evaluate(async () => {
-      const { LogStore, Compactor } = window.pkg;
       /** One compaction whose provider rejects with `fields` on its Error, then answers well. */
       const rejecting = async (name, fields) => {
-        const logs = new LogStore({ prefix: `${name}_` });
-        window.grow(logs, 8);
         let calls = 0;
-        const compactor = new Compactor(logs, {
-          contextWindowTokens: 1500,
-          recommendedUsage: 0.05,
-          retryDelayMs: 0,
-          provider: {
-            type: "custom",
-            generate: async (prompt) => {
-              calls += 1;
-              if (calls === 1) throw Object.assign(new Error("quota exceeded for project my-proj"), fields);
-              return `### 🎯 OBJECTIVE ACHIEVED\n- ${prompt.length} characters read, summarised.\n### 📊 KEY DISCOVERIES\n- Nothing new.\n### ✅ SUCCESSFUL SOLUTIONS\n- None needed.`;
-            },
-          },
+        const compactor = window.customOver(`${name}_`, async (prompt) => {
+          calls += 1;
+          if (calls === 1) throw Object.assign(new Error("quota exceeded for project my-proj"), fields);
+          return `### 🎯 OBJECTIVE ACHIEVED\n- ${prompt.length} characters read, summarised.\n### 📊 KEY DISCOVERIES\n- Nothing new.\n### ✅ SUCCESSFUL SOLUTIONS\n- None needed.`;
         });
         const err = await compactor.compact().then(() => null, (e) => e);
         return { code: err?.code ?? "ok", retryable: err?.retryable, status: err?.status, calls };
