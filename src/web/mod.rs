@@ -17,7 +17,8 @@ mod lone_surrogates;
 mod recall_tool;
 mod shelves;
 mod store_lock;
-mod text_cache;
+#[doc(hidden)]
+pub mod text_cache;
 mod timer;
 mod typescript;
 mod usage_measure;

@@ -65,6 +65,10 @@ extern "C" {
 
     #[wasm_bindgen(method, getter)]
     fn written(this: &Written) -> u32;
+
+    /// The UTF-16 units of the source it took.
+    #[wasm_bindgen(method, getter)]
+    fn read(this: &Written) -> u32;
 }
 
 thread_local! {
@@ -73,22 +77,41 @@ thread_local! {
 
 /// `js` as UTF-8, encoded by the browser straight into wasm memory. (wasm-bindgen's own
 /// conversion copies the ASCII prefix one character at a time in JavaScript, which is most
-/// of a log.)
+/// of a log.) Should the view be detached before the browser writes, the text is moved the
+/// slow way instead.
 fn utf8_of(js: &JsString) -> String {
     let capacity = js.length() as usize * 3;
     let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
-    // SAFETY: the view covers exactly the vector's unused capacity and is gone before the
-    // vector is touched again; `encodeInto` allocates nothing in wasm memory, so the memory
-    // cannot grow (and the view be detached) while it writes. It writes at most `capacity`
-    // bytes (three per UTF-16 unit at most) and reports how many.
-    let written = unsafe {
-        let view = Uint8Array::view_mut_raw(bytes.as_mut_ptr(), capacity);
-        ENCODER.with(|encoder| encoder.encode_into(js, &view).written())
+    let written = ENCODER.with(|encoder| {
+        // SAFETY: the view covers exactly the vector's unused capacity and is gone before the
+        // vector is touched again. It writes at most `capacity` bytes (three per UTF-16 unit
+        // at most) and reports how many.
+        let view = unsafe { Uint8Array::view_mut_raw(bytes.as_mut_ptr(), capacity) };
+        encode_whole(encoder, js, &view)
+    });
+    let Some(written) = written else {
+        return String::from(js);
     };
     // SAFETY: `written` bytes were initialised by `encodeInto` (never more than `capacity`).
     unsafe { bytes.set_len((written as usize).min(capacity)) };
     bytes.shrink_to_fit();
     String::from_utf8(bytes).unwrap_or_else(|_| String::from(js))
+}
+
+/// The bytes `encodeInto` wrote of `js` into `destination`, when it took all of `js`: `None`
+/// when it took less. Handing the view to wasm stores it in the reference table, whose slab
+/// may grow wasm memory, and a growth detaches the view's buffer: the browser then writes
+/// nothing and a whole log would read as empty.
+fn encode_whole(encoder: &Utf8Encoder, js: &JsString, destination: &Uint8Array) -> Option<u32> {
+    let outcome = encoder.encode_into(js, destination);
+    (outcome.read() == js.length()).then(|| outcome.written())
+}
+
+/// Whether `js` encodes whole into `destination` (what [`utf8_of`] checks before it trusts the
+/// bytes), for the browser tests, which detach a view's buffer as a memory growth does.
+#[doc(hidden)]
+pub fn encodes_whole(js: &JsString, destination: &Uint8Array) -> bool {
+    ENCODER.with(|encoder| encode_whole(encoder, js, destination).is_some())
 }
 
 /// Records that `key` now holds `js`, whose Rust text is `text`.

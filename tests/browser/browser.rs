@@ -408,3 +408,22 @@ fn an_entry_another_app_stored_with_a_raw_lone_surrogate_is_never_changed() {
     );
     assert_eq!(outcome, serde_json::json!({ "kept": true, "read": true }));
 }
+
+#[wasm_bindgen_test]
+fn a_log_encoded_through_a_view_whose_buffer_was_detached_is_not_taken_for_empty() {
+    use context_compactor::web::text_cache::encodes_whole;
+    use js_sys::{ArrayBuffer, JsString, Uint8Array};
+    let log = JsString::from(r#"["=== ITERATION 1 ===","checked shard_1: 1000 rows"]"#);
+    let buffer = ArrayBuffer::new(256);
+    let view = Uint8Array::new(&buffer);
+    assert!(encodes_whole(&log, &view));
+    // A growth of wasm memory detaches the buffer its views were made over; a transfer does
+    // the same to this one, and the browser then writes nothing through the view.
+    let detach = js_sys::Function::new_with_args("b", "structuredClone(b, { transfer: [b] })");
+    detach.call1(&JsValue::NULL, &buffer).unwrap();
+    assert_eq!(view.length(), 0, "detached");
+    assert!(
+        !encodes_whole(&log, &view),
+        "an empty result is not the log"
+    );
+}
