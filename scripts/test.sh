@@ -17,7 +17,7 @@ failed=0
 failed_steps=()
 started=$(date +%s)
 
-step_header() { printf '\n\033[1;36m==> %s\033[0m\n' "$1"; }
+step_header() { printf '\n\033[1;36m==> %s\033[0m (at %ss)\n' "$1" "$(( $(date +%s) - started ))"; }
 
 # Sums the "N passed; M failed" of cargo/wasm-bindgen-test and "# pass N"/"# fail N" of node TAP.
 count_results() {

@@ -53,9 +53,9 @@ impl OwnFigures {
         }
     }
 
-    /// The numbers of `line` (digit grouping removed, as [`items_in`](super::verify::items_in)
-    /// gives them) that are the session's own: a count of its entries, or an iteration number
-    /// up to the running one where the line calls the number an iteration.
+    /// The numbers of `line` (digit grouping removed, as `verify::items_in` gives them) that
+    /// are the session's own: a count of its entries, or an iteration number up to the running
+    /// one where the line calls the number an iteration.
     pub fn in_line(&self, line: &str) -> Vec<String> {
         let mut own: Vec<String> = Vec::new();
         let mut naming_iterations = false;
