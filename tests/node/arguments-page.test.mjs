@@ -335,6 +335,12 @@ test("every option object and number argument is checked alike: unknown keys wit
       recallNegative: await said(() => compactor.recall(-3)),
       recallText: await said(() => archives.recall("3")),
       recentNegative: await said(() => logs.recentReasoning(-1)),
+      // The README: a freed object throws on any further use.
+      freed: await said(() => {
+        const freed = new Compactor(logs, { provider: { type: "offline" } });
+        freed.free();
+        freed.plan();
+      }).then((text) => (text === "no error" ? text : "threw")),
       fine: await said(async () => {
         await compactor.rehydrate("iteration 2", { budgetTokens: 10 });
         compactor.recallTool({ maxTokens: 10 });
@@ -354,6 +360,7 @@ test("every option object and number argument is checked alike: unknown keys wit
     recallNegative: "invalid_input: recall(iteration): got the number `-3`, expected a whole number, at least 1",
     recallText: 'invalid_input: recall(iteration): got the text "3", expected a number',
     recentNegative: "invalid_input: recentReasoning(k): got the number `-1`, expected a whole number, at least 0",
+    freed: "threw",
     fine: "no error",
   });
   assert.deepEqual(errors, []);

@@ -181,7 +181,16 @@ test("the web entry is the two files the README names; without its .wasm init() 
   assert.match(served.says, COMPACTED);
   assert.deepEqual(served.errors, []);
 
+  // Served elsewhere, the .wasm is found where init() is told it is.
+  mkdirSync(join(two, "wasm"));
+  copyFileSync(join(installed, "context_compactor_bg.wasm"), join(two, "wasm/context_compactor_bg.wasm"));
   rmSync(join(two, "lib/context_compactor_bg.wasm"));
+  const told = html.replace("await init();", 'await init({ module_or_path: "/wasm/context_compactor_bg.wasm" });');
+  assert.notEqual(told, html, "the README's page calls init()");
+  writeFileSync(join(two, "index.html"), told);
+  assert.match((await pageSays([["/", two]])).says, COMPACTED);
+
+  writeFileSync(join(two, "index.html"), html);
   const { says } = await pageSays([["/", two]]);
   assert.match(says, /^not_initialized: context-compactor could not be initialised: fetching http:\/\/127\.0\.0\.1:\d+\/lib\/context_compactor_bg\.wasm answered 404 Not Found; serve context_compactor_bg\.wasm beside context_compactor\.js/);
 });

@@ -103,3 +103,13 @@ test("wasm: linked stack-first, nothing in the low 1 KiB that --low-memory-unuse
     assert.ok(stack.length > 0, `${wasm}: a stack pointer at or below the data (${stackPointers}) and above 1 KiB`);
   }
 });
+
+test("web entry: every class is freed by free() or, without it, when garbage-collected (the README's words)", () => {
+  const glue = readFileSync(join(base, "context_compactor.js"), "utf8");
+  for (const cls of ["LogStore", "Compactor", "Archives", "RecallTool"]) {
+    assert.match(glue, new RegExp(`const ${cls}Finalization = \\(typeof FinalizationRegistry === 'undefined'\\)`), cls);
+    // Registered as it is made: by its constructor, or where the module hands one out.
+    assert.match(glue, new RegExp(`${cls}Finalization\\.register\\((this|obj), (this|obj)\\.__wbg_ptr, (this|obj)\\)`), cls);
+    assert.match(glue, new RegExp(`${cls}Finalization\\.unregister\\(this\\)`), `${cls}: free() unregisters`);
+  }
+});
