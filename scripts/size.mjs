@@ -1,7 +1,8 @@
 // Prints the download size of the web entry of the built package: what `init()` fetches (the
 // wasm module) and its JS module (the snippets inlined into it; any JS snippet left beside it
-// under snippets/ counted too), raw, gzipped and brotli. With --max the gzip total must stay within the budget pkg.json names
-// (`sizeBudget.webGzipBytes`); over it the script says by how much and exits 1.
+// under snippets/ counted too), raw, gzipped and brotli. With --max the gzip total must stay
+// within the budget pkg.json names (`sizeBudget.webGzipBytes`); over it the script says by how
+// much and exits 1.
 // Usage: node scripts/size.mjs <pkg-dir> [--json] [--max]
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";

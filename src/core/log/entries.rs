@@ -122,6 +122,17 @@ impl<'a> ToolFields<'a> {
         field_text(self.part(Part::Status))
     }
 
+    /// Whether it succeeded, as its `status` says: `success`, `ok`, `done` or `completed` is a
+    /// success, `error`, `failed` or `failure` a failure; any other status (or none) says
+    /// neither.
+    pub fn outcome(&self) -> Option<bool> {
+        match &*self.status()? {
+            "success" | "ok" | "done" | "completed" => Some(true),
+            "error" | "failed" | "failure" => Some(false),
+            _ => None,
+        }
+    }
+
     /// Free-form details, as text.
     pub fn details(&self) -> Option<Cow<'a, str>> {
         field_text(self.part(Part::Details))

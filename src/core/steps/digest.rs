@@ -270,10 +270,10 @@ impl Digest {
     pub(crate) fn read_tool(&mut self, n: u32, entry: &StoredToolActivity) {
         self.tool_count += 1;
         let fields = entry.fields();
-        let status = fields.status().unwrap_or_default();
+        let outcome = fields.outcome();
         let kind = fields.kind().unwrap_or_else(|| "tool".into());
         let action = fields.action().unwrap_or_else(|| "use".into());
-        if matches!(&*status, "error" | "failed" | "failure") {
+        if outcome == Some(false) {
             // A failed run is reported with its execution.
             if kind != "js_execute" {
                 let id = entry.facts.id.clone().unwrap_or_default();
@@ -288,7 +288,7 @@ impl Digest {
             }
             return;
         }
-        if !matches!(&*status, "success" | "ok" | "done" | "completed") {
+        if outcome != Some(true) {
             return;
         }
         if let Some(id) = &entry.facts.id {

@@ -17,15 +17,6 @@ pub struct OwnFigures {
     counts: [u64; 7],
 }
 
-/// How a tool entry's `status` reads, as the summary prompt reads it.
-fn tool_outcome(status: &str) -> Option<bool> {
-    match status {
-        "success" | "ok" | "done" | "completed" => Some(true),
-        "error" | "failed" | "failure" => Some(false),
-        _ => None,
-    }
-}
-
 impl OwnFigures {
     /// The figures of `selection`: its iterations, and the compacted entries of the execution
     /// and tool logs, all, succeeded and failed.
@@ -44,7 +35,7 @@ impl OwnFigures {
             tally(0, entry.fields().success());
         }
         for (_, entry) in &selection.tool_activity {
-            tally(3, entry.fields().status().as_deref().and_then(tool_outcome));
+            tally(3, entry.fields().outcome());
         }
         counts[6] = u64::from(selection.last.saturating_sub(selection.first)) + 1;
         OwnFigures {

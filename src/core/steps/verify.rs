@@ -69,15 +69,15 @@ pub fn unbacked_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
     claimed
         .into_iter()
         .filter_map(|(index, line, items)| {
-            let own_here = own
-                .as_ref()
-                .map(|own| own.in_line(line))
-                .unwrap_or_default();
-            let items: Vec<String> = items
+            let mut items: Vec<String> = items
                 .into_iter()
                 .filter(|item| unbacked.binary_search(&item.as_str()).is_ok())
-                .filter(|item| !own_here.contains(item))
                 .collect();
+            // Only a line left with an unbacked number is read for the session's own.
+            if let Some(own) = own.as_ref().filter(|_| items.iter().any(|i| is_number(i))) {
+                let own_here = own.in_line(line);
+                items.retain(|item| !own_here.contains(item));
+            }
             (!items.is_empty()).then(|| Unbacked {
                 index,
                 line: UnverifiedLine {
