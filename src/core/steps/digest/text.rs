@@ -11,11 +11,40 @@ pub(crate) fn is_bookkeeping(point: &str) -> bool {
         || point.starts_with("Question: ")
 }
 
+/// `words` joined by single spaces, up to the first word after which `enough` holds of the
+/// words so far.
+fn words_until<'a>(words: impl Iterator<Item = &'a str>, enough: impl Fn(&str) -> bool) -> String {
+    let mut flat = String::new();
+    for word in words {
+        if !flat.is_empty() {
+            flat.push(' ');
+        }
+        flat.push_str(word);
+        if enough(&flat) {
+            break;
+        }
+    }
+    flat
+}
+
+/// Markup a bullet's content does not start with.
+const LEADING_MARKUP: [char; 6] = ['#', '>', '-', '*', '=', ' '];
+
 /// One line of log text as a bullet's content: one line, no markup at its start, cut at a
-/// word's end (never inside a word, a number or an id).
+/// word's end (never inside a word, a number or an id). Reads the words of `text` only up to
+/// where the cut is known, so that a line of a hundred kilobytes costs what its first `max`
+/// characters cost.
 pub(crate) fn clip(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let flat = flat.trim_start_matches(['#', '>', '-', '*', '=', ' ']);
+    let mut words = text
+        .split_whitespace()
+        .skip_while(|word| word.trim_start_matches(LEADING_MARKUP).is_empty());
+    let first = words
+        .next()
+        .map(|word| word.trim_start_matches(LEADING_MARKUP));
+    let flat = words_until(first.into_iter().chain(words), |flat| {
+        flat.len() > max && flat.contains(' ') && flat.chars().count() > max
+    });
+    let flat = flat.as_str();
     if flat.chars().count() <= max {
         return flat.to_owned();
     }
@@ -68,9 +97,12 @@ pub(crate) fn first_line(text: &str) -> &str {
 }
 
 /// `text` cut to about `max` characters, never inside a word, a number or a JSON token: the cut
-/// falls after a separator (space, comma, bracket) and is marked with `…`.
+/// falls after a separator (space, comma, bracket) and is marked with `…`. Like [`clip`], reads
+/// only as far as the cut.
 pub(crate) fn cut_whole(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = words_until(text.split_whitespace(), |flat| {
+        flat.len() > max && flat.chars().count() > max
+    });
     if flat.chars().count() <= max {
         return flat;
     }

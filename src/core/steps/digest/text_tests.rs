@@ -11,3 +11,94 @@ fn sentences_are_cut_at_their_ends() {
     let call = "vfs.read(\"web_events\") returned 42";
     assert_eq!(clip(call, 25), "vfs.read(\"web_events\")…");
 }
+
+/// `cut_whole` as first written: the whole text flattened, then cut.
+fn cut_of_the_whole_text(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let limit = flat.char_indices().nth(max).map_or(flat.len(), |(i, _)| i);
+    let cut = flat[..limit]
+        .rfind([' ', ',', '[', '{', ';'])
+        .map_or(0, |i| i + 1);
+    format!("{} …", flat[..cut].trim_end())
+}
+
+/// `clip` as first written: the whole line flattened, then cut.
+fn clip_of_the_whole_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat.trim_start_matches(['#', '>', '-', '*', '=', ' ']);
+    if flat.chars().count() <= max {
+        return flat.to_owned();
+    }
+    let limit = flat.char_indices().nth(max).map_or(flat.len(), |(i, _)| i);
+    let cut = flat[..limit]
+        .rfind(' ')
+        .unwrap_or_else(|| flat.find(' ').unwrap_or(flat.len()));
+    if cut == flat.len() {
+        return flat.to_owned();
+    }
+    format!("{}…", flat[..cut].trim_end())
+}
+
+#[test]
+fn clip_and_cut_whole_read_only_as_far_as_their_cut_and_cut_as_the_whole_text_would_be_cut() {
+    let pieces = [
+        "#",
+        "##",
+        "-",
+        "> ",
+        "*",
+        "=",
+        " ",
+        "  ",
+        "\n",
+        "\t",
+        "row",
+        "12",
+        "checked;",
+        ",",
+        "[",
+        "{",
+        ";",
+        "é",
+        "日本語",
+        "😀",
+        "averyveryverylongwordindeed",
+        "x",
+        "— ",
+        "\u{3000}",
+    ];
+    let mut seed = 0x2545_f491_u32;
+    for case in 0..4000 {
+        let mut text = String::new();
+        for _ in 0..(case % 40) {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            text.push_str(pieces[seed as usize % pieces.len()]);
+            if seed % 3 == 0 {
+                text.push(' ');
+            }
+        }
+        for max in [0, 1, 3, 8, 25, 60] {
+            assert_eq!(
+                clip(&text, max),
+                clip_of_the_whole_line(&text, max),
+                "{text:?} at {max}"
+            );
+            assert_eq!(
+                cut_whole(&text, max),
+                cut_of_the_whole_text(&text, max),
+                "{text:?} at {max}"
+            );
+        }
+    }
+    let long_line = format!("Iteration 7: {}", "row 7 checked; ".repeat(6_000));
+    assert_eq!(clip(&long_line, 40), clip_of_the_whole_line(&long_line, 40));
+    assert_eq!(
+        cut_whole(&long_line, 400),
+        cut_of_the_whole_text(&long_line, 400)
+    );
+}
