@@ -99,9 +99,10 @@ fn utf8_of(js: &JsString) -> String {
 }
 
 /// The bytes `encodeInto` wrote of `js` into `destination`, when it took all of `js`: `None`
-/// when it took less. Handing the view to wasm stores it in the reference table, whose slab
-/// may grow wasm memory, and a growth detaches the view's buffer: the browser then writes
-/// nothing and a whole log would read as empty.
+/// when it took less. A growth of wasm memory between the view's making and this call (the
+/// package built with reference types kept the view in a table whose slab could grow it)
+/// detaches the view's buffer: the browser then writes nothing and a whole log would read as
+/// empty.
 fn encode_whole(encoder: &Utf8Encoder, js: &JsString, destination: &Uint8Array) -> Option<u32> {
     let outcome = encoder.encode_into(js, destination);
     (outcome.read() == js.length()).then(|| outcome.written())

@@ -41,31 +41,44 @@ test("files: every module, wasm and type file the build produced is published, n
   }
 });
 
-/** The active data segments' offsets and the mutable i32 globals' initial values of a module. */
-function memoryLayout(bytes) {
-  let at = 8;
-  /** A LEB128 number at `at`, signed or not. */
+/** A reader of a module's sections: its position `at`, LEB128 numbers read from there, and
+ * `sections(visit)`, which calls `visit(id)` at the start of each section's content. */
+function moduleReader(bytes) {
+  const reader = { at: 8 };
   const leb = (signed) => {
     let value = 0, shift = 0, byte;
     do {
-      byte = bytes[at++];
+      byte = bytes[reader.at++];
       value += (byte & 0x7f) * 2 ** shift;
       shift += 7;
     } while (byte & 0x80);
     return signed && byte & 0x40 ? value - 2 ** shift : value;
   };
-  const uleb = () => leb(false);
-  const sleb = () => leb(true);
+  reader.uleb = () => leb(false);
+  reader.sleb = () => leb(true);
+  reader.sections = (visit) => {
+    while (reader.at < bytes.length) {
+      const id = bytes[reader.at++];
+      const size = reader.uleb();
+      const end = reader.at + size;
+      visit(id);
+      reader.at = end;
+    }
+  };
+  return reader;
+}
+
+/** The active data segments' offsets and the mutable i32 globals' initial values of a module. */
+function memoryLayout(bytes) {
+  const reader = moduleReader(bytes);
+  const { uleb, sleb } = reader;
   const layout = { stackPointers: [], dataOffsets: [] };
-  while (at < bytes.length) {
-    const id = bytes[at++];
-    const size = uleb();
-    const end = at + size;
+  reader.sections((id) => {
     if (id === 6) {
       for (let n = uleb(); n > 0; n--) {
-        const [type, mutable, op] = [bytes[at++], bytes[at++], bytes[at++]];
+        const [type, mutable, op] = [bytes[reader.at++], bytes[reader.at++], bytes[reader.at++]];
         const value = op === 0x41 ? sleb() : null;
-        while (bytes[at++] !== 0x0b);
+        while (bytes[reader.at++] !== 0x0b);
         if (type === 0x7f && mutable === 1 && value !== null) layout.stackPointers.push(value);
       }
     }
@@ -74,19 +87,18 @@ function memoryLayout(bytes) {
         const flag = uleb();
         if (flag === 1) {
           const length = uleb();
-          at += length;
+          reader.at += length;
           continue;
         }
         if (flag === 2) uleb();
-        assert.equal(bytes[at++], 0x41, "a data segment's offset is an i32.const");
+        assert.equal(bytes[reader.at++], 0x41, "a data segment's offset is an i32.const");
         layout.dataOffsets.push(sleb());
-        at++;
+        reader.at++;
         const length = uleb();
-        at += length;
+        reader.at += length;
       }
     }
-    at = end;
-  }
+  });
   return layout;
 }
 
@@ -101,6 +113,53 @@ test("wasm: linked stack-first, nothing in the low 1 KiB that --low-memory-unuse
     assert.ok(lowest >= 1024, `${wasm}: data starts at ${lowest}`);
     const stack = stackPointers.filter((value) => value >= 1024 && value <= lowest);
     assert.ok(stack.length > 0, `${wasm}: a stack pointer at or below the data (${stackPointers}) and above 1 KiB`);
+  }
+});
+
+/** The function types (params, results) and the tables' element types of a module. */
+function valueTypes(bytes) {
+  const reader = moduleReader(bytes);
+  const { uleb } = reader;
+  const vector = () => Array.from({ length: uleb() }, () => bytes[reader.at++]);
+  const limits = () => (uleb() & 1 ? (uleb(), uleb()) : uleb());
+  const found = { functions: [], tables: [] };
+  reader.sections((id) => {
+    if (id === 1) {
+      for (let n = uleb(); n > 0; n--) {
+        assert.equal(bytes[reader.at++], 0x60, "a plain function type");
+        found.functions.push({ params: vector(), results: vector() });
+      }
+    }
+    if (id === 2) {
+      for (let n = uleb(); n > 0; n--) {
+        reader.at += uleb();
+        reader.at += uleb();
+        const kind = bytes[reader.at++];
+        if (kind === 0) uleb();
+        if (kind === 1) found.tables.push(bytes[reader.at++]), limits();
+        if (kind === 2) limits();
+        if (kind === 3) reader.at += 2;
+      }
+    }
+    if (id === 4) {
+      for (let n = uleb(); n > 0; n--) found.tables.push(bytes[reader.at++]), limits();
+    }
+  });
+  return found;
+}
+
+// .cargo/config.toml builds without `multivalue` and `reference-types` (WebKitGTK 2.50.6
+// corrupted values of modules built with both; scripts/wasm-features.mjs).
+test("wasm: no function returns more than one value, no externref anywhere", () => {
+  const EXTERNREF = 0x6f;
+  for (const wasm of ["context_compactor_bg.wasm", "bundler/context_compactor_bg.wasm", "node/context_compactor_bg.wasm"]) {
+    const { functions, tables } = valueTypes(readFileSync(join(base, wasm)));
+    assert.ok(functions.length > 50, `${wasm}: function types read`);
+    const multi = functions.filter((type) => type.results.length > 1);
+    assert.deepEqual(multi, [], `${wasm}: functions returning several values`);
+    const externref = functions.filter((type) => [...type.params, ...type.results].includes(EXTERNREF));
+    assert.deepEqual(externref, [], `${wasm}: functions taking or returning externref`);
+    assert.ok(!tables.includes(EXTERNREF), `${wasm}: a table of externref`);
   }
 });
 

@@ -44,7 +44,11 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
     let flat = words_until(first.into_iter().chain(words), |flat| {
         flat.len() > max && flat.contains(' ') && flat.chars().count() > max
     });
-    let flat = flat.as_str();
+    clip_flat(&flat, max)
+}
+
+/// [`clip`] of a line already flat: one space between words, no markup at its start.
+fn clip_flat(flat: &str, max: usize) -> String {
     if flat.chars().count() <= max {
         return flat.to_owned();
     }
@@ -103,6 +107,11 @@ pub(crate) fn cut_whole(text: &str, max: usize) -> String {
     let flat = words_until(text.split_whitespace(), |flat| {
         flat.len() > max && flat.chars().count() > max
     });
+    cut_flat(flat, max)
+}
+
+/// [`cut_whole`] of a text already flat: one space between words.
+fn cut_flat(flat: String, max: usize) -> String {
     if flat.chars().count() <= max {
         return flat;
     }
