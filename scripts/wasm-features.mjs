@@ -28,6 +28,13 @@ const text = (at) => {
 };
 
 if (bytes.readUInt32LE(0) !== 0x6d736100) throw new Error(`${path} is not a WebAssembly module`);
+// Crates compiled with reference types (RUSTFLAGS in the environment replaces the rustflags of
+// .cargo/config.toml) import wasm-bindgen's externref intrinsics, which only its reference-types
+// pass resolves: such a module is left as it is, and said so.
+if (bytes.includes("__wbindgen_externref_xform__")) {
+  console.error(`wasm-features: ${path} was compiled with reference types (is RUSTFLAGS set?); left as it is`);
+  process.exit(0);
+}
 let marked = 0;
 for (let at = 8; at < bytes.length; ) {
   const id = bytes[at];
