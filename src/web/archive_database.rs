@@ -13,9 +13,9 @@ use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::archives::storage_estimate;
 use super::js_error::thrown_message;
 use super::lone_surrogates;
+use super::storage_estimate::storage_estimate;
 use crate::core::error::StorageError;
 use crate::core::order::sorted_map::SortedMap;
 use crate::core::ports::archive_store::{unfetched, ArchiveStore, StorageEstimate};

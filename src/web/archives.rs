@@ -13,19 +13,12 @@ use super::js_error::{thrown_message, ContextCompactorError};
 use super::log_store::JsLogStore;
 use super::recall_tool::{recall_tool, JsRecallTool};
 use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserShelf};
+use super::storage_estimate::{storage_estimate, storage_persist};
 use super::typescript::{ArchivesOptionsJs, RecallToolOptionsJs};
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::storage::free_units;
 
 type JsResult<T> = Result<T, JsValue>;
-
-#[wasm_bindgen(module = "/src/web/storage_estimate.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = storageEstimate)]
-    pub(super) fn storage_estimate() -> js_sys::Promise;
-    #[wasm_bindgen(js_name = storagePersist)]
-    fn storage_persist() -> js_sys::Promise;
-}
 
 /// The archives of one `LogStore`.
 #[wasm_bindgen(js_name = Archives)]

@@ -27,6 +27,7 @@ use crate::core::error::ErrorCode;
 use crate::core::model::call_options::{
     CanCompact, CompactOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION, SIGNAL_OPTION,
 };
+use crate::core::model::clearing::Rung;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
@@ -130,7 +131,7 @@ impl JsCompactor {
         // Claimed now: a compact() called while another runs is busy, whenever it is awaited.
         let claim = engine
             .claim(parsed.trigger, cancel)
-            .map(|claim| claim.with_rung(parsed.rung));
+            .map(|claim| claim.with_rung(parsed.rung.map(Rung::from)));
         Ok(future_to_promise(async move {
             let outcome = match claim {
                 Ok(claim) => engine.compact_claimed(claim).await,

@@ -140,6 +140,7 @@ impl SummaryProvider for GeminiProvider {
                     text: reply.text,
                     usage: reply.usage,
                     model: reply.model_version,
+                    cut: reply.cut,
                 })
             };
             call.await.map_err(|failure| scrub(failure, &secret))

@@ -16,6 +16,7 @@ mod log_store;
 mod lone_surrogates;
 mod recall_tool;
 mod shelves;
+mod storage_estimate;
 mod store_lock;
 #[doc(hidden)]
 pub mod text_cache;

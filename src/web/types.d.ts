@@ -130,6 +130,7 @@ export interface CompactorOptions {
   /** A summary line that gives the user a request, an instruction or a permission, or states an imperative, whose content only data holds (tool output, execution results, fetched text) and the user's words (the goal, the pins) do not: `"mark"` ends it with " [from tool output]" and lists it in `result.injections`; `"retry"` asks once more naming it, then marks; `"fail"` refuses the summary (`invalid_summary`). The model's text is never deleted. @default "mark" */ injections?: "mark" | "retry" | "fail";
   /** The ladder's clearing rung: before a compaction the loop asks for (`auto`, `context_limit_error`) summarises, the execution results and tool bodies larger than `aboveTokens`, outside the newest `keepIterations` iterations, move to an archive of their own and a placeholder of the same JSON type takes each one's place (its id, tool, size, the names and figures it held, and `recall(n)`); no model call. `shouldAutoCompact()` says yes once clearing would free `atLeastTokens` (5% of the window), whatever the usage. When clearing brings usage under `recommendedUsage` (or a summary's own rules would refuse), no summary is made (`result.rung` "clear"); lower `recommendedUsage` (say 0.25) to fold the placeholders into a summary sooner and keep the context small. `recall`, the recall tool and `rehydrate` return the originals, also after a summary archived the placeholders; `rollback(key)` puts them back byte for byte. `false` turns it off. Range: false, or an object whose keepIterations is at least 1. @default `{ keepIterations: 3, aboveTokens: 400 }` */ clearing?: false | ClearingOptions;
   /** Finished iterations kept verbatim besides the running one: the newest this many stay whole while the ones before them are compacted, and a clearing keeps its `keepIterations` before them (`plan().verbatim` names them). 0 keeps only the running iteration, as GDRS does. Range: any. @default 0 */ keepRecentIterations?: number;
+  /** The ladder's last rung: when every attempt of the model fails (HTTP, time-out, network, blocked, an invalid answer), the package stores its own summary instead of refusing: the offline summariser's, under the same budget, checks, index lines and archive as any summary (`result.rung` "fallback", `result.fallback` says why, `compaction_fallback` tells the UI). "loop" does so for the compactions the loop asks for ("auto", "context_limit_error"), so that a full window never stays full; "always" for the user's as well; `false` never. A compaction the user asks for reports the error as before, and a refused one leaves the logs byte for byte as they were. Range: any. @default "loop" */ fallback?: false | "loop" | "always";
   /** Input budget of one summary call, in tokens: a larger prompt is summarised in parts under it (whole iterations each), then merged. Range: at least 2 × maxOutputTokens + 2000, at most 1000000000. @default the model's input limit less maxOutputTokens for Gemini models (1,048,576 − 4,000); none for custom providers, Gemma and unknown model names */ maxPromptTokens?: number;
 }
 
@@ -375,10 +376,16 @@ export interface CompactionResult {
   injections: Injection[];
   /** The summary came from the cache (`summaryCache`): its exact input (the same prompt to the same model) was summarised before, so no call was made (`attempts` 0, `usage` null). */
   cached: boolean;
-  /** The rung that ran last: "clear" (bulky bodies moved to `archiveKey`, no model call, `summary` empty) or "summarize". */
-  rung: "clear" | "summarize";
+  /** The rung that ran last: "clear" (bulky bodies moved to `archiveKey`, no model call, `summary` empty), "summarize" (the model's summary), or "fallback" (every attempt of the model failed and `fallback` covered the trigger: the package's own summary, made by the offline summariser under the same budget, checks, index lines and archive; the next compaction whose model answers replaces it). */
+  rung: "clear" | "summarize" | "fallback";
   /** The bodies this compaction's clearing moved to its archive before any summary. */
   cleared: ClearedBody[];
+  /** Why the model's summary could not be used, when `rung` is "fallback": the code and message the compaction would have failed with. */
+  fallback?: { code: ErrorCode; message: string };
+  /** The model's answer was cut at its output limit (Gemini's `MAX_TOKENS`, or a JSON answer left open) and the summary keeps what it held whole: complete sections and lines, the cut line dropped, the ledger's facts repaired in. */
+  salvaged: boolean;
+  /** The model's summary replaced a summary the fallback rung had stored (`metrics().upgrades` counts them). */
+  upgraded: boolean;
 }
 
 /** Token counts a provider reports (Gemini's usageMetadata). */
@@ -415,6 +422,8 @@ export interface Archive {
   index?: IndexLine[];
   /** In a clearing's archive: the hash of the placeholder that took each original's place, beside it. */
   placeholders?: PerEntry<string>;
+  /** "fallback" in the archive of the package's own summary (the fallback rung's); absent otherwise. */
+  rung?: "fallback";
 }
 
 /** One value per archived entry, log by log, in the order of `data`. */
@@ -450,14 +459,14 @@ export interface IndexLine {
 }
 
 /** An archive without its data, plus its key, stored size (bytes, UTF-16) and entry counts. */
-export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index" | "placeholders"> {
+export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index" | "placeholders" | "rung"> {
   key: string;
   bytes: number;
   entries: EntryCounts;
   /** Whether `rollback(key)` can put the originals back now: the summary that replaced them is in the reasoning log (a later compaction may have folded it into its own; roll that one back first), or for a clearing's archive, a placeholder it wrote is in the live logs. */
   restorable: boolean;
-  /** The rung that wrote it: "clear" (the bodies a clearing took) or "summarize". */
-  rung: "clear" | "summarize";
+  /** The rung that wrote it: "clear" (the bodies a clearing took), "summarize" (the model's summary) or "fallback" (the package's own summary). */
+  rung: "clear" | "summarize" | "fallback";
 }
 
 /** Running totals, persisted under `<prefix>compaction_metrics`. */
@@ -486,6 +495,10 @@ export interface CompactionMetrics {
   tokensCleared: number;
   /** Compactions the clearing rung completed alone: model calls a summary would have made. */
   callsSaved: number;
+  /** Compactions that stored the package's own summary because every attempt of the model failed (the fallback rung). */
+  fallbacks: number;
+  /** Compactions whose model summary replaced a fallback summary. */
+  upgrades: number;
 }
 
 /** What one compaction cost and mended. */
@@ -519,6 +532,8 @@ export interface CompactorEventMap {
   archives_lost: { keys: string[] };
   /** The origin's storage (`navigator.storage.estimate()`) was at least 80% full as a compaction began: the expired archives were purged first (`purged`, never an unexpired one), the figures are those after, and that compaction writes no summary cache. */
   storage_pressure: { usage: number; quota: number; share: number; purged: string[] };
+  /** Every attempt of the model failed on a compaction `fallback` covers: the package stores its own summary instead (`result.rung` "fallback"); `code` and `message` say why. */
+  compaction_fallback: { code: ErrorCode; message: string };
 }
 
 /** `compactor.events`: an `EventTarget` whose listeners get typed `CustomEvent`s. Only the names of `CompactorEventMap` compile: a misspelt name is a type error, not a listener that never fires. */

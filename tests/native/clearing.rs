@@ -12,6 +12,7 @@ use common::*;
 use context_compactor::core::error::CompactionError;
 use context_compactor::core::json::read::FromJson;
 use context_compactor::core::model::clearing::{Clearing, ClearingRules, Rung};
+use context_compactor::core::model::fallback::FallbackPolicy;
 use context_compactor::core::model::phase::Phase;
 use context_compactor::core::model::reasons::{Conflict, Refusal};
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
@@ -416,11 +417,12 @@ fn a_summary_that_fails_after_a_clearing_leaves_the_clearing_in_place_and_undoab
         lasting: false,
     };
     let answers = vec![Answer::fail(down.clone()), Answer::fail(down)];
-    let rig = Rig::with(
-        memory,
-        answers,
-        at_ninety_percent(tokens, Clearing::On(rules)),
-    );
+    // The fallback rung would store the package's own summary; this test is of a refusal.
+    let settings = CompactorSettings {
+        fallback: FallbackPolicy::Off,
+        ..at_ninety_percent(tokens, Clearing::On(rules))
+    };
+    let rig = Rig::with(memory, answers, settings);
     let failed = compact(&rig, Trigger::Auto, None);
     assert!(
         matches!(failed, Err(CompactionError::Provider(_))),

@@ -14,6 +14,7 @@ use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::log::stored_entry::Stored;
 use context_compactor::core::log::tokens::estimate_tokens;
+use context_compactor::core::model::fallback::FallbackPolicy;
 use context_compactor::core::model::phase::Phase;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::events::CompactionEvent;
@@ -661,10 +662,14 @@ fn eviction_chooses_by_the_heads_and_removes_only_archives_that_read_whole() {
 
 #[test]
 fn a_failed_auto_compaction_is_not_repeated_until_the_logs_grow() {
-    let rig = session(
-        8,
-        vec![Answer::Text("bad".into()), Answer::Text("bad".into())],
-    );
+    // Without the fallback rung, which would store the package's own summary instead.
+    let settings = CompactorSettings {
+        fallback: FallbackPolicy::Off,
+        ..small_window()
+    };
+    let answers = vec![Answer::Text("bad".into()), Answer::Text("bad".into())];
+    let rig = Rig::with(MemoryStore::new(), answers, settings);
+    grow_session(&rig.logs, &rig.clock, 8, 42);
     assert!(rig.compactor.should_auto_compact().unwrap());
     assert!(compact(&rig, Trigger::Auto).is_err());
     assert!(!rig.compactor.should_auto_compact().unwrap());

@@ -1,7 +1,7 @@
 //! The core's wings stay load-bearing: this test reads `src/core` and fails on any import of a
 //! wing its table does not allow (ARCHITECTURE.md prints the same table) and on any import
-//! cycle between files. It reads `use` lines and `crate::core::…` paths as text; unit-test
-//! modules count too.
+//! cycle between files, of `src/core` or of the web layer (`src/web`). It reads `use` lines and
+//! `crate::core::…` (`crate::web::…`) paths as text; unit-test modules count too.
 // Tests may use the standard library's sorts and maps (the house rules in clippy.toml are
 // about the package's size).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -111,8 +111,9 @@ fn code_of(text: &str) -> String {
 
 /// The module paths (below `core`) that `text`, the code of the module `module`, refers to:
 /// every `use crate::core::…`, `use super::…` and `use self::…` tree, and every inline
-/// `crate::core::…` path.
-fn references(text: &str, module: &[String]) -> Vec<Vec<String>> {
+/// `crate::core::…` path; `root` is the folder below `src` the module is in (`core` or `web`).
+fn references(text: &str, module: &[String], root: &str) -> Vec<Vec<String>> {
+    let prefix = format!("crate::{root}::");
     let code = code_of(text);
     let mut paths = Vec::new();
     let mut lines = code.lines();
@@ -136,7 +137,7 @@ fn references(text: &str, module: &[String]) -> Vec<Vec<String>> {
         for path in expand(tree) {
             let segments: Vec<&str> = path.split("::").map(str::trim).collect();
             let resolved: Option<Vec<String>> = match segments.first() {
-                Some(&"crate") if segments.get(1) == Some(&"core") => {
+                Some(&"crate") if segments.get(1) == Some(&root) => {
                     Some(segments[2..].iter().map(|s| (*s).to_owned()).collect())
                 }
                 Some(&"super") => {
@@ -160,8 +161,8 @@ fn references(text: &str, module: &[String]) -> Vec<Vec<String>> {
         }
     }
     let mut inline = code.as_str();
-    while let Some(at) = inline.find("crate::core::") {
-        let tail = &inline[at + "crate::core::".len()..];
+    while let Some(at) = inline.find(&prefix) {
+        let tail = &inline[at + prefix.len()..];
         let end = tail
             .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
             .unwrap_or(tail.len());
@@ -185,7 +186,12 @@ fn file_of(path: &[String], files: &BTreeMap<Vec<String>, String>) -> Option<Str
 /// Every file of `src/core` and the files each imports (itself and its own submodules'
 /// declarations aside).
 fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    import_graph_of("core")
+}
+
+/// Every file of `src/<tree>` and the files of that tree each imports.
+fn import_graph_of(tree: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(tree);
     let mut names = Vec::new();
     rust_files(&root, &root, &mut names);
     let files: BTreeMap<Vec<String>, String> = names
@@ -196,7 +202,7 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
     for file in &names {
         let text = std::fs::read_to_string(root.join(file)).expect("a readable source file");
         let module = module_of(file);
-        let imported: BTreeSet<String> = references(&text, &module)
+        let imported: BTreeSet<String> = references(&text, &module, tree)
             .iter()
             .filter_map(|path| file_of(path, &files))
             .filter(|target| target != file)
@@ -316,6 +322,18 @@ fn no_files_import_each_other_in_a_circle() {
 }
 
 #[test]
+fn no_files_of_the_web_layer_import_each_other_in_a_circle() {
+    let graph = import_graph_of("web");
+    // The graph is read: the web layer's classes reach its shelves.
+    assert!(graph["archives.rs"].contains("shelves.rs"), "{graph:?}");
+    let found = cycles(&graph);
+    assert!(
+        found.is_empty(),
+        "import cycles between files of src/web: {found:?}"
+    );
+}
+
+#[test]
 fn the_core_re_exports_nothing_so_every_use_line_names_its_wing() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core/mod.rs");
     let text = code_of(&std::fs::read_to_string(root).expect("src/core/mod.rs"));
@@ -345,7 +363,7 @@ fn the_reader_sees_imports_of_every_shape() {
                 use super::archives::Archives;\n\
                 // use crate::core::run::compactor::Compactor;\n\
                 fn f() { crate::core::log::tokens::estimate_tokens(\"\"); }";
-    let found: Vec<String> = references(text, &module)
+    let found: Vec<String> = references(text, &module, "core")
         .into_iter()
         .map(|path| path.join("::"))
         .collect();

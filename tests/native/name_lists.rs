@@ -21,6 +21,7 @@ use context_compactor::core::model::clearing::{ClearedBody, ClearingRules};
 use context_compactor::core::model::facts::{
     Coverage, Demoted, Fact, IndexLine, Injection, Pin, UnverifiedLine,
 };
+use context_compactor::core::model::fallback::FallbackReason;
 use context_compactor::core::model::outcome::{
     CompactionPlan, CompactionResult, EntryCounts, Wait,
 };
@@ -339,6 +340,12 @@ fn every_event_detail_has_the_fields_its_typescript_map_declares() {
             quota: 1000.0,
             share: 0.85,
             purged: vec!["k".into()],
+        },
+        CompactionEvent::Fallback {
+            reason: FallbackReason {
+                code: "llm_http".into(),
+                message: "m".into(),
+            },
         },
     ];
     let (_, map) = ts_interface("CompactorEventMap");

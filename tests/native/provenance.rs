@@ -9,6 +9,7 @@ mod common;
 use common::*;
 use context_compactor::core::error::ErrorCode;
 use context_compactor::core::log::new_entries::{ExecutionInput, ToolActivityInput};
+use context_compactor::core::model::fallback::FallbackPolicy;
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{CompactorSettings, LinePolicy, Trigger};
 use context_compactor::core::ports::storage::MemoryStore;
@@ -221,6 +222,8 @@ fn retry_asks_once_naming_the_line_then_marks_and_fail_refuses() {
 
     let fail = CompactorSettings {
         injections: LinePolicy::Fail,
+        // The refusal itself, not the fallback rung's summary.
+        fallback: FallbackPolicy::Off,
         retry_delay_ms: 0,
         ..small_window()
     };
@@ -274,6 +277,8 @@ fn a_summary_accepted_under_mark_is_not_served_from_the_cache_to_a_compactor_tha
         vec![answer(&[laundered]), answer(&[laundered])],
         CompactorSettings {
             injections: LinePolicy::Fail,
+            // The refusal itself, not the fallback rung's summary.
+            fallback: FallbackPolicy::Off,
             ..small_window()
         },
     );
@@ -302,6 +307,8 @@ fn the_marks_are_the_package_s_a_line_the_model_marked_is_judged_like_any_other(
     assert_eq!(result.summary.matches(" [from tool output]").count(), 1);
     let refusing = CompactorSettings {
         injections: LinePolicy::Fail,
+        // The refusal itself, not the fallback rung's summary.
+        fallback: FallbackPolicy::Off,
         ..small_window()
     };
     let rig = support_session(

@@ -29,11 +29,31 @@ pub(crate) fn summary_header(first: u32, last: u32) -> String {
     format!("=== COMPACTED SUMMARY (Iterations {first}-{last}) ===")
 }
 
-/// The second line of a compacted-summary entry: where the originals it replaced are.
-pub(crate) fn summary_source_line(first: u32, last: u32, archive_key: &str) -> String {
+/// The second line of a compacted-summary entry: where the originals it replaced are, and,
+/// for the package's own summary (the fallback rung), the code of the model's failure.
+pub(crate) fn summary_source_line(
+    first: u32,
+    last: u32,
+    archive_key: &str,
+    failed: Option<&str>,
+) -> String {
+    let note = failed
+        .map(|code| {
+            format!(" {WITHOUT_MODEL} ({code}): the next summary the model writes replaces it.")
+        })
+        .unwrap_or_default();
     format!(
-        "(Originals of iterations {first}-{last}: archive {archive_key}; compactor.recall(n) reads them back.)"
+        "(Originals of iterations {first}-{last}: archive {archive_key}; compactor.recall(n) reads them back.{note})"
     )
+}
+
+/// What the source line of the package's own summary says of it.
+const WITHOUT_MODEL: &str = "Summarised without the model, which failed";
+
+/// Whether a compacted-summary entry is the package's own summary (the fallback rung's).
+pub fn written_without_model(entry: &str) -> bool {
+    let second = entry.trim_start().lines().nth(1).unwrap_or_default();
+    second.starts_with("(Originals of iterations ") && second.contains(WITHOUT_MODEL)
 }
 
 /// The archive key a compacted-summary entry's second line names, if it names one.

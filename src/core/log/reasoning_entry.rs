@@ -106,7 +106,7 @@ mod tests {
         let summary_text = format!(
             "{}\n{}\n### 🎯 OBJECTIVE ACHIEVED\n- done",
             summary_header(1, 6),
-            summary_source_line(1, 6, "gdrs_archived_logs_1795373767000")
+            summary_source_line(1, 6, "gdrs_archived_logs_1795373767000", None)
         );
         let summary = ReasoningEntry::describe(&summary_text, 6);
         assert_eq!(summary.kind, ReasoningKind::Summary);

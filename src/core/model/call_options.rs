@@ -2,7 +2,7 @@
 //! `new LogStore()`, `compact()`, `rehydrate()` and `recallTool()`, and what `canCompact()`
 //! answers.
 
-use crate::core::json::record::json_record;
+use crate::core::json::record::{json_names, json_record};
 use crate::core::model::clearing::Rung;
 use crate::core::model::option_rows::Range;
 use crate::core::model::outcome::Wait;
@@ -39,7 +39,32 @@ pub struct CompactOptions {
     /// What started the compaction.
     pub trigger: Trigger,
     /// The one rung to run, if asked for.
-    pub rung: Option<Rung>,
+    pub rung: Option<AskedRung>,
+}
+
+/// The rungs `compact({ rung })` runs alone (the fallback rung runs only when the model fails).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskedRung {
+    /// `"clear"`.
+    Clear,
+    /// `"summarize"`.
+    Summarize,
+}
+
+json_names! {
+    AskedRung {
+        Clear = "clear",
+        Summarize = "summarize",
+    }
+}
+
+impl From<AskedRung> for Rung {
+    fn from(asked: AskedRung) -> Self {
+        match asked {
+            AskedRung::Clear => Rung::Clear,
+            AskedRung::Summarize => Rung::Summarize,
+        }
+    }
 }
 
 json_record! {

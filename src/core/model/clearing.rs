@@ -155,12 +155,16 @@ pub enum Rung {
     /// A summary of iterations 1..N-1 (after any clearing).
     #[default]
     Summarize,
+    /// The package's own summary of iterations 1..N-1, stored when every attempt of the model
+    /// failed; the next compaction whose model answers replaces it.
+    Fallback,
 }
 
 json_names! {
     Rung {
         Clear = "clear",
         Summarize = "summarize",
+        Fallback = "fallback",
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod call_options;
 pub mod clearing;
 pub mod facts;
+pub mod fallback;
 pub mod option_rows;
 pub mod outcome;
 pub mod per_log;

@@ -6,6 +6,7 @@ use crate::core::model::clearing::{ClearedBody, Rung};
 use crate::core::model::per_log::PerLog;
 
 use crate::core::model::facts::{Coverage, Demoted, Injection, UnverifiedLine};
+use crate::core::model::fallback::FallbackReason;
 use crate::core::model::settings::Trigger;
 use crate::core::model::token_usage::TokenUsage;
 
@@ -161,13 +162,112 @@ pub struct CompactionResult {
     pub cached: bool,
     /// The lines marked ` [from tool output]`: they gave the user words only data said.
     pub injections: Vec<Injection>,
-    /// The rung that ran last: `clear` (no model call) or `summarize`.
+    /// The rung that ran last: `clear` (no model call), `summarize`, or `fallback` (the
+    /// package's own summary, every attempt of the model having failed).
     pub rung: Rung,
     /// The bodies a clearing of this compaction moved to its archive, before any summary.
     pub cleared: Vec<ClearedBody>,
+    /// Why the model's summary could not be used, when the fallback rung ran.
+    pub fallback: Option<FallbackReason>,
+    /// Whether the summary kept the whole lines of an answer cut at its output limit.
+    pub salvaged: bool,
+    /// Whether the model's summary replaced a summary the fallback rung had stored.
+    pub upgraded: bool,
+}
+
+/// What a rung measured of the logs it rewrote.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Measured {
+    /// First and last iteration rewritten.
+    pub iterations: [u32; 2],
+    /// Tokens of the three logs before and after.
+    pub tokens: [usize; 2],
+    /// Usage (0..1) before and after.
+    pub usage: [f64; 2],
+    /// Wall time of the whole compaction.
+    pub duration_ms: f64,
+    /// Key of the archive holding the originals.
+    pub archive_key: String,
+}
+
+/// What a summary rung stored and what asking for it cost (nothing, for a clearing).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Summarised {
+    /// The summary, canonical, repaired and marked.
+    pub summary: String,
+    /// The facts it had to keep, and which it kept.
+    pub coverage: Coverage,
+    /// The lines marked ` [unverified]`.
+    pub unverified: Vec<UnverifiedLine>,
+    /// The lines marked ` [from tool output]`.
+    pub injections: Vec<Injection>,
+    /// The form of the answer it was read from.
+    pub answer_format: AnswerFormat,
+    /// Whether it kept the whole lines of an answer cut at its limit.
+    pub salvaged: bool,
+    /// Provider calls made.
+    pub attempts: u32,
+    /// Tokens the answers reported.
+    pub usage: Option<TokenUsage>,
+    /// The model that answered last.
+    pub model: Option<String>,
+    /// Parts the selection was summarised in.
+    pub chunks: u32,
+    /// Whether it came from the cache.
+    pub cached: bool,
+    /// Why the model's summary could not be used (the fallback rung's).
+    pub fallback: Option<FallbackReason>,
+    /// Whether it replaced a fallback summary.
+    pub upgraded: bool,
 }
 
 impl CompactionResult {
+    /// The result of a compaction whose last rung `rung` rewrote the logs as `measured` says,
+    /// storing `summarised` (a clearing's is empty) after clearing `cleared`.
+    pub fn new(
+        rung: Rung,
+        measured: Measured,
+        summarised: Summarised,
+        cleared: Vec<ClearedBody>,
+    ) -> Self {
+        let [tokens_before, tokens_after] = measured.tokens;
+        let (tokens_saved, reduction) = saving(tokens_before, tokens_after);
+        CompactionResult {
+            iterations: measured.iterations,
+            tokens_before,
+            tokens_after,
+            tokens_saved,
+            reduction,
+            context_usage_before: measured.usage[0],
+            context_usage_after: measured.usage[1],
+            attempts: summarised.attempts,
+            duration_ms: measured.duration_ms,
+            archive_key: measured.archive_key,
+            summary: summarised.summary,
+            usage: summarised.usage,
+            model: summarised.model,
+            coverage: summarised.coverage,
+            unverified: summarised.unverified,
+            chunks: summarised.chunks,
+            answer_format: summarised.answer_format,
+            cached: summarised.cached,
+            injections: summarised.injections,
+            rung,
+            cleared,
+            fallback: summarised.fallback,
+            salvaged: summarised.salvaged,
+            upgraded: summarised.upgraded,
+        }
+    }
+
+    /// The same result without its summary's text (the journal keeps it small: the text is in
+    /// the reasoning log being written).
+    pub fn without_summary(&self) -> Self {
+        let mut result = self.clone();
+        result.summary.clear();
+        result
+    }
+
     /// This summary's result after `clearing`, the same compaction's clearing rung: what the
     /// clearing cleared, and the tokens and usage from before it.
     pub fn after(mut self, clearing: CompactionResult) -> Self {
@@ -220,6 +320,9 @@ json_record! {
         injections: "injections" default,
         rung: "rung" default,
         cleared: "cleared" default,
+        fallback: "fallback" opt,
+        salvaged: "salvaged" default,
+        upgraded: "upgraded" default,
     }
 }
 
@@ -238,7 +341,7 @@ mod tests {
         assert_eq!(json.answer_format, AnswerFormat::Json);
         let written = to_json(&json);
         assert!(
-            written.ends_with(r#","answerFormat":"json","cached":false,"injections":[],"rung":"summarize","cleared":[]}"#),
+            written.ends_with(r#","answerFormat":"json","cached":false,"injections":[],"rung":"summarize","cleared":[],"salvaged":false,"upgraded":false}"#),
             "{written}"
         );
         assert_eq!(CompactionResult::from_json(&written).unwrap(), json);

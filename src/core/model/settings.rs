@@ -2,6 +2,7 @@
 
 use crate::core::json::record::json_names;
 use crate::core::model::clearing::Clearing;
+use crate::core::model::fallback::FallbackPolicy;
 use crate::core::model::option_rows::{compactor_options, OptionValue, Range};
 use std::fmt;
 
@@ -198,6 +199,9 @@ compactor_options! {
         /// Finished iterations kept verbatim besides the running one: the newest this many stay whole when the ones before them are compacted (0: only the running iteration stays, as in GDRS).
         keep_recent_iterations: u32 = "keepRecentIterations" fallback,
             default 0, range Range::Any, ts "number";
+        /// The ladder's last rung: when every attempt of the model fails (HTTP, time-out, network, blocked, an invalid answer), the package's own summary (the offline summariser's, under the same budget, checks and archive) is stored instead of a refusal: for the compactions the loop asks for (`"loop"`: `auto`, `context_limit_error`), for every one (`"always"`), or never (`false`).
+        fallback: FallbackPolicy = "fallback" fallback,
+            default FallbackPolicy::Loop, range Range::Any, ts "false | \"loop\" | \"always\"";
     }
 }
 

@@ -5,6 +5,7 @@ use std::cell::Cell;
 use crate::core::error::redact::redact;
 use crate::core::error::CompactionError;
 use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::model::fallback::FallbackReason;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::phase::Phase;
 use crate::core::model::settings::Trigger;
@@ -94,6 +95,12 @@ pub enum CompactionEvent {
         /// The keys of the expired archives purged (never one that had not expired).
         purged: Vec<String>,
     },
+    /// `compaction_fallback`: every attempt of the model failed, and the package stores its own
+    /// summary instead (the fallback rung).
+    Fallback {
+        /// Why the model's summary could not be used.
+        reason: FallbackReason,
+    },
 }
 
 impl CompactionEvent {
@@ -110,6 +117,7 @@ impl CompactionEvent {
             CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
             CompactionEvent::ArchivesLost { .. } => "archives_lost",
             CompactionEvent::StoragePressure { .. } => "storage_pressure",
+            CompactionEvent::Fallback { .. } => "compaction_fallback",
         }
     }
 }
@@ -177,6 +185,9 @@ impl ToJson for CompactionEvent {
                 .field("quota", quota)
                 .field("share", share)
                 .field("purged", purged),
+            CompactionEvent::Fallback { reason } => detail
+                .field("code", &reason.code)
+                .field("message", &reason.message),
         };
     }
 }
@@ -220,6 +231,12 @@ impl Reporter {
                 code,
                 message: redact(&message, None).into_owned(),
                 phase,
+            },
+            CompactionEvent::Fallback { reason } => CompactionEvent::Fallback {
+                reason: FallbackReason {
+                    message: redact(&reason.message, None).into_owned(),
+                    ..reason
+                },
             },
             other => other,
         };

@@ -14,7 +14,7 @@ use crate::core::ports::cancel::Cancel;
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::timer::{race_deadline, Timer};
 use crate::core::providers::port::{ask, SummaryProvider, SummaryRequest};
-use crate::core::steps::answer::judge;
+use crate::core::steps::answer::{judge, Answered};
 use crate::core::steps::check::{Accepted, Verdict};
 
 /// What the attempts are doing, for the app's progress.
@@ -216,14 +216,17 @@ impl Asking<'_> {
                     attempts.model = generation.model.or(attempts.model.take());
                     let facts = request.ledger.facts.len();
                     report(AttemptEvent::Checking { attempt, facts });
-                    Ok(generation.text)
+                    Ok(Answered {
+                        text: generation.text,
+                        cut: generation.cut,
+                    })
                 }
                 Err(failure) => {
                     TokenUsage::add_to(&mut attempts.usage, failure.usage);
                     Err(failure.error)
                 }
             };
-            let answered = text.as_ref().ok().cloned();
+            let answered = text.as_ref().ok().map(|answer| answer.text.clone());
             let judged = judge(text, request.prompt, settings.retry_delay_ms, |summary| {
                 check(summary, &retried)
             });

@@ -248,6 +248,8 @@ pub struct Reply {
     pub usage: Option<TokenUsage>,
     /// `modelVersion`, when the answer had it.
     pub model_version: Option<String>,
+    /// Whether `maxOutputTokens` cut the text (`MAX_TOKENS`): it is kept as far as it is whole.
+    pub cut: bool,
 }
 
 /// Finish reasons after which the answer is withheld for policy reasons: a retry of the same
@@ -360,10 +362,11 @@ fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> 
                 .collect()
         })
         .unwrap_or_default();
-    if finish == "MAX_TOKENS" {
+    let cut = finish == "MAX_TOKENS";
+    if cut && text.trim().is_empty() {
         return Err(failed(ProviderError::Incomplete(format!(
-            "the answer hit maxOutputTokens and was cut off after {} characters{finish_message}",
-            text.chars().count()
+            "the answer hit maxOutputTokens before it held any text (thinking tokens count \
+             against maxOutputTokens){finish_message}"
         ))));
     }
     if text.trim().is_empty() {
@@ -371,7 +374,7 @@ fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> 
             "the answer had no text (finishReason {finish}){finish_message}"
         ))));
     }
-    if !matches!(finish, "STOP" | "FINISH_REASON_UNSPECIFIED") {
+    if !cut && !matches!(finish, "STOP" | "FINISH_REASON_UNSPECIFIED") {
         return Err(failed(ProviderError::Incomplete(format!(
             "the answer ended early (finishReason {finish}){finish_message}"
         ))));
@@ -380,6 +383,7 @@ fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> 
         text,
         usage,
         model_version,
+        cut,
     })
 }
 

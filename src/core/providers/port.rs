@@ -75,6 +75,8 @@ pub struct Generation {
     pub usage: Option<TokenUsage>,
     /// The model that answered, when the provider says (Gemini's `modelVersion`).
     pub model: Option<String>,
+    /// Whether the output limit cut the text (Gemini's `MAX_TOKENS`).
+    pub cut: bool,
 }
 
 impl From<String> for Generation {
@@ -83,6 +85,7 @@ impl From<String> for Generation {
             text,
             usage: None,
             model: None,
+            cut: false,
         }
     }
 }

@@ -6,7 +6,19 @@ use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::MAX_RETRY_WAIT_MS;
 use crate::core::steps::answer_text::read_answer;
 use crate::core::steps::check::{Accepted, Verdict};
+use crate::core::steps::junk::without_junk;
 use crate::core::steps::prompt::retry_prompt;
+use crate::core::steps::salvage::salvaged;
+use crate::core::steps::validation::Validation;
+
+/// One answer's text, and whether the model's output limit cut it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    /// The text.
+    pub text: String,
+    /// Whether it was cut at the output limit (Gemini's `MAX_TOKENS`).
+    pub cut: bool,
+}
 
 /// Why an answer was not taken, and whether another attempt can help.
 #[derive(Debug)]
@@ -30,22 +42,46 @@ pub struct Retry {
     pub prompt: String,
 }
 
-/// Judges `answer` (the text, or why there is none) to `prompt`: a text is made canonical and
-/// `check`ed; a failure is retried when another attempt can pass (after the wait the API asked
+/// What the retry of an answer cut at its output limit adds.
+const CUT_ERROR: &str = "The answer was cut off at the output limit (maxOutputTokens): write \
+                         shorter points, fewer of them, and every section";
+
+/// Judges `answer` (the text, or why there is none) to `prompt`: a text is kept as far as it
+/// is whole when the output limit cut it, made canonical, rid of its junk (a text of junk
+/// alone is asked for again, saying why) and `check`ed; a failure is retried when another attempt can pass (after the wait the API asked
 /// for, at most a minute, else `retry_delay_ms`). `Ok` holds the summary to swap in.
 pub fn judge(
-    answer: Result<String, ProviderError>,
+    answer: Result<Answered, ProviderError>,
     prompt: &str,
     retry_delay_ms: u32,
     check: impl FnOnce(&str) -> Verdict,
 ) -> Result<Accepted, Rejected> {
     let err = match answer {
-        Ok(text) => {
-            let (summary, answer_format) = read_answer(&text);
-            let (reason, rejected, fallback) = match check(&summary) {
+        Ok(answered) => {
+            let cut = answered.cut;
+            let whole = match cut {
+                true => salvaged(&answered.text),
+                false => answered.text,
+            };
+            let (summary, answer_format) = read_answer(&whole);
+            let cleaned = without_junk(&summary, prompt);
+            let verdict = match cleaned.emptied() {
+                Some(why) => Verdict::AskAgain {
+                    reason: RetryReason::InvalidSummary,
+                    rejected: Validation {
+                        valid: false,
+                        errors: vec![why],
+                        missing_sections: Vec::new(),
+                    },
+                    fallback: None,
+                },
+                None => check(&cleaned.text),
+            };
+            let (reason, mut rejected, fallback) = match verdict {
                 Verdict::Accept(accepted) => {
                     return Ok(Accepted {
                         answer_format,
+                        salvaged: cut,
                         ..accepted
                     })
                 }
@@ -55,6 +91,9 @@ pub fn judge(
                     fallback,
                 } => (reason, rejected, fallback),
             };
+            if cut {
+                rejected.errors.push(CUT_ERROR.to_owned());
+            }
             return Err(Rejected {
                 error: CompactionError::InvalidSummary(rejected.errors.clone()),
                 retry: Some(Retry {
@@ -65,6 +104,7 @@ pub fn judge(
                 fallback: fallback.map(|accepted| {
                     Box::new(Accepted {
                         answer_format,
+                        salvaged: cut,
                         ..accepted
                     })
                 }),

@@ -78,7 +78,7 @@ fn injection_error(injected: &Injection) -> String {
 }
 
 /// A summary to swap in, and what the package did to the model's answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Accepted {
     /// The summary, canonical, repaired and marked.
     pub summary: String,
@@ -92,6 +92,8 @@ pub struct Accepted {
     pub lines_cut: usize,
     /// The form of the answer it was read from.
     pub answer_format: AnswerFormat,
+    /// Whether the answer was cut at the output limit and kept as far as it was whole.
+    pub salvaged: bool,
 }
 
 /// The check's verdict on one answer.
@@ -238,7 +240,7 @@ impl<'a> SummaryCheck<'a> {
                 .collect(),
             summary: amended,
             lines_cut,
-            answer_format: AnswerFormat::Markdown,
+            ..Accepted::default()
         };
         if errors.is_empty() {
             return Verdict::Accept(accepted);

@@ -1,9 +1,10 @@
 //! When a compaction is allowed, what it would do (the plan), and when it should start by
 //! itself.
 
-use crate::core::error::CompactionError;
+use crate::core::error::{CompactionError, ProviderError};
 use crate::core::model::clearing::Rung;
 use crate::core::model::facts::Ledger;
+use crate::core::model::fallback::FallbackPolicy;
 use crate::core::model::outcome::{CompactionPlan, CompactionResult, Wait};
 use crate::core::model::reasons::Refusal;
 use crate::core::model::settings::{CompactorSettings, Trigger};
@@ -137,6 +138,28 @@ pub fn plan_of(
         rung: Rung::Summarize,
         cleared: Vec::new(),
     }
+}
+
+/// Whether a compaction started by `trigger` that failed with `failure` stores the package's
+/// own summary instead (the fallback rung): `fallback` covers the trigger, and the failure is
+/// the model's (an error of its API, a time-out, the network, a block, an invalid answer), not
+/// a refusal, a cancel or the storage's.
+pub fn falls_back(
+    settings: &CompactorSettings,
+    trigger: Trigger,
+    failure: &CompactionError,
+) -> bool {
+    let covered = match settings.fallback {
+        FallbackPolicy::Off => false,
+        FallbackPolicy::Loop => trigger != Trigger::User,
+        FallbackPolicy::Always => true,
+    };
+    let models = match failure {
+        CompactionError::Provider(err) => !matches!(err, ProviderError::Aborted),
+        CompactionError::InvalidSummary(_) | CompactionError::SameInvalidSummary(_) => true,
+        _ => false,
+    };
+    covered && models
 }
 
 /// Whether a compaction with `trigger` waits for the running iteration before it gathers. The

@@ -57,7 +57,7 @@ impl SummaryBudget {
         replaces_summary: bool,
     ) -> Self {
         let budget = settings.summary_budget();
-        let entry_lines = estimate_tokens(&summary_entry(last, archive_key, ""));
+        let entry_lines = estimate_tokens(&summary_entry(last, archive_key, "", None));
         let largest_entry = max_entry_tokens(compacted_tokens);
         SummaryBudget {
             budget,

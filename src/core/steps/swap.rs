@@ -9,12 +9,18 @@ use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::reasons::Conflict;
 use crate::core::steps::selection::{Positions, Selection};
 
-/// The text of the reasoning entry that stands for iterations 1..=`last`.
-pub(crate) fn summary_entry(last: u32, archive_key: &str, summary: &str) -> String {
+/// The text of the reasoning entry that stands for iterations 1..=`last`; `failed` is the
+/// code of the model's failure when the summary is the package's own.
+pub(crate) fn summary_entry(
+    last: u32,
+    archive_key: &str,
+    summary: &str,
+    failed: Option<&str>,
+) -> String {
     format!(
         "{}\n{}\n{summary}\n{SUMMARY_END}",
         summary_header(1, last),
-        summary_source_line(1, last, archive_key)
+        summary_source_line(1, last, archive_key, failed)
     )
 }
 

@@ -7,7 +7,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::EntryCounts;
 use crate::core::ports::storage::utf16_units;
 use crate::core::store::archive_record::{Archive, ArchiveHead, ArchiveInfo};
@@ -29,6 +28,7 @@ impl ArchiveDigest {
     pub fn of(key: &str, text: &str) -> Self {
         match parse::<Archive>(key, text) {
             Ok(archive) => Self::Whole(ArchiveInfo {
+                rung: archive.rung(),
                 bytes: 2 * (utf16_units(key) + utf16_units(text)),
                 entries: EntryCounts {
                     reasoning: archive.data.reasoning_log.len(),
@@ -42,10 +42,6 @@ impl ArchiveDigest {
                 trigger: archive.trigger,
                 metadata: archive.metadata,
                 restorable: false,
-                rung: match archive.placeholders {
-                    Some(_) => Rung::Clear,
-                    None => Rung::Summarize,
-                },
             }),
             Err(_) => ArchiveHead::from_start(key, text)
                 .map_or_else(|| Self::Unreadable(key.to_owned()), Self::Head),
@@ -117,6 +113,7 @@ impl ArchiveDigests {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::model::clearing::Rung;
 
     #[test]
     fn an_archive_whose_entries_do_not_read_keeps_its_head_and_is_never_whole() {

@@ -96,14 +96,66 @@ pub struct Archive<D = ArchiveData> {
     /// In a clearing's archive: the hash of the placeholder that took each original's place,
     /// beside it (absent in a summary's archive).
     pub placeholders: Option<PerEntry<String>>,
+    /// The rung that wrote it, where its other fields do not say: `fallback` for the
+    /// package's own summary (absent for the model's summary and for a clearing).
+    pub rung: Option<Rung>,
+}
+
+/// What took the place of an archive's originals in the logs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ArchiveKind<'a> {
+    /// A summary: the model's (`Rung::Summarize`) or the package's own (`Rung::Fallback`),
+    /// with the facts it had to keep and its index lines (absent in archives of earlier
+    /// versions).
+    Summary {
+        /// `summarize` or `fallback`.
+        rung: Rung,
+        /// The facts the summary had to keep.
+        ledger: Option<&'a [Fact]>,
+        /// The summary's index lines.
+        index: Option<&'a [IndexLine]>,
+    },
+    /// A clearing: the hash of the placeholder that took each original's place.
+    Clearing {
+        /// The hashes, log by log, beside the originals.
+        placeholders: &'a PerEntry<String>,
+    },
+}
+
+impl<D> Archive<D> {
+    /// What took the place of its originals: the one reading of an archive's kind.
+    pub fn kind(&self) -> ArchiveKind<'_> {
+        match &self.placeholders {
+            Some(placeholders) => ArchiveKind::Clearing { placeholders },
+            None => ArchiveKind::Summary {
+                rung: match self.rung {
+                    Some(Rung::Fallback) => Rung::Fallback,
+                    _ => Rung::Summarize,
+                },
+                ledger: self.ledger.as_deref(),
+                index: self.index.as_deref(),
+            },
+        }
+    }
+
+    /// The rung that wrote it.
+    pub fn rung(&self) -> Rung {
+        match self.kind() {
+            ArchiveKind::Summary { rung, .. } => rung,
+            ArchiveKind::Clearing { .. } => Rung::Clear,
+        }
+    }
 }
 
 impl<'a> Archive<SelectedData<'a>> {
     /// The archive of `selection`'s originals, written at `timestamp` to be kept `lifetime_ms`,
-    /// by a compaction that `trigger` started and that had to keep `ledger`.
+    /// by a compaction that `trigger` started, whose `rung` (`summarize` or `fallback`) had to
+    /// keep `ledger`.
+    #[allow(clippy::too_many_arguments)]
     pub fn of(
         selection: &'a Selection<'a>,
         ledger: &Ledger,
+        rung: Rung,
         trigger: Trigger,
         timestamp: u64,
         lifetime_ms: f64,
@@ -121,6 +173,7 @@ impl<'a> Archive<SelectedData<'a>> {
             ledger: Some(ledger.facts.clone()),
             index: (!ledger.index.is_empty()).then(|| ledger.index.clone()),
             placeholders: None,
+            rung: (rung == Rung::Fallback).then_some(rung),
         }
     }
 }
@@ -134,7 +187,7 @@ impl Archive<ArchiveData> {
         execution: &mut [StoredExecution],
         tool_activity: &mut [StoredToolActivity],
     ) -> usize {
-        let Some(placeholders) = &self.placeholders else {
+        let ArchiveKind::Clearing { placeholders } = self.kind() else {
             return 0;
         };
         let data = &self.data;
@@ -202,6 +255,7 @@ impl Archive<ArchiveData> {
             ledger: None,
             index: None,
             placeholders: Some(placeholders),
+            rung: None,
         }
     }
 }
@@ -329,6 +383,7 @@ json_record! {
         ledger: "ledger" opt,
         index: "index" opt,
         placeholders: "placeholders" opt,
+        rung: "rung" opt,
     }
 }
 

@@ -135,7 +135,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
                 let last = info.iterations.iter().copied().max().unwrap_or(0);
                 info.restorable = match info.rung {
                     Rung::Clear => names_live(&live, &info.key),
-                    Rung::Summarize => summary_is_live(&reasoning, last),
+                    Rung::Summarize | Rung::Fallback => summary_is_live(&reasoning, last),
                 };
                 info
             })
@@ -449,7 +449,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         let last = archive.iterations.iter().copied().max().unwrap_or(0);
         let now = self.logs.read()?;
         let refused = |conflict| CompactionError::NotAllowed(Refusal::Conflict(conflict));
-        let restored = if archive.placeholders.is_some() {
+        let restored = if archive.rung() == Rung::Clear {
             let mut live = now.parsed.clone();
             match archive.restore_into(&mut live.execution, &mut live.tool_activity) {
                 0 => return Err(refused(Conflict::PlaceholdersGone)),

@@ -19,17 +19,15 @@ use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::Stored;
 use crate::core::log::tokens::estimate_tokens;
-use crate::core::model::facts::Ledger;
+use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::reasons::{BusyReason, Conflict};
-use crate::core::model::settings::Trigger;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::{with_free_space, KeyValueStore};
 use crate::core::steps::clearing::{self, ClearedEntry};
 use crate::core::steps::selection::{summary_body, Selection};
 use crate::core::steps::swap::{appended_since, replace, summary_entry, undo};
-use crate::core::store::archive_record::ArchiveMetadata;
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::{LogHashes, RawLogs, ReadLogs};
@@ -109,16 +107,11 @@ impl Recovered {
 pub struct Commit<'a> {
     /// The entries compacted.
     pub selection: &'a Selection<'a>,
-    /// The facts the summary had to keep.
-    pub ledger: &'a Ledger,
     /// The accepted summary, headings canonical.
     pub summary: &'a str,
-    /// What started the compaction.
-    pub trigger: Trigger,
-    /// How long the archive is kept, in ms.
-    pub lifetime_ms: f64,
-    /// Usage and tokens before the compaction.
-    pub metadata: ArchiveMetadata,
+    /// The code of the model's failure, when the summary is the package's own (the fallback
+    /// rung's): its entry says so.
+    pub failed: Option<&'a str>,
 }
 
 /// The journal of the logs of one [`LogStore`]: the only code that writes, removes or reads
@@ -193,8 +186,12 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         result: &dyn Fn(usize) -> CompactionResult,
     ) -> Result<CompactionResult, CompactionError> {
         let selection = commit.selection;
-        let entry: StoredReasoning =
-            Stored::encode(&summary_entry(selection.last, archive_key, commit.summary));
+        let entry: StoredReasoning = Stored::encode(&summary_entry(
+            selection.last,
+            archive_key,
+            commit.summary,
+            commit.failed,
+        ));
         let change = |before: &LogSnapshot, now: &LogSnapshot| {
             let after = replace(before, now, selection, &entry)?;
             let added = estimate_tokens(&entry) + appended_since(before, now).estimate_tokens();
@@ -258,10 +255,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
             before: Some(now_raw.hashes()),
             after: Some(after_raw.hashes()),
             // The summary itself is in the reasoning log being written; the journal stays small.
-            result: Some(CompactionResult {
-                summary: String::new(),
-                ..result.clone()
-            }),
+            result: Some(result.without_summary()),
         })
         .map_err(|err| abandon(err.into()))?;
         if let Err(err) = logs.write_changed(&after_raw, &now_raw) {
@@ -314,7 +308,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
             (_, _, Some(archive)) => {
                 let last = archive.iterations.iter().copied().max().unwrap_or(0);
                 let mut live = raw.parse(logs.keys())?;
-                let undone = if archive.placeholders.is_some() {
+                let undone = if archive.rung() == Rung::Clear {
                     archive.restore_into(&mut live.execution, &mut live.tool_activity);
                     live
                 } else {

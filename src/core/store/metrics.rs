@@ -53,6 +53,10 @@ pub struct CompactionMetrics {
     pub tokens_cleared: usize,
     /// Compactions the clearing rung completed alone: model calls a summary would have made.
     pub calls_saved: u32,
+    /// Compactions that stored the package's own summary, every attempt of the model failed.
+    pub fallbacks: u32,
+    /// Compactions whose model summary replaced a fallback summary.
+    pub upgrades: u32,
     /// Fields other code keeps here (GDRS's own `totalCostSaved`, …), written back as read.
     pub extra: Vec<(String, RawJson)>,
 }
@@ -89,6 +93,8 @@ json_record! {
         clearings: "clearings" default,
         tokens_cleared: "tokensCleared" default,
         calls_saved: "callsSaved" default,
+        fallbacks: "fallbacks" default,
+        upgrades: "upgrades" default,
     }
 }
 
@@ -146,8 +152,13 @@ impl CompactionMetrics {
             let cleared = result.cleared.iter().map(|body| body.tokens);
             self.tokens_cleared = self.tokens_cleared.saturating_add(cleared.sum());
         }
-        if result.rung == Rung::Clear {
-            self.calls_saved = self.calls_saved.saturating_add(1);
+        match result.rung {
+            Rung::Clear => self.calls_saved = self.calls_saved.saturating_add(1),
+            Rung::Fallback => self.fallbacks = self.fallbacks.saturating_add(1),
+            Rung::Summarize => {}
+        }
+        if result.upgraded {
+            self.upgrades = self.upgrades.saturating_add(1);
         }
         let cost = CompactionCost {
             calls: result.attempts,

@@ -64,6 +64,7 @@ impl CachedSummary {
             injections: self.injections,
             lines_cut: 0,
             answer_format: self.answer_format,
+            salvaged: false,
         }
     }
 }

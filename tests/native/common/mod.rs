@@ -284,6 +284,7 @@ impl SummaryProvider for ScriptedProvider {
                         cached_tokens: 0,
                     }),
                     model: Some("scripted-1".into()),
+                    cut: false,
                 })
             }),
             Answer::Fail(err) => Box::pin(async move { Err(err) }),

@@ -64,7 +64,12 @@ pub fn offline_summary(selection: &Selection, digest: &Digest, ledger: &Ledger) 
     // A short session leaves little room: when even the tightest sections and the facts come
     // close to what they replace, the facts alone under the required headings are the summary.
     // The entry adds its header and the archive line (an archive key of up to 40 digits here).
-    let entry_tokens = estimate_tokens(&summary_entry(selection.last, &"0".repeat(40), &summary));
+    let entry_tokens = estimate_tokens(&summary_entry(
+        selection.last,
+        &"0".repeat(40),
+        &summary,
+        None,
+    ));
     if (entry_tokens as f64) > compacted as f64 * SHORT_SHARE {
         let facts_only = facts_only(digest, ledger);
         if estimate_tokens(&facts_only) < estimate_tokens(&summary) {

@@ -3,10 +3,15 @@
 //! logs, their archives and the lease are reached through the logs' [`Shelf`], shared with
 //! every other object over them in the page.
 
-mod compaction;
+mod clear;
+mod ending;
+mod fallback;
+mod ladder;
 mod queries;
 mod recovery;
+mod run;
 mod run_lock;
+mod summarize;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

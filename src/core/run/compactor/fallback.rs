@@ -1,0 +1,64 @@
+//! The ladder's last rung: when every attempt of the model fails on a compaction the
+//! `fallback` option covers, the offline summariser's summary of the same selection is stored
+//! instead of a refusal — under the same budget, checks, index lines and archive as any
+//! summary. The next compaction whose model answers summarises over it (an upgrade).
+
+use super::run::Run;
+use super::summarize::Written;
+use super::Compactor;
+use crate::core::error::redact::redact;
+use crate::core::error::CompactionError;
+use crate::core::model::clearing::Rung;
+use crate::core::model::fallback::FallbackReason;
+use crate::core::model::phase::Phase;
+use crate::core::ports::clock::Clock;
+use crate::core::ports::events::CompactionEvent;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::providers::offline::OfflineProvider;
+use crate::core::run::view::Prepared;
+use crate::core::steps::rules::falls_back;
+
+impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
+    /// The package's own summary of `prepared` in place of the model's, which failed with
+    /// `failure`; `failure` itself when the rung does not cover this compaction or the
+    /// failure, or when the offline summary does not pass the check either.
+    pub(super) async fn fall_back(
+        &self,
+        run: &mut Run,
+        prepared: &Prepared<'_>,
+        failure: CompactionError,
+    ) -> Result<Written, CompactionError> {
+        if !falls_back(&self.settings, run.trigger, &failure) {
+            return Err(failure);
+        }
+        let reason = FallbackReason {
+            code: failure.code().as_str().to_owned(),
+            message: redact(&failure.to_string(), None).into_owned(),
+        };
+        self.events.emit(CompactionEvent::Fallback {
+            reason: reason.clone(),
+        });
+        let message = format!(
+            "Summarising without the model (the model failed: {})",
+            reason.message
+        );
+        self.advance(run, Phase::Validating, Some(message));
+        // The result counts the model's calls and what they cost; the offline one costs none.
+        let asked = run.attempts.clone();
+        let offline = self
+            .summarise_with(run, prepared, &OfflineProvider, false)
+            .await;
+        run.attempts = asked;
+        let accepted = match offline {
+            Ok(accepted) => accepted,
+            Err(CompactionError::Aborted) => return Err(CompactionError::Aborted),
+            Err(_) => return Err(failure),
+        };
+        Ok(Written {
+            accepted,
+            rung: Rung::Fallback,
+            fallback: Some(reason),
+            upgraded: false,
+        })
+    }
+}

@@ -1,0 +1,149 @@
+//! The ladder's summary rung: the selection prepared (digest, ledger, prompt) a stage at a
+//! time, then the model asked until an answer passes the check, or a summary cached for the
+//! same input taken with no call.
+
+use super::run::Run;
+use super::Compactor;
+use crate::core::error::CompactionError;
+use crate::core::log::iteration::{parse_summary_header, written_without_model};
+use crate::core::model::clearing::Rung;
+use crate::core::model::fallback::FallbackReason;
+use crate::core::model::phase::Phase;
+use crate::core::model::reasons::Refusal;
+use crate::core::ports::clock::Clock;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::providers::attempts::{Asking, AttemptEvent};
+use crate::core::providers::port::{GenerationSettings, SummaryProvider, SummaryRequest};
+use crate::core::run::view::{Observed, Prepared, Preparing};
+use crate::core::steps::check::{Accepted, SummaryCheck};
+use crate::core::store::summary_cache::{input_hash, CachedSummary};
+
+/// A summary to store: the accepted answer and the rung that wrote it.
+pub(super) struct Written {
+    /// The summary as the check accepted it.
+    pub(super) accepted: Accepted,
+    /// `summarize` (the model's) or `fallback` (the package's own).
+    pub(super) rung: Rung,
+    /// Why the model's could not be used, for the fallback's.
+    pub(super) fallback: Option<FallbackReason>,
+    /// Whether the model's summary replaces a fallback summary.
+    pub(super) upgraded: bool,
+}
+
+impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
+    /// Prepares the summary of `observed` a stage at a time, with a break between stages;
+    /// nothing to compact is a refusal.
+    pub(super) async fn prepare<'o>(
+        &self,
+        run: &mut Run,
+        observed: &'o Observed,
+    ) -> Result<Prepared<'o>, CompactionError> {
+        self.advance(run, Phase::BuildingPrompt, None);
+        let mut preparing = Preparing::of(observed);
+        let prepared = loop {
+            self.take_a_break(run).await?;
+            let next = preparing.next_stage(&self.view(&self.logs().borrow()))?;
+            if let Some(prepared) = next {
+                break prepared;
+            }
+        };
+        if prepared.selection.is_empty() {
+            return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
+        }
+        self.take_a_break(run).await?;
+        Ok(prepared)
+    }
+
+    /// The model's summary of `prepared`: asked of the provider until an answer within the
+    /// summary's budget passes the check, each step reported as progress.
+    pub(super) async fn summarise(
+        &self,
+        run: &mut Run,
+        prepared: &Prepared<'_>,
+    ) -> Result<Written, CompactionError> {
+        let accepted = self
+            .summarise_with(run, prepared, self.provider.as_ref(), true)
+            .await?;
+        Ok(Written {
+            accepted,
+            rung: Rung::Summarize,
+            fallback: None,
+            upgraded: replaces_fallback(prepared),
+        })
+    }
+
+    /// `provider`'s summary of `prepared` (the app's provider, or the offline summariser for
+    /// the fallback rung), through the same check and budget, each attempt's step reported
+    /// when `announced`; a paid answer is cached by its exact input, and one cached for it is
+    /// taken with no call.
+    pub(super) async fn summarise_with(
+        &self,
+        run: &mut Run,
+        prepared: &Prepared<'_>,
+        provider: &dyn SummaryProvider,
+        announced: bool,
+    ) -> Result<Accepted, CompactionError> {
+        let settings = GenerationSettings::of(&self.settings, provider.model());
+        let request = SummaryRequest {
+            prompt: &prepared.prompt,
+            selection: &prepared.selection,
+            digest: &prepared.digest,
+            ledger: &prepared.ledger,
+            settings: &settings,
+        };
+        let asking = Asking {
+            provider,
+            timer: self.timer.as_ref(),
+            settings: &self.settings,
+            cancel: run.cancel.clone(),
+        };
+        let (selection, ledger) = (request.selection, request.ledger);
+        let check = SummaryCheck::of(selection, ledger, prepared.budget, &self.settings);
+        // A paid answer is cached by its exact input; the offline summariser costs nothing.
+        let input = (self.settings.summary_cache && !provider.grounded())
+            .then(|| input_hash(request.prompt, &request.settings.model, &self.settings));
+        if let Some(input) = &input {
+            let cached = self.logs().borrow().summary_cache().get(input, self.now());
+            if let Some(cached) = cached {
+                run.attempts.cached = true;
+                let message = "The same input was summarised before: its summary is taken from \
+                               the cache, with no call";
+                self.advance(run, Phase::Validating, Some(message.into()));
+                return Ok(cached.accepted(&check));
+            }
+        }
+        let mut attempts = std::mem::take(&mut run.attempts);
+        let report = |event: AttemptEvent| {
+            match event {
+                AttemptEvent::Still => return self.beat(run),
+                _ if !announced => return,
+                AttemptEvent::Asking { attempt } => run.attempts.count = attempt,
+                _ => {}
+            }
+            let (phase, message, announced) = event.progress(self.settings.max_retries);
+            if let Some(announced) = announced {
+                self.events.emit(announced);
+            }
+            self.advance(run, phase, message);
+        };
+        let summary = asking
+            .summarise_all(&request, &check, &mut attempts, report)
+            .await;
+        run.attempts = attempts;
+        if let (Ok(accepted), Some(input)) = (&summary, input) {
+            let expires_at = self.now() + self.settings.archive_lifetime_ms();
+            run.answered = Some(CachedSummary::of(input, accepted, expires_at));
+        }
+        summary
+    }
+}
+
+/// Whether `prepared` folds in a summary the fallback rung wrote (the model's summary then
+/// replaces the package's own).
+fn replaces_fallback(prepared: &Prepared<'_>) -> bool {
+    prepared
+        .selection
+        .reasoning
+        .iter()
+        .any(|(_, entry)| parse_summary_header(entry).is_some() && written_without_model(entry))
+}
