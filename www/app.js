@@ -27,7 +27,7 @@ function buildCompactor() {
     return;
   }
   try {
-    state.compactor = new Compactor(state.logs, { provider, contextWindowTokens: s.window, retryDelayMs: 1000 });
+    state.compactor = new Compactor(state.logs, { provider, contextWindowTokens: s.window, retryDelayMs: 1000, fallback: s.fallback });
     listen(state.compactor.events);
     $("message").hidden = true;
   } catch (err) {
@@ -51,7 +51,7 @@ function wireSettings() {
     buildCompactor();
     render();
   };
-  for (const id of ["set-provider", "set-window", "set-key", "set-model", "set-base", "set-remember", "set-pages"]) {
+  for (const id of ["set-provider", "set-window", "set-fallback", "set-key", "set-model", "set-base", "set-remember", "set-pages"]) {
     $(id).addEventListener("change", rebuild);
   }
 }

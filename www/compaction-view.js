@@ -69,6 +69,11 @@ export function listen(events) {
     $("retry-notice").textContent = e.detail.message;
     $("retry-notice").hidden = false;
   });
+  // Every attempt of the model failed: the package summarises without it (the fallback rung).
+  events.addEventListener("compaction_fallback", (e) => {
+    $("retry-notice").textContent = `The model failed (${e.detail.message}): summarising without it.`;
+    $("retry-notice").hidden = false;
+  });
   // A compaction that a closed tab left half done is settled when the page loads.
   events.addEventListener("compaction_rolled_back", (e) => {
     if (!state.compacting) showMessage(`Restored the logs of ${e.detail.archiveKey}; nothing was lost.`, "info");
@@ -103,19 +108,18 @@ function showSuccess(result) {
   $("bar-after").style.width = `${Math.max(2, (result.tokensAfter / Math.max(1, result.tokensBefore)) * 100)}%`;
   $("tokens-before").textContent = `${fmt(result.tokensBefore)} tokens`;
   $("tokens-after").textContent = `${fmt(result.tokensAfter)} tokens`;
-  const cleared = result.cleared ?? [];
-  $("fact-rung").textContent =
-    result.rung === "clear"
-      ? `Clear: ${cleared.length} bulky ${cleared.length === 1 ? "body" : "bodies"} moved to the archive, no model call`
-      : cleared.length
-        ? `Clear (${cleared.length} ${cleared.length === 1 ? "body" : "bodies"}), then summarize`
-        : "Summarize";
+  $("fact-rung").textContent = rungText(result);
   $("fact-saved").textContent = `${fmt(result.tokensSaved)} (${pct(result.reduction)})`;
   $("fact-usage").textContent = `${pct(result.contextUsageBefore)} → ${pct(result.contextUsageAfter)}`;
   $("fact-time").textContent = `${(result.durationMs / 1000).toFixed(2)} s`;
   $("fact-iterations").textContent = `${result.iterations[0]}–${result.iterations[1]}`;
   $("fact-attempts").textContent = String(result.attempts);
-  $("fact-format").textContent = result.rung === "clear" ? "no model call" : result.answerFormat === "json" ? "JSON (structured output)" : "Markdown";
+  $("fact-format").textContent =
+    result.rung === "clear"
+      ? "no model call"
+      : result.rung === "fallback"
+        ? "the package's own summary (no model answer)"
+        : `${result.answerFormat === "json" ? "JSON (structured output)" : "Markdown"}${result.salvaged ? ", cut at its output limit: whole lines kept" : ""}`;
   $("kept-facts").hidden = result.rung === "clear";
   $("fact-archive").textContent = result.archiveKey;
   // The ledger: what this summary had to keep — kept by the model, or added by the package.
@@ -145,6 +149,20 @@ function showSuccess(result) {
   );
   markedLines("unverified", result.unverified ?? [], "marked unverified", ({ items }) => ` — not in the logs: ${items.join(", ")}`);
   markedLines("injected", result.injections ?? [], "from tool output", ({ source }) => ` — only ${source} said it`);
+}
+
+/** Which rung ran, in words: with a fallback, why the model's summary could not be used. */
+function rungText(result) {
+  const cleared = result.cleared ?? [];
+  const bodies = `${cleared.length} ${cleared.length === 1 ? "body" : "bodies"}`;
+  if (result.rung === "clear") return `Clear: ${cleared.length} bulky ${cleared.length === 1 ? "body" : "bodies"} moved to the archive, no model call`;
+  const summary =
+    result.rung === "fallback"
+      ? `Fallback: summarised without the model (the model failed: ${result.fallback?.message ?? "unknown"})`
+      : result.upgraded
+        ? "Summarize: the model's summary replaces the one made without it"
+        : "Summarize";
+  return cleared.length ? `Clear (${bodies}), then ${summary[0].toLowerCase()}${summary.slice(1)}` : summary;
 }
 
 /** One of the success panel's lists of marked lines (`<prefix>-lines`), shown when it has any. */
@@ -219,9 +237,10 @@ function autoDoneMessage(result) {
       `Their placeholders' recall chips bring them back.`
     );
   }
+  const how = result.rung === "fallback" ? ` summarised without the model (the model failed: ${result.fallback?.message ?? "unknown"}); the next compaction the model answers replaces it` : "";
   return (
     `Compacted automatically at ${pct(result.contextUsageBefore)}: iterations ${result.iterations[0]}–${result.iterations[1]}, ` +
-    `${fmt(result.tokensBefore)} → ${fmt(result.tokensAfter)} tokens. The originals are in Archives below.`
+    `${fmt(result.tokensBefore)} → ${fmt(result.tokensAfter)} tokens${how ? `,${how}` : ""}. The originals are in Archives below.`
   );
 }
 

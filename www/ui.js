@@ -41,6 +41,7 @@ export function settings() {
     model: $("set-model").value.trim(),
     baseUrl: $("set-base").value.trim(),
     pages: $("set-pages").checked,
+    fallback: { loop: "loop", always: "always", off: false }[$("set-fallback").value] ?? "loop",
   };
 }
 

@@ -422,8 +422,6 @@ export interface Archive {
   index?: IndexLine[];
   /** In a clearing's archive: the hash of the placeholder that took each original's place, beside it. */
   placeholders?: PerEntry<string>;
-  /** "fallback" in the archive of the package's own summary (the fallback rung's); absent otherwise. */
-  rung?: "fallback";
 }
 
 /** One value per archived entry, log by log, in the order of `data`. */
@@ -459,14 +457,14 @@ export interface IndexLine {
 }
 
 /** An archive without its data, plus its key, stored size (bytes, UTF-16) and entry counts. */
-export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index" | "placeholders" | "rung"> {
+export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index" | "placeholders"> {
   key: string;
   bytes: number;
   entries: EntryCounts;
   /** Whether `rollback(key)` can put the originals back now: the summary that replaced them is in the reasoning log (a later compaction may have folded it into its own; roll that one back first), or for a clearing's archive, a placeholder it wrote is in the live logs. */
   restorable: boolean;
-  /** The rung that wrote it: "clear" (the bodies a clearing took), "summarize" (the model's summary) or "fallback" (the package's own summary). */
-  rung: "clear" | "summarize" | "fallback";
+  /** The rung that wrote it: "clear" (the bodies a clearing took) or "summarize" (a summary: the model's, or the package's own when the fallback rung ran; its summary entry says which). */
+  rung: "clear" | "summarize";
 }
 
 /** Running totals, persisted under `<prefix>compaction_metrics`. */

@@ -14,12 +14,15 @@ use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::log::stored_entry::Stored;
 use context_compactor::core::log::tokens::estimate_tokens;
+use context_compactor::core::model::clearing::Rung;
 use context_compactor::core::model::fallback::FallbackPolicy;
 use context_compactor::core::model::phase::Phase;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::cancel::Cancel;
 use context_compactor::core::ports::events::CompactionEvent;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::steps::validation::validate_summary;
 
 fn compact(
     rig: &Rig,
@@ -893,4 +896,127 @@ fn an_entry_nested_deeper_than_a_parser_recursion_limit_is_compacted_and_put_bac
         .unwrap();
     assert_eq!(rig.memory.get(key).unwrap().unwrap(), spliced);
     assert_eq!(rig.logs.borrow().snapshot().unwrap(), before);
+}
+
+/// A session whose model is down for `calls` calls (HTTP 503 each), under `fallback`.
+fn model_down(calls: usize, fallback: FallbackPolicy) -> Rig {
+    let down = ProviderError::Http {
+        status: 503,
+        message: "overloaded".into(),
+        retry_after_ms: None,
+        lasting: false,
+    };
+    let answers = (0..calls).map(|_| Answer::fail(down.clone())).collect();
+    let settings = CompactorSettings {
+        fallback,
+        ..small_window()
+    };
+    let rig = Rig::with(MemoryStore::new(), answers, settings);
+    grow_session(&rig.logs, &rig.clock, 6, 42);
+    rig
+}
+
+#[test]
+fn the_loops_compaction_stores_the_packages_own_summary_when_the_model_fails() {
+    let rig = model_down(2, FallbackPolicy::Loop);
+    let result = compact(&rig, Trigger::ContextLimitError).unwrap();
+    assert_eq!(result.rung, Rung::Fallback);
+    assert_eq!(result.attempts, 2, "the model's calls");
+    let reason = result.fallback.clone().expect("why");
+    assert_eq!(reason.code, "llm_http");
+    assert!(reason.message.contains("503"), "{reason:?}");
+    assert!(validate_summary(&result.summary).valid);
+    // The UI hears why before the compaction completes.
+    let names = rig.events.names();
+    let at = |name| names.iter().position(|n| *n == name).unwrap();
+    assert!(
+        at("compaction_fallback") < at("compaction_complete"),
+        "{names:?}"
+    );
+    let fallback = rig
+        .events
+        .events()
+        .into_iter()
+        .find_map(|event| match event {
+            CompactionEvent::Fallback { reason } => Some(reason),
+            _ => None,
+        });
+    assert_eq!(fallback, Some(reason));
+    // Its entry says whose summary it is; its archive is a summary's; the metrics count it.
+    let entry = rig.logs.borrow().reasoning_log().unwrap()[0].clone();
+    assert!(
+        entry.contains("Summarised without the model, which failed (llm_http)"),
+        "{entry}"
+    );
+    let info = archives_now(&rig.compactor).with(|a| a.list());
+    assert_eq!(info.unwrap()[0].rung, Rung::Summarize);
+    assert_eq!(rig.compactor.metrics().unwrap().fallbacks, 1);
+    // A rollback puts the originals back as after any summary.
+    run_ready(rig.compactor.rollback(&result.archive_key))
+        .unwrap()
+        .unwrap();
+    assert!(rig
+        .logs
+        .borrow()
+        .reasoning_log()
+        .unwrap()
+        .iter()
+        .all(|entry| parse_summary_header(entry).is_none()));
+}
+
+#[test]
+fn the_users_compaction_reports_the_failure_unless_fallback_is_always() {
+    for (trigger, fallback) in [
+        (Trigger::User, FallbackPolicy::Loop),
+        (Trigger::Auto, FallbackPolicy::Off),
+        (Trigger::ContextLimitError, FallbackPolicy::Off),
+    ] {
+        let rig = model_down(2, fallback);
+        let before = rig.dump();
+        let failed = compact(&rig, trigger);
+        assert!(
+            matches!(failed, Err(CompactionError::Provider(_))),
+            "{trigger:?} {fallback:?}: {failed:?}"
+        );
+        assert_eq!(rig.dump(), before, "{trigger:?}: the logs byte for byte");
+        assert!(!rig.events.names().contains(&"compaction_fallback"));
+    }
+    let rig = model_down(2, FallbackPolicy::Always);
+    let result = compact(&rig, Trigger::User).unwrap();
+    assert_eq!(result.rung, Rung::Fallback);
+}
+
+#[test]
+fn a_refusal_or_a_cancel_is_never_covered_by_the_fallback() {
+    // Too little to compact: refused, not summarised by the package.
+    let rig = Rig::with(MemoryStore::new(), Vec::new(), small_window());
+    grow_session(&rig.logs, &rig.clock, 1, 42);
+    assert!(matches!(
+        compact(&rig, Trigger::ContextLimitError),
+        Err(CompactionError::NotAllowed(_))
+    ));
+    // Cancelled during the model's call: aborted, logs as before.
+    let rig = Rig::with(MemoryStore::new(), vec![Answer::Hang], small_window());
+    grow_session(&rig.logs, &rig.clock, 6, 42);
+    rig.timer.never.set(true);
+    let before = rig.dump();
+    let cancel = Cancel::default();
+    let compaction = rig
+        .compactor
+        .compact_until(Trigger::ContextLimitError, cancel.clone());
+    let mut compaction = std::pin::pin!(compaction);
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    assert!(compaction.as_mut().poll(&mut cx).is_pending());
+    cancel.cancel();
+    let outcome = loop {
+        if let std::task::Poll::Ready(outcome) = compaction.as_mut().poll(&mut cx) {
+            break outcome;
+        }
+    };
+    assert!(
+        matches!(outcome, Err(CompactionError::Aborted)),
+        "{outcome:?}"
+    );
+    assert_eq!(rig.dump(), before);
 }

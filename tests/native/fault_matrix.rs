@@ -18,6 +18,7 @@ use common::*;
 use context_compactor::core::error::ProviderError;
 use context_compactor::core::error::StorageError;
 use context_compactor::core::log::iteration::parse_summary_header;
+use context_compactor::core::model::clearing::Rung;
 use context_compactor::core::model::settings::{
     CompactorSettings, LinePolicy, MissingFacts, Trigger,
 };
@@ -458,7 +459,7 @@ fn clearing_crash_cases(matrix: &Matrix) {
         let mut tally = (0, 0);
         let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after + 1);
         if let Some(Recovered::Completed(result)) = &recovered {
-            assert_eq!(result.cleared.len(), 10);
+            assert_eq!(result.parsed().unwrap().cleared.len(), 10);
         }
         let case = format!("clearing, stop after write {}", stop_after + 1);
         assert_nothing_lost(&case, &before, &memory);
@@ -488,6 +489,65 @@ fn clearing_crash_cases(matrix: &Matrix) {
         matrix.row(
             &format!("a clearing (the loop's own compaction, no model call): tab closed after write {} of {} (`{key}`), then reloaded", stop_after + 1, written.len()),
             format!("{what}; the live logs hold every placeholder with its archive, or the originals"),
+        );
+    }
+}
+
+/// A tab whose model rejects every call, so that the loop's compaction stores the package's
+/// own summary (the fallback rung).
+fn failing_tab(store: &FaultyStore, clock: &ManualClock, owner: &str) -> Tab {
+    tab(
+        store,
+        clock,
+        Box::new(ScriptedProvider::new(Vec::new())),
+        owner,
+    )
+}
+
+fn fallback_crash_cases(matrix: &Matrix) {
+    // Name the writes of one fallback (every call of the model fails), then stop after each of
+    // them in turn: one row per write.
+    let (memory, clock) = seeded_store();
+    let store = FaultyStore::over(memory.clone());
+    let t = failing_tab(&store, &clock, "a");
+    let fell_back = run_ready(t.compactor.compact(Trigger::ContextLimitError))
+        .unwrap()
+        .unwrap();
+    assert_eq!(fell_back.rung, Rung::Fallback);
+    let written = store.written.borrow().clone();
+    for (stop_after, key) in written.iter().enumerate() {
+        let (memory, clock) = seeded_store();
+        let before = census(&memory);
+        let store = FaultyStore::over(memory.clone());
+        store.crash_after(stop_after + 1);
+        let closing = failing_tab(&store, &clock, "closed-tab");
+        drop(run_ready(closing.compactor.compact(Trigger::ContextLimitError)).unwrap());
+        clock.advance(10.0 * 60_000.0);
+        let reloaded = failing_tab(&FaultyStore::over(memory.clone()), &clock, "new-tab");
+        let mut tally = (0, 0);
+        let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after + 1);
+        let case = format!("fallback, stop after write {}", stop_after + 1);
+        assert_nothing_lost(&case, &before, &memory);
+        let reasoning = reloaded.logs.borrow().reasoning_log().unwrap();
+        let summaries: Vec<&String> = reasoning
+            .iter()
+            .filter(|r| parse_summary_header(r).is_some())
+            .collect();
+        assert_eq!(summaries.len(), 1, "{case}: exactly one summary entry live");
+        let own = summaries[0].contains("Summarised without the model");
+        let what = match (&recovered, own) {
+            (Some(Recovered::Completed(_)), _) => "finished on reload (`compaction_complete`)",
+            (Some(Recovered::RolledBack(_)), _) => "undone on reload (`compaction_rolled_back`)",
+            (None, true) => "complete: the package's own summary stands with its archive",
+            (None, false) => "nothing to settle: the originals and the earlier summary stand",
+        };
+        let key = match key.trim_end_matches(|c: char| c.is_ascii_digit()) {
+            stem if stem.len() < key.len() => format!("{stem}…"),
+            _ => key.clone(),
+        };
+        matrix.row(
+            &format!("the fallback rung (every call of the model fails, `context_limit_error`): tab closed after write {} of {} (`{key}`), then reloaded", stop_after + 1, written.len()),
+            what,
         );
     }
 }
@@ -807,6 +867,7 @@ fn fault_matrix() {
     quota_cases(&matrix);
     crash_cases(&matrix);
     clearing_crash_cases(&matrix);
+    fallback_crash_cases(&matrix);
     database_cases(&matrix);
     tab_cases(&matrix);
     corrupt_cases(&matrix);

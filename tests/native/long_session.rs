@@ -12,12 +12,13 @@ mod common;
 use std::rc::Rc;
 
 use common::*;
-use context_compactor::core::error::CompactionError;
 use context_compactor::core::error::ProviderFailure;
+use context_compactor::core::error::{CompactionError, ProviderError};
 use context_compactor::core::json::read::RawJson;
 use context_compactor::core::json::write::to_json;
 use context_compactor::core::log::new_entries::{ExecutionInput, ToolActivityInput};
 use context_compactor::core::log::tokens::estimate_tokens;
+use context_compactor::core::model::clearing::Rung;
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
@@ -212,6 +213,23 @@ fn run_in(
     fails_every: u32,
     window: usize,
 ) -> (Agent, Session) {
+    let (agent, mut session) = agent_in(provider, fails_every, window);
+    for _ in 0..compactions * 200 {
+        step(&agent, &mut session);
+        if session.compactions.len() == compactions {
+            break;
+        }
+    }
+    assert_eq!(session.compactions.len(), compactions);
+    (agent, session)
+}
+
+/// The agent in a window of `window` tokens with `provider`, before its first iteration.
+fn agent_in(
+    provider: Box<dyn SummaryProvider>,
+    fails_every: u32,
+    window: usize,
+) -> (Agent, Session) {
     let memory = MemoryStore::new();
     let clock = ManualClock::new(NOV_22_2026);
     let logs = logs_over(&memory, &clock);
@@ -240,88 +258,55 @@ fn run_in(
         clock,
         compactor,
     };
-    let mut session = Session {
+    let session = Session {
         compactions: Vec::new(),
         budget,
     };
-    for _ in 0..compactions * 200 {
-        let n = iterate(&agent);
-        let trigger = if agent.compactor.should_auto_compact().unwrap() {
-            Trigger::Auto
-        } else if agent.compactor.context_usage().unwrap() >= 1.0 {
-            Trigger::ContextLimitError
-        } else {
-            continue;
-        };
-        match run_ready(agent.compactor.compact(trigger)).unwrap() {
-            Ok(result) => session.compactions.push(result),
-            Err(CompactionError::NotAllowed(reason)) if trigger == Trigger::ContextLimitError => {
-                panic!("stuck at iteration {n}: {reason}")
-            }
-            Err(err) => panic!("iteration {n}: {err}"),
-        }
-        if session.compactions.len() == compactions {
-            break;
-        }
-    }
-    assert_eq!(session.compactions.len(), compactions);
     (agent, session)
+}
+
+/// One iteration of the agent, then a compaction when the app's rhythm asks for one
+/// (`shouldAutoCompact()`, else `context_limit_error` once the window is full); panics when a
+/// full window cannot be compacted (stuck). The iteration's number.
+fn step(agent: &Agent, session: &mut Session) -> u32 {
+    step_by(agent, session, Rhythm::Auto)
+}
+
+/// When the app compacts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rhythm {
+    /// When `shouldAutoCompact()` says so, else once the window is full.
+    Auto,
+    /// Only once the window is full (`context_limit_error`), as an app that never asks.
+    Full,
+}
+
+/// [`step`] by `rhythm`.
+fn step_by(agent: &Agent, session: &mut Session, rhythm: Rhythm) -> u32 {
+    let n = iterate(agent);
+    let auto = rhythm == Rhythm::Auto && agent.compactor.should_auto_compact().unwrap();
+    let trigger = if auto {
+        Trigger::Auto
+    } else if agent.compactor.context_usage().unwrap() >= 1.0 {
+        Trigger::ContextLimitError
+    } else {
+        return n;
+    };
+    match run_ready(agent.compactor.compact(trigger)).unwrap() {
+        Ok(result) => session.compactions.push(result),
+        Err(CompactionError::NotAllowed(reason)) if trigger == Trigger::ContextLimitError => {
+            panic!("stuck at iteration {n}: {reason}")
+        }
+        Err(err) => panic!("iteration {n}: {err}"),
+    }
+    n
 }
 
 /// Every property the issue asks of a long session, for each compaction.
 fn holds_up(agent: &Agent, session: &Session) {
     let mut recalls: Vec<(u32, String)> = Vec::new();
     for (k, result) in session.compactions.iter().enumerate() {
-        let summary = &result.summary;
-        assert!(
-            estimate_tokens(summary) <= session.budget,
-            "compaction {k}: {} tokens over {}",
-            estimate_tokens(summary),
-            session.budget
-        );
-        // The goal: the first iteration's first sentence, its shard exactly.
-        assert!(
-            summary.contains("Goal (iteration 1)") && summary.contains("shard_0001"),
-            "{k}: {summary}"
-        );
-        assert!(
-            summary.contains("latency_p95") && summary.contains("350"),
-            "{k}: {summary}"
-        );
-        for term in ["3 retries", "443", "basis points"] {
-            assert!(
-                summary.contains(term),
-                "compaction {k} lost {term}: {summary}"
-            );
-        }
-        assert!(
-            summary.contains("wh-eu-1") || summary.contains("connect warehouse"),
-            "{summary}"
-        );
-        let newest = result.iterations[1];
-        assert!(
-            summary.contains(&format!("shard_{newest:04}")),
-            "{k}: {summary}"
-        );
-        assert!(
-            summary.contains(&format!("{}", newest * 7 + 3)),
-            "{k}: {summary}"
-        );
-        assert!(result.coverage.missing.is_empty());
-        for fact in &result.coverage.demoted {
-            assert_eq!(fact.archive_key, result.archive_key);
-            let [first, last] = fact.iterations;
-            let named = summary
-                .lines()
-                .any(|line| line.contains(" recall(") && index_covers(line, first, last));
-            assert!(
-                named,
-                "compaction {k}: no index line covers {first}..{last}\n{summary}"
-            );
-            if let Some(task) = fact.fact.split("task check ").nth(1) {
-                recalls.push((first, task[..10].to_owned()));
-            }
-        }
+        recalls.extend(summary_holds_up(k, result, session.budget));
     }
     assert!(
         recalls.len() > 100,
@@ -342,6 +327,63 @@ fn holds_up(agent: &Agent, session: &Session) {
             );
         }
     }
+}
+
+/// The summary of compaction `k` is within `budget` and keeps the goal, the pins, the open
+/// failure and the newest result; every fact that left it is named by an index line. The
+/// first iteration and shard of each fact that left it.
+fn summary_holds_up(k: usize, result: &CompactionResult, budget: usize) -> Vec<(u32, String)> {
+    let mut recalls = Vec::new();
+    let summary = &result.summary;
+    assert!(
+        estimate_tokens(summary) <= budget,
+        "compaction {k}: {} tokens over {budget}",
+        estimate_tokens(summary),
+    );
+    // The goal: the first iteration's first sentence, its shard exactly.
+    assert!(
+        summary.contains("Goal (iteration 1)") && summary.contains("shard_0001"),
+        "{k}: {summary}"
+    );
+    assert!(
+        summary.contains("latency_p95") && summary.contains("350"),
+        "{k}: {summary}"
+    );
+    for term in ["3 retries", "443", "basis points"] {
+        assert!(
+            summary.contains(term),
+            "compaction {k} lost {term}: {summary}"
+        );
+    }
+    assert!(
+        summary.contains("wh-eu-1") || summary.contains("connect warehouse"),
+        "{summary}"
+    );
+    let newest = result.iterations[1];
+    assert!(
+        summary.contains(&format!("shard_{newest:04}")),
+        "{k}: {summary}"
+    );
+    assert!(
+        summary.contains(&format!("{}", newest * 7 + 3)),
+        "{k}: {summary}"
+    );
+    assert!(result.coverage.missing.is_empty());
+    for fact in &result.coverage.demoted {
+        assert_eq!(fact.archive_key, result.archive_key);
+        let [first, last] = fact.iterations;
+        let named = summary
+            .lines()
+            .any(|line| line.contains(" recall(") && index_covers(line, first, last));
+        assert!(
+            named,
+            "compaction {k}: no index line covers {first}..{last}\n{summary}"
+        );
+        if let Some(task) = fact.fact.split("task check ").nth(1) {
+            recalls.push((first, task[..10].to_owned()));
+        }
+    }
+    recalls
 }
 
 /// Whether the index line `line` (`…; recall(a..b)`) covers `first..=last`.
@@ -606,5 +648,210 @@ fn a_tiny_budget_with_bulky_newest_results_still_compacts() {
                 .unwrap()
                 .unwrap_or_else(|err| panic!("after iteration {}: {err}", k + 1));
         }
+    }
+}
+
+/// How the model of a session fails until it recovers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// Every call fails: the network is down.
+    Rejects,
+    /// Every call answers 429 with a retry delay.
+    RateLimited,
+    /// Every answer is cut at its output limit, inside a line of its last section.
+    Cut,
+    /// Every answer echoes the prompt's first paragraph twenty times (a base model).
+    Echoes,
+    /// Every answer has the headings and points with no word in them.
+    Junk,
+}
+
+/// A model that fails as `fault` says until `recovered` is set, then writes what
+/// [`FittingProvider`] writes.
+struct FaultyModel {
+    fault: Fault,
+    recovered: Rc<std::cell::Cell<bool>>,
+    model: FittingProvider,
+}
+
+impl SummaryProvider for FaultyModel {
+    fn model(&self) -> String {
+        "faulty".into()
+    }
+
+    fn generate(
+        &self,
+        request: &SummaryRequest<'_>,
+    ) -> LocalBoxFuture<'static, Result<Generation, ProviderFailure>> {
+        let answer = self.model.generate(request);
+        let (fault, recovered) = (self.fault, self.recovered.get());
+        let paragraph = request.prompt.split("\n\n").nth(1).unwrap_or("").to_owned();
+        Box::pin(async move {
+            if recovered {
+                return answer.await;
+            }
+            let text = match fault {
+                Fault::Rejects => {
+                    return Err(ProviderError::Network("connection refused".into()).into())
+                }
+                Fault::RateLimited => {
+                    return Err(ProviderError::Http {
+                        status: 429,
+                        message: "Resource has been exhausted (e.g. check quota).".into(),
+                        retry_after_ms: Some(26_000),
+                        lasting: false,
+                    }
+                    .into())
+                }
+                Fault::Cut => {
+                    let whole = answer.await?.text;
+                    let last_line = whole.trim_end().rfind('\n').unwrap_or(0);
+                    let cut = whole[..last_line + 12].to_owned();
+                    return Ok(Generation {
+                        cut: true,
+                        ..Generation::from(cut)
+                    });
+                }
+                Fault::Echoes => format!("{paragraph}\n").repeat(20),
+                Fault::Junk => SECTIONS
+                    .iter()
+                    .map(|(emoji, title)| format!("### {emoji} {title}\n- 1.1.0.1.1.0\n- 1.1.0"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            };
+            Ok(text.into())
+        })
+    }
+}
+
+/// Sessions by the app's rhythm (and by an app that compacts only once the window is full)
+/// whose model fails as `fault` says for 100 iterations, then
+/// recovers: never stuck; every stored summary valid, within its budget, keeping the goal,
+/// the pins, the open failure and the newest result; every original of iterations 1..N-1
+/// read back by `recall`; once the model answers, the next summary is the model's, written
+/// over the fallback one. The results, in order.
+fn never_stuck(fault: Fault) -> Vec<CompactionResult> {
+    let full = never_stuck_by(fault, Rhythm::Full);
+    assert!(full.iter().all(|result| result.context_usage_before >= 1.0));
+    never_stuck_by(fault, Rhythm::Auto)
+}
+
+/// [`never_stuck`] with the app compacting by `rhythm`.
+fn never_stuck_by(fault: Fault, rhythm: Rhythm) -> Vec<CompactionResult> {
+    let recovered = Rc::new(std::cell::Cell::new(false));
+    let model = FaultyModel {
+        fault,
+        recovered: recovered.clone(),
+        model: FittingProvider {
+            max_output_tokens: 4_000,
+        },
+    };
+    let (agent, mut session) = agent_in(Box::new(model), 0, 6_000);
+    let mut last = 0;
+    while last < 100 {
+        last = step_by(&agent, &mut session, rhythm);
+    }
+    let failing = session.compactions.len();
+    assert!(failing >= 5, "{fault:?}: only {failing} compactions");
+    for (k, result) in session.compactions.iter().enumerate() {
+        let validation = validate_summary(&result.summary);
+        assert!(validation.valid, "{fault:?} {k}: {:?}", validation.errors);
+        summary_holds_up(k, result, session.budget);
+    }
+    let newest = session.compactions[failing - 1].iterations[1];
+    {
+        let archives = archives_now(&agent.compactor);
+        for n in 1..=newest {
+            let recalled = archives
+                .with(|a| a.recall(n))
+                .unwrap_or_else(|err| panic!("{fault:?}: recall({n}): {err}"))
+                .unwrap_or_else(|| panic!("{fault:?}: recall({n}) found nothing"));
+            assert!(
+                to_json(&recalled).contains(&format!("shard_{n:04}")),
+                "{fault:?}: recall({n}) lacks its shard"
+            );
+        }
+    }
+    recovered.set(true);
+    while session.compactions.len() == failing {
+        last = step_by(&agent, &mut session, rhythm);
+        assert!(
+            last < 200,
+            "{fault:?}: no compaction after the model recovered"
+        );
+    }
+    let upgrade = &session.compactions[failing];
+    assert_eq!(upgrade.rung, Rung::Summarize, "{fault:?}");
+    assert!(upgrade.fallback.is_none());
+    let fell_back = session.compactions[failing - 1].rung == Rung::Fallback;
+    assert_eq!(upgrade.upgraded, fell_back, "{fault:?}");
+    let metrics = agent.compactor.metrics().unwrap();
+    assert_eq!(metrics.upgrades, u32::from(fell_back));
+    let fallbacks = session.compactions[..failing]
+        .iter()
+        .filter(|result| result.rung == Rung::Fallback)
+        .count();
+    assert_eq!(metrics.fallbacks as usize, fallbacks);
+    let entry = agent.rig_logs.borrow().snapshot().unwrap().reasoning[0].to_string();
+    assert!(
+        !entry.contains("Summarised without the model"),
+        "{fault:?}: {entry}"
+    );
+    session.compactions
+}
+
+/// The compactions of `results` before the model recovered fell back, each saying why.
+fn fell_back_each_time(results: &[CompactionResult], code: &str) {
+    let failing = &results[..results.len() - 1];
+    for result in failing {
+        assert_eq!(result.rung, Rung::Fallback);
+        let reason = result.fallback.as_ref().expect("a reason");
+        assert_eq!(reason.code, code);
+        assert!(!reason.message.is_empty());
+    }
+}
+
+#[test]
+fn a_model_that_rejects_every_call_never_leaves_the_loop_stuck() {
+    let results = never_stuck(Fault::Rejects);
+    fell_back_each_time(&results, "llm_network");
+}
+
+#[test]
+fn a_model_rate_limited_for_ever_never_leaves_the_loop_stuck() {
+    let results = never_stuck(Fault::RateLimited);
+    fell_back_each_time(&results, "llm_http");
+    assert!(results[0].attempts >= 2, "the 429 was retried");
+}
+
+#[test]
+fn a_model_cut_at_its_output_limit_keeps_its_whole_lines() {
+    let results = never_stuck(Fault::Cut);
+    let failing = &results[..results.len() - 1];
+    assert!(failing
+        .iter()
+        .all(|r| r.rung == Rung::Summarize && r.salvaged));
+    assert!(failing.iter().all(|r| r.attempts == 1));
+}
+
+#[test]
+fn a_model_that_echoes_the_prompt_never_leaves_the_loop_stuck() {
+    let results = never_stuck(Fault::Echoes);
+    fell_back_each_time(&results, "invalid_summary");
+    let reason = results[0].fallback.as_ref().unwrap();
+    assert!(
+        reason.message.contains("copied from the instructions"),
+        "{reason:?}"
+    );
+}
+
+#[test]
+fn a_model_that_answers_junk_points_never_leaves_the_loop_stuck() {
+    let results = never_stuck(Fault::Junk);
+    fell_back_each_time(&results, "invalid_summary");
+    let reason = results[0].fallback.as_ref().unwrap();
+    assert!(reason.message.contains("no word in them"), "{reason:?}");
+    for result in &results {
+        assert!(!result.summary.contains("1.1.0"), "{}", result.summary);
     }
 }

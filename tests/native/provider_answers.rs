@@ -525,3 +525,60 @@ fn failed(rig: &Rig) -> CompactionError {
         .unwrap()
         .unwrap_err()
 }
+
+#[test]
+fn an_answer_cut_at_its_limit_keeps_its_whole_lines_and_a_lost_section_is_asked_for_once() {
+    // Cut inside its last line: the line goes, the rest is the summary.
+    let cut = format!(
+        "{}\n- and then the loop wrote half a li",
+        valid_summary("north leads")
+    );
+    let rig = session(vec![Answer::Cut(cut)]);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert!(result.salvaged);
+    assert_eq!(result.attempts, 1);
+    assert!(!result.summary.contains("half a li"), "{}", result.summary);
+    assert!(result.summary.contains("north leads"));
+
+    // Cut before a required section: asked for once, naming the cut and the section.
+    let head = "### 🎯 OBJECTIVE ACHIEVED\n- Grouped the sales by region.\n### 📊 KEY DISCOVERIES\n- north lea";
+    let rig = session(vec![
+        Answer::Cut(head.into()),
+        Answer::Text(valid_summary("north leads")),
+    ]);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.attempts, 2);
+    assert!(!result.salvaged);
+    let prompts = rig.provider.prompts.borrow();
+    let retry = &prompts[1];
+    assert!(retry.contains("cut off at the output limit"), "{retry}");
+    assert!(retry.contains("SUCCESSFUL SOLUTIONS"), "{retry}");
+}
+
+#[test]
+fn an_answer_of_junk_alone_is_asked_for_again_saying_why_and_junk_beside_points_goes() {
+    let junk = "### 🎯 OBJECTIVE ACHIEVED\n- 1.1.0.1.1.0\n### 📊 KEY DISCOVERIES\n- 1.1.0.1\n\
+                ### ✅ SUCCESSFUL SOLUTIONS\n- 1.1.0";
+    let with_points =
+        valid_summary("north leads with 91k.").replace("\n###", "\n- 1.1.0.1.1.0\n###");
+    let rig = session(vec![
+        Answer::Verbatim(junk.into()),
+        Answer::Text(with_points),
+    ]);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.attempts, 2);
+    assert!(!result.summary.contains("1.1.0"), "{}", result.summary);
+    assert!(result.summary.contains("north leads with 91k."));
+    let prompts = rig.provider.prompts.borrow();
+    assert!(
+        prompts[1].contains("The answer held no summary: only points with no word in them"),
+        "{}",
+        prompts[1]
+    );
+}

@@ -1,6 +1,6 @@
 //! The ladder's last rung as values: when it runs (the `fallback` option) and why it ran.
 
-use crate::core::json::read::{one_of, FromJson, ReadError};
+use crate::core::json::read::{FromJson, ReadError};
 use crate::core::json::record::json_record;
 use crate::core::model::option_rows::{OptionValue, Range};
 
@@ -31,14 +31,9 @@ impl FromJson for FallbackPolicy {
     fn from_json(json: &str) -> Result<Self, ReadError> {
         match json {
             "false" => Ok(FallbackPolicy::Off),
-            _ => one_of(
-                json,
-                &[
-                    ("loop", FallbackPolicy::Loop),
-                    ("always", FallbackPolicy::Always),
-                ],
-            )
-            .map_err(|_| ReadError::invalid(json, "false, \"loop\" or \"always\"")),
+            "\"loop\"" => Ok(FallbackPolicy::Loop),
+            "\"always\"" => Ok(FallbackPolicy::Always),
+            _ => Err(ReadError::invalid(json, "false, \"loop\" or \"always\"")),
         }
     }
 }

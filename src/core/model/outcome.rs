@@ -1,7 +1,8 @@
 //! What a compaction reports: the dry-run plan and the result.
 
+use crate::core::json::read::{FromJson, RawJson, ReadError};
 use crate::core::json::record::{json_names, json_record};
-use crate::core::json::write::{ObjectOut, ToJson};
+use crate::core::json::write::{to_json, write_string, ObjectOut, ToJson};
 use crate::core::model::clearing::{ClearedBody, Rung};
 use crate::core::model::per_log::PerLog;
 
@@ -260,12 +261,12 @@ impl CompactionResult {
         }
     }
 
-    /// The same result without its summary's text (the journal keeps it small: the text is in
-    /// the reasoning log being written).
-    pub fn without_summary(&self) -> Self {
+    /// The same result as the journal records it: its JSON text without the summary's text,
+    /// which is in the reasoning log being written.
+    pub fn recorded(&self) -> RawJson {
         let mut result = self.clone();
         result.summary.clear();
-        result
+        RawJson(to_json(&result))
     }
 
     /// This summary's result after `clearing`, the same compaction's clearing rung: what the
@@ -276,6 +277,43 @@ impl CompactionResult {
         (self.tokens_saved, self.reduction) = saving(self.tokens_before, self.tokens_after);
         self.cleared = clearing.cleared;
         self
+    }
+}
+
+/// A result as the journal recorded it (see [`CompactionResult::recorded`]), with the summary
+/// recovery read back from the live logs. Written as the result it was, it is never parsed:
+/// recovery reports it without reading its fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedResult {
+    /// The result's JSON text, its summary empty.
+    pub json: RawJson,
+    /// The summary's text.
+    pub summary: String,
+}
+
+/// The member a recorded result holds in place of its summary.
+const NO_SUMMARY: &str = "\"summary\":\"\"";
+
+impl ToJson for RecordedResult {
+    fn write_json(&self, out: &mut String) {
+        // Strings are escaped, so the unescaped member is the result's own.
+        let json = self.json.get();
+        match json.split_once(NO_SUMMARY) {
+            Some((head, tail)) => {
+                out.push_str(head);
+                out.push_str("\"summary\":");
+                write_string(out, &self.summary);
+                out.push_str(tail);
+            }
+            None => out.push_str(json),
+        }
+    }
+}
+
+impl RecordedResult {
+    /// The result it records, read (for tests and tools: recovery itself never reads it).
+    pub fn parsed(&self) -> Result<CompactionResult, ReadError> {
+        CompactionResult::from_json(&to_json(self))
     }
 }
 

@@ -6,7 +6,7 @@ use crate::core::error::redact::redact;
 use crate::core::error::CompactionError;
 use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::fallback::FallbackReason;
-use crate::core::model::outcome::CompactionResult;
+use crate::core::model::outcome::{CompactionResult, RecordedResult};
 use crate::core::model::phase::Phase;
 use crate::core::model::settings::Trigger;
 
@@ -51,6 +51,11 @@ pub enum CompactionEvent {
     Complete {
         /// What the compaction did.
         result: Box<CompactionResult>,
+    },
+    /// `compaction_complete` of a compaction a closed tab left complete, found on recovery.
+    Recovered {
+        /// What the compaction did, as its journal recorded it.
+        result: Box<RecordedResult>,
     },
     /// `compaction_error`
     Error {
@@ -98,7 +103,8 @@ pub enum CompactionEvent {
     /// `compaction_fallback`: every attempt of the model failed, and the package stores its own
     /// summary instead (the fallback rung).
     Fallback {
-        /// Why the model's summary could not be used.
+        /// Why the model's summary could not be used (its message redacted where it is made,
+        /// since the result carries it too).
         reason: FallbackReason,
     },
 }
@@ -111,7 +117,9 @@ impl CompactionEvent {
             CompactionEvent::PhaseChange { .. } => "compaction_phase_change",
             CompactionEvent::Progress { .. } => "compaction_progress",
             CompactionEvent::Archived { .. } => "compaction_archived",
-            CompactionEvent::Complete { .. } => "compaction_complete",
+            CompactionEvent::Complete { .. } | CompactionEvent::Recovered { .. } => {
+                "compaction_complete"
+            }
             CompactionEvent::Error { .. } => "compaction_error",
             CompactionEvent::Retry { .. } => "compaction_retry",
             CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
@@ -155,6 +163,7 @@ impl ToJson for CompactionEvent {
                 .field("archiveKey", archive_key)
                 .field("timestamp", timestamp),
             CompactionEvent::Complete { result } => detail.field("result", &**result),
+            CompactionEvent::Recovered { result } => detail.field("result", &**result),
             CompactionEvent::Error {
                 code,
                 message,
@@ -231,12 +240,6 @@ impl Reporter {
                 code,
                 message: redact(&message, None).into_owned(),
                 phase,
-            },
-            CompactionEvent::Fallback { reason } => CompactionEvent::Fallback {
-                reason: FallbackReason {
-                    message: redact(&reason.message, None).into_owned(),
-                    ..reason
-                },
             },
             other => other,
         };

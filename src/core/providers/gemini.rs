@@ -365,8 +365,7 @@ fn read(status: u16, body: &str, model: &str) -> Result<Reply, ProviderFailure> 
     let cut = finish == "MAX_TOKENS";
     if cut && text.trim().is_empty() {
         return Err(failed(ProviderError::Incomplete(format!(
-            "the answer hit maxOutputTokens before it held any text (thinking tokens count \
-             against maxOutputTokens){finish_message}"
+            "the answer hit maxOutputTokens before any text (thinking counts against it){finish_message}"
         ))));
     }
     if text.trim().is_empty() {

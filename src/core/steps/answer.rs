@@ -9,7 +9,6 @@ use crate::core::steps::check::{Accepted, Verdict};
 use crate::core::steps::junk::without_junk;
 use crate::core::steps::prompt::retry_prompt;
 use crate::core::steps::salvage::salvaged;
-use crate::core::steps::validation::Validation;
 
 /// One answer's text, and whether the model's output limit cut it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,8 +42,8 @@ pub struct Retry {
 }
 
 /// What the retry of an answer cut at its output limit adds.
-const CUT_ERROR: &str = "The answer was cut off at the output limit (maxOutputTokens): write \
-                         shorter points, fewer of them, and every section";
+const CUT_ERROR: &str =
+    "The answer was cut off at the output limit: write shorter points, and every section";
 
 /// Judges `answer` (the text, or why there is none) to `prompt`: a text is kept as far as it
 /// is whole when the output limit cut it, made canonical, rid of its junk (a text of junk
@@ -65,19 +64,10 @@ pub fn judge(
             };
             let (summary, answer_format) = read_answer(&whole);
             let cleaned = without_junk(&summary, prompt);
-            let verdict = match cleaned.emptied() {
-                Some(why) => Verdict::AskAgain {
-                    reason: RetryReason::InvalidSummary,
-                    rejected: Validation {
-                        valid: false,
-                        errors: vec![why],
-                        missing_sections: Vec::new(),
-                    },
-                    fallback: None,
-                },
-                None => check(&cleaned.text),
-            };
-            let (reason, mut rejected, fallback) = match verdict {
+            // An answer of junk alone is judged as no answer, and the retry says why.
+            let emptied = cleaned.emptied();
+            let kept = if emptied.is_some() { "" } else { &cleaned.text };
+            let (reason, mut rejected, fallback) = match check(kept) {
                 Verdict::Accept(accepted) => {
                     return Ok(Accepted {
                         answer_format,
@@ -91,6 +81,7 @@ pub fn judge(
                     fallback,
                 } => (reason, rejected, fallback),
             };
+            rejected.errors.extend(emptied.map(str::to_owned));
             if cut {
                 rejected.errors.push(CUT_ERROR.to_owned());
             }

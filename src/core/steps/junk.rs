@@ -9,6 +9,11 @@ use crate::core::steps::validation::heading_section;
 /// ("- none", "- done") are what summaries say in their own right.
 const MIN_ECHO_BYTES: usize = 16;
 
+/// What the retry of an answer of junk alone says.
+const JUNK_ONLY: &str = "The answer held no summary: only points with no word in them, lines \
+                         copied from the instructions or repeated lines. Under each heading write \
+                         what the session found and did, in words, each point once";
+
 /// An answer with its junk removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cleaned {
@@ -22,26 +27,8 @@ pub struct Cleaned {
 
 impl Cleaned {
     /// Why the answer is no summary, when only junk was in it: words for the retry.
-    pub fn emptied(&self) -> Option<String> {
-        let [wordless, echoed, repeated] = self.removed;
-        if self.points > 0 || wordless + echoed + repeated == 0 {
-            return None;
-        }
-        let mut found = Vec::new();
-        if wordless > 0 {
-            found.push(format!("{wordless} points with no word in them"));
-        }
-        if echoed > 0 {
-            found.push(format!("{echoed} lines copied from the instructions"));
-        }
-        if repeated > 0 {
-            found.push(format!("{repeated} repeated lines"));
-        }
-        Some(format!(
-            "The answer held no summary, only {}. Under each heading write what the session \
-             found and did, in words, each point once; do not copy the instructions",
-            found.join(", ")
-        ))
+    pub fn emptied(&self) -> Option<&'static str> {
+        (self.points == 0 && self.removed != [0; 3]).then_some(JUNK_ONLY)
     }
 }
 
@@ -122,7 +109,7 @@ fn instructions_of(prompt: &str) -> [&str; 2] {
         .min()
         .unwrap_or(prompt.len());
     let tail = prompt
-        .rfind("\n## OUTPUT FORMAT")
+        .find("\n## OUTPUT FORMAT")
         .map_or("", |at| &prompt[at..]);
     [&prompt[..head_end], tail]
 }
@@ -166,10 +153,7 @@ mod tests {
         assert_eq!(cleaned.points, 0);
         assert_eq!(cleaned.removed, [0, 20, 0]);
         let why = cleaned.emptied().expect("no summary");
-        assert!(
-            why.contains("20 lines copied from the instructions"),
-            "{why}"
-        );
+        assert!(why.contains("lines copied from the instructions"), "{why}");
         let loop_ = "### 🎯 OBJECTIVE ACHIEVED\n- 1.1.0\n- 1.1.0\n- 2.0.1";
         assert_eq!(without_junk(loop_, PROMPT).removed, [3, 0, 0]);
         // A clean answer is left as it is.

@@ -41,8 +41,9 @@ fn whole_lines(text: &str) -> String {
 /// last closed array or object; `None` when it is whole or holds nothing complete.
 fn closed_json(text: &str) -> Option<String> {
     let mut open: Vec<u8> = Vec::new();
-    // Where the text can be cut and closed, and the brackets open there.
-    let mut safe: Option<(usize, Vec<u8>)> = None;
+    // Where the text can be cut and closed, and how many brackets are open there: no bracket
+    // closes after the last such place (a close is one), so they are the first of `open`.
+    let mut safe: Option<(usize, usize)> = None;
     let (mut in_string, mut escaped) = (false, false);
     for (at, byte) in text.bytes().enumerate() {
         if in_string {
@@ -52,7 +53,7 @@ fn closed_json(text: &str) -> Option<String> {
                 b'"' => {
                     in_string = false;
                     if open.last() == Some(&b'[') {
-                        safe = Some((at + 1, open.clone()));
+                        safe = Some((at + 1, open.len()));
                     }
                 }
                 _ => {}
@@ -64,7 +65,7 @@ fn closed_json(text: &str) -> Option<String> {
             b'{' | b'[' => {
                 open.push(byte);
                 if byte == b'[' {
-                    safe = Some((at + 1, open.clone()));
+                    safe = Some((at + 1, open.len()));
                 }
             }
             b'}' | b']' => {
@@ -73,14 +74,14 @@ fn closed_json(text: &str) -> Option<String> {
                     // The object closed: it was not cut.
                     return None;
                 }
-                safe = Some((at + 1, open.clone()));
+                safe = Some((at + 1, open.len()));
             }
             _ => {}
         }
     }
-    let (end, still_open) = safe?;
+    let (end, depth) = safe?;
     let mut closed = text[..end].trim_end().trim_end_matches(',').to_owned();
-    for bracket in still_open.iter().rev() {
+    for bracket in open[..depth].iter().rev() {
         closed.push(if *bracket == b'[' { ']' } else { '}' });
     }
     Some(closed)

@@ -96,20 +96,14 @@ pub struct Archive<D = ArchiveData> {
     /// In a clearing's archive: the hash of the placeholder that took each original's place,
     /// beside it (absent in a summary's archive).
     pub placeholders: Option<PerEntry<String>>,
-    /// The rung that wrote it, where its other fields do not say: `fallback` for the
-    /// package's own summary (absent for the model's summary and for a clearing).
-    pub rung: Option<Rung>,
 }
 
 /// What took the place of an archive's originals in the logs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ArchiveKind<'a> {
-    /// A summary: the model's (`Rung::Summarize`) or the package's own (`Rung::Fallback`),
-    /// with the facts it had to keep and its index lines (absent in archives of earlier
-    /// versions).
+    /// A summary (the model's or the package's own), with the facts it had to keep and its
+    /// index lines (absent in archives of earlier versions).
     Summary {
-        /// `summarize` or `fallback`.
-        rung: Rung,
         /// The facts the summary had to keep.
         ledger: Option<&'a [Fact]>,
         /// The summary's index lines.
@@ -128,10 +122,6 @@ impl<D> Archive<D> {
         match &self.placeholders {
             Some(placeholders) => ArchiveKind::Clearing { placeholders },
             None => ArchiveKind::Summary {
-                rung: match self.rung {
-                    Some(Rung::Fallback) => Rung::Fallback,
-                    _ => Rung::Summarize,
-                },
                 ledger: self.ledger.as_deref(),
                 index: self.index.as_deref(),
             },
@@ -141,7 +131,7 @@ impl<D> Archive<D> {
     /// The rung that wrote it.
     pub fn rung(&self) -> Rung {
         match self.kind() {
-            ArchiveKind::Summary { rung, .. } => rung,
+            ArchiveKind::Summary { .. } => Rung::Summarize,
             ArchiveKind::Clearing { .. } => Rung::Clear,
         }
     }
@@ -149,13 +139,10 @@ impl<D> Archive<D> {
 
 impl<'a> Archive<SelectedData<'a>> {
     /// The archive of `selection`'s originals, written at `timestamp` to be kept `lifetime_ms`,
-    /// by a compaction that `trigger` started, whose `rung` (`summarize` or `fallback`) had to
-    /// keep `ledger`.
-    #[allow(clippy::too_many_arguments)]
+    /// by a compaction that `trigger` started and that had to keep `ledger`.
     pub fn of(
         selection: &'a Selection<'a>,
         ledger: &Ledger,
-        rung: Rung,
         trigger: Trigger,
         timestamp: u64,
         lifetime_ms: f64,
@@ -173,7 +160,6 @@ impl<'a> Archive<SelectedData<'a>> {
             ledger: Some(ledger.facts.clone()),
             index: (!ledger.index.is_empty()).then(|| ledger.index.clone()),
             placeholders: None,
-            rung: (rung == Rung::Fallback).then_some(rung),
         }
     }
 }
@@ -255,7 +241,6 @@ impl Archive<ArchiveData> {
             ledger: None,
             index: None,
             placeholders: Some(placeholders),
-            rung: None,
         }
     }
 }
@@ -383,7 +368,6 @@ json_record! {
         ledger: "ledger" opt,
         index: "index" opt,
         placeholders: "placeholders" opt,
-        rung: "rung" opt,
     }
 }
 

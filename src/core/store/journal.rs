@@ -12,6 +12,7 @@
 //! Recovery finishes a compaction whose three logs were all written, and undoes any other.
 
 use crate::core::error::{CompactionError, StorageError};
+use crate::core::json::read::RawJson;
 use crate::core::json::record::{json_names, json_record};
 use crate::core::json::write::ToJson;
 use crate::core::log::entries::StoredReasoning;
@@ -20,7 +21,7 @@ use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::Stored;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::clearing::Rung;
-use crate::core::model::outcome::CompactionResult;
+use crate::core::model::outcome::{CompactionResult, RecordedResult};
 use crate::core::model::reasons::{BusyReason, Conflict};
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
@@ -58,8 +59,8 @@ pub(crate) struct JournalRecord {
     pub before: Option<LogHashes>,
     /// Hashes of the logs it is about to write (stage `replacing`).
     pub after: Option<LogHashes>,
-    /// The result it will report (stage `replacing`).
-    pub result: Option<CompactionResult>,
+    /// The result it will report (stage `replacing`), as its JSON text.
+    pub result: Option<RawJson>,
 }
 
 json_names! {
@@ -83,7 +84,7 @@ json_record! {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Recovered {
     /// All three logs had been written: the compaction stands.
-    Completed(Box<CompactionResult>),
+    Completed(Box<RecordedResult>),
     /// The logs are back as they were before it; the archive key it had used.
     RolledBack(String),
 }
@@ -92,7 +93,7 @@ impl Recovered {
     /// The event that tells the app: the compaction completed, or was rolled back.
     pub fn event(&self) -> CompactionEvent {
         match self {
-            Recovered::Completed(result) => CompactionEvent::Complete {
+            Recovered::Completed(result) => CompactionEvent::Recovered {
                 result: result.clone(),
             },
             Recovered::RolledBack(key) => CompactionEvent::RolledBack {
@@ -255,7 +256,7 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
             before: Some(now_raw.hashes()),
             after: Some(after_raw.hashes()),
             // The summary itself is in the reasoning log being written; the journal stays small.
-            result: Some(result.without_summary()),
+            result: Some(result.recorded()),
         })
         .map_err(|err| abandon(err.into()))?;
         if let Err(err) = logs.write_changed(&after_raw, &now_raw) {
@@ -295,15 +296,19 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         let complete = journal.stage == JournalStage::Replacing
             && journal.after.as_ref() == Some(&raw.hashes());
         let outcome = match (complete, journal.result, archive) {
-            (true, Some(mut result), Some(_)) => {
+            (true, Some(json), Some(archive)) => {
                 let live = raw.parse(logs.keys())?;
-                result.summary = live
-                    .reasoning
-                    .iter()
-                    .find(|entry| parse_summary_header(entry) == Some((1, result.iterations[1])))
-                    .map(|entry| summary_body(entry))
-                    .unwrap_or_default();
-                Recovered::Completed(Box::new(result))
+                let last = archive.iterations.iter().copied().max().unwrap_or(0);
+                let summary = match archive.rung() {
+                    Rung::Clear => String::new(),
+                    _ => live
+                        .reasoning
+                        .iter()
+                        .find(|entry| parse_summary_header(entry) == Some((1, last)))
+                        .map(|entry| summary_body(entry))
+                        .unwrap_or_default(),
+                };
+                Recovered::Completed(Box::new(RecordedResult { json, summary }))
             }
             (_, _, Some(archive)) => {
                 let last = archive.iterations.iter().copied().max().unwrap_or(0);

@@ -223,6 +223,8 @@ pub enum Answer {
     Verbatim(String),
     Fail(ProviderFailure),
     Hang,
+    /// Exactly this text, cut at the model's output limit (Gemini's `MAX_TOKENS`).
+    Cut(String),
 }
 
 impl Answer {
@@ -274,6 +276,12 @@ impl SummaryProvider for ScriptedProvider {
         };
         match answer {
             Answer::Text(_) => unreachable!("answered as Verbatim"),
+            Answer::Cut(text) => Box::pin(async move {
+                Ok(Generation {
+                    cut: true,
+                    ..Generation::from(text)
+                })
+            }),
             Answer::Verbatim(text) => Box::pin(async move {
                 Ok(Generation {
                     text,

@@ -209,6 +209,23 @@ fn cut_off_answers_are_incomplete_and_keep_their_usage() {
 }
 
 #[test]
+fn an_answer_cut_with_text_is_kept_as_cut_and_one_cut_before_any_text_is_incomplete() {
+    let cut = r####"{"candidates":[{"content":{"role":"model","parts":[{"text":"### 🎯 OBJECTIVE ACHIEVED\n- Loaded 4 shards\n- Compa"}]},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":1200,"candidatesTokenCount":4000}}"####;
+    let reply = read_reply(200, cut, "m", KEY).unwrap();
+    assert!(reply.cut);
+    assert!(reply.text.ends_with("- Compa"));
+    assert_eq!(reply.usage.map(|u| u.output_tokens), Some(4000));
+    let whole = r####"{"candidates":[{"content":{"role":"model","parts":[{"text":"### A\n- b"}]},"finishReason":"STOP"}]}"####;
+    assert!(!read_reply(200, whole, "m", KEY).unwrap().cut);
+    let blank = r####"{"candidates":[{"content":{"role":"model","parts":[{"text":"  "}]},"finishReason":"MAX_TOKENS"}]}"####;
+    let err = read_reply(200, blank, "m", KEY)
+        .unwrap_err()
+        .split_usage()
+        .0;
+    assert!(err.to_string().contains("before any text"), "{err}");
+}
+
+#[test]
 fn quotas_that_last_the_day_are_not_retried_and_short_ones_are() {
     let per_minute = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateContentInputTokensPerModelPerMinute-FreeTier","quotaValue":"250000"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"26s"}]}}"#;
     let err = failed(429, per_minute, "m", KEY).unwrap_err();

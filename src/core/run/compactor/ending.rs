@@ -63,7 +63,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 let archive = Archive::of(
                     selection,
                     ledger,
-                    written.rung,
                     run.trigger,
                     timestamp,
                     lifetime_ms,

@@ -14,15 +14,16 @@ use crate::core::model::phase::Phase;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::providers::offline::OfflineProvider;
+use crate::core::providers::offline::offline_summary;
 use crate::core::run::view::Prepared;
+use crate::core::steps::check::{SummaryCheck, Verdict};
 use crate::core::steps::rules::falls_back;
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// The package's own summary of `prepared` in place of the model's, which failed with
     /// `failure`; `failure` itself when the rung does not cover this compaction or the
     /// failure, or when the offline summary does not pass the check either.
-    pub(super) async fn fall_back(
+    pub(super) fn fall_back(
         &self,
         run: &mut Run,
         prepared: &Prepared<'_>,
@@ -38,21 +39,22 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.events.emit(CompactionEvent::Fallback {
             reason: reason.clone(),
         });
-        let message = format!(
-            "Summarising without the model (the model failed: {})",
-            reason.message
-        );
-        self.advance(run, Phase::Validating, Some(message));
-        // The result counts the model's calls and what they cost; the offline one costs none.
-        let asked = run.attempts.clone();
-        let offline = self
-            .summarise_with(run, prepared, &OfflineProvider, false)
-            .await;
-        run.attempts = asked;
-        let accepted = match offline {
-            Ok(accepted) => accepted,
-            Err(CompactionError::Aborted) => return Err(CompactionError::Aborted),
-            Err(_) => return Err(failure),
+        let message = "The model failed: summarising without it (compaction_fallback says why)";
+        self.advance(run, Phase::Validating, Some(message.into()));
+        let (selection, ledger) = (&prepared.selection, &prepared.ledger);
+        let text = offline_summary(selection, &prepared.digest, ledger);
+        // Its figures and names are the entries' own by construction: nothing to verify.
+        let check = SummaryCheck {
+            verify: false,
+            ..SummaryCheck::of(selection, ledger, prepared.budget, &self.settings)
+        };
+        let accepted = match check.judge(&text, &[]) {
+            Verdict::Accept(accepted)
+            | Verdict::AskAgain {
+                fallback: Some(accepted),
+                ..
+            } => accepted,
+            Verdict::AskAgain { fallback: None, .. } => return Err(failure),
         };
         Ok(Written {
             accepted,

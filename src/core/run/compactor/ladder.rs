@@ -199,7 +199,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let prepared = self.prepare(run, &observed).await?;
         let written = match self.summarise(run, &prepared).await {
             Ok(written) => written,
-            Err(failure) => self.fall_back(run, &prepared, failure).await?,
+            Err(failure) => self.fall_back(run, &prepared, failure)?,
         };
         let rewrite = Rewrite::Summary(&prepared, &written);
         let result = self.end(run, lock, &observed, rewrite).await?;

@@ -13,7 +13,7 @@ use crate::core::model::reasons::Refusal;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::providers::attempts::{Asking, AttemptEvent};
-use crate::core::providers::port::{GenerationSettings, SummaryProvider, SummaryRequest};
+use crate::core::providers::port::{GenerationSettings, SummaryRequest};
 use crate::core::run::view::{Observed, Prepared, Preparing};
 use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::store::summary_cache::{input_hash, CachedSummary};
@@ -61,9 +61,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         run: &mut Run,
         prepared: &Prepared<'_>,
     ) -> Result<Written, CompactionError> {
-        let accepted = self
-            .summarise_with(run, prepared, self.provider.as_ref(), true)
-            .await?;
+        let accepted = self.ask(run, prepared).await?;
         Ok(Written {
             accepted,
             rung: Rung::Summarize,
@@ -72,17 +70,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         })
     }
 
-    /// `provider`'s summary of `prepared` (the app's provider, or the offline summariser for
-    /// the fallback rung), through the same check and budget, each attempt's step reported
-    /// when `announced`; a paid answer is cached by its exact input, and one cached for it is
-    /// taken with no call.
-    pub(super) async fn summarise_with(
+    /// Asks the provider for a summary of `prepared` until an answer within its budget passes
+    /// the check, reporting each step; a paid answer is cached by its exact input, and one
+    /// cached for it is taken with no call.
+    async fn ask(
         &self,
         run: &mut Run,
         prepared: &Prepared<'_>,
-        provider: &dyn SummaryProvider,
-        announced: bool,
     ) -> Result<Accepted, CompactionError> {
+        let provider = self.provider.as_ref();
         let settings = GenerationSettings::of(&self.settings, provider.model());
         let request = SummaryRequest {
             prompt: &prepared.prompt,
@@ -116,7 +112,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let report = |event: AttemptEvent| {
             match event {
                 AttemptEvent::Still => return self.beat(run),
-                _ if !announced => return,
                 AttemptEvent::Asking { attempt } => run.attempts.count = attempt,
                 _ => {}
             }
