@@ -290,8 +290,10 @@ function reply(scenario, attempt, prompt, model, key, body) {
   }
 }
 
-/** Starts the mock; resolves to { server, url, requests, reset() }. */
-export function startMock(port = 0) {
+/** Starts the mock; resolves to { server, url, requests, reset() }. With `answer`, a key
+ * `scenario:model#…` is answered by it (a real model behind the same routes, CORS and family
+ * rules): `answer(body, model)` resolves to `{ text, finishReason, promptTokens, outputTokens }`. */
+export function startMock(port = 0, { answer } = {}) {
   const requests = [];
   const attempts = new Map();
   const hanging = new Set();
@@ -348,6 +350,13 @@ export function startMock(port = 0) {
       const scenario = model.startsWith("mock-") ? model.slice(5) : key.startsWith("scenario:") ? key.slice(9).split("#")[0] : "ok";
       const refused = familyRefusal(model, body);
       if (refused) return send(400, googleError(400, "INVALID_ARGUMENT", refused));
+      if (answer && scenario === "model") {
+        answer(body, model).then(
+          (made) => send(200, { ...candidateReply(made.text, { finishReason: made.finishReason }, model), usageMetadata: { promptTokenCount: made.promptTokens, candidatesTokenCount: made.outputTokens, totalTokenCount: made.promptTokens + made.outputTokens } }),
+          (err) => send(500, googleError(500, "INTERNAL", String(err?.message ?? err))),
+        );
+        return;
+      }
       const counter = `${model}|${key}`;
       const attempt = (attempts.get(counter) ?? 0) + 1;
       attempts.set(counter, attempt);
