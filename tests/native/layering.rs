@@ -457,3 +457,72 @@ fn the_orchestrator_never_reaches_the_storage_itself() {
         architecture.contains("`run/`\n  calls none") || architecture.contains("`run/` calls none")
     );
 }
+
+/// The code (comments left out) of every file under `src/core/<dir>`, by its path there.
+fn code_under(dir: &str) -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let mut names = Vec::new();
+    rust_files(&root, &root.join(dir), &mut names);
+    names
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(root.join(&file)).expect("a readable source file");
+            (file, code_of(&text))
+        })
+        .collect()
+}
+
+/// One rung protocol (#64): every rung in a file of its own under 450 lines, all ending in the
+/// one shared step (the only place the store lock is taken again), one constructor of the
+/// result, and an archive's kind read in the archive's own file only.
+#[test]
+fn every_rung_ends_in_the_one_shared_step() {
+    let run = code_under("run");
+    for (file, code) in &run {
+        let lines = code.lines().count();
+        if file.starts_with("run/compactor/") {
+            assert!(lines <= 450, "{file} has {lines} lines; at most 450");
+        }
+        let literal = code.lines().any(|line| {
+            line.contains("CompactionResult {") && !line.contains("-> CompactionResult {")
+        });
+        assert!(
+            !literal,
+            "{file} builds a CompactionResult itself: use CompactionResult::new"
+        );
+    }
+    let retakes: Vec<&String> = run
+        .iter()
+        .flat_map(|(file, code)| code.matches(".taken_again(").map(move |_| file))
+        .collect();
+    assert_eq!(
+        retakes,
+        ["run/compactor/ending.rs"],
+        "the lock is taken again in one place"
+    );
+    for rung in [
+        "clear.rs",
+        "summarize.rs",
+        "fallback.rs",
+        "ending.rs",
+        "ladder.rs",
+    ] {
+        assert!(
+            run.iter()
+                .any(|(file, _)| *file == format!("run/compactor/{rung}")),
+            "run/compactor/{rung}"
+        );
+    }
+    let kind_readers: Vec<String> = code_under("store")
+        .into_iter()
+        .filter(|(_, code)| {
+            code.contains("placeholders.is_some()")
+                || code.contains("placeholders {\n            Some")
+        })
+        .map(|(file, _)| file)
+        .collect();
+    assert!(
+        kind_readers.is_empty() || kind_readers == ["store/archive_record.rs"],
+        "{kind_readers:?}"
+    );
+}
