@@ -475,21 +475,41 @@ fn clearing_crash_cases(matrix: &Matrix) {
             placeholders || live == untouched,
             "{case}: {marks} placeholders"
         );
-        let what = match (&recovered, placeholders) {
-            (Some(Recovered::Completed(_)), _) => "finished on reload (`compaction_complete`)",
-            (Some(Recovered::RolledBack(_)), _) => "undone on reload (`compaction_rolled_back`)",
-            (None, true) => "complete: the placeholders stand with their archive",
-            (None, false) => "nothing to settle: the originals stand",
-        };
-        // An archive's key without its timestamp.
-        let key = match key.trim_end_matches(|c: char| c.is_ascii_digit()) {
-            stem if stem.len() < key.len() => format!("{stem}…"),
-            _ => key.clone(),
-        };
+        let what = settled(
+            &recovered,
+            placeholders,
+            "complete: the placeholders stand with their archive",
+            "nothing to settle: the originals stand",
+        );
+        let key = key_stem(key);
         matrix.row(
             &format!("a clearing (the loop's own compaction, no model call): tab closed after write {} of {} (`{key}`), then reloaded", stop_after + 1, written.len()),
             format!("{what}; the live logs hold every placeholder with its archive, or the originals"),
         );
+    }
+}
+
+/// What the reload found of a compaction stopped after a write: finished or undone by recovery,
+/// else `written` when the rewrite stands (`stands`), else `untouched`.
+fn settled(
+    recovered: &Option<Recovered>,
+    stands: bool,
+    written: &'static str,
+    untouched: &'static str,
+) -> &'static str {
+    match (recovered, stands) {
+        (Some(Recovered::Completed(_)), _) => "finished on reload (`compaction_complete`)",
+        (Some(Recovered::RolledBack(_)), _) => "undone on reload (`compaction_rolled_back`)",
+        (None, true) => written,
+        (None, false) => untouched,
+    }
+}
+
+/// An archive's key without its timestamp.
+fn key_stem(key: &str) -> String {
+    match key.trim_end_matches(|c: char| c.is_ascii_digit()) {
+        stem if stem.len() < key.len() => format!("{stem}…"),
+        _ => key.to_owned(),
     }
 }
 
@@ -535,16 +555,13 @@ fn fallback_crash_cases(matrix: &Matrix) {
             .collect();
         assert_eq!(summaries.len(), 1, "{case}: exactly one summary entry live");
         let own = summaries[0].contains("Summarised without the model");
-        let what = match (&recovered, own) {
-            (Some(Recovered::Completed(_)), _) => "finished on reload (`compaction_complete`)",
-            (Some(Recovered::RolledBack(_)), _) => "undone on reload (`compaction_rolled_back`)",
-            (None, true) => "complete: the package's own summary stands with its archive",
-            (None, false) => "nothing to settle: the originals and the earlier summary stand",
-        };
-        let key = match key.trim_end_matches(|c: char| c.is_ascii_digit()) {
-            stem if stem.len() < key.len() => format!("{stem}…"),
-            _ => key.clone(),
-        };
+        let what = settled(
+            &recovered,
+            own,
+            "complete: the package's own summary stands with its archive",
+            "nothing to settle: the originals and the earlier summary stand",
+        );
+        let key = key_stem(key);
         matrix.row(
             &format!("the fallback rung (every call of the model fails, `context_limit_error`): tab closed after write {} of {} (`{key}`), then reloaded", stop_after + 1, written.len()),
             what,

@@ -184,10 +184,32 @@ test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
   await page.close();
 });
 
-test("an automatic compaction that fails pauses Auto, closes its panel and says why", async () => {
+test("an automatic compaction whose model fails summarises without it, says so, and Auto goes on", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   await page.click("#settings summary");
   await setWindow(page, 2600);
+  await page.click("#settings summary");
+  await useGemini(page, env.mock.url, "http_500_always", `auto-fallback-key-${Date.now()}`);
+  await page.check("#toggle-auto");
+  await page.waitForFunction(() => document.getElementById("message").textContent.startsWith("Compacted automatically"), null, { timeout: 60_000 });
+  assert.match(
+    await page.textContent("#message"),
+    /^Compacted automatically at \d+%: iterations 1–\d+, [\d,]+ → [\d,]+ tokens, summarised without the model \(the model failed: the model's API answered HTTP 500: .*\); the next compaction the model answers replaces it\. The originals are in Archives below\.$/,
+  );
+  assert.equal(await page.isChecked("#toggle-auto"), true, "Auto goes on");
+  await page.click("#btn-pause");
+  const entry = await page.evaluate(() => JSON.parse(localStorage.getItem("gdrs_reasoning_log"))[0]);
+  assert.match(entry, /Summarised without the model, which failed \(llm_http\)/);
+  await page.screenshot({ path: join(outputDir, "auto-compaction-fallback.png") });
+  assert.deepEqual(errors.filter((e) => !e.startsWith("Failed to load resource")), []);
+  await page.close();
+});
+
+test("with 'Report the error', an automatic compaction that fails pauses Auto, closes its panel and says why", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.click("#settings summary");
+  await setWindow(page, 2600);
+  await page.selectOption("#set-fallback", "off");
   await page.click("#settings summary");
   await useGemini(page, env.mock.url, "http_500_always", `auto-fail-key-${Date.now()}`);
   await page.check("#toggle-auto");

@@ -206,3 +206,24 @@ test("Cancel stops a compaction the model never answers, and the logs stay as th
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("When the model fails, the demo can summarise without it and says which rung ran and why", async () => {
+  const key = `page-key-fallback-${Date.now()}`;
+  const { page, errors } = await geminiPage("http_500_always", key);
+  await page.selectOption("#set-fallback", "always");
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  const rung = await page.textContent("#fact-rung");
+  assert.match(rung, /^Fallback: summarised without the model \(the model failed: the model's API answered HTTP 500/, rung);
+  assert.equal(await page.textContent("#fact-format"), "the package's own summary (no model answer)");
+  assert.match(await page.textContent("#retry-notice"), /^The model failed \(.*HTTP 500.*\): summarising without it\.$/);
+  const result = await page.evaluate(() => window.lastCompactionResult);
+  assert.equal(result.rung, "fallback");
+  assert.equal(result.fallback.code, "llm_http");
+  const entry = await page.evaluate(() => JSON.parse(localStorage.getItem("gdrs_reasoning_log"))[0]);
+  assert.match(entry, /Summarised without the model, which failed \(llm_http\)/);
+  assert.ok(!rung.includes(key) && !entry.includes(key), "the key is never shown or stored");
+  await page.screenshot({ path: join(outputDir, "gemini-fallback.png") });
+  assert.deepEqual(errors.filter((e) => !e.startsWith("Failed to load resource")), []);
+  await page.close();
+});
