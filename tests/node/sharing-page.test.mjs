@@ -59,7 +59,8 @@ async function setUp(page, providerMs) {
     window.shared = {
       logs,
       compactor: () =>
-        new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: 1_048_576, clearing: false, retryDelayMs: 0 }),
+        // `fallback: false`: a failed provider is refused, never summarised by the package.
+        new Compactor(logs, { provider: { type: "custom", generate }, contextWindowTokens: 1_048_576, clearing: false, fallback: false, retryDelayMs: 0 }),
     };
   }, providerMs);
 }

@@ -33,7 +33,7 @@ impl Cleaned {
 }
 
 /// `summary` (canonical) without its junk: outside code blocks, every point with no letter in
-/// it, every line of at least [`MIN_ECHO_BYTES`] that the instructions of `prompt` hold, and
+/// it, every line of at least 16 bytes (`MIN_ECHO_BYTES`) that the instructions of `prompt` hold, and
 /// every line said before.
 pub fn without_junk(summary: &str, prompt: &str) -> Cleaned {
     let instructions = instructions_of(prompt);
