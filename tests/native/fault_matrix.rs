@@ -352,22 +352,15 @@ fn crash_cases(matrix: &Matrix) {
     for stop_after in 0..total_writes {
         let (memory, clock) = seeded_store();
         let before = census(&memory);
-        let store = FaultyStore::over(memory.clone());
-        store.crash_after(stop_after);
-        let closing = tab(&store, &clock, Box::new(OfflineProvider), "closed-tab");
-        let crashed = run_ready(closing.compactor.compact(Trigger::User)).unwrap();
-        // Whether the closing tab saw an error depends on the step; what counts is the state
-        // the next load finds.
-        drop(crashed);
-        // The tab is gone; its lease expires; a new page loads.
-        clock.advance(10.0 * 60_000.0);
-        let reloaded = tab(
-            &FaultyStore::over(memory.clone()),
-            &clock,
-            Box::new(OfflineProvider),
-            "new-tab",
-        );
-        let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after);
+        let offline =
+            |store: &FaultyStore, owner: &str| tab(store, &clock, Box::new(OfflineProvider), owner);
+        let closed = Closed {
+            memory: &memory,
+            clock: &clock,
+            stop_after,
+            trigger: Trigger::User,
+        };
+        let (reloaded, recovered) = closed.then_reloaded(offline, offline, &mut tally);
         assert_nothing_lost(&format!("stop after write {stop_after}"), &before, &memory);
         let reasoning = reloaded.logs.borrow().reasoning_log().unwrap();
         let summaries = reasoning
@@ -443,21 +436,24 @@ fn clearing_crash_cases(matrix: &Matrix) {
         let (memory, clock, settings) = bulky_store();
         let before = census(&memory);
         let untouched = stored_logs(&memory);
-        let store = FaultyStore::over(memory.clone());
-        store.crash_after(stop_after + 1);
-        let closing = tab_with(
-            &store,
-            &clock,
-            Box::new(OfflineProvider),
-            "closed-tab",
-            settings,
-        );
-        drop(run_ready(closing.compactor.compact(Trigger::Auto)).unwrap());
-        clock.advance(10.0 * 60_000.0);
-        let store = FaultyStore::over(memory.clone());
-        let reloaded = tab(&store, &clock, Box::new(OfflineProvider), "new-tab");
-        let mut tally = (0, 0);
-        let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after + 1);
+        let closing = |store: &FaultyStore, owner: &str| {
+            tab_with(
+                store,
+                &clock,
+                Box::new(OfflineProvider),
+                owner,
+                settings.clone(),
+            )
+        };
+        let reload =
+            |store: &FaultyStore, owner: &str| tab(store, &clock, Box::new(OfflineProvider), owner);
+        let closed = Closed {
+            memory: &memory,
+            clock: &clock,
+            stop_after: stop_after + 1,
+            trigger: Trigger::Auto,
+        };
+        let (_, recovered) = closed.then_reloaded(closing, reload, &mut (0, 0));
         if let Some(Recovered::Completed(result)) = &recovered {
             assert_eq!(result.parsed().unwrap().cleared.len(), 10);
         }
@@ -486,6 +482,40 @@ fn clearing_crash_cases(matrix: &Matrix) {
             &format!("a clearing (the loop's own compaction, no model call): tab closed after write {} of {} (`{key}`), then reloaded", stop_after + 1, written.len()),
             format!("{what}; the live logs hold every placeholder with its archive, or the originals"),
         );
+    }
+}
+
+/// A tab closed in the middle of a compaction: over `memory`, its compaction started by
+/// `trigger` stops after write `stop_after` (every operation after it fails, as if the tab
+/// closed).
+struct Closed<'a> {
+    memory: &'a MemoryStore,
+    clock: &'a ManualClock,
+    stop_after: usize,
+    trigger: Trigger,
+}
+
+impl Closed<'_> {
+    /// The tab `closing` opens compacts and closes after its write; its lease expires; the page
+    /// `reload` opens loads and recovers (counted in `tally`). The reloaded tab and what its
+    /// recovery did.
+    fn then_reloaded(
+        &self,
+        closing: impl FnOnce(&FaultyStore, &str) -> Tab,
+        reload: impl FnOnce(&FaultyStore, &str) -> Tab,
+        tally: &mut (usize, usize),
+    ) -> (Tab, Option<Recovered>) {
+        let store = FaultyStore::over(self.memory.clone());
+        store.crash_after(self.stop_after);
+        let closed = closing(&store, "closed-tab");
+        // Whether the closing tab saw an error depends on the step; what counts is the state
+        // the next load finds.
+        drop(run_ready(closed.compactor.compact(self.trigger)).unwrap());
+        // The tab is gone; its lease expires; a new page loads.
+        self.clock.advance(10.0 * 60_000.0);
+        let reloaded = reload(&FaultyStore::over(self.memory.clone()), "new-tab");
+        let recovered = recovered_in(&reloaded, self.memory, tally, self.stop_after);
+        (reloaded, recovered)
     }
 }
 
@@ -538,14 +568,14 @@ fn fallback_crash_cases(matrix: &Matrix) {
     for (stop_after, key) in written.iter().enumerate() {
         let (memory, clock) = seeded_store();
         let before = census(&memory);
-        let store = FaultyStore::over(memory.clone());
-        store.crash_after(stop_after + 1);
-        let closing = failing_tab(&store, &clock, "closed-tab");
-        drop(run_ready(closing.compactor.compact(Trigger::ContextLimitError)).unwrap());
-        clock.advance(10.0 * 60_000.0);
-        let reloaded = failing_tab(&FaultyStore::over(memory.clone()), &clock, "new-tab");
-        let mut tally = (0, 0);
-        let recovered = recovered_in(&reloaded, &memory, &mut tally, stop_after + 1);
+        let failing = |store: &FaultyStore, owner: &str| failing_tab(store, &clock, owner);
+        let closed = Closed {
+            memory: &memory,
+            clock: &clock,
+            stop_after: stop_after + 1,
+            trigger: Trigger::ContextLimitError,
+        };
+        let (reloaded, recovered) = closed.then_reloaded(failing, failing, &mut (0, 0));
         let case = format!("fallback, stop after write {}", stop_after + 1);
         assert_nothing_lost(&case, &before, &memory);
         let reasoning = reloaded.logs.borrow().reasoning_log().unwrap();
