@@ -184,14 +184,23 @@ test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
   await page.close();
 });
 
-test("an automatic compaction whose model fails summarises without it, says so, and Auto goes on", async () => {
-  const { page, errors } = await openPage(env.browser, env.baseUrl);
+/** A page whose Gemini model fails every call, with Auto on under the "When the model fails"
+ * setting `fallback`, once the line under the controls starts with `settled`. */
+async function autoWithFailingModel(fallback, settled) {
+  const opened = await openPage(env.browser, env.baseUrl);
+  const { page } = opened;
   await page.click("#settings summary");
   await setWindow(page, 2600);
+  await page.selectOption("#set-fallback", fallback);
   await page.click("#settings summary");
-  await useGemini(page, env.mock.url, "http_500_always", `auto-fallback-key-${Date.now()}`);
+  await useGemini(page, env.mock.url, "http_500_always", `auto-${fallback}-key-${Date.now()}`);
   await page.check("#toggle-auto");
-  await page.waitForFunction(() => document.getElementById("message").textContent.startsWith("Compacted automatically"), null, { timeout: 60_000 });
+  await page.waitForFunction((start) => document.getElementById("message").textContent.startsWith(start), settled, { timeout: 60_000 });
+  return opened;
+}
+
+test("an automatic compaction whose model fails summarises without it, says so, and Auto goes on", async () => {
+  const { page, errors } = await autoWithFailingModel("loop", "Compacted automatically");
   assert.match(
     await page.textContent("#message"),
     /^Compacted automatically at \d+%: iterations 1–\d+, [\d,]+ → [\d,]+ tokens, summarised without the model \(the model failed: the model's API answered HTTP 500: .*\); the next compaction the model answers replaces it\. The originals are in Archives below\.$/,
@@ -206,14 +215,7 @@ test("an automatic compaction whose model fails summarises without it, says so, 
 });
 
 test("with 'Report the error', an automatic compaction that fails pauses Auto, closes its panel and says why", async () => {
-  const { page, errors } = await openPage(env.browser, env.baseUrl);
-  await page.click("#settings summary");
-  await setWindow(page, 2600);
-  await page.selectOption("#set-fallback", "off");
-  await page.click("#settings summary");
-  await useGemini(page, env.mock.url, "http_500_always", `auto-fail-key-${Date.now()}`);
-  await page.check("#toggle-auto");
-  await page.waitForFunction(() => document.getElementById("message").textContent.startsWith("Automatic compaction failed"), null, { timeout: 60_000 });
+  const { page, errors } = await autoWithFailingModel("off", "Automatic compaction failed");
   assert.equal(await page.isChecked("#toggle-auto"), false, "Auto is paused");
   assert.equal(await page.evaluate(() => document.getElementById("compaction-dialog").open), false, "the panel closed");
   assert.match(await page.textContent("#message"), /HTTP 500|API failed/);

@@ -47,8 +47,9 @@ const CUT_ERROR: &str =
 
 /// Judges `answer` (the text, or why there is none) to `prompt`: a text is kept as far as it
 /// is whole when the output limit cut it, made canonical, rid of its junk (a text of junk
-/// alone is asked for again, saying why) and `check`ed; a failure is retried when another attempt can pass (after the wait the API asked
-/// for, at most a minute, else `retry_delay_ms`). `Ok` holds the summary to swap in.
+/// alone is asked for again, saying why) and `check`ed; a failure is retried when another
+/// attempt can pass (after the wait the API asked for, at most a minute, else
+/// `retry_delay_ms`). `Ok` holds the summary to swap in.
 pub fn judge(
     answer: Result<Answered, ProviderError>,
     prompt: &str,
@@ -67,14 +68,14 @@ pub fn judge(
             // An answer of junk alone is judged as no answer, and the retry says why.
             let emptied = cleaned.emptied();
             let kept = if emptied.is_some() { "" } else { &cleaned.text };
+            // What the check took, with what it cannot know: the answer's form and its cut.
+            let read = |accepted| Accepted {
+                answer_format,
+                salvaged: cut,
+                ..accepted
+            };
             let (reason, mut rejected, fallback) = match check(kept) {
-                Verdict::Accept(accepted) => {
-                    return Ok(Accepted {
-                        answer_format,
-                        salvaged: cut,
-                        ..accepted
-                    })
-                }
+                Verdict::Accept(accepted) => return Ok(read(accepted)),
                 Verdict::AskAgain {
                     reason,
                     rejected,
@@ -92,13 +93,7 @@ pub fn judge(
                     wait_ms: retry_delay_ms,
                     prompt: retry_prompt(prompt, &rejected),
                 }),
-                fallback: fallback.map(|accepted| {
-                    Box::new(Accepted {
-                        answer_format,
-                        salvaged: cut,
-                        ..accepted
-                    })
-                }),
+                fallback: fallback.map(|accepted| Box::new(read(accepted))),
             });
         }
         Err(err) => err,
