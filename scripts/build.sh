@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the one npm package into <out-dir> (default pkg/): the no-bundler `web` flavour at its
-# root (what `init()` loads), the `bundler` flavour in bundler/ (the default entry for Vite,
-# webpack and Rollup) and the Node flavour in node/ (CommonJS, initialised on import); then
-# merges pkg.json into package.json and prints the sizes.
+# Builds the one npm package into <out-dir> (default pkg/): the `web` flavour at its root (the
+# default entry of every bundler and of a page without one: `init()` loads the .wasm beside
+# it), the `bundler` flavour in bundler/ (`context-compactor/bundler`, initialised on import
+# where webpack integrates wasm modules) and the Node flavour in node/ (CommonJS, initialised
+# on import); then merges pkg.json into package.json and prints the sizes.
 # Usage: scripts/build.sh [out-dir]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -103,7 +103,7 @@ replaceOnce(
 /** Stands in for the module until init() has run: any use throws the error a user can act on. */
 const NOT_READY = new Proxy({}, {
   get() {
-    throw new NotReadyError("context-compactor is not initialised: call \`await init()\` (the default export) before using it", "not_initialized");
+    throw new NotReadyError("context-compactor is not initialised: call \`await init()\` (the default export) first", "not_initialized");
   },
 });
 wasm = NOT_READY;`,
@@ -113,31 +113,6 @@ for (const guard of ["function initSync(module) {\n    if (wasm !== undefined) r
 }
 appendOnce(web, `${sectionsJs}\n${exportClass(pkgDir)}`);
 appendOnce(join(pkgDir, "context_compactor.d.ts"), sectionsDts);
-
-// Inline flavour: the web flavour with the .wasm as base64 in the module, for setups where
-// fetching a second file is awkward (a single-file build, a CSP that blocks it).
-{
-  const wasm = readFileSync(join(pkgDir, "context_compactor_bg.wasm")).toString("base64");
-  writeFileSync(
-    join(pkgDir, "inline.js"),
-    `// The web entry with its WebAssembly inlined (base64): \`await init()\` fetches nothing.
-import initWeb from "./context_compactor.js";
-export * from "./context_compactor.js";
-
-const WASM_BASE64 = "${wasm}";
-
-/** Instantiates the inlined module; later calls do nothing. */
-export default async function init() {
-  const bytes = Uint8Array.from(atob(WASM_BASE64), (c) => c.charCodeAt(0));
-  await initWeb({ module_or_path: bytes });
-}
-`,
-  );
-  writeFileSync(
-    join(pkgDir, "inline.d.ts"),
-    `export * from "./context_compactor.js";\n/** Instantiates the inlined WebAssembly module (nothing is fetched); later calls do nothing. */\nexport default function init(): Promise<void>;\n`,
-  );
-}
 
 // Bundler flavour: initialised when imported; init() and initSync() exist so that the same code
 // runs with every entry.
@@ -155,6 +130,24 @@ if (existsSync(join(pkgDir, "node/snippets"))) {
     writeFileSync(file, `${text.replace(/^export (async function|function|class) /gm, "$1 ")}\nmodule.exports = { ${names.join(", ")} };\n`);
   }
 }
+// Inside a server bundle (Next.js builds its server code with webpack) \`__dirname\` is the
+// bundle's folder, where the .wasm is not: then the installed package's own copy, found from
+// the working directory; failing that, an error that names the fix.
+replaceOnce(
+  join(pkgDir, "node/context_compactor.js"),
+  "const wasmBytes = require('fs').readFileSync(wasmPath);",
+  `const wasmBytes = (() => {
+    const fs = require('fs');
+    if (fs.existsSync(wasmPath)) return fs.readFileSync(wasmPath);
+    let installed;
+    try {
+        installed = require('module').createRequire(\`\${process.cwd()}/\`).resolve('context-compactor/package.json').replace(/package\\.json$/, 'node/context_compactor_bg.wasm');
+    } catch {}
+    if (installed && fs.existsSync(installed)) return fs.readFileSync(installed);
+    const { ContextCompactorError } = require("${errorsSnippet(join(pkgDir, "node"))}");
+    throw new ContextCompactorError(\`context-compactor could not be initialised: \${wasmPath} does not exist (a server bundle moved this module away from its .wasm). Keep the package out of the server bundle: in Next.js, serverExternalPackages: ["context-compactor"] in next.config\`, "not_initialized");
+})();`,
+);
 appendOnce(
   join(pkgDir, "node/context_compactor.js"),
   `module.exports.REQUIRED_SECTIONS = Object.freeze(${JSON.stringify(SECTIONS)});\nmodule.exports.ContextCompactorError = require("${errorsSnippet(join(pkgDir, "node"))}").ContextCompactorError;`,
@@ -174,11 +167,75 @@ for (const dts of walk(pkgDir).filter((f) => /\.d\.m?ts$/.test(f))) {
   if (cleaned !== text) writeFileSync(dts, cleaned);
 }
 
-// A .wasm that cannot be fetched: init() rejects with the error a person can act on.
+// A .wasm that cannot be loaded (not found, not fetched, an HTML page or another module in its
+// place): init() rejects not_initialized, naming the URL and the fix for the setup at hand.
+// wasm-bindgen's loader streams only a response served as application/wasm and otherwise
+// compiles the bytes, so a page served in the .wasm's place is told apart from a module.
+{
+  const text = readFileSync(web, "utf8");
+  const start = text.indexOf("async function __wbg_load(module, imports) {");
+  const end = text.indexOf("\nfunction initSync(module) {");
+  if (start < 0 || end < start) {
+    console.error(`${web}: wasm-bindgen's __wbg_load was not found (wasm-bindgen changed?)`);
+    process.exit(1);
+  }
+  const loader = `/** Why the .wasm at \`url\` did not load (\`what\` it did), and what to do in this setup. */
+function notLoaded(url, what) {
+    const fix = import.meta.url.includes("/.vite/deps/")
+        ? 'Vite pre-bundled it without its .wasm: add optimizeDeps: { exclude: ["context-compactor"] } to vite.config'
+        : 'Rollup, esbuild and Bun do not copy it: copy node_modules/context-compactor/context_compactor_bg.wasm beside the bundle or import "context-compactor/inline"';
+    return new NotReadyError(\`context-compactor could not be initialised: \${url} \${what}. \${fix}\`, "not_initialized");
+}
+
+async function __wbg_load(module, imports) {
+    if (module instanceof Response) {
+        const url = module.url;
+        if (!module.ok) throw notLoaded(url, \`answered \${module.status} \${module.statusText}\`);
+        const type = module.headers.get('Content-Type');
+        try {
+            if (type === 'application/wasm' && typeof WebAssembly.instantiateStreaming === 'function') {
+                return await WebAssembly.instantiateStreaming(module, imports);
+            }
+            const bytes = new Uint8Array(await module.arrayBuffer());
+            if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+                throw notLoaded(url, \`answered \${type || "no Content-Type"}, not WebAssembly\`);
+            }
+            return await WebAssembly.instantiate(bytes, imports);
+        } catch (e) {
+            throw /^(Compile|Link)Error$/.test(e.name) ? notLoaded(url, \`is not this version's module (\${e.message})\`) : e;
+        }
+    }
+    const instance = await WebAssembly.instantiate(module, imports);
+    return instance instanceof WebAssembly.Instance ? { instance, module } : instance;
+}
+`;
+  if (!text.includes("function notLoaded(")) writeFileSync(web, text.slice(0, start) + loader + text.slice(end));
+}
 replaceOnce(
   web,
-  "throw new Error(`failed to fetch Wasm: ${module.status} ${module.statusText} fetching '${module.url}'`);",
-  "throw new NotReadyError(`context-compactor could not be initialised: fetching ${module.url} answered ${module.status} ${module.statusText}; serve context_compactor_bg.wasm beside context_compactor.js, or pass its URL to init({ module_or_path })`, \"not_initialized\");",
+  "        module_or_path = new URL('context_compactor_bg.wasm', import.meta.url);\n    }",
+  `        module_or_path = new URL('context_compactor_bg.wasm', import.meta.url);
+        // Vite's dev server serves this module from .vite/deps, where the .wasm is not: the package's own copy.
+        if (module_or_path.pathname.includes('/.vite/deps/')) module_or_path = new URL('/node_modules/context-compactor/context_compactor_bg.wasm', module_or_path);
+    }`,
+);
+// wasm-bindgen's warnings that a positional argument is deprecated (it is still taken): the
+// bytes pay for the messages above.
+for (const name of ["`initSync()`", "the initialization function"]) {
+  const warning = `console.warn('using deprecated parameters for ${name}; pass a single object instead')`;
+  const text = readFileSync(web, "utf8");
+  if (text.includes(warning)) writeFileSync(web, text.replace(`} else {\n            ${warning}\n        }`, "}"));
+}
+// Request and URL are globals wherever this entry runs (browsers, Node 20, Bun, Deno).
+replaceOnce(
+  web,
+  "(typeof Request === 'function' && module_or_path instanceof Request) || (typeof URL === 'function' && module_or_path instanceof URL)",
+  "module_or_path instanceof Request || module_or_path instanceof URL",
+);
+replaceOnce(
+  web,
+  "        module_or_path = fetch(module_or_path);",
+  "        const url = module_or_path.url ?? module_or_path;\n        module_or_path = fetch(module_or_path).catch((e) => { throw notLoaded(url, `could not be fetched (${e.message})`); });",
 );
 
 // The web entry is two files, the module and its .wasm: the JS snippets wasm-bindgen writes
@@ -218,8 +275,33 @@ replaceOnce(
 }
 
 // The web entry's glue without wasm-bindgen's copies of the doc comments (3.6 KB gzip) and its
-// indentation (0.4 KB): editors read the comments from the .d.ts, which keeps them.
+// indentation (0.4 KB): editors read the comments from the .d.ts, which keeps them. The
+// marker of this script's additions goes too: the build merges a fresh output once.
 stripComments(web);
+writeFileSync(web, readFileSync(web, "utf8").replace(`${marker}\n`, ""));
+
+// Inline flavour: the web glue with the .wasm as base64 in its place, for setups where fetching
+// a second file is awkward (a single-file build, a CSP that blocks it, a bundler that does not
+// copy the .wasm). It names no .wasm file, so no bundler emits one beside it.
+{
+  const wasm = readFileSync(join(pkgDir, "context_compactor_bg.wasm")).toString("base64");
+  const glue = readFileSync(web, "utf8");
+  const asset = /^module_or_path = new URL\('context_compactor_bg\.wasm', import\.meta\.url\);\n.*\n/m;
+  if (!asset.test(glue)) {
+    console.error(`${web}: the default URL of the .wasm was not found`);
+    process.exit(1);
+  }
+  const inline = glue.replace(asset, "module_or_path = Uint8Array.from(atob(WASM_BASE64), (c) => c.charCodeAt(0));\n");
+  writeFileSync(join(pkgDir, "inline.js"), `${inline}const WASM_BASE64 = "${wasm}";\n`);
+  if (/new URL\(['"][^'"]*\.wasm['"], import\.meta\.url\)/.test(inline)) {
+    console.error("inline.js still names a .wasm by new URL(…, import.meta.url): a bundler would emit it");
+    process.exit(1);
+  }
+  writeFileSync(
+    join(pkgDir, "inline.d.ts"),
+    `export * from "./context_compactor.js";\n/** Instantiates the inlined WebAssembly module (nothing is fetched); later calls do nothing. */\nexport default function init(): Promise<void>;\n`,
+  );
+}
 
 const files = ours.files;
 const merged = { ...generated, ...ours, files, version: generated.version };

@@ -75,6 +75,8 @@ ensure_node_packages() {
     local workspaces=()
     for workspace in "$@"; do workspaces+=(--workspace "$workspace"); done
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error "${workspaces[@]}")
+    # A lock with no packages leaves no node_modules behind.
+    mkdir -p "$dir/node_modules"
     echo "$want" >"$stamp"
   fi
 }
@@ -92,6 +94,8 @@ if [ "${1:-}" = "bench" ]; then
 else
   ensure_node_packages . scripts tests/node
 fi
-# The consumer test installs the packed package as a user would: its own folder and lock file.
+# The consumer test installs the packed package as a user would: its own folder and lock file;
+# so does the bundlers' test, beside the bundlers it builds with (pinned in their lock file).
 ensure_node_packages tests/consumer
+ensure_node_packages tests/bundlers
 log "all tools present"

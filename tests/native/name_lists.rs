@@ -439,7 +439,7 @@ fn every_option_row_is_declared_in_typescript_with_its_type_default_and_range() 
 }
 
 /// The docs that show the options' table, drawn from the rows after this marker line.
-const OPTION_TABLES: [&str; 2] = ["README.md", "docs/npm-README.md"];
+const OPTION_TABLES: [&str; 1] = ["docs/npm-README.md"];
 const OPTIONS_MARKER: &str =
     "<!-- options: drawn from the rows of CompactorSettings (src/core/model/settings.rs) -->\n";
 

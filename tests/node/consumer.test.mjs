@@ -1,6 +1,6 @@
-// A user's apps install the package from the `npm pack` tarball, as a user would: a Vite app
-// (the default, bundler entry), a page without a bundler (the web entry, and the README's page
-// as written, in JavaScript and in TypeScript) and a Node script.
+// A user's apps install the package from the `npm pack` tarball, as a user would: a page without
+// a bundler (the web entry, and the README's page as written, in JavaScript and in TypeScript)
+// and a Node script. The bundlers' apps are in bundlers.test.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -44,6 +44,26 @@ test("a Node script imports the package: pure functions work, LogStore says it n
   assert.equal(outcome.valid, false);
   assert.equal(outcome.logStore, "ContextCompactorError/storage_unavailable");
   assert.equal(outcome.isInstance, true);
+});
+
+test("the Node entry moved away from its .wasm (a server bundle) takes the installed package's, else says to keep it external", () => {
+  install();
+  const installed = join(app, "node_modules/context-compactor/node");
+  const moved = join(work, "server-bundle");
+  rmSync(moved, { recursive: true, force: true });
+  execFileSync("cp", ["-r", installed, moved]);
+  rmSync(join(moved, "context_compactor_bg.wasm"));
+  const script = `const { estimateTokens } = require(${JSON.stringify(join(moved, "context_compactor.js"))}); console.log(estimateTokens("Compacts the logs.") > 0);`;
+  // Run where the package is installed (a Next.js build runs in the project): its own .wasm.
+  assert.equal(execFileSync(process.execPath, ["-e", script], { cwd: app, encoding: "utf8" }).trim(), "true");
+  // Run where it is not: the error that names the fix.
+  let said = "";
+  try {
+    execFileSync(process.execPath, ["-e", script], { cwd: work, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (err) {
+    said = err.stderr;
+  }
+  assert.match(said, /ContextCompactorError: context-compactor could not be initialised: .*server-bundle\/context_compactor_bg\.wasm does not exist \(a server bundle moved this module away from its \.wasm\)\. Keep the package out of the server bundle: in Next\.js, serverExternalPackages: \["context-compactor"\] in next\.config/);
 });
 
 /** Serves `mounts`, opens `path` in Chromium (`prepare(page)` first), and returns what
@@ -98,16 +118,6 @@ test("the inline entry compacts without fetching any .wasm file", async () => {
   const { outcome, errors, wasmRequests } = await pageOutcome(plainMounts(), "/inline.html", { blockWasm: true });
   assert.deepEqual(outcome, { ok: true, iterations: [1, 4] });
   assert.deepEqual(wasmRequests, []);
-  assert.deepEqual(errors, []);
-});
-
-test("a Vite app (the default, bundler entry) builds and compacts offline", async () => {
-  install();
-  execFileSync(process.execPath, [join(app, "node_modules/vite/bin/vite.js"), "build", "--outDir", join(work, "dist"), "--emptyOutDir", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
-  const { outcome, errors } = await pageOutcome([["/", join(work, "dist")]], "/");
-  assert.equal(outcome.ok, true, JSON.stringify(outcome));
-  assert.deepEqual(outcome.iterations, [1, 4]);
-  assert.ok(outcome.saved > 0);
   assert.deepEqual(errors, []);
 });
 
@@ -192,5 +202,38 @@ test("the web entry is the two files the README names; without its .wasm init() 
 
   writeFileSync(join(two, "index.html"), html);
   const { says } = await pageSays([["/", two]]);
-  assert.match(says, /^not_initialized: context-compactor could not be initialised: fetching http:\/\/127\.0\.0\.1:\d+\/lib\/context_compactor_bg\.wasm answered 404 Not Found; serve context_compactor_bg\.wasm beside context_compactor\.js/);
+  assert.match(says, /^not_initialized: context-compactor could not be initialised: http:\/\/127\.0\.0\.1:\d+\/lib\/context_compactor_bg\.wasm answered 404 Not Found\. Rollup, esbuild and Bun do not copy it: copy node_modules\/context-compactor\/context_compactor_bg\.wasm beside the bundle or import "context-compactor\/inline"$/);
+});
+
+test("a page served in the .wasm's place (a dev server's fallback) is not_initialized naming the URL, never a CompileError", async () => {
+  install();
+  const html = readmePage();
+  const dir = pageFolder("html-in-place", { "index.html": html });
+  const read = async (page) => {
+    await page.waitForFunction(() => document.querySelector("output")?.textContent, null, { timeout: 20_000 });
+    return { says: await page.textContent("output") };
+  };
+  // What Vite 6's dev server answered for a .wasm it did not have: its index page, 200 text/html.
+  const prepare = (page) => page.route(/\.wasm$/, (route) => route.fulfill({ status: 200, contentType: "text/html", body: html }));
+  const { says } = await visit([["/node_modules/", join(dir, "node_modules")], ["/", dir]], "/", read, { prepare, consoleErrors: false });
+  assert.match(says, /^not_initialized: context-compactor could not be initialised: http:\/\/127\.0\.0\.1:\d+\/node_modules\/context-compactor\/context_compactor_bg\.wasm answered text\/html, not WebAssembly\. /);
+});
+
+test("the web entry pre-bundled into Vite's .vite/deps takes the package's own .wasm, and says to exclude it when there is none", async () => {
+  install();
+  const installed = join(app, "node_modules/context-compactor");
+  const html = readmePage().replace("/node_modules/context-compactor/context_compactor.js", "/node_modules/.vite/deps/context-compactor.js");
+  const dir = pageFolder("vite-deps", { "index.html": html });
+  const deps = join(work, "vite-deps-cache");
+  mkdirSync(deps, { recursive: true });
+  copyFileSync(join(installed, "context_compactor.js"), join(deps, "context-compactor.js"));
+  const mounts = [["/node_modules/.vite/deps/", deps], ["/node_modules/", join(dir, "node_modules")], ["/", dir]];
+  assert.match((await pageSays(mounts)).says, COMPACTED);
+  // A project whose node_modules the dev server does not serve at /node_modules/.
+  const bare = join(work, "vite-deps-bare");
+  rmSync(bare, { recursive: true, force: true });
+  mkdirSync(bare);
+  writeFileSync(join(bare, "index.html"), html);
+  const { says } = await pageSays([["/node_modules/.vite/deps/", deps], ["/", bare]]);
+  assert.match(says, /^not_initialized: context-compactor could not be initialised: http:\/\/127\.0\.0\.1:\d+\/node_modules\/context-compactor\/context_compactor_bg\.wasm answered 404 Not Found\. Vite pre-bundled it without its \.wasm: add optimizeDeps: \{ exclude: \["context-compactor"\] \} to vite\.config$/);
 });

@@ -19,8 +19,12 @@ test("package.json: one package, every entry and type file exists", () => {
   collect(m.exports);
   for (const field of ["main", "module", "browser", "types"]) targets.push(m[field]);
   for (const target of targets) assert.ok(existsSync(join(base, target)), `${target} is named but missing`);
-  assert.equal(m.exports["."].default, "./bundler/context_compactor.js", "bundlers get the bundler build by default");
+  // Every bundler loads the web flavour (its .wasm named by new URL(…, import.meta.url)); the
+  // bundler flavour (wasm ES-module integration) is for webpack 5.109 and later only.
+  assert.equal(m.exports["."].default, "./context_compactor.js", "bundlers get the web build by default");
+  for (const field of ["module", "browser"]) assert.equal(m[field], "./context_compactor.js", `${field}: Parcel reads it, not exports`);
   assert.equal(m.exports["./web"].default, "./context_compactor.js");
+  assert.equal(m.exports["./bundler"].default, "./bundler/context_compactor.js");
   assert.equal(m.exports["."].node.default, "./node/index.mjs");
 });
 

@@ -191,12 +191,12 @@ compactor_options! {
         /// Whether a summary is taken from the cache when its exact input was summarised before (the same prompt to the same model), with no provider call.
         summary_cache: bool = "summaryCache" fallback,
             default true, range Range::Any, ts "boolean";
-        /// The ladder's clearing rung: before a compaction the loop asks for summarises, bulky execution results and tool bodies of older iterations move to an archive and a placeholder takes their place, with no model call; `false` turns it off.
+        /// The ladder's clearing rung: before a compaction the loop asks for summarises, bulky execution results and tool bodies of older iterations move to an archive and a placeholder takes their place, with no model call; `false` turns it off. Its `keepIterations` adds to `keepRecentIterations`: with 3 and 3, only iterations older than the newest 6 finished ones are cleared (for bulky tool output in a small window, `keepRecentIterations: 1` with `clearing: { keepIterations: 1 }`).
         clearing: Clearing = "clearing" fallback,
             default Clearing::default(), shown "`{ keepIterations: 3, aboveTokens: 400 }`",
             range Range::Rule("false, or an object whose keepIterations is at least 1"),
             ts "false | ClearingOptions";
-        /// Finished iterations kept verbatim besides the running one: the newest this many stay whole when the ones before them are compacted (0: only the running iteration stays, as in GDRS).
+        /// Finished iterations kept verbatim besides the running one: the newest this many stay whole when the ones before them are compacted (0: only the running iteration stays, as in GDRS). The clearing rung keeps its own `keepIterations` on top of these.
         keep_recent_iterations: u32 = "keepRecentIterations" fallback,
             default 0, range Range::Any, ts "number";
         /// The ladder's last rung: when every attempt of the model fails (HTTP, time-out, network, blocked, an invalid answer), the package's own summary (the offline summariser's, under the same budget, checks and archive) is stored instead of a refusal: for the compactions the loop asks for (`"loop"`: `auto`, `context_limit_error`), for every one (`"always"`), or never (`false`).
