@@ -188,25 +188,24 @@ function notLoaded(url, what) {
 }
 
 async function __wbg_load(module, imports) {
-    if (module instanceof Response) {
-        const url = module.url;
-        if (!module.ok) throw notLoaded(url, \`answered \${module.status} \${module.statusText}\`);
-        const type = module.headers.get('Content-Type');
-        try {
+    const url = module instanceof Response ? module.url : "what init() was given";
+    try {
+        if (module instanceof Response) {
+            if (!module.ok) throw notLoaded(url, \`answered \${module.status} \${module.statusText}\`);
+            const type = module.headers.get('Content-Type');
             if (type === 'application/wasm' && typeof WebAssembly.instantiateStreaming === 'function') {
                 return await WebAssembly.instantiateStreaming(module, imports);
             }
-            const bytes = new Uint8Array(await module.arrayBuffer());
-            if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+            module = new Uint8Array(await module.arrayBuffer());
+            if (module[0] !== 0 || module[1] !== 0x61 || module[2] !== 0x73 || module[3] !== 0x6d) {
                 throw notLoaded(url, \`answered \${type || "no Content-Type"}, not WebAssembly\`);
             }
-            return await WebAssembly.instantiate(bytes, imports);
-        } catch (e) {
-            throw /^(Compile|Link)Error$/.test(e.name) ? notLoaded(url, \`is not this version's module (\${e.message})\`) : e;
         }
+        const instance = await WebAssembly.instantiate(module, imports);
+        return instance instanceof WebAssembly.Instance ? { instance, module } : instance;
+    } catch (e) {
+        throw /^(Compile|Link|Type)Error$/.test(e.name) ? notLoaded(url, \`is not this version's WebAssembly (\${e.message})\`) : e;
     }
-    const instance = await WebAssembly.instantiate(module, imports);
-    return instance instanceof WebAssembly.Instance ? { instance, module } : instance;
 }
 `;
   if (!text.includes("function notLoaded(")) writeFileSync(web, text.slice(0, start) + loader + text.slice(end));

@@ -205,18 +205,36 @@ test("the web entry is the two files the README names; without its .wasm init() 
   assert.match(says, /^not_initialized: context-compactor could not be initialised: http:\/\/127\.0\.0\.1:\d+\/lib\/context_compactor_bg\.wasm answered 404 Not Found\. Rollup, esbuild and Bun do not copy it: copy node_modules\/context-compactor\/context_compactor_bg\.wasm beside the bundle or import "context-compactor\/inline"$/);
 });
 
-test("a page served in the .wasm's place (a dev server's fallback) is not_initialized naming the URL, never a CompileError", async () => {
-  install();
-  const html = readmePage();
-  const dir = pageFolder("html-in-place", { "index.html": html });
+/** What the README's page (`html`, by default as written) says when `route` answers its .wasm
+ * request (none: served as it is). */
+async function readmePageSays(route, html = readmePage()) {
+  const dir = pageFolder("routed", { "index.html": html });
   const read = async (page) => {
     await page.waitForFunction(() => document.querySelector("output")?.textContent, null, { timeout: 20_000 });
     return { says: await page.textContent("output") };
   };
+  const prepare = async (page) => route && (await page.route(/\.wasm$/, route));
+  return (await visit([["/node_modules/", join(dir, "node_modules")], ["/", dir]], "/", read, { prepare, consoleErrors: false })).says;
+}
+
+const WASM_URL = "http:\\/\\/127\\.0\\.0\\.1:\\d+\\/node_modules\\/context-compactor\\/context_compactor_bg\\.wasm";
+
+test("what loads in the .wasm's place is not_initialized naming the URL, never a CompileError or a TypeError", async () => {
+  install();
   // What Vite 6's dev server answered for a .wasm it did not have: its index page, 200 text/html.
-  const prepare = (page) => page.route(/\.wasm$/, (route) => route.fulfill({ status: 200, contentType: "text/html", body: html }));
-  const { says } = await visit([["/node_modules/", join(dir, "node_modules")], ["/", dir]], "/", read, { prepare, consoleErrors: false });
-  assert.match(says, /^not_initialized: context-compactor could not be initialised: http:\/\/127\.0\.0\.1:\d+\/node_modules\/context-compactor\/context_compactor_bg\.wasm answered text\/html, not WebAssembly\. /);
+  const html = readmePage();
+  const page = await readmePageSays((route) => route.fulfill({ status: 200, contentType: "text/html", body: html }));
+  assert.match(page, new RegExp(`^not_initialized: context-compactor could not be initialised: ${WASM_URL} answered text/html, not WebAssembly\\. `));
+  // Served as application/wasm (streamed), but another module: one with no import of ours.
+  const other = Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+  const streamed = await readmePageSays((route) => route.fulfill({ status: 200, contentType: "application/wasm", body: Buffer.concat([other, Buffer.from([1])]) }));
+  assert.match(streamed, new RegExp(`^not_initialized: context-compactor could not be initialised: ${WASM_URL} is not this version's WebAssembly \\(`));
+  // The network: the request fails.
+  const aborted = await readmePageSays((route) => route.abort());
+  assert.match(aborted, new RegExp(`^not_initialized: context-compactor could not be initialised: ${WASM_URL} could not be fetched \\(`));
+  // Bytes handed to init() that are not WebAssembly.
+  const given = await readmePageSays(null, html.replace("await init();", "await init({ module_or_path: new TextEncoder().encode(\"<!doctype html>\") });"));
+  assert.match(given, /^not_initialized: context-compactor could not be initialised: what init\(\) was given is not this version's WebAssembly \(/);
 });
 
 test("the web entry pre-bundled into Vite's .vite/deps takes the package's own .wasm, and says to exclude it when there is none", async () => {
