@@ -2,11 +2,20 @@
 // localStorage is not in it), and the request to keep it from eviction. Where the browser has
 // no `navigator.storage` (an insecure context), nothing is known and nothing is granted.
 
-/** `{ usage, quota, persisted }` in bytes; zeros and `false` where unknown. */
+/** How long the browser may take to answer; an answer that never comes is none. */
+const ANSWER_MS = 2000;
+
+/** What `answer` resolves to, or `none` after ANSWER_MS. */
+function inTime(answer, none) {
+  return Promise.race([answer, new Promise((resolve) => setTimeout(resolve, ANSWER_MS, none))]);
+}
+
+/** `{ usage, quota, persisted }` in bytes; zeros and `false` where unknown or not answered in
+ * time. */
 export async function storageEstimate() {
   const storage = globalThis.navigator?.storage;
-  const { usage = 0, quota = 0 } = storage?.estimate ? await storage.estimate() : {};
-  const persisted = storage?.persisted ? await storage.persisted() : false;
+  const { usage = 0, quota = 0 } = storage?.estimate ? await inTime(storage.estimate(), {}) : {};
+  const persisted = storage?.persisted ? await inTime(storage.persisted(), false) : false;
   return { usage, quota, persisted };
 }
 

@@ -14,6 +14,10 @@
  * (its writes, if any, have arrived by then). */
 const CATCH_UP_MS = 2000;
 const POLL_MS = 4;
+/** How long an open of the version database, or one of its transactions, may take. Behind
+ * another tab's deletion or upgrade of the database an open waits for as long as the tab that
+ * blocks it lives; after this the lock goes on without the version, as without IndexedDB. */
+const DATABASE_MS = 2000;
 const DATABASE = "context-compactor";
 const VERSIONS = "store_versions";
 
@@ -24,48 +28,81 @@ const held = new Map();
  * version is still that one, no other tab has written since, and this tab's copy of
  * localStorage is its own (even after it cleared it or restored a snapshot): no wait. */
 const lastOwn = new Map();
+/** The open connection to the version database (a promise of it, `null` without one). */
 let database = null;
 
+/** Forgets `opened` when it is the connection in use: the next hold opens a new one. */
+function forget(opened) {
+  if (database === opened) database = null;
+}
+
+/** What `work(resolve)` resolves to, or `null` after DATABASE_MS; a throw is a rejection. */
+function inTime(work) {
+  return new Promise((resolve) => {
+    setTimeout(resolve, DATABASE_MS, null);
+    work(resolve);
+  });
+}
+
 function openDatabase() {
-  if (!database) {
-    database = new Promise((resolve) => {
-      let request;
-      try {
-        request = globalThis.indexedDB.open(DATABASE, 1);
-      } catch {
+  if (database) return database;
+  const opened = inTime((resolve) => {
+    const request = globalThis.indexedDB.open(DATABASE, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(VERSIONS);
+    request.onsuccess = () => {
+      const db = request.result;
+      // Another tab deleting or upgrading the database: let it, and open again next time
+      // (held open, it would block that tab, and every tab opened after, for good).
+      db.onversionchange = db.onclose = () => {
+        db.close();
+        forget(opened);
+      };
+      // A database of that name that other code made without the store is none.
+      if (db.objectStoreNames.contains(VERSIONS)) resolve(db);
+      else {
         resolve(null);
-        return;
+        db.onclose();
       }
-      request.onupgradeneeded = () => request.result.createObjectStore(VERSIONS);
-      request.onsuccess = () => resolve(request.result);
-      // Without IndexedDB (disabled storage) the lock still serialises the writers.
-      request.onerror = () => resolve(null);
-      request.onblocked = () => resolve(null);
+    };
+    request.onerror = () => resolve(null);
+  })
+    // Without IndexedDB (disabled storage) the lock still serialises the writers.
+    .catch(() => null)
+    .then((db) => {
+      if (!db) forget(opened);
+      return db;
     });
-  }
-  return database;
+  database = opened;
+  return opened;
 }
 
 /** Raises the lock's recorded version by one and returns the previous one (`null` without
- * IndexedDB). The transaction is complete before it resolves. */
+ * IndexedDB, or when it did not answer in time). The transaction is complete before it
+ * resolves. */
 async function nextVersion(name, seen) {
-  const db = await openDatabase();
-  if (!db) return null;
-  return new Promise((resolve) => {
-    let previous = 0;
-    // "relaxed": the number only has to be seen by the other tabs, not survive a power cut
-    // (measured in a disk-backed Chromium profile: 1.1 ms a hold against 1.2-1.3 by default).
-    const tx = db.transaction(VERSIONS, "readwrite", { durability: "relaxed" });
-    const store = tx.objectStore(VERSIONS);
-    const read = store.get(name);
-    read.onsuccess = () => {
-      previous = Number(read.result) || 0;
-      store.put(Math.max(previous, seen) + 1, name);
-    };
-    tx.oncomplete = () => resolve(previous);
-    tx.onerror = () => resolve(null);
-    tx.onabort = () => resolve(null);
-  });
+  const opened = openDatabase();
+  const db = await opened;
+  return (
+    db &&
+    inTime((resolve) => {
+      let previous = 0;
+      // "relaxed": the number only has to be seen by the other tabs, not survive a power cut
+      // (measured in a disk-backed Chromium profile: 1.1 ms a hold against 1.2-1.3 by default).
+      const tx = db.transaction(VERSIONS, "readwrite", { durability: "relaxed" });
+      const store = tx.objectStore(VERSIONS);
+      const read = store.get(name);
+      read.onsuccess = () => {
+        previous = Number(read.result) || 0;
+        store.put(Math.max(previous, seen) + 1, name);
+      };
+      tx.oncomplete = () => resolve(previous);
+      tx.onerror = tx.onabort = () => resolve(null);
+    }).catch(() => {
+      // The connection closed under it (another tab's version change): open again next time.
+      forget(opened);
+      return null;
+    })
+  );
 }
 
 function storedVersion(key) {

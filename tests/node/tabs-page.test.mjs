@@ -1,0 +1,126 @@
+// Tabs that a hostile tester lines up (#66), in Chromium with real tabs of one origin: a tab
+// that used the store lock never blocks another tab's deletion of the lock database (an app's
+// "reset" button, a storage library's clear-all), and a tab opened after that deletion can lock
+// and compact; the lock database made by other code without its store is not an error.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch } from "./browser.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+/** A tab of the package's origin with the package initialised and a LogStore on `window.logs`. */
+async function tab(context) {
+  const page = await context.newPage();
+  await page.goto(`${env.baseUrl}pkg/package.json`);
+  await page.evaluate(async () => {
+    const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    await init();
+    window.logs = new LogStore({ prefix: "tabs_" });
+    window.Compactor = Compactor;
+  });
+  return page;
+}
+
+/** What `work` (evaluated in `page`) resolves to within `ms`, else "pending". */
+function within(page, ms, work) {
+  return page.evaluate(
+    ({ ms, work }) => Promise.race([(0, eval)(work)(), new Promise((resolve) => setTimeout(() => resolve("pending"), ms))]),
+    { ms, work },
+  );
+}
+
+test("a tab that used the lock lets another delete the lock database, and a tab opened after locks and compacts", async () => {
+  const context = await env.browser.newContext();
+  try {
+    const a = await tab(context);
+    assert.equal(await a.evaluate(() => window.logs.withLock(() => 1)), 1, "tab A holds and releases the lock once");
+    // Tab B deletes the database tab A has open.
+    const b = await context.newPage();
+    await b.goto(`${env.baseUrl}pkg/package.json`);
+    const deletion = await within(b, 5000, `() => new Promise((resolve) => {
+      const request = indexedDB.deleteDatabase("context-compactor");
+      const events = [];
+      request.onblocked = () => events.push("blocked");
+      request.onsuccess = () => resolve([...events, "deleted"].join(" "));
+      request.onerror = () => resolve("error");
+    })`);
+    assert.equal(deletion, "deleted", "the deletion went through without being blocked");
+    // Tab C, opened after, locks and compacts; tab A still does.
+    const c = await tab(context);
+    const compacted = await within(c, 10_000, `async () => {
+      const logs = window.logs;
+      logs.clear();
+      for (let n = 1; n <= 4; n++) {
+        logs.startIteration();
+        logs.appendReasoning("Step " + n + ": counted the rows of shard_" + n + ".csv and compared them with the report.");
+        logs.appendExecution({ success: true, code: "return count('shard_" + n + ".csv');", result: { rows: 1000 * n } });
+        logs.finishIteration();
+      }
+      const result = await new window.Compactor(logs, { provider: { type: "offline" } }).compact({ trigger: "context_limit_error" });
+      return (await logs.withLock(() => "locked")) + " " + result.rung;
+    }`);
+    assert.equal(compacted, "locked summarize");
+    assert.equal(await within(a, 5000, "() => window.logs.withLock(() => 'again')"), "again");
+  } finally {
+    await context.close();
+  }
+});
+
+test("a lock database that other code made without the lock's store is used as none, not an error", async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    await page.evaluate(() => new Promise((resolve) => {
+      const request = indexedDB.open("context-compactor", 1);
+      request.onupgradeneeded = () => request.result.createObjectStore("something_else");
+      request.onsuccess = () => {
+        request.result.close();
+        resolve();
+      };
+    }));
+    const other = await tab(context);
+    assert.equal(await within(other, 5000, "() => window.logs.withLock(() => 'locked')"), "locked");
+  } finally {
+    await context.close();
+  }
+});
+
+test("a storage estimate that never settles does not hang a compaction, and the page compacts again", async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    // A browser whose estimate never answers (seen by the hostile tester).
+    await page.evaluate(() => {
+      navigator.storage.estimate = () => new Promise(() => {});
+    });
+    await page.evaluate(async () => {
+      const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
+      await init();
+      window.logs = new LogStore({ prefix: "estimate_" });
+      window.Compactor = Compactor;
+    });
+    const session = `async () => {
+      const logs = window.logs;
+      for (let n = 1; n <= 4; n++) {
+        logs.startIteration();
+        logs.appendReasoning("Step " + n + ": counted the rows of shard_" + n + ".csv and compared them with the report.");
+        logs.appendExecution({ success: true, code: "return count('shard_" + n + ".csv');", result: { rows: 1000 * n } });
+        logs.finishIteration();
+      }
+      const result = await new window.Compactor(logs, { provider: { type: "offline" } }).compact({ trigger: "context_limit_error" });
+      return result.rung;
+    }`;
+    assert.equal(await within(page, 15_000, session), "summarize");
+    assert.equal(await within(page, 15_000, session), "summarize", "the page compacts again");
+  } finally {
+    await context.close();
+  }
+});
