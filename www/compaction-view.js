@@ -218,7 +218,8 @@ export async function compact(trigger = "user") {
     showFailure(err);
     if (trigger === "auto") {
       const [title, hint] = explain(err);
-      settleAuto(dialog, `Automatic compaction failed: ${title}. ${hint} Auto is paused; the logs are unchanged.`, "error");
+      const logs = err?.archiveKey ? "the clearing stands" : "the logs are unchanged";
+      settleAuto(dialog, `Automatic compaction failed: ${title}. ${hint} Auto is paused; ${logs}.`, "error");
     }
     return false;
   } finally {

@@ -52,8 +52,19 @@ export function showMessage(text, kind = "info") {
   box.hidden = false;
 }
 
-/** What a person should read for each error code: a title and a hint. */
+/** What a person should read for an error: a title and a hint, and, when the summary failed
+ * after the clearing of the same compaction had written, that the clearing stands. */
 export function explain(err) {
+  const [title, hint] = explainCode(err);
+  if (!err?.archiveKey) return [title, hint];
+  const bodies = err.cleared?.length ?? 0;
+  const stands = `The clearing that ran first stands: ${bodies} bulky ${bodies === 1 ? "body is" : "bodies are"} in archive ${err.archiveKey} (Rollback in Archives undoes it).`;
+  if (err.code === "aborted") return ["Cancelled after the clearing, before a summary", stands];
+  return [title, `${hint} ${stands}`.trim()];
+}
+
+/** What a person should read for each error code: a title and a hint. */
+function explainCode(err) {
   // The error carries the HTTP status as a field; its message is for people, not for parsing.
   const status = typeof err?.status === "number" ? err.status : 0;
   switch (err?.code) {

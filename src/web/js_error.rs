@@ -5,6 +5,7 @@ use wasm_bindgen::JsCast;
 
 use crate::core::error::redact::redact;
 use crate::core::error::{CompactionError, ErrorCode, StorageError};
+use crate::core::json::write::to_json;
 
 /// An error on its way to JavaScript: a stable code, a message for people, an optional key.
 #[derive(Debug, Clone)]
@@ -16,6 +17,9 @@ pub struct ContextCompactorError {
     retryable: Option<bool>,
     retry_after_ms: Option<u32>,
     model: Option<String>,
+    /// The clearing that stands after a later rung failed: its archive key and its cleared
+    /// bodies as JSON text.
+    clearing: Option<(String, String)>,
 }
 
 impl ContextCompactorError {
@@ -29,6 +33,7 @@ impl ContextCompactorError {
             retryable: None,
             retry_after_ms: None,
             model: None,
+            clearing: None,
         }
     }
 
@@ -105,6 +110,9 @@ impl From<CompactionError> for ContextCompactorError {
             status: provider.and_then(|p| p.status()),
             retry_after_ms: provider.and_then(|p| p.retry_after_ms()),
             retryable: err.retryable(),
+            clearing: err
+                .clearing_stood()
+                .map(|stood| (stood.archive_key.clone(), to_json(&stood.cleared))),
             ..Self::new(err.code(), err.to_string())
         }
     }
@@ -139,6 +147,13 @@ impl From<ContextCompactorError> for JsValue {
         }
         if let Some(model) = err.model {
             set("model", model.into());
+        }
+        if let Some((key, cleared)) = err.clearing {
+            set("archiveKey", key.into());
+            set(
+                "cleared",
+                js_sys::JSON::parse(&cleared).unwrap_or(JsValue::NULL),
+            );
         }
         error.into()
     }

@@ -562,6 +562,10 @@ export declare class ContextCompactorError extends Error {
   retryAfterMs?: number;
   /** The model whose call failed. */
   model?: string;
+  /** Set when the summary rung failed (or was cancelled) after the clearing rung of the same compaction had written: the clearing stands, under this archive key (`rollback(archiveKey)` undoes it). Without it, the logs are exactly as before the call. */
+  archiveKey?: string;
+  /** The bodies the clearing that stands moved to `archiveKey`, as `CompactionResult.cleared` lists them. */
+  cleared?: ClearedBody[];
   /** Whether `value` is an error of this package, also one from another copy of it (two bundles, an iframe). */
   static isInstance(value: unknown): value is ContextCompactorError;
 }

@@ -9,7 +9,7 @@ mod common;
 
 use common::census::{assert_nothing_lost, census};
 use common::*;
-use context_compactor::core::error::CompactionError;
+use context_compactor::core::error::{CompactionError, ErrorCode};
 use context_compactor::core::json::read::FromJson;
 use context_compactor::core::model::clearing::{Clearing, ClearingRules, Rung};
 use context_compactor::core::model::fallback::FallbackPolicy;
@@ -423,11 +423,7 @@ fn a_summary_that_fails_after_a_clearing_leaves_the_clearing_in_place_and_undoab
         ..at_ninety_percent(tokens, Clearing::On(rules))
     };
     let rig = Rig::with(memory, answers, settings);
-    let failed = compact(&rig, Trigger::Auto, None);
-    assert!(
-        matches!(failed, Err(CompactionError::Provider(_))),
-        "{failed:?}"
-    );
+    let failed = compact(&rig, Trigger::Auto, None).unwrap_err();
     assert_eq!(
         execution_text(&rig).matches(MARK).count(),
         2,
@@ -437,6 +433,25 @@ fn a_summary_that_fails_after_a_clearing_leaves_the_clearing_in_place_and_undoab
     assert_eq!(
         (listed.len(), listed[0].rung, listed[0].restorable),
         (1, Rung::Clear, true)
+    );
+    // The error is the summary's, and it says the clearing stands (it said nothing before).
+    assert_eq!(failed.code(), ErrorCode::LlmHttp);
+    assert!(matches!(failed.cause(), CompactionError::Provider(_)));
+    let stood = failed.clearing_stood().expect("the clearing is named");
+    assert_eq!(stood.archive_key, listed[0].key);
+    // Two results and two tool bodies, as a successful clearing of these logs lists them.
+    assert_eq!(stood.cleared.len(), 4);
+    let message = failed.to_string();
+    assert!(
+        message.contains("the clearing that ran first stands: 4 bodies")
+            && message.contains(&format!("rollback(\"{}\")", listed[0].key)),
+        "{message}"
+    );
+    let metrics = rig.compactor.metrics().unwrap();
+    assert_eq!(
+        (metrics.clearings, metrics.failed_compactions),
+        (1, 1),
+        "the clearing and the failed summary are both counted"
     );
     run_ready(rig.compactor.rollback(&listed[0].key))
         .unwrap()
@@ -509,4 +524,73 @@ fn rehydrate_brings_back_a_cleared_body_a_message_names_by_its_entrys_id() {
         "{:.300}",
         found.text
     );
+}
+
+/// A compaction the loop asks for that clears, then summarises, with `cancel` tripped as
+/// `phase` begins.
+fn cancelled_as(
+    phase: Phase,
+) -> (
+    Rig,
+    Vec<(String, String)>,
+    Result<CompactionResultBox, CompactionError>,
+) {
+    let (memory, tokens) = bulky(8);
+    let rules = ClearingRules {
+        keep_iterations: 6,
+        ..ClearingRules::default()
+    };
+    let answers = vec![Answer::Text(valid_summary("Every report was read."))];
+    let rig = Rig::with(
+        memory,
+        answers,
+        at_ninety_percent(tokens, Clearing::On(rules)),
+    );
+    let before = rig.dump();
+    let cancel = Cancel::default();
+    rig.events.cancel_as(phase, cancel.clone());
+    let outcome = run_ready(rig.compactor.compact_until(Trigger::Auto, cancel))
+        .expect("nothing waits in memory")
+        .map(Box::new);
+    (rig, before, outcome)
+}
+
+#[test]
+fn a_cancel_as_the_clearing_begins_stops_it_and_the_logs_are_unchanged() {
+    let (rig, before, outcome) = cancelled_as(Phase::Clearing);
+    assert_eq!(outcome.unwrap_err(), CompactionError::Aborted);
+    assert_eq!(rig.dump(), before, "nothing was written");
+    assert!(!holds_an_archive(&rig.memory));
+    assert_eq!(rig.compactor.metrics().unwrap().clearings, 0);
+}
+
+#[test]
+fn a_cancel_after_the_clearing_stood_says_so_and_the_clearing_is_counted() {
+    for phase in [Phase::BuildingPrompt, Phase::Compacting, Phase::Validating] {
+        let (rig, _, outcome) = cancelled_as(phase);
+        let err = outcome.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Aborted, "{phase:?}");
+        let stood = err.clearing_stood().expect("the clearing is named");
+        let listed = archives_now(&rig.compactor).with(|a| a.list()).unwrap();
+        assert_eq!(
+            (listed.len(), listed[0].rung, listed[0].key.as_str()),
+            (1, Rung::Clear, stood.archive_key.as_str()),
+            "{phase:?}"
+        );
+        assert_eq!(stood.cleared.len(), 4, "{phase:?}");
+        assert_eq!(execution_text(&rig).matches(MARK).count(), 2, "{phase:?}");
+        let message = err.to_string();
+        // It said "cancelled before anything was written; the logs are unchanged" before.
+        assert!(!message.contains("unchanged"), "{phase:?}: {message}");
+        assert!(
+            message.starts_with("The compaction was cancelled after its clearing, before a summary (the clearing that ran first stands: "),
+            "{phase:?}: {message}"
+        );
+        let metrics = rig.compactor.metrics().unwrap();
+        assert_eq!(
+            (metrics.clearings, metrics.failed_compactions),
+            (1, 0),
+            "{phase:?}"
+        );
+    }
 }

@@ -6,6 +6,7 @@ pub mod redact;
 use crate::core::json::record::json_names;
 use std::fmt;
 
+use crate::core::model::clearing::ClearedBody;
 use crate::core::model::reasons::{BusyReason, Refusal, RetryReason};
 use crate::core::model::token_usage::TokenUsage;
 
@@ -156,7 +157,8 @@ impl fmt::Display for StorageError {
 
 impl std::error::Error for StorageError {}
 
-/// Why a compaction or rollback stopped. Whatever the variant, the logs are as before.
+/// Why a compaction or rollback stopped. Whatever the variant, the logs are as before, but
+/// for [`CompactionError::AfterClearing`], whose clearing stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompactionError {
     /// The rules (or the archive asked for) do not allow it.
@@ -180,12 +182,41 @@ pub enum CompactionError {
         /// The archive's storage key.
         key: String,
     },
+    /// The summary rung failed (or was cancelled) after the clearing rung of the same
+    /// compaction had written: the clearing stands, its archive listed and its placeholders in
+    /// the logs; the error is the summary's.
+    AfterClearing(Box<CompactionError>, ClearingStood),
+}
+
+/// What the clearing rung of a compaction had written when a later rung of it failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearingStood {
+    /// The clearing's archive, which `rollback` undoes.
+    pub archive_key: String,
+    /// The bodies it moved there.
+    pub cleared: Vec<ClearedBody>,
 }
 
 impl CompactionError {
+    /// The error itself: the summary's failure of an [`CompactionError::AfterClearing`].
+    pub fn cause(&self) -> &CompactionError {
+        match self {
+            CompactionError::AfterClearing(error, _) => error.cause(),
+            other => other,
+        }
+    }
+
+    /// The clearing that stands, when a later rung of the same compaction failed.
+    pub fn clearing_stood(&self) -> Option<&ClearingStood> {
+        match self {
+            CompactionError::AfterClearing(_, stood) => Some(stood),
+            _ => None,
+        }
+    }
+
     /// The code reported to JavaScript.
     pub fn code(&self) -> ErrorCode {
-        match self {
+        match self.cause() {
             CompactionError::NotAllowed(_) => ErrorCode::NotAllowed,
             CompactionError::Busy(_) => ErrorCode::Busy,
             CompactionError::Provider(err) => err.code(),
@@ -195,12 +226,13 @@ impl CompactionError {
             CompactionError::Storage(err) => err.code(),
             CompactionError::Aborted => ErrorCode::Aborted,
             CompactionError::ArchiveMissing { .. } => ErrorCode::ArchiveMissing,
+            CompactionError::AfterClearing(..) => ErrorCode::Aborted,
         }
     }
 
     /// The storage key concerned, for storage errors and missing archives.
     pub fn key(&self) -> Option<&str> {
-        match self {
+        match self.cause() {
             CompactionError::Storage(err) => err.key(),
             CompactionError::ArchiveMissing { key } => Some(key),
             _ => None,
@@ -209,19 +241,21 @@ impl CompactionError {
 
     /// Whether trying again later can succeed, where that is known.
     pub fn retryable(&self) -> Option<bool> {
-        match self {
+        match self.cause() {
             CompactionError::Provider(err) => Some(err.is_retryable()),
             CompactionError::InvalidSummary(_) | CompactionError::Busy(_) => Some(true),
             CompactionError::NotAllowed(_)
             | CompactionError::SameInvalidSummary(_)
             | CompactionError::ArchiveMissing { .. } => Some(false),
-            CompactionError::Storage(_) | CompactionError::Aborted => None,
+            CompactionError::Storage(_)
+            | CompactionError::Aborted
+            | CompactionError::AfterClearing(..) => None,
         }
     }
 
     /// The provider failure behind this error, if it is one.
     pub fn provider(&self) -> Option<&ProviderError> {
-        match self {
+        match self.cause() {
             CompactionError::Provider(err) => Some(err),
             _ => None,
         }
@@ -255,6 +289,22 @@ impl fmt::Display for CompactionError {
                 "The archive \"{key}\" is no longer stored (deleted, expired, or evicted by the \
                  browser): its originals cannot be read back; the summary that replaced them stays."
             ),
+            CompactionError::AfterClearing(error, stood) => {
+                match error.cause() {
+                    CompactionError::Aborted => write!(
+                        f,
+                        "The compaction was cancelled after its clearing, before a summary"
+                    )?,
+                    cause => write!(f, "{cause}")?,
+                }
+                let key = &stood.archive_key;
+                write!(
+                    f,
+                    " (the clearing that ran first stands: {} bodies moved to the archive \
+                     \"{key}\"; rollback(\"{key}\") puts them back).",
+                    stood.cleared.len()
+                )
+            }
         }
     }
 }

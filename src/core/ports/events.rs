@@ -281,6 +281,8 @@ impl Reporter {
 #[derive(Debug, Default, Clone)]
 pub struct RecordingSink {
     events: std::rc::Rc<std::cell::RefCell<Vec<CompactionEvent>>>,
+    /// A cancel tripped as a phase begins (see [`RecordingSink::cancel_as`]).
+    cancel_as: std::rc::Rc<std::cell::RefCell<Option<(Phase, crate::core::ports::cancel::Cancel)>>>,
 }
 
 #[cfg(any(test, feature = "testing"))]
@@ -303,11 +305,24 @@ impl RecordingSink {
     pub fn clear(&self) {
         self.events.borrow_mut().clear();
     }
+
+    /// Trips `cancel` as `phase` begins, as an app's listener of `compaction_phase_change`
+    /// that calls `abort()` would.
+    pub fn cancel_as(&self, phase: Phase, cancel: crate::core::ports::cancel::Cancel) {
+        self.cancel_as.replace(Some((phase, cancel)));
+    }
 }
 
 #[cfg(any(test, feature = "testing"))]
 impl EventSink for RecordingSink {
     fn emit(&self, event: &CompactionEvent) {
         self.events.borrow_mut().push(event.clone());
+        if let (CompactionEvent::PhaseChange { phase, .. }, Some((at, cancel))) =
+            (event, &*self.cancel_as.borrow())
+        {
+            if phase == at {
+                cancel.cancel();
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@
 use crate::core::error::StorageError;
 use crate::core::json::read::RawJson;
 use crate::core::json::record::json_record;
-use crate::core::model::clearing::Rung;
+use crate::core::model::clearing::{ClearedBody, Rung};
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::token_usage::TokenUsage;
 use crate::core::ports::clock::Clock;
@@ -147,11 +147,7 @@ impl CompactionMetrics {
             at,
         );
         self.record_usage(result.usage);
-        if !result.cleared.is_empty() {
-            self.clearings = self.clearings.saturating_add(1);
-            let cleared = result.cleared.iter().map(|body| body.tokens);
-            self.tokens_cleared = self.tokens_cleared.saturating_add(cleared.sum());
-        }
+        self.record_clearing(&result.cleared);
         match result.rung {
             Rung::Clear => self.calls_saved = self.calls_saved.saturating_add(1),
             Rung::Fallback => self.fallbacks = self.fallbacks.saturating_add(1),
@@ -172,6 +168,16 @@ impl CompactionMetrics {
             .total_unverified_lines
             .saturating_add(cost.unverified_lines);
         self.last_compaction = Some(cost);
+    }
+
+    /// Adds the clearing that moved `cleared` to its archive, if it moved any: that of a
+    /// successful compaction, or one that stands after a later rung failed.
+    pub(crate) fn record_clearing(&mut self, cleared: &[ClearedBody]) {
+        if !cleared.is_empty() {
+            self.clearings = self.clearings.saturating_add(1);
+            let tokens = cleared.iter().map(|body| body.tokens);
+            self.tokens_cleared = self.tokens_cleared.saturating_add(tokens.sum());
+        }
     }
 
     /// Adds one failed compaction.

@@ -46,10 +46,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     ) -> Result<Option<CompactionResult>, CompactionError> {
         lock.taken_again(self.shelf.hold().await?);
         run.working_since_ms = self.now();
-        // The last moment a cancellation is honoured: once archived, the rung completes.
-        if run.cancel.is_cancelled() {
-            return Err(CompactionError::Aborted);
-        }
+        // The last moments a cancellation is honoured (here, and as the rung's writing phase
+        // begins, for a listener of it): once archived, the rung completes.
+        let honour_cancel = |run: &Run| match run.cancel.is_cancelled() {
+            true => Err(CompactionError::Aborted),
+            false => Ok(()),
+        };
+        honour_cancel(run)?;
         let (key, timestamp) = self.shelf.next_key()?;
         let lifetime_ms = self.settings.archive_lifetime_ms();
         let metadata = ArchiveMetadata {
@@ -59,6 +62,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let ready = match rewrite {
             Rewrite::Summary(prepared, written) => {
                 self.advance(run, Phase::Archiving, None);
+                honour_cancel(run)?;
                 let (selection, ledger) = (&prepared.selection, &prepared.ledger);
                 let archive = Archive::of(
                     selection,
@@ -77,6 +81,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                     return Ok(None);
                 }
                 self.advance(run, Phase::Clearing, None);
+                honour_cancel(run)?;
                 let logs = &observed.read.parsed;
                 let archive = Archive::cleared(
                     logs,

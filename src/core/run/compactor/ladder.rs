@@ -11,7 +11,7 @@ use super::ending::Rewrite;
 use super::run::Run;
 use super::run_lock::RunLock;
 use super::Compactor;
-use crate::core::error::CompactionError;
+use crate::core::error::{ClearingStood, CompactionError};
 use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::phase::Phase;
@@ -158,11 +158,21 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     fn fail(&self, run: &Run, err: &CompactionError) {
         let stopped_in = self.events.phase();
-        let refused = matches!(err, CompactionError::NotAllowed(_));
-        if !refused && !matches!(err, CompactionError::Aborted) {
+        let refused = matches!(err.cause(), CompactionError::NotAllowed(_));
+        let failed = !refused && !matches!(err.cause(), CompactionError::Aborted);
+        // A clearing that stands is counted, whatever stopped the summary after it.
+        let stood = err.clearing_stood();
+        if failed || stood.is_some() {
             let (code, at) = (err.code().as_str(), iso_timestamp(self.now()));
             let (count, usage) = (run.attempts.count, run.attempts.usage);
-            self.record(|m| m.record_failure(code, count, usage, at));
+            self.record(|m| {
+                if let Some(stood) = stood {
+                    m.record_clearing(&stood.cleared);
+                }
+                if failed {
+                    m.record_failure(code, count, usage, at);
+                }
+            });
         }
         if !refused {
             self.shelf.page().set_frozen(false);
@@ -196,14 +206,17 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             Ladder::Done(result) => return Ok(self.finish(run, result)),
             Ladder::Summarise(observed, cleared) => (observed, cleared),
         };
-        let prepared = self.prepare(run, &observed).await?;
+        // A failure from here on says that the clearing stands, if one ran.
+        let stood = |err| after_clearing(err, cleared.as_deref());
+        let prepared = self.prepare(run, &observed).await.map_err(stood)?;
         let written = match self.summarise(run, &prepared).await {
             Ok(written) => written,
-            Err(failure) => self.fall_back(run, &prepared, failure)?,
+            Err(failure) => self.fall_back(run, &prepared, failure).map_err(stood)?,
         };
         let rewrite = Rewrite::Summary(&prepared, &written);
-        let result = self.end(run, lock, &observed, rewrite).await?;
-        let result = result.ok_or(CompactionError::NotAllowed(Refusal::NothingToCompact))?;
+        let result = self.end(run, lock, &observed, rewrite).await;
+        let result = result.and_then(|result| result.ok_or(NOTHING_TO_COMPACT));
+        let result = result.map_err(stood)?;
         let result = match cleared {
             Some(clearing) => result.after(*clearing),
             None => result,
@@ -302,5 +315,25 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             result: Box::new(result.clone()),
         });
         result
+    }
+}
+
+/// A summary that finds nothing left to compact.
+const NOTHING_TO_COMPACT: CompactionError = CompactionError::NotAllowed(Refusal::NothingToCompact);
+
+/// `err`, the summary rung's, after the clearing `cleared` of the same compaction, if one
+/// ran: the error saying that the clearing stands (a cancel included, which came too late for
+/// it).
+#[inline(never)]
+fn after_clearing(err: CompactionError, cleared: Option<&CompactionResult>) -> CompactionError {
+    match cleared {
+        Some(clearing) => {
+            let stood = ClearingStood {
+                archive_key: clearing.archive_key.clone(),
+                cleared: clearing.cleared.clone(),
+            };
+            CompactionError::AfterClearing(Box::new(err), stood)
+        }
+        None => err,
     }
 }

@@ -1,7 +1,9 @@
-// Tabs that a hostile tester lines up (#66), in Chromium with real tabs of one origin: a tab
-// that used the store lock never blocks another tab's deletion of the lock database (an app's
-// "reset" button, a storage library's clear-all), and a tab opened after that deletion can lock
-// and compact; the lock database made by other code without its store is not an error.
+// What a hostile tester found (#66), in Chromium with real tabs of one origin: a tab that used
+// the store lock never blocks another tab's deletion of the lock database (an app's "reset"
+// button, a storage library's clear-all), and a tab opened after that deletion can lock and
+// compact; the lock database made by other code without its store is not an error; a storage
+// estimate that never settles does not hang a compaction; a compaction whose summary fails
+// after its clearing stood says so on the error it rejects with.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch } from "./browser.mjs";
@@ -124,3 +126,62 @@ test("a storage estimate that never settles does not hang a compaction, and the 
     await context.close();
   }
 });
+
+test("a summary that fails after the clearing stood rejects with the clearing's archiveKey and cleared, and says so", async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    const outcome = await page.evaluate(async () => {
+      const { default: init, LogStore, Compactor, ContextCompactorError } = await import("/pkg/context_compactor.js");
+      await init();
+      const logs = new LogStore({ prefix: "stood_" });
+      for (let n = 1; n <= 8; n++) {
+        logs.startIteration();
+        logs.appendReasoning(`Iteration ${n}: read the regional report ${n} and its table.`);
+        const table = Array.from({ length: 120 }, (_, r) => `| region_${n}_${r} | ${(n * 131 + r * 17) % 997} | ok |`).join("\n");
+        logs.appendExecution({ success: true, code: `return readReport(${n});`, result: table });
+        logs.finishIteration();
+      }
+      logs.startIteration();
+      const failing = { type: "custom", generate: async () => { throw Object.assign(new Error("overloaded"), { status: 503 }); } };
+      const measure = new Compactor(logs, { provider: failing, contextWindowTokens: 1_000_000 });
+      const tokens = Math.round(measure.contextUsage() * 1_000_000);
+      measure.free();
+      const compactor = new Compactor(logs, {
+        provider: failing,
+        contextWindowTokens: Math.round((tokens * 10) / 9),
+        clearing: { keepIterations: 6 },
+        recommendedUsage: 0.3,
+        fallback: false,
+        retryDelayMs: 0,
+      });
+      try {
+        const result = await compactor.compact({ trigger: "auto" });
+        return { resolved: true, rung: result.rung, before: result.contextUsageBefore, after: result.contextUsageAfter, tokens };
+      } catch (err) {
+        const archives = await compactor.archives();
+        return {
+          isInstance: ContextCompactorError.isInstance(err),
+          code: err.code,
+          status: err.status,
+          archiveKey: err.archiveKey,
+          cleared: err.cleared,
+          message: err.message,
+          listed: archives.map((a) => a.key),
+          clearings: compactor.metrics().clearings,
+        };
+      }
+    });
+    assert.equal(outcome.isInstance, true, JSON.stringify(outcome));
+    assert.equal(outcome.code, "llm_http");
+    assert.equal(outcome.status, 503);
+    assert.deepEqual(outcome.listed, [outcome.archiveKey], "the error names the clearing's archive, the one listed");
+    assert.ok(outcome.cleared.length > 0 && outcome.cleared.every((body) => body.iteration <= 3 && body.entryId.startsWith("exec_") && body.tokens > 0), JSON.stringify(outcome.cleared));
+    assert.match(outcome.message, /\(the clearing that ran first stands: \d+ bodies moved to the archive "stood_archived_logs_\d+"; rollback\("stood_archived_logs_\d+"\) puts them back\)\.$/);
+    assert.equal(outcome.clearings, 1);
+  } finally {
+    await context.close();
+  }
+});
+
