@@ -317,6 +317,8 @@ export interface Rehydrated {
   text: string;
   /** The estimated tokens of `text`, at most `budgetTokens`. */
   tokens: number;
+  /** The iterations referred to whose originals did not fit in `budgetTokens` (with what is already in `text`), newest first, with their tokens: `recall(iteration)` or a larger budget brings them. */
+  tooLarge: { iteration: number; tokens: number }[];
 }
 
 /** Options of `recallTool()`. */

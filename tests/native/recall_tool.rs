@@ -203,6 +203,53 @@ fn a_gone_archive_a_live_iteration_and_wrong_arguments_are_answered_with_a_sente
     );
 }
 
+#[test]
+fn a_damaged_archive_is_named_and_left_out_and_the_search_goes_on_over_the_others() {
+    let answers = ["the totals per region", "the totals per region, again"];
+    let rig = Rig::with(
+        MemoryStore::new(),
+        answers.map(|body| Answer::Text(valid_summary(body))).into(),
+        small_window(),
+    );
+    let mut keys = Vec::new();
+    let mut second = None;
+    for (iterations, seed) in [(12, 42), (8, 43)] {
+        grow_session(&rig.logs, &rig.clock, iterations, seed);
+        let result = run_ready(rig.compactor.compact(Trigger::User))
+            .unwrap()
+            .unwrap();
+        keys.push(result.archive_key.clone());
+        second = Some(result);
+    }
+    let (first, second) = (keys[0].clone(), second.unwrap());
+    assert_ne!(second.archive_key, first);
+    let later = second.iterations[1];
+    let id = ids_of(&call(&rig, &format!(r#"{{"from": {later}}}"#), 4000))
+        .into_iter()
+        .next()
+        .expect("the later iteration ran code");
+    // The first archive's stored text is damaged: a write cut short, its head still whole.
+    let text = rig.memory.get(&first).unwrap().unwrap();
+    let cut = text.char_indices().nth(text.chars().count() / 2).unwrap().0;
+    rig.memory.set(&first, &text[..cut]).unwrap();
+    let found = call(&rig, &format!(r#"{{"query": "{id}"}}"#), 4000);
+    // It was storage_corrupt for the whole search before.
+    assert!(
+        found.starts_with(&format!(
+            "Left out: {first} damaged (its stored text is not an archive).\n[iteration {later} · execution]"
+        )),
+        "{found}"
+    );
+    let range = call(&rig, r#"{"from": 3}"#, 4000);
+    assert_eq!(
+        range,
+        format!(
+            "Left out: {first} damaged (its stored text is not an archive).\nThe archive that \
+             held iteration 3 ({first}) is damaged, so its originals cannot be read back."
+        )
+    );
+}
+
 /// A figure of five digits or more that the archived originals of `iteration` hold.
 fn figure_of(rig: &Rig, iteration: u32) -> String {
     let text = call(
@@ -221,6 +268,26 @@ fn rehydrate(rig: &Rig, text: &str, budget: usize, cooldown: &mut Cooldown) -> R
         .shelf()
         .with_archives(|a| a.rehydrate(text, budget, cooldown))
         .unwrap()
+}
+
+#[test]
+fn rehydrate_names_what_it_left_out_for_the_budget_with_its_size() {
+    let (rig, _) = compacted();
+    let mut cooldown = Cooldown::default();
+    let whole = rehydrate(&rig, "Look at iteration 3.", 100_000, &mut cooldown);
+    assert_eq!(whole.iterations, [3]);
+    assert!(whole.too_large.is_empty());
+    // A budget under iteration 3's originals: nothing in the text, and no silence about it
+    // (it returned an empty answer with no hint before).
+    let mut cooldown = Cooldown::default();
+    let small = rehydrate(&rig, "Look at iteration 3.", 10, &mut cooldown);
+    assert_eq!((small.text.as_str(), small.tokens), ("", 0));
+    assert_eq!(small.iterations, Vec::<u32>::new());
+    assert_eq!(small.too_large.len(), 1);
+    assert_eq!(
+        (small.too_large[0].iteration, small.too_large[0].tokens),
+        (3, whole.tokens)
+    );
 }
 
 #[test]

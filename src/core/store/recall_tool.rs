@@ -118,24 +118,36 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         if first > last {
             return Ok(format!("from ({first}) is after to ({last}). {HOW}"));
         }
-        let found = self.entries_in(first, last, &query)?;
+        let (found, damaged) = self.entries_in(first, last, &query)?;
+        // A damaged archive does not stop the search over the others; the answer names it
+        // first, where no cut to the budget takes it.
+        let left_out = match damaged.is_empty() {
+            true => String::new(),
+            false => format!(
+                "Left out: {} damaged (its stored text is not an archive).\n",
+                damaged.join(", ")
+            ),
+        };
         if found.is_empty() {
-            return self.nothing_found(first, last, from.is_some(), args);
+            let none = self.nothing_found(first, last, from.is_some(), args)?;
+            return Ok(left_out + &none);
         }
-        Ok(page(&found, max_tokens, |next| match query.is_empty() {
+        let paged = page(&found, max_tokens, |next| match query.is_empty() {
             false => format!("from: {next} and the same query"),
             true => format!("from: {next}, to: {last}"),
-        }))
+        });
+        Ok(left_out + &paged)
     }
 
     /// The archived entries of iterations `first..=last` that contain every word of `query`,
-    /// in iteration order (reasoning, executions, tool activity within one), each as text.
+    /// in iteration order (reasoning, executions, tool activity within one), each as text; and
+    /// the keys of the archives left out because their stored text is not an archive.
     pub(crate) fn entries_in(
         &self,
         first: u32,
         last: u32,
         query: &[String],
-    ) -> Result<Vec<Found>, StorageError> {
+    ) -> Result<(Vec<Found>, Vec<String>), StorageError> {
         let (heads, _) = self.heads(None)?;
         // A placeholder whose clearing's archive is stored: its original is found there.
         let named: Vec<String> = heads.iter().map(|h| placeholder_naming(&h.key)).collect();
@@ -143,12 +155,19 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             text.contains(CLEARED_MARK) && named.iter().any(|named| text.contains(named))
         };
         let mut found = Vec::new();
+        let mut damaged = Vec::new();
         for head in heads
             .iter()
             .filter(|head| head.iterations.iter().any(|n| (first..=last).contains(n)))
         {
-            let Some(archive) = self.read_stored(&head.key)? else {
-                continue;
+            let archive = match self.read_stored(&head.key) {
+                Ok(Some(archive)) => archive,
+                Ok(None) => continue,
+                Err(StorageError::Corrupt { .. }) => {
+                    damaged.push(head.key.clone());
+                    continue;
+                }
+                Err(other) => return Err(other),
             };
             let numbers = archive
                 .entry_iterations
@@ -187,7 +206,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         }
         // Stable: within an iteration the logs keep their order.
         crate::core::order::sort::sort_by_key(&mut found, |entry| entry.iteration);
-        Ok(found)
+        Ok((found, damaged))
     }
 
     /// The sentence for a call that found nothing: the iterations are live, their archive is
@@ -215,11 +234,21 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                 "No archived entry{within} contains \"{query}\" (every word, ASCII case ignored)."
             ));
         }
-        if let Some(key) = self.missing_for(first)? {
-            return Ok(format!(
-                "The archive that held {range} ({key}) is no longer stored: it expired or was \
-                 deleted, so its originals cannot be read back."
-            ));
+        match self.missing_for(first) {
+            Ok(Some(key)) => {
+                return Ok(format!(
+                    "The archive that held {range} ({key}) is no longer stored: it expired or \
+                     was deleted, so its originals cannot be read back."
+                ))
+            }
+            Ok(None) => {}
+            Err(StorageError::Corrupt { key, .. }) => {
+                return Ok(format!(
+                    "The archive that held {range} ({key}) is damaged, so its originals cannot \
+                     be read back."
+                ))
+            }
+            Err(other) => return Err(other),
         }
         Ok(format!(
             "No archive holds {range}: it was never compacted (it is in the live logs) or does \

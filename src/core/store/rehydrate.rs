@@ -57,12 +57,32 @@ pub struct Rehydrated {
     pub text: String,
     /// The estimated tokens of `text`.
     pub tokens: usize,
+    /// The iterations referred to whose originals did not fit in the budget, newest first, each
+    /// with its tokens: `recall(n)` or a larger budget brings them.
+    pub too_large: Vec<TooLarge>,
 }
 
 json_record! {
     write Rehydrated {
         iterations: "iterations" req,
         text: "text" req,
+        tokens: "tokens" req,
+        too_large: "tooLarge" req,
+    }
+}
+
+/// An iteration whose originals a text refers to but a budget left out.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TooLarge {
+    /// The iteration.
+    pub iteration: u32,
+    /// The estimated tokens of its originals.
+    pub tokens: usize,
+}
+
+json_record! {
+    write TooLarge {
+        iteration: "iteration" req,
         tokens: "tokens" req,
     }
 }
@@ -165,7 +185,8 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             return Ok(Rehydrated::default());
         }
         // In iteration order (`entries_in` sorts them).
-        let archived = self.entries_in(1, u32::MAX, &[])?;
+        // A damaged archive brings nothing back; the others still do.
+        let (archived, _) = self.entries_in(1, u32::MAX, &[])?;
         let in_range = |n: u32| {
             let at = ranges.partition_point(|(_, last)| *last < n);
             ranges.get(at).is_some_and(|(first, _)| *first <= n)
@@ -189,7 +210,11 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                 .collect();
             let block = lines.join("\n");
             let tokens = estimate_tokens(&block);
-            if lines.is_empty() || out.tokens.saturating_add(tokens) > budget {
+            if lines.is_empty() {
+                continue;
+            }
+            if out.tokens.saturating_add(tokens) > budget {
+                out.too_large.push(TooLarge { iteration, tokens });
                 continue;
             }
             if !out.text.is_empty() {
