@@ -246,7 +246,12 @@ impl JsCompactor {
     /// `contextUsage()`, `shouldAutoCompact()` and the rules use them until the next compaction
     /// or report.
     #[wasm_bindgen(js_name = reportPromptTokens)]
-    pub fn report_prompt_tokens(&self, tokens: f64) -> JsResult<()> {
+    pub fn report_prompt_tokens(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] tokens: JsValue,
+    ) -> JsResult<()> {
+        // A number only: wasm-bindgen would turn the text "3" into 3.
+        let tokens = tokens.as_f64().unwrap_or(f64::NAN);
         if !tokens.is_finite() || tokens < 0.0 {
             return Err(invalid(
                 "reportPromptTokens(tokens)",

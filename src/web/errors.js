@@ -22,10 +22,18 @@ export function contextCompactorError(message, code) {
   return new ContextCompactorError(message, code);
 }
 
-/** The first option of `options` (an object) that is a number JSON cannot carry (`NaN`,
- * `Infinity`), as `name: value`; `undefined` when every one is finite. */
-export function nonFiniteOption(options) {
-  for (const [name, value] of Object.entries(options)) {
-    if (typeof value === "number" && !Number.isFinite(value)) return `${name}: ${value}`;
+/** The first option of `options` (an object), or of an object within it (`clearing`, four
+ * levels deep at most), that is a number JSON cannot carry (`NaN`, `Infinity`), as
+ * `path: value`; `undefined` when every one is finite, or when a value cannot be read (a
+ * throwing getter or Proxy: reading its JSON text says why). */
+export function nonFiniteOption(options, path = "", depth = 0) {
+  try {
+    for (const [name, value] of Object.entries(options)) {
+      if (typeof value === "number" && !Number.isFinite(value)) return `${path}${name}: ${value}`;
+      const inner = value && typeof value === "object" && depth < 4 && nonFiniteOption(value, `${path}${name}.`, depth + 1);
+      if (inner) return inner;
+    }
+  } catch {
+    return undefined;
   }
 }

@@ -366,3 +366,40 @@ test("every option object and number argument is checked alike: unknown keys wit
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a nested option that JSON cannot carry, clearing: true and a prompt size given as text are invalid_input (#66)", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const messages = await page.evaluate(async () => {
+    const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    localStorage.clear();
+    const logs = new LogStore();
+    const said = async (call) => {
+      try {
+        await call();
+        return "no error";
+      } catch (err) {
+        return `${err.code}: ${err.message}`;
+      }
+    };
+    const make = (options) => () => new Compactor(logs, { provider: { type: "offline" }, ...options });
+    const compactor = new Compactor(logs, { provider: { type: "offline" } });
+    return {
+      keepNaN: await said(make({ clearing: { keepIterations: NaN } })),
+      aboveInfinity: await said(make({ clearing: { aboveTokens: Infinity } })),
+      clearingTrue: await said(make({ clearing: true })),
+      reportText: await said(() => compactor.reportPromptTokens("3")),
+      fine: await said(() => {
+        make({ clearing: { keepIterations: 1 } })();
+        compactor.reportPromptTokens(3);
+      }),
+    };
+  });
+  // Each was accepted before: NaN and Infinity read as absent, true as the defaults, "3" as 3.
+  assert.match(messages.keepNaN, /^invalid_input: .*CompactorOptions.*clearing\.keepIterations: NaN is not a finite number/);
+  assert.match(messages.aboveInfinity, /^invalid_input: .*CompactorOptions.*clearing\.aboveTokens: Infinity is not a finite number/);
+  assert.match(messages.clearingTrue, /^invalid_input: .*clearing.*false or an object/);
+  assert.equal(messages.reportText, "invalid_input: reportPromptTokens(tokens): must be a finite number of tokens, 0 or more");
+  assert.equal(messages.fine, "no error");
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -129,7 +129,6 @@ impl FromJson for Clearing {
     fn from_json(json: &str) -> Result<Self, ReadError> {
         match json {
             "false" => Ok(Clearing::Off),
-            "true" => Ok(Clearing::default()),
             _ => {
                 Object::read(json).map_err(|_| ReadError::invalid(json, "false or an object"))?;
                 ClearingRules::from_json(json).map(Clearing::On)
