@@ -185,3 +185,44 @@ test("a summary that fails after the clearing stood rejects with the clearing's 
   }
 });
 
+
+test("a Proxy whose traps throw, given as options or as the recall tool's arguments, settles with invalid_input and no uncaught error", async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await context.newPage();
+    const uncaught = [];
+    page.on("pageerror", (err) => uncaught.push(String(err)));
+    await page.goto(`${env.baseUrl}pkg/package.json`);
+    const said = await page.evaluate(async () => {
+      const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
+      await init();
+      const compactor = new Compactor(new LogStore({ prefix: "proxy_" }), { provider: { type: "offline" } });
+      const trap = (name) => () => {
+        throw new Error(`trap ${name}`);
+      };
+      const hostile = new Proxy({}, { get: trap("get"), ownKeys: trap("ownKeys"), getOwnPropertyDescriptor: trap("descriptor"), has: trap("has") });
+      const settled = (call) =>
+        Promise.race([
+          (async () => {
+            try {
+              return `resolved: ${String(await call()).slice(0, 60)}`;
+            } catch (err) {
+              return `${err.code}`;
+            }
+          })(),
+          new Promise((resolve) => setTimeout(() => resolve("pending"), 3000)),
+        ]);
+      return {
+        toolCall: await settled(() => compactor.recallTool().call(hostile)),
+        rehydrate: await settled(() => compactor.rehydrate("iteration 2", hostile)),
+        compact: await settled(() => compactor.compact(hostile)),
+        recallTool: await settled(() => compactor.recallTool(hostile)),
+      };
+    });
+    assert.match(said.toolCall, /^resolved: The arguments could not be read/);
+    assert.deepEqual({ ...said, toolCall: undefined }, { toolCall: undefined, rehydrate: "invalid_input", compact: "invalid_input", recallTool: "invalid_input" });
+    assert.deepEqual(uncaught, []);
+  } finally {
+    await context.close();
+  }
+});
