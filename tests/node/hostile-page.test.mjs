@@ -3,7 +3,8 @@
 // button, a storage library's clear-all), and a tab opened after that deletion can lock and
 // compact; the lock database made by other code without its store is not an error; a storage
 // estimate that never settles does not hang a compaction; a compaction whose summary fails
-// after its clearing stood says so on the error it rejects with.
+// after its clearing stood says so on the error it rejects with; a Proxy whose traps throw is
+// invalid_input, never a promise left pending.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch } from "./browser.mjs";
