@@ -44,6 +44,16 @@ fn at_ninety_percent(tokens: usize, clearing: Clearing) -> CompactorSettings {
     }
 }
 
+/// Settings for the logs of `bulky(8)`, of `tokens`, whose clearing (of the iterations before
+/// the newest 6) frees too little: a summary follows it in the same compaction.
+fn clearing_then_summary(tokens: usize) -> CompactorSettings {
+    let rules = ClearingRules {
+        keep_iterations: 6,
+        ..ClearingRules::default()
+    };
+    at_ninety_percent(tokens, Clearing::On(rules))
+}
+
 fn compact(
     rig: &Rig,
     trigger: Trigger,
@@ -253,16 +263,8 @@ fn rollback_puts_the_cleared_bytes_back_and_waits_for_a_later_summary_to_be_roll
 fn a_clearing_that_frees_too_little_is_followed_by_a_summary_in_the_same_compaction() {
     let (memory, tokens) = bulky(8);
     let before = census(&memory);
-    let rules = ClearingRules {
-        keep_iterations: 6,
-        ..ClearingRules::default()
-    };
     let answers = vec![Answer::Text(valid_summary("Every report was read."))];
-    let rig = Rig::with(
-        memory,
-        answers,
-        at_ninety_percent(tokens, Clearing::On(rules)),
-    );
+    let rig = Rig::with(memory, answers, clearing_then_summary(tokens));
     assert_eq!(rig.compactor.plan().unwrap().rung, Rung::Summarize);
     let result = compact(&rig, Trigger::Auto, None).unwrap();
     assert_eq!(result.rung, Rung::Summarize);
@@ -406,10 +408,6 @@ fn a_summary_that_fails_after_a_clearing_leaves_the_clearing_in_place_and_undoab
         let rig = Rig::with(memory.clone(), vec![], CompactorSettings::default());
         rig.dump()
     };
-    let rules = ClearingRules {
-        keep_iterations: 6,
-        ..ClearingRules::default()
-    };
     let down = context_compactor::core::error::ProviderError::Http {
         status: 503,
         message: "overloaded".into(),
@@ -420,7 +418,7 @@ fn a_summary_that_fails_after_a_clearing_leaves_the_clearing_in_place_and_undoab
     // The fallback rung would store the package's own summary; this test is of a refusal.
     let settings = CompactorSettings {
         fallback: FallbackPolicy::Off,
-        ..at_ninety_percent(tokens, Clearing::On(rules))
+        ..clearing_then_summary(tokens)
     };
     let rig = Rig::with(memory, answers, settings);
     let failed = compact(&rig, Trigger::Auto, None).unwrap_err();
@@ -536,16 +534,8 @@ fn cancelled_as(
     Result<CompactionResultBox, CompactionError>,
 ) {
     let (memory, tokens) = bulky(8);
-    let rules = ClearingRules {
-        keep_iterations: 6,
-        ..ClearingRules::default()
-    };
     let answers = vec![Answer::Text(valid_summary("Every report was read."))];
-    let rig = Rig::with(
-        memory,
-        answers,
-        at_ninety_percent(tokens, Clearing::On(rules)),
-    );
+    let rig = Rig::with(memory, answers, clearing_then_summary(tokens));
     let before = rig.dump();
     let cancel = Cancel::default();
     rig.events.cancel_as(phase, cancel.clone());

@@ -12,6 +12,23 @@ after(async () => {
   await env?.close();
 });
 
+/** The demo page with `window.said(call)`: what `call` (sync or async) threw, as
+ * `code: message`, or "no error". */
+async function pageThatSays() {
+  const opened = await openPage(env.browser, env.baseUrl);
+  await opened.page.evaluate(() => {
+    window.said = async (call) => {
+      try {
+        await call();
+        return "no error";
+      } catch (err) {
+        return `${err.code}: ${err.message}`;
+      }
+    };
+  });
+  return opened;
+}
+
 test("arguments of the wrong type are invalid_input errors, and the module keeps working", async () => {
   const { page, errors } = await openPage(env.browser, env.baseUrl);
   const outcome = await page.evaluate(async () => {
@@ -308,21 +325,14 @@ test("a NaN or infinite option is refused naming it, not read as the default (#4
 });
 
 test("every option object and number argument is checked alike: unknown keys with the closest one, values with their range (#55)", async () => {
-  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const { page, errors } = await pageThatSays();
   const messages = await page.evaluate(async () => {
     const { LogStore, Compactor, Archives } = await import("/pkg/context_compactor.js");
+    const { said } = window;
     localStorage.clear();
     const logs = new LogStore();
     const compactor = new Compactor(logs, { provider: { type: "offline" } });
     const archives = new Archives(logs);
-    const said = async (call) => {
-      try {
-        await call();
-        return "no error";
-      } catch (err) {
-        return `${err.code}: ${err.message}`;
-      }
-    };
     return {
       rehydrateKey: await said(() => compactor.rehydrate("iteration 2", { budget: 10 })),
       rehydrateZero: await said(() => compactor.rehydrate("iteration 2", { budgetTokens: 0 })),
@@ -368,19 +378,12 @@ test("every option object and number argument is checked alike: unknown keys wit
 });
 
 test("a nested option that JSON cannot carry, clearing: true and a prompt size given as text are invalid_input (#66)", async () => {
-  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  const { page, errors } = await pageThatSays();
   const messages = await page.evaluate(async () => {
     const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
+    const { said } = window;
     localStorage.clear();
     const logs = new LogStore();
-    const said = async (call) => {
-      try {
-        await call();
-        return "no error";
-      } catch (err) {
-        return `${err.code}: ${err.message}`;
-      }
-    };
     const make = (options) => () => new Compactor(logs, { provider: { type: "offline" }, ...options });
     const compactor = new Compactor(logs, { provider: { type: "offline" } });
     return {

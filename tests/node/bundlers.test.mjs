@@ -7,12 +7,12 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startServer } from "../../scripts/serve.mjs";
 import { CHROMIUM_FLAGS } from "./browser.mjs";
+import { freePort } from "./webdriver.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const project = join(root, "tests/bundlers");
@@ -96,18 +96,6 @@ for (const vite of VITES) {
   test(`${vite}: vite build at its defaults, then the page compacts`, async () => {
     buildFresh(() => run(process.execPath, [bin(`${vite}/bin/vite.js`), "build", "--logLevel", "warn"]));
     await assertCompacts(await distSays(), vite);
-  });
-}
-
-/** A free loopback port. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
   });
 }
 

@@ -17,16 +17,37 @@ after(async () => {
   await env?.close();
 });
 
-/** A tab of the package's origin with the package initialised and a LogStore on `window.logs`. */
-async function tab(context) {
+/** A tab of the package's origin, the package not loaded. */
+async function blankTab(context) {
   const page = await context.newPage();
   await page.goto(`${env.baseUrl}pkg/package.json`);
-  await page.evaluate(async () => {
-    const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
+  return page;
+}
+
+/** A tab of the package's origin with the package initialised (`prepare(page)` first): on
+ * `window`, a LogStore under `prefix` as `logs`, the package's classes, and
+ * `compactFourSteps()`, which appends four iterations to `logs` and compacts them offline as
+ * the loop would at a full window, resolving to the rung that ran. */
+async function tab(context, prefix = "tabs_", prepare = async () => {}) {
+  const page = await blankTab(context);
+  await prepare(page);
+  await page.evaluate(async (prefix) => {
+    const { default: init, LogStore, Compactor, ContextCompactorError } = await import("/pkg/context_compactor.js");
     await init();
-    window.logs = new LogStore({ prefix: "tabs_" });
-    window.Compactor = Compactor;
-  });
+    window.logs = new LogStore({ prefix });
+    Object.assign(window, { LogStore, Compactor, ContextCompactorError });
+    window.compactFourSteps = async () => {
+      const logs = window.logs;
+      for (let n = 1; n <= 4; n++) {
+        logs.startIteration();
+        logs.appendReasoning(`Step ${n}: counted the rows of shard_${n}.csv and compared them with the report.`);
+        logs.appendExecution({ success: true, code: `return count('shard_${n}.csv');`, result: { rows: 1000 * n } });
+        logs.finishIteration();
+      }
+      const result = await new Compactor(logs, { provider: { type: "offline" } }).compact({ trigger: "context_limit_error" });
+      return result.rung;
+    };
+  }, prefix);
   return page;
 }
 
@@ -44,8 +65,7 @@ test("a tab that used the lock lets another delete the lock database, and a tab 
     const a = await tab(context);
     assert.equal(await a.evaluate(() => window.logs.withLock(() => 1)), 1, "tab A holds and releases the lock once");
     // Tab B deletes the database tab A has open.
-    const b = await context.newPage();
-    await b.goto(`${env.baseUrl}pkg/package.json`);
+    const b = await blankTab(context);
     const deletion = await within(b, 5000, `() => new Promise((resolve) => {
       const request = indexedDB.deleteDatabase("context-compactor");
       const events = [];
@@ -57,16 +77,9 @@ test("a tab that used the lock lets another delete the lock database, and a tab 
     // Tab C, opened after, locks and compacts; tab A still does.
     const c = await tab(context);
     const compacted = await within(c, 10_000, `async () => {
-      const logs = window.logs;
-      logs.clear();
-      for (let n = 1; n <= 4; n++) {
-        logs.startIteration();
-        logs.appendReasoning("Step " + n + ": counted the rows of shard_" + n + ".csv and compared them with the report.");
-        logs.appendExecution({ success: true, code: "return count('shard_" + n + ".csv');", result: { rows: 1000 * n } });
-        logs.finishIteration();
-      }
-      const result = await new window.Compactor(logs, { provider: { type: "offline" } }).compact({ trigger: "context_limit_error" });
-      return (await logs.withLock(() => "locked")) + " " + result.rung;
+      window.logs.clear();
+      const rung = await window.compactFourSteps();
+      return (await window.logs.withLock(() => "locked")) + " " + rung;
     }`);
     assert.equal(compacted, "locked summarize");
     assert.equal(await within(a, 5000, "() => window.logs.withLock(() => 'again')"), "again");
@@ -78,8 +91,7 @@ test("a tab that used the lock lets another delete the lock database, and a tab 
 test("a lock database that other code made without the lock's store is used as none, not an error", async () => {
   const context = await env.browser.newContext();
   try {
-    const page = await context.newPage();
-    await page.goto(`${env.baseUrl}pkg/package.json`);
+    const page = await blankTab(context);
     await page.evaluate(() => new Promise((resolve) => {
       const request = indexedDB.open("context-compactor", 1);
       request.onupgradeneeded = () => request.result.createObjectStore("something_else");
@@ -98,29 +110,13 @@ test("a lock database that other code made without the lock's store is used as n
 test("a storage estimate that never settles does not hang a compaction, and the page compacts again", async () => {
   const context = await env.browser.newContext();
   try {
-    const page = await context.newPage();
-    await page.goto(`${env.baseUrl}pkg/package.json`);
     // A browser whose estimate never answers (seen by the hostile tester).
-    await page.evaluate(() => {
-      navigator.storage.estimate = () => new Promise(() => {});
-    });
-    await page.evaluate(async () => {
-      const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
-      await init();
-      window.logs = new LogStore({ prefix: "estimate_" });
-      window.Compactor = Compactor;
-    });
-    const session = `async () => {
-      const logs = window.logs;
-      for (let n = 1; n <= 4; n++) {
-        logs.startIteration();
-        logs.appendReasoning("Step " + n + ": counted the rows of shard_" + n + ".csv and compared them with the report.");
-        logs.appendExecution({ success: true, code: "return count('shard_" + n + ".csv');", result: { rows: 1000 * n } });
-        logs.finishIteration();
-      }
-      const result = await new window.Compactor(logs, { provider: { type: "offline" } }).compact({ trigger: "context_limit_error" });
-      return result.rung;
-    }`;
+    const page = await tab(context, "estimate_", (page) =>
+      page.evaluate(() => {
+        navigator.storage.estimate = () => new Promise(() => {});
+      }),
+    );
+    const session = "() => window.compactFourSteps()";
     assert.equal(await within(page, 15_000, session), "summarize");
     assert.equal(await within(page, 15_000, session), "summarize", "the page compacts again");
   } finally {
@@ -131,12 +127,9 @@ test("a storage estimate that never settles does not hang a compaction, and the 
 test("a summary that fails after the clearing stood rejects with the clearing's archiveKey and cleared, and says so", async () => {
   const context = await env.browser.newContext();
   try {
-    const page = await context.newPage();
-    await page.goto(`${env.baseUrl}pkg/package.json`);
+    const page = await tab(context, "stood_");
     const outcome = await page.evaluate(async () => {
-      const { default: init, LogStore, Compactor, ContextCompactorError } = await import("/pkg/context_compactor.js");
-      await init();
-      const logs = new LogStore({ prefix: "stood_" });
+      const { logs, Compactor, ContextCompactorError } = window;
       for (let n = 1; n <= 8; n++) {
         logs.startIteration();
         logs.appendReasoning(`Iteration ${n}: read the regional report ${n} and its table.`);
@@ -186,18 +179,14 @@ test("a summary that fails after the clearing stood rejects with the clearing's 
   }
 });
 
-
 test("a Proxy whose traps throw, given as options or as the recall tool's arguments, settles with invalid_input and no uncaught error", async () => {
   const context = await env.browser.newContext();
   try {
-    const page = await context.newPage();
+    const page = await tab(context, "proxy_");
     const uncaught = [];
     page.on("pageerror", (err) => uncaught.push(String(err)));
-    await page.goto(`${env.baseUrl}pkg/package.json`);
     const said = await page.evaluate(async () => {
-      const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
-      await init();
-      const compactor = new Compactor(new LogStore({ prefix: "proxy_" }), { provider: { type: "offline" } });
+      const compactor = new window.Compactor(window.logs, { provider: { type: "offline" } });
       const trap = (name) => () => {
         throw new Error(`trap ${name}`);
       };

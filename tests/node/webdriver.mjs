@@ -12,7 +12,7 @@ const WEBKIT_DRIVER = fileURLToPath(new URL("../../scripts/webkit-driver.sh", im
 const GECKODRIVER = process.env.GECKODRIVER ?? join(homedir(), ".cargo/bin/geckodriver");
 
 /** A free loopback port. */
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);
