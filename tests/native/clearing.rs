@@ -216,6 +216,54 @@ fn recall_and_the_recall_tool_return_the_originals_also_after_a_summary_archived
     assert_nothing_lost("a clearing, then a summary", &before, &rig.memory);
 }
 
+/// IndexedDB evicted while localStorage stays: the placeholders in the live logs still name
+/// the clearing's archive, which is gone. `archives_lost` names it, `recall` rejects
+/// `archive_missing` with its key, and the recall tool says the original was evicted. Before,
+/// nothing was lost, `recall(2)` found nothing and the tool said iteration 2 was live.
+#[test]
+fn a_placeholder_whose_archive_was_evicted_is_reported_lost_not_live() {
+    let (memory, tokens) = bulky(8);
+    let rig = Rig::with(
+        memory,
+        vec![],
+        at_ninety_percent(tokens, Clearing::default()),
+    );
+    let cleared = compact(&rig, Trigger::Auto, None).unwrap();
+    assert_eq!(cleared.rung, Rung::Clear);
+    let key = cleared.archive_key.clone();
+    rig.memory.remove(&key).unwrap();
+    run_ready(rig.compactor.recover()).unwrap().unwrap();
+    let lost = rig
+        .events
+        .events()
+        .into_iter()
+        .find_map(|event| match event {
+            CompactionEvent::ArchivesLost { keys } => Some(keys),
+            _ => None,
+        });
+    assert_eq!(lost, Some(vec![key.clone()]));
+    let archives = archives_now(&rig.compactor);
+    let recalled = archives.with(|a| a.recall(2));
+    assert_eq!(
+        recalled.unwrap_err(),
+        CompactionError::ArchiveMissing { key: key.clone() }
+    );
+    let args = RecallArgs {
+        from: Some(2.0),
+        ..RecallArgs::from_json("{}").unwrap()
+    };
+    let answer = archives.with(|a| a.recall_text(&args, 2_000)).unwrap();
+    assert!(answer.contains(&key), "{answer}");
+    assert!(answer.contains("evicted by the browser"), "{answer}");
+    // An iteration never cleared is still live, as before.
+    let args = RecallArgs {
+        from: Some(8.0),
+        ..RecallArgs::from_json("{}").unwrap()
+    };
+    let answer = archives.with(|a| a.recall_text(&args, 2_000)).unwrap();
+    assert!(answer.contains("in the live logs"), "{answer}");
+}
+
 #[test]
 fn rollback_puts_the_cleared_bytes_back_and_waits_for_a_later_summary_to_be_rolled_back_first() {
     let (memory, tokens) = bulky(8);

@@ -964,6 +964,43 @@ fn the_loops_compaction_stores_the_packages_own_summary_when_the_model_fails() {
         .all(|entry| parse_summary_header(entry).is_none()));
 }
 
+/// The loop over a provider that is down (HTTP 503 on every call): the first compaction asks
+/// it (a call and its retry), the next ones within its rest fall back with no call and say
+/// so, one after the rest asks again; the user's compaction always asks. Before, every
+/// compaction of the loop asked twice, with the retry's wait between.
+#[test]
+fn a_provider_that_is_down_rests_instead_of_being_asked_at_every_compaction() {
+    let rig = model_down(40, FallbackPolicy::Loop);
+    let calls = || rig.provider.calls();
+    let mut asked = Vec::new();
+    for _ in 0..5 {
+        let before = calls();
+        let result = compact(&rig, Trigger::Auto).unwrap();
+        assert_eq!(result.rung, Rung::Fallback);
+        asked.push((calls() - before, result.fallback.unwrap().message));
+        // Four iterations within ten seconds (the clock given does not move the logs' own).
+        let standing = context_compactor::core::ports::clock::ManualClock::new(0.0);
+        grow_session(&rig.logs, &standing, 4, asked.len() as u64);
+        rig.clock.advance(10_000.0);
+    }
+    assert_eq!(asked[0].0, 2, "{asked:?}");
+    for (calls, message) in &asked[1..5] {
+        assert_eq!(*calls, 0, "{asked:?}");
+        assert!(message.contains("503"), "{message}");
+        assert!(
+            message.contains("not asked: it failed before and rests for"),
+            "{message}"
+        );
+    }
+    rig.clock.advance(60_000.0);
+    let before = calls();
+    compact(&rig, Trigger::Auto).unwrap();
+    assert_eq!(calls() - before, 2, "asked again after its rest");
+    let before = calls();
+    assert!(compact(&rig, Trigger::User).is_err());
+    assert_eq!(calls() - before, 2, "the user's compaction asks");
+}
+
 #[test]
 fn the_users_compaction_reports_the_failure_unless_fallback_is_always() {
     for (trigger, fallback) in [

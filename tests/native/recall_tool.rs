@@ -197,8 +197,8 @@ fn a_gone_archive_a_live_iteration_and_wrong_arguments_are_answered_with_a_sente
     assert_eq!(
         gone,
         format!(
-            "The archive that held iteration 3 ({key}) is no longer stored: it expired or was \
-             deleted, so its originals cannot be read back."
+            "The archive that held iteration 3 ({key}) is no longer stored: it expired, was \
+             deleted or was evicted by the browser, so its originals cannot be read back."
         )
     );
 }

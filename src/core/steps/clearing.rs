@@ -343,6 +343,20 @@ pub fn placeholder_naming(archive_key: &str) -> String {
     quoted[1..quoted.len() - 1].to_owned()
 }
 
+/// The iteration and archive key of every placeholder in `text` (a log's stored JSON text, or
+/// one entry's), in order: what each says brings its body back.
+pub fn placeholder_sources(text: &str) -> impl Iterator<Item = (u32, &str)> {
+    const BACK: &str = " brings it back from ";
+    text.split(CLEARED_MARK).skip(1).filter_map(|placeholder| {
+        let at = placeholder.rfind(BACK)?;
+        let key = &placeholder[at + BACK.len()..];
+        let key = &key[..key.find(']')?];
+        let recall = &placeholder[placeholder[..at].rfind(". recall(")? + 9..];
+        let iteration = recall[..recall.find(')')?].parse().ok()?;
+        Some((iteration, key))
+    })
+}
+
 /// An entry as clearing reads it.
 struct Candidate<'a> {
     text: &'a str,

@@ -18,6 +18,7 @@ pub mod parts;
 pub mod prompt;
 pub mod provenance;
 pub mod repair;
+pub mod rest;
 pub mod rules;
 pub mod salvage;
 pub mod selection;

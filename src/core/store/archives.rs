@@ -13,10 +13,10 @@ use crate::core::log::iteration::{parse_summary_header, parse_summary_source};
 use crate::core::model::clearing::Rung;
 use crate::core::model::facts::Carried;
 use crate::core::model::reasons::{BusyReason, Conflict, Refusal};
-use crate::core::order::sort::sort_by;
+use crate::core::order::sort::{sort_by, unique_in_order};
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::{with_free_space, KeyValueStore};
-use crate::core::steps::clearing::{placeholder_naming, CLEARED_MARK};
+use crate::core::steps::clearing::{placeholder_naming, placeholder_sources, CLEARED_MARK};
 use crate::core::steps::selection::{EntryIterations, Selection};
 use crate::core::steps::swap::{restore, summary_is_live};
 use crate::core::store::archive_digests::{ArchiveDigest, ArchiveDigests};
@@ -38,6 +38,14 @@ fn names_live(live: &RawLogs, key: &str) -> bool {
         .into_iter()
         .flatten()
         .any(|text| text.contains(&named))
+}
+
+/// The iteration and archive of each placeholder in the live logs `live`.
+fn live_placeholders(live: &RawLogs) -> impl Iterator<Item = (u32, &str)> {
+    [&live.execution, &live.tool_activity]
+        .into_iter()
+        .flatten()
+        .flat_map(|text| placeholder_sources(text))
 }
 
 /// Sorts archives newest first by the timestamp and key `written` gives each (the later key
@@ -251,10 +259,14 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
             })
     }
 
-    /// The archives the live summaries name that are no longer stored (deleted, expired, or
-    /// evicted by the browser), in the order of the log.
+    /// The archives the live summaries and placeholders name that are no longer stored
+    /// (deleted, expired, or evicted by the browser), in the order of the logs.
     pub fn lost(&self) -> Result<Vec<String>, StorageError> {
-        let named = self.named()?;
+        let mut named = self.named()?;
+        let live = self.logs.raw_logs()?;
+        named.extend(live_placeholders(&live).map(|(_, key)| key.to_owned()));
+        named.retain(|key| self.owns(key));
+        unique_in_order(&mut named);
         if named.is_empty() {
             return Ok(named);
         }
@@ -279,8 +291,26 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     }
 
     /// The archive that should hold `iteration`'s originals but is no longer stored: the live
-    /// summary that compacted it names an archive, whose own summaries name older ones.
+    /// summary that compacted it names an archive, whose own summaries name older ones; or a
+    /// live placeholder of it names its clearing's archive.
     pub(crate) fn missing_for(&self, iteration: u32) -> Result<Option<String>, StorageError> {
+        if let Some(key) = self.summarised_missing(iteration)? {
+            return Ok(Some(key));
+        }
+        let live = self.logs.raw_logs()?;
+        let named: Vec<String> = live_placeholders(&live)
+            .filter(|(n, key)| *n == iteration && self.owns(key))
+            .map(|(_, key)| key.to_owned())
+            .collect();
+        if named.is_empty() {
+            return Ok(None);
+        }
+        let stored = self.store.keys()?;
+        Ok(named.into_iter().find(|key| !stored.contains(key)))
+    }
+
+    /// [`Self::missing_for`] through the live summaries.
+    fn summarised_missing(&self, iteration: u32) -> Result<Option<String>, StorageError> {
         let covering = |entries: &[StoredReasoning]| {
             entries.iter().find_map(|entry| {
                 let (_, last) = parse_summary_header(entry)?;

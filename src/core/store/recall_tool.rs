@@ -237,8 +237,9 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         match self.missing_for(first) {
             Ok(Some(key)) => {
                 return Ok(format!(
-                    "The archive that held {range} ({key}) is no longer stored: it expired or \
-                     was deleted, so its originals cannot be read back."
+                    "The archive that held {range} ({key}) is no longer stored: it expired, \
+                     was deleted or was evicted by the browser, so its originals cannot be read \
+                     back."
                 ))
             }
             Ok(None) => {}

@@ -32,9 +32,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if !falls_back(&self.settings, run.trigger, &failure) {
             return Err(failure);
         }
+        let mut message = redact(&failure.to_string(), None).into_owned();
+        if let Some(left_s) = run.rested_s {
+            let rest = format!("; not asked: it failed before and rests for {left_s} s more");
+            message.push_str(&rest);
+        }
         let reason = FallbackReason {
             code: failure.code().as_str().to_owned(),
-            message: redact(&failure.to_string(), None).into_owned(),
+            message,
         };
         self.events.emit(CompactionEvent::Fallback {
             reason: reason.clone(),

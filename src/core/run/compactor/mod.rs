@@ -26,6 +26,7 @@ use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::timer::Timer;
 use crate::core::ports::usage::{PromptUsage, UsageMeasure};
 use crate::core::providers::port::SummaryProvider;
+use crate::core::steps::rest::ModelRest;
 use crate::core::steps::rules::AutoGuard;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::metrics::{CompactionMetrics, Metrics};
@@ -42,6 +43,8 @@ pub struct Compactor<S, C> {
     /// The app's own measure of its prompt, and the size it last reported.
     usage: PromptUsage,
     guard: Cell<AutoGuard>,
+    /// Whether the provider rests after failing, and until when.
+    rest: RefCell<ModelRest>,
     /// The cancellation of this compactor's running compaction, for [`Compactor::abort`].
     cancel: RefCell<Cancel>,
 }
@@ -65,6 +68,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             settings,
             usage: PromptUsage::default(),
             guard: Cell::new(AutoGuard::default()),
+            rest: RefCell::new(ModelRest::default()),
             cancel: RefCell::new(Cancel::default()),
         })
     }

@@ -38,6 +38,8 @@ pub(super) struct Run {
     pub(super) archived: bool,
     /// Whether the origin's storage was under pressure as it began: no summary cache then.
     pub(super) pressed: bool,
+    /// The seconds the provider still rests, when this run did not ask it for that reason.
+    pub(super) rested_s: Option<u64>,
 }
 
 impl Run {
@@ -57,6 +59,7 @@ impl Run {
             answered: None,
             archived: false,
             pressed: false,
+            rested_s: None,
         }
     }
 }

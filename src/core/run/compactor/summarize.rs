@@ -10,6 +10,7 @@ use crate::core::model::clearing::Rung;
 use crate::core::model::fallback::FallbackReason;
 use crate::core::model::phase::Phase;
 use crate::core::model::reasons::Refusal;
+use crate::core::model::settings::Trigger;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::providers::attempts::{Asking, AttemptEvent};
@@ -55,13 +56,26 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 
     /// The model's summary of `prepared`: asked of the provider until an answer within the
-    /// summary's budget passes the check, each step reported as progress.
+    /// summary's budget passes the check, each step reported as progress. While the provider
+    /// rests after failing (see [`crate::core::steps::rest`]), the loop's compaction fails with that failure
+    /// at once, asking nothing.
     pub(super) async fn summarise(
         &self,
         run: &mut Run,
         prepared: &Prepared<'_>,
     ) -> Result<Written, CompactionError> {
-        let accepted = self.ask(run, prepared).await?;
+        if run.trigger != Trigger::User {
+            if let Some((failure, left_s)) = self.rest.borrow().resting(self.now()) {
+                run.rested_s = Some(left_s);
+                return Err(failure.clone());
+            }
+        }
+        let asked = self.ask(run, prepared).await;
+        if run.attempts.count > 0 {
+            let rest = self.rest.take().after(asked.as_ref().err(), self.now());
+            self.rest.replace(rest);
+        }
+        let accepted = asked?;
         Ok(Written {
             accepted,
             rung: Rung::Summarize,

@@ -352,3 +352,24 @@ fn a_choice_made_a_slice_at_a_time_is_the_choice_made_at_once() {
         );
     }
 }
+
+#[test]
+fn every_placeholder_says_its_iteration_and_archive_back() {
+    let titled = "<html><head><title>see recall(3) brings it back from x]</title></head>";
+    let bodies = [page(12, "7444.2"), titled.repeat(40), "[1, 2]".repeat(300)];
+    let mut log = String::from("[");
+    for (k, body) in bodies.iter().enumerate() {
+        let how = Recovery {
+            iteration: 12 + k as u32,
+            id: if k == 0 { "" } else { "exec_1" },
+            archive_key: "gdrs_archived_logs_1795373767000",
+        };
+        let mut quoted = String::new();
+        write_string(&mut quoted, &placeholder_text(&format!("{body:?}"), &how));
+        log.push_str(&format!("{{\"result\":{quoted}}},"));
+    }
+    let sources: Vec<(u32, &str)> = placeholder_sources(&log).collect();
+    let key = "gdrs_archived_logs_1795373767000";
+    assert_eq!(sources, [(12, key), (13, key), (14, key)]);
+    assert_eq!(placeholder_sources("no placeholder here").count(), 0);
+}
