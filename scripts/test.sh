@@ -86,6 +86,8 @@ check "cargo clippy (wasm32)" cargo clippy --all-targets --target wasm32-unknown
 check "the core depends on no browser crate" bash -c '! cargo tree --no-default-features -e normal,dev | grep -E "wasm-bindgen|js-sys|web-sys"'
 check "the core depends on no crate at all (its JSON is its own)" bash -c '[ "$(cargo tree --no-default-features -e normal --prefix none | wc -l)" = 1 ]'
 tests "cargo test (core, native, no browser crates)" cargo test --no-default-features --features testing
+# The sessions of 10,000 iterations: optimised, they take seconds instead of minutes.
+tests "cargo test --release (sessions of 10,000 iterations)" cargo test --release --no-default-features --features testing --test long_session -- --ignored
 # A browser test has two minutes (wasm-bindgen-test's default is 20 s): the archive memory test
 # takes 8–16 s in WebKit on an idle machine, and more while the machine is busy.
 export WASM_BINDGEN_TEST_TIMEOUT=120

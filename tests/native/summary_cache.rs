@@ -154,3 +154,26 @@ fn the_cache_is_kept_under_the_logs_prefix_and_never_read_across_prefixes() {
     assert!(other.provider.calls() >= 1, "not served from gdrs_'s cache");
     assert_eq!(memory.get("app2_summary_cache").unwrap(), None);
 }
+
+/// Storage filled to the last unit after a compaction cached its summary: the next append
+/// takes the cache's room (the cache is a saving only) instead of failing `storage_quota`.
+/// Before, the append was refused while the cache kept its room.
+#[test]
+fn the_summary_cache_gives_its_room_to_the_next_append() {
+    let memory = MemoryStore::new();
+    let rig = session(memory.clone(), 1, small_window());
+    compact(&rig).unwrap();
+    let cache = "gdrs_summary_cache";
+    assert!(memory.get(cache).unwrap().is_some());
+    memory.set_quota(Some(memory.used_units()));
+    let mut logs = rig.logs.borrow_mut();
+    logs.start_iteration().unwrap();
+    logs.append_reasoning("Iteration 7: the totals match the report now.")
+        .expect("the cache's room is taken");
+    assert_eq!(memory.get(cache).unwrap(), None);
+    assert!(logs
+        .reasoning_log()
+        .unwrap()
+        .iter()
+        .any(|entry| entry.contains("the totals match")));
+}

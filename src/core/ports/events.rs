@@ -82,7 +82,7 @@ pub enum CompactionEvent {
         /// The archive restored.
         archive_key: String,
     },
-    /// `archives_lost`: archives the live summaries name that are no longer stored (deleted,
+    /// `archives_lost`: archives the live summaries and placeholders name that are no longer stored (deleted,
     /// expired, or evicted by the browser); their originals cannot be read back.
     ArchivesLost {
         /// Their keys.

@@ -346,14 +346,17 @@ pub fn placeholder_naming(archive_key: &str) -> String {
 /// The iteration and archive key of every placeholder in `text` (a log's stored JSON text, or
 /// one entry's), in order: what each says brings its body back.
 pub fn placeholder_sources(text: &str) -> impl Iterator<Item = (u32, &str)> {
-    const BACK: &str = " brings it back from ";
+    // Its own ending is the last `. recall(n)… brings it back from key]` in it (a title
+    // before it may quote one).
     text.split(CLEARED_MARK).skip(1).filter_map(|placeholder| {
-        let at = placeholder.rfind(BACK)?;
-        let key = &placeholder[at + BACK.len()..];
-        let key = &key[..key.find(']')?];
-        let recall = &placeholder[placeholder[..at].rfind(". recall(")? + 9..];
-        let iteration = recall[..recall.find(')')?].parse().ok()?;
-        Some((iteration, key))
+        let endings = placeholder.split(". recall(").skip(1);
+        endings
+            .filter_map(|ending| {
+                let (n, rest) = ending.split_once(')')?;
+                let (_, key) = rest.split_once(" brings it back from ")?;
+                Some((n.parse().ok()?, key.split_once(']')?.0))
+            })
+            .last()
     })
 }
 

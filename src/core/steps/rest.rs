@@ -18,7 +18,7 @@ const LONGEST_DOUBLING: u32 = 4;
 pub struct ModelRest {
     failures_in_a_row: u32,
     until_ms: f64,
-    failure: Option<CompactionError>,
+    failure: Option<ProviderError>,
 }
 
 impl ModelRest {
@@ -29,16 +29,16 @@ impl ModelRest {
         if cancelled {
             return self;
         }
-        let Some(failure) = outcome.filter(|failure| is_down(failure)) else {
+        let Some(failure) = outcome.and_then(CompactionError::provider).filter(is_down) else {
             return ModelRest::default();
         };
         let failures_in_a_row = self.failures_in_a_row.saturating_add(1);
         let doubling = failures_in_a_row.min(LONGEST_DOUBLING + 1) - 1;
         let mut rest_ms = FIRST_REST_MS * f64::from(1u32 << doubling);
-        if let Some(ProviderError::Http {
+        if let ProviderError::Http {
             retry_after_ms: Some(asked),
             ..
-        }) = failure.provider()
+        } = failure
         {
             rest_ms = rest_ms.max(f64::from(*asked));
         }
@@ -50,7 +50,7 @@ impl ModelRest {
     }
 
     /// The failure the provider rests after and the seconds left, while it rests at `now_ms`.
-    pub fn resting(&self, now_ms: f64) -> Option<(&CompactionError, u64)> {
+    pub fn resting(&self, now_ms: f64) -> Option<(&ProviderError, u64)> {
         let left_ms = self.until_ms - now_ms;
         let failure = self.failure.as_ref().filter(|_| left_ms > 0.0)?;
         Some((failure, (left_ms / 1_000.0).ceil() as u64))
@@ -58,13 +58,11 @@ impl ModelRest {
 }
 
 /// Whether `failure` says the provider is down, not that its answer was wrong.
-fn is_down(failure: &CompactionError) -> bool {
-    failure.provider().is_some_and(|err| {
-        !matches!(
-            err,
-            ProviderError::Blocked(_) | ProviderError::Incomplete(_)
-        )
-    })
+fn is_down(failure: &&ProviderError) -> bool {
+    !matches!(
+        failure,
+        ProviderError::Blocked(_) | ProviderError::Incomplete(_)
+    )
 }
 
 #[cfg(test)]

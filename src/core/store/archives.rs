@@ -40,14 +40,6 @@ fn names_live(live: &RawLogs, key: &str) -> bool {
         .any(|text| text.contains(&named))
 }
 
-/// The iteration and archive of each placeholder in the live logs `live`.
-fn live_placeholders(live: &RawLogs) -> impl Iterator<Item = (u32, &str)> {
-    [&live.execution, &live.tool_activity]
-        .into_iter()
-        .flatten()
-        .flat_map(|text| placeholder_sources(text))
-}
-
 /// Sorts archives newest first by the timestamp and key `written` gives each (the later key
 /// first among archives of one millisecond).
 fn newest_first<T>(archives: &mut [T], written: impl Fn(&T) -> (u64, &String)) {
@@ -263,9 +255,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// (deleted, expired, or evicted by the browser), in the order of the logs.
     pub fn lost(&self) -> Result<Vec<String>, StorageError> {
         let mut named = self.named()?;
-        let live = self.logs.raw_logs()?;
-        named.extend(live_placeholders(&live).map(|(_, key)| key.to_owned()));
-        named.retain(|key| self.owns(key));
+        named.append(&mut self.live_placeholder_keys(None)?);
         unique_in_order(&mut named);
         if named.is_empty() {
             return Ok(named);
@@ -294,23 +284,6 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     /// summary that compacted it names an archive, whose own summaries name older ones; or a
     /// live placeholder of it names its clearing's archive.
     pub(crate) fn missing_for(&self, iteration: u32) -> Result<Option<String>, StorageError> {
-        if let Some(key) = self.summarised_missing(iteration)? {
-            return Ok(Some(key));
-        }
-        let live = self.logs.raw_logs()?;
-        let named: Vec<String> = live_placeholders(&live)
-            .filter(|(n, key)| *n == iteration && self.owns(key))
-            .map(|(_, key)| key.to_owned())
-            .collect();
-        if named.is_empty() {
-            return Ok(None);
-        }
-        let stored = self.store.keys()?;
-        Ok(named.into_iter().find(|key| !stored.contains(key)))
-    }
-
-    /// [`Self::missing_for`] through the live summaries.
-    fn summarised_missing(&self, iteration: u32) -> Result<Option<String>, StorageError> {
         let covering = |entries: &[StoredReasoning]| {
             entries.iter().find_map(|entry| {
                 let (_, last) = parse_summary_header(entry)?;
@@ -321,15 +294,34 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         let mut next = covering(&self.logs.stored_reasoning()?);
         // Each archive in the chain holds an older summary; a corrupt one could name itself.
         for _ in 0..MAX_SUMMARY_CHAIN {
-            let Some(key) = next.filter(|key| self.owns(key)) else {
-                return Ok(None);
+            let Some(key) = next.take().filter(|key| self.owns(key)) else {
+                break;
             };
             match self.read_stored(&key)? {
                 None => return Ok(Some(key)),
                 Some(archive) => next = covering(&archive.data.reasoning_log),
             }
         }
-        Ok(None)
+        let mut named = self.live_placeholder_keys(Some(iteration))?;
+        if !named.is_empty() {
+            let stored = self.store.keys()?;
+            named.retain(|key| !stored.contains(key));
+        }
+        Ok(named.into_iter().next())
+    }
+
+    /// The archives the live placeholders (of `iteration` only, when given) name.
+    fn live_placeholder_keys(&self, iteration: Option<u32>) -> Result<Vec<String>, StorageError> {
+        let live = self.logs.raw_logs()?;
+        let mut named = Vec::new();
+        for text in [&live.execution, &live.tool_activity].into_iter().flatten() {
+            for (n, key) in placeholder_sources(text) {
+                if iteration.is_none_or(|wanted| wanted == n) && self.owns(key) {
+                    named.push(key.to_owned());
+                }
+            }
+        }
+        Ok(named)
     }
 
     /// Whether `key` names one of these archives.

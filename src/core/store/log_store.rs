@@ -152,7 +152,18 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         let key = self.keys.reasoning();
         let mut log = self.stored_reasoning()?;
         log.push(Stored::encode(text));
-        self.store.set(&key, &join_entries(&log))
+        self.append_to(&key, &join_entries(&log))
+    }
+
+    /// Writes `text`, a log with one entry more, under `key`; where storage is full, the
+    /// summary cache (the package's own, a saving only) gives its room first.
+    fn append_to(&self, key: &str, text: &str) -> Result<(), StorageError> {
+        match self.store.set(key, text) {
+            Err(StorageError::Quota { .. }) if self.summary_cache().give_room() => {
+                self.store.set(key, text)
+            }
+            written => written,
+        }
     }
 
     /// Appends an execution, stamped with id, timestamp and the current iteration; returns
@@ -181,7 +192,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             extra: input.extra,
         });
         let appended = join_items(logs.execution.iter().copied().chain([entry.json()]));
-        self.store.set(&key, &appended)?;
+        self.append_to(&key, &appended)?;
         Ok(entry)
     }
 
@@ -206,7 +217,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             extra: input.extra,
         });
         let appended = join_items(logs.tool_activity.iter().copied().chain([entry.json()]));
-        self.store.set(&key, &appended)?;
+        self.append_to(&key, &appended)?;
         Ok(entry)
     }
 

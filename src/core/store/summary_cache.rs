@@ -139,6 +139,11 @@ impl<'a, S: KeyValueStore + ?Sized> SummaryCache<'a, S> {
     pub fn clear(&self) -> Result<(), StorageError> {
         self.store.remove(&self.key)
     }
+
+    /// Forgets every cached summary to give its room to the logs: whether it held any.
+    pub fn give_room(&self) -> bool {
+        self.store.contains(&self.key).unwrap_or(false) && self.clear().is_ok()
+    }
 }
 
 #[cfg(test)]

@@ -64,17 +64,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         run: &mut Run,
         prepared: &Prepared<'_>,
     ) -> Result<Written, CompactionError> {
-        if run.trigger != Trigger::User {
-            if let Some((failure, left_s)) = self.rest.borrow().resting(self.now()) {
-                run.rested_s = Some(left_s);
-                return Err(failure.clone());
-            }
-        }
+        self.resting(run)?;
         let asked = self.ask(run, prepared).await;
-        if run.attempts.count > 0 {
-            let rest = self.rest.take().after(asked.as_ref().err(), self.now());
-            self.rest.replace(rest);
-        }
+        self.rest_after(run, asked.as_ref().err());
         let accepted = asked?;
         Ok(Written {
             accepted,
@@ -82,6 +74,28 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             fallback: None,
             upgraded: replaces_fallback(prepared),
         })
+    }
+
+    /// The failure the provider rests after, for a compaction of the loop while it rests.
+    #[inline(never)]
+    fn resting(&self, run: &mut Run) -> Result<(), CompactionError> {
+        let rest = self.rest.borrow();
+        match rest.resting(self.now()) {
+            Some((failure, left_s)) if run.trigger != Trigger::User => {
+                run.rested_s = Some(left_s);
+                Err(CompactionError::Provider(failure.clone()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The provider's rest after `run` asked it and ended in `failure` (or an answer).
+    #[inline(never)]
+    fn rest_after(&self, run: &Run, failure: Option<&CompactionError>) {
+        if run.attempts.count > 0 {
+            let rest = self.rest.take().after(failure, self.now());
+            self.rest.replace(rest);
+        }
     }
 
     /// Asks the provider for a summary of `prepared` until an answer within its budget passes
