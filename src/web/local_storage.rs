@@ -92,7 +92,7 @@ impl KeyValueStore for BrowserStorage {
             Err(err) => Err(if is_quota_error(&err) {
                 StorageError::Quota {
                     key: key.to_owned(),
-                    units_needed: utf16_units(value),
+                    units_needed: utf16_units(key) + utf16_units(value),
                     free_units: None,
                 }
             } else {

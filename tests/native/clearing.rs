@@ -264,6 +264,66 @@ fn a_placeholder_whose_archive_was_evicted_is_reported_lost_not_live() {
     assert!(answer.contains("in the live logs"), "{answer}");
 }
 
+/// localStorage all but full (150 to 560 units left), the archives in IndexedDB: the clearing
+/// rung that frees tens of thousands of characters still runs, and a summary too. A clearing
+/// goes on without the journal it has no room for (each placeholder names the archive written
+/// before it); a summary under the journal's first, short record where the second does not
+/// fit. Before, the journal (3,000 units and more) failed both `storage_quota`.
+#[test]
+fn the_clearing_runs_on_a_nearly_full_local_storage() {
+    let (memory, tokens) = bulky(8);
+    let mut rig = Rig::with(
+        memory.clone(),
+        vec![],
+        at_ninety_percent(tokens, Clearing::default()),
+    );
+    rig.compactor = shelved(rig.compactor, |shelf| {
+        shelf.with_archive_store(std::rc::Rc::new(
+            context_compactor::core::ports::archive_store::MemoryArchiveStore::new(),
+        ))
+    });
+    for slack in [150, 300, 560] {
+        let memory = memory.clone();
+        let before = memory.used_units();
+        memory.set_quota(Some(before + slack));
+        let claim = rig
+            .compactor
+            .claim(Trigger::User, Cancel::default())
+            .unwrap();
+        let cleared = run_ready(
+            rig.compactor
+                .compact_claimed(claim.with_rung(Some(Rung::Clear))),
+        )
+        .unwrap()
+        .unwrap_or_else(|err| panic!("{slack} units left: {err}"));
+        assert!(!cleared.cleared.is_empty());
+        assert!(
+            memory.used_units() + 10_000 < before,
+            "{slack}: {} units before, {} after",
+            before,
+            memory.used_units()
+        );
+        memory.set_quota(None);
+        run_ready(rig.compactor.rollback(&cleared.archive_key))
+            .unwrap()
+            .unwrap();
+    }
+    let answer = Answer::Text(valid_summary("Net revenue was read for every report."));
+    rig.provider.answers.borrow_mut().push_back(answer);
+    let before = memory.used_units();
+    memory.set_quota(Some(before + 560));
+    let claim = rig
+        .compactor
+        .claim(Trigger::User, Cancel::default())
+        .unwrap();
+    let summarised = run_ready(rig.compactor.compact_claimed(claim))
+        .unwrap()
+        .unwrap_or_else(|err| panic!("a summary with 560 units left: {err}"));
+    assert_eq!(summarised.rung, Rung::Summarize);
+    assert!(memory.used_units() + 10_000 < before);
+    assert_eq!(memory.get("gdrs_compaction_journal").unwrap(), None);
+}
+
 #[test]
 fn rollback_puts_the_cleared_bytes_back_and_waits_for_a_later_summary_to_be_rolled_back_first() {
     let (memory, tokens) = bulky(8);

@@ -485,6 +485,74 @@ fn clearing_crash_cases(matrix: &Matrix) {
     }
 }
 
+fn journal_less_clearing_cases(matrix: &Matrix) {
+    // The journal refused for want of room (a nearly full localStorage): the clearing goes on
+    // without it. Name its writes, then stop after each in turn.
+    let no_room = |store: &FaultyStore| store.quota_on("gdrs_compaction_journal");
+    let (memory, clock, settings) = bulky_store();
+    let store = FaultyStore::over(memory.clone());
+    no_room(&store);
+    let t = tab_with(&store, &clock, Box::new(OfflineProvider), "a", settings);
+    let cleared = run_ready(t.compactor.compact(Trigger::Auto))
+        .unwrap()
+        .unwrap();
+    assert_eq!(cleared.rung, Rung::Clear, "cleared without a journal");
+    assert!(memory.get("gdrs_compaction_journal").unwrap().is_none());
+    let written = store.written.borrow().clone();
+    for stop_after in 1..=written.len() {
+        let (memory, clock, settings) = bulky_store();
+        let before = census(&memory);
+        let closing = |store: &FaultyStore, owner: &str| {
+            no_room(store);
+            tab_with(
+                store,
+                &clock,
+                Box::new(OfflineProvider),
+                owner,
+                settings.clone(),
+            )
+        };
+        let reload =
+            |store: &FaultyStore, owner: &str| tab(store, &clock, Box::new(OfflineProvider), owner);
+        let closed = Closed {
+            memory: &memory,
+            clock: &clock,
+            stop_after,
+            trigger: Trigger::Auto,
+        };
+        let (reloaded, recovered) = closed.then_reloaded(closing, reload, &mut (0, 0));
+        let case = format!("clearing without a journal, stop after write {stop_after}");
+        assert!(recovered.is_none(), "{case}: no journal, nothing to settle");
+        assert_nothing_lost(&case, &before, &memory);
+        // Every live placeholder names an archive that is stored: recall reads each back.
+        let live = stored_logs(&memory);
+        let marks = live[1]
+            .as_deref()
+            .unwrap_or("")
+            .matches("[cleared by")
+            .count()
+            + live[2]
+                .as_deref()
+                .unwrap_or("")
+                .matches("[cleared by")
+                .count();
+        let archives = archives_now(&reloaded.compactor);
+        for n in 1..=5 {
+            let recalled = archives.with(|a| a.recall(n));
+            let recalled = recalled.unwrap_or_else(|err| panic!("{case}: recall({n}): {err}"));
+            assert!(marks == 0 || recalled.is_some(), "{case}: recall({n})");
+        }
+        let key = key_stem(&written[stop_after - 1]);
+        matrix.row(
+            &format!("a clearing with no room for its journal (a nearly full localStorage): tab closed after write {stop_after} of {} (`{key}`), then reloaded", written.len()),
+            match marks {
+                0 => "nothing to settle: the originals stand".to_owned(),
+                n => format!("nothing to settle: {n} placeholders stand, each read back by recall from the archive written before them"),
+            },
+        );
+    }
+}
+
 /// A tab closed in the middle of a compaction: over `memory`, its compaction started by
 /// `trigger` stops after write `stop_after` (every operation after it fails, as if the tab
 /// closed).
@@ -914,6 +982,7 @@ fn fault_matrix() {
     quota_cases(&matrix);
     crash_cases(&matrix);
     clearing_crash_cases(&matrix);
+    journal_less_clearing_cases(&matrix);
     fallback_crash_cases(&matrix);
     database_cases(&matrix);
     tab_cases(&matrix);

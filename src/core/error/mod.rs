@@ -77,7 +77,8 @@ pub enum StorageError {
     Quota {
         /// The full storage key.
         key: String,
-        /// Size of the value that did not fit, in UTF-16 code units (what the quota counts).
+        /// Size of the key and value that did not fit, in UTF-16 code units (what the quota
+        /// counts).
         units_needed: usize,
         /// Free UTF-16 code units in the store, when known.
         free_units: Option<usize>,

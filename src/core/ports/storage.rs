@@ -38,10 +38,17 @@ pub const LOCAL_STORAGE_QUOTA_UNITS: usize = 5_242_880;
 
 /// Free UTF-16 code units in `store`, when its capacity is known.
 pub fn free_units(store: &impl KeyValueStore) -> Option<usize> {
+    free_units_beside(store, None)
+}
+
+/// [`free_units`] counting the entry under `replaced` as free (a write there replaces it).
+fn free_units_beside(store: &impl KeyValueStore, replaced: Option<&str>) -> Option<usize> {
     let quota = store.quota_units()?;
     let mut used = 0;
     for key in store.keys().ok()? {
-        used += utf16_units(&key) + utf16_units(&store.get(&key).ok()??);
+        if Some(key.as_str()) != replaced {
+            used += utf16_units(&key) + utf16_units(&store.get(&key).ok()??);
+        }
     }
     Some(quota.saturating_sub(used))
 }
@@ -52,9 +59,9 @@ pub(crate) fn with_free_space(store: &impl KeyValueStore, err: StorageError) -> 
         StorageError::Quota {
             key, units_needed, ..
         } => StorageError::Quota {
+            free_units: free_units_beside(store, Some(&key)),
             key,
             units_needed,
-            free_units: free_units(store),
         },
         other => other,
     }
@@ -165,7 +172,7 @@ impl KeyValueStore for MemoryStore {
             if used_by_others + needed > quota {
                 return Err(StorageError::Quota {
                     key: key.to_owned(),
-                    units_needed: utf16_units(value),
+                    units_needed: needed,
                     free_units: None,
                 });
             }
@@ -217,14 +224,15 @@ mod tests {
             err,
             StorageError::Quota {
                 key: "k".into(),
-                units_needed: 10,
+                units_needed: 11,
                 free_units: None
             }
         );
         assert_eq!(store.get("k").unwrap().as_deref(), Some("😀😀😀😀"));
+        // The key counts in what the write needs; the value it replaces is free.
         let described = with_free_space(&store, err).to_string();
         assert!(
-            described.contains("needs 20 bytes and only 2 bytes are free"),
+            described.contains("needs 22 bytes and only 20 bytes are free"),
             "{described}"
         );
     }

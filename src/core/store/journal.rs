@@ -9,7 +9,9 @@
 //! 4. the execution log, the tool log (they only shrink), then the reasoning log
 //! 5. the journal is removed
 //!
-//! Recovery finishes a compaction whose three logs were all written, and undoes any other.
+//! Recovery finishes a compaction whose three logs were all written, and undoes any other. Where
+//! storage has no room for the record of step 3, the compaction goes on under the record of
+//! step 1 (the logs only shrink): interrupted, it is undone from its archive.
 
 use crate::core::error::{CompactionError, StorageError};
 use crate::core::json::read::RawJson;
@@ -74,9 +76,9 @@ json_record! {
     read write JournalRecord {
         stage: "stage" req,
         archive_key: "archiveKey" req,
-        before: "before" null,
-        after: "after" null,
-        result: "result" null,
+        before: "before" opt,
+        after: "after" opt,
+        result: "result" opt,
     }
 }
 
@@ -150,20 +152,27 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
 
     /// Steps 1 and 2: names `archive_key` (from [`StoredArchives::next_key`]) in the journal
     /// (stage `archiving`), then writes `archive` under it. When either write fails, nothing is
-    /// left behind and the logs were never touched.
+    /// left behind and the logs were never touched. A clearing's archive (`clearing`) goes on
+    /// without the journal where storage has no room for it: each placeholder names the archive
+    /// written before it, so an interrupted clearing leaves a smaller clearing, never a loss.
     pub fn archive(
         &self,
         archives: &StoredArchives<'_, S, C>,
         archive_key: &str,
         archive: &dyn ToJson,
+        clearing: bool,
     ) -> Result<(), StorageError> {
-        self.write(&JournalRecord {
+        let named = self.write(&JournalRecord {
             stage: JournalStage::Archiving,
             archive_key: archive_key.to_owned(),
             before: None,
             after: None,
             result: None,
-        })?;
+        });
+        match named {
+            Err(StorageError::Quota { .. }) if clearing => {}
+            other => other?,
+        }
         archives.write(archive_key, archive).inspect_err(|_| {
             let _ = self.finish();
         })
@@ -250,15 +259,20 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         // A log none of whose entries changed keeps its text: it is not written.
         let after_raw = RawLogs::encode_changed(&after, now, &now_raw);
         let result = result(added);
-        self.write(&JournalRecord {
+        let replacing = self.write(&JournalRecord {
             stage: JournalStage::Replacing,
             archive_key: archive_key.to_owned(),
             before: Some(now_raw.hashes()),
             after: Some(after_raw.hashes()),
             // The summary itself is in the reasoning log being written; the journal stays small.
             result: Some(result.recorded()),
-        })
-        .map_err(|err| abandon(err.into()))?;
+        });
+        match replacing {
+            // Storage too full for this record: the `archiving` one stays, and an interrupted
+            // compaction is undone from its archive instead of finished. The logs only shrink.
+            Err(StorageError::Quota { .. }) => {}
+            other => other.map_err(|err| abandon(err.into()))?,
+        }
         if let Err(err) = logs.write_changed(&after_raw, &now_raw) {
             let _ = logs.write_changed(&now_raw, &after_raw);
             return Err(abandon(with_free_space(logs.store(), err).into()));

@@ -357,9 +357,15 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
 
     /// An archive (journal steps 1 and 2, see [`Journal::archive`]) under `key`, from
     /// [`Shelf::next_key`], durable in the archive store before any log changes; a store that
-    /// refuses it (full, or blocked by another tab) leaves nothing behind.
-    pub async fn archive(&self, key: &str, archive: &dyn ToJson) -> Result<(), CompactionError> {
-        self.with_journal(|journal, a| journal.archive(a, key, archive))?;
+    /// refuses it (full, or blocked by another tab) leaves nothing behind. A clearing's
+    /// (`clearing`) needs no room for the journal.
+    pub async fn archive(
+        &self,
+        key: &str,
+        archive: &dyn ToJson,
+        clearing: bool,
+    ) -> Result<(), CompactionError> {
+        self.with_journal(|journal, a| journal.archive(a, key, archive, clearing))?;
         if let Err(err) = self.commit().await {
             self.with_journal(|journal, a| journal.abandon(a, key));
             return Err(err.into());

@@ -209,7 +209,7 @@ pub type Hook<F> = Rc<RefCell<Option<Box<F>>>>;
 /// A provider that answers from a script, one answer per call, and records every prompt.
 #[derive(Clone, Default)]
 pub struct ScriptedProvider {
-    answers: Rc<RefCell<VecDeque<Answer>>>,
+    pub answers: Rc<RefCell<VecDeque<Answer>>>,
     pub prompts: Rc<RefCell<Vec<String>>>,
     pub on_call: Hook<dyn Fn()>,
 }

@@ -94,11 +94,11 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 Ready::Clearing(archive, cleared)
             }
         };
-        let archive: &dyn ToJson = match &ready {
-            Ready::Summary(archive, ..) => archive,
-            Ready::Clearing(archive, _) => archive,
+        let (archive, clearing): (&dyn ToJson, bool) = match &ready {
+            Ready::Summary(archive, ..) => (archive, false),
+            Ready::Clearing(archive, _) => (archive, true),
         };
-        self.shelf.archive(&key, archive).await?;
+        self.shelf.archive(&key, archive, clearing).await?;
         self.events.emit(CompactionEvent::Archived {
             archive_key: key.clone(),
             timestamp,
