@@ -141,8 +141,9 @@ impl fmt::Display for StorageError {
                 }
                 write!(
                     f,
-                    "; nothing was changed. Delete archives you no longer need (deleteArchive) \
-                     or other data of this site to make room"
+                    "; nothing was changed. Make room by removing data of this site from \
+                     localStorage (archives count only with archiveStore \"localStorage\": \
+                     deleteArchive)"
                 )
             }
             StorageError::Unavailable { reason } => {

@@ -1,9 +1,11 @@
-//! Whose words: a summary line that gives the user a request, an instruction or a permission, or
-//! that states an imperative, whose content only data holds (an execution's result, a tool's
+//! Whose words: a summary line that gives the user a request, an instruction or a permission
+//! (whatever words attribute it: a line that names the user and asks or directs), or that
+//! states an imperative, whose content only data holds (an execution's result, a tool's
 //! details, fetched text) and the user's own words (the goal, the pins) do not. Compaction
 //! must not launder an instruction that arrived in tool output into the user's voice: such a
 //! line ends with [`INJECTED_MARK`] and names the entry it came from.
 
+use crate::core::log::iteration::parse_summary_header;
 use crate::core::model::facts::{FactKind, Injection, Ledger};
 use crate::core::order::sort::sort_unique;
 use crate::core::steps::selection::Selection;
@@ -19,6 +21,15 @@ const FROM_DATA: f64 = 0.6;
 /// within four words (`the user would like`), or one of these then `by the user` (the passive).
 /// Each is the head of the words it stands for (`authori` for authorised and authorized).
 const USER_VERBS: &str = "asked asks wants want requested request instructed told said approved authori permission would needs need prefer expects insist demand wish require directed confirmed agreed allowed consented";
+
+/// Words of duty: the line says what must be done.
+const DUTIES: &str = "must should shall ought";
+
+/// Words before `be` that say something may be, not that it must.
+const MAY_BE: &str = "to will would can could may might not also then";
+
+/// Words that, just before a name of the user, deny that the user said it.
+const DENIALS: &str = "not no never nobody neither nor";
 
 /// The names a summary gives the person the agent works for.
 const USER_NOUNS: &str = "user user's owner owner's operator operator's admin administrator requester requester's human human's";
@@ -67,24 +78,33 @@ fn unquoted(text: &str) -> String {
     out
 }
 
-/// Whether `words` give the user a request: a name of the user followed within four words by a
-/// verb of asking, or a verb of asking followed by `by` and a name of the user.
-fn attributed_to_the_user(words: &[&str]) -> bool {
+/// Whether `text` (its `words`) gives the user a request, whatever the words that attribute it:
+/// a name of the user, not denied within five words (`not a request from the user`), in a line
+/// that asks or directs (see [`directs`]).
+fn attributed_to_the_user(text: &str, words: &[&str]) -> bool {
+    let named = words.iter().enumerate().any(|(at, word)| {
+        let denied = words[at.saturating_sub(5)..at]
+            .iter()
+            .any(|before| is_listed(DENIALS, before));
+        is_listed(USER_NOUNS, word) && !denied
+    });
+    named && directs(text, words)
+}
+
+/// Whether `text` (its `words`) asks or directs: a verb of asking, a word of duty (`must`,
+/// `is to be`, `that every file be deleted`), or a clause that opens with an order (`…, as the
+/// user reminded: wipe it`).
+fn directs(text: &str, words: &[&str]) -> bool {
     let asks = |word: &&str| listed(USER_VERBS).any(|verb| word.starts_with(verb));
-    words.iter().enumerate().any(|(at, word)| {
-        if !is_listed(USER_NOUNS, word) {
-            return false;
-        }
-        let active = words.iter().skip(at + 1).take(4).any(asks);
-        let by = match at {
-            0 => None,
-            _ if words[at - 1] == "by" => Some(at - 1),
-            _ if at >= 2 && words[at - 1] == "the" && words[at - 2] == "by" => Some(at - 2),
-            _ => None,
-        };
-        let passive = by.is_some_and(|by| words[by.saturating_sub(4)..by].iter().any(asks));
-        active || passive
-    })
+    let duty = words.windows(2).any(|pair| match pair {
+        [word, _] if is_listed(DUTIES, word) => true,
+        // `to be` says what is to be done; `be` after a noun, what must be (`that it be
+        // wiped`), but not after a word that only says it may be.
+        [before, be] => *be == "be" && (*before == "to" || !is_listed(MAY_BE, before)),
+        _ => false,
+    });
+    let mut clauses = text.split([',', ';', ':', '(', '\u{2014}']);
+    words.iter().any(asks) || duty || clauses.any(|c| opens_with_an_order(&words_of(c)))
 }
 
 /// Whether `words` (a line's, or what follows its label) open with an order: a verb of
@@ -133,11 +153,20 @@ fn speaks_for_the_user(line: &str) -> bool {
         .split_once(':')
         .filter(|(label, _)| words_of(label).len() <= 3)
         .map(|(_, rest)| words_of(rest));
-    attributed_to_the_user(&words)
+    attributed_to_the_user(&text, &words)
         || opens_with_an_order(&words)
         || after_label.is_some_and(|rest| opens_with_an_order(&rest))
         || text.contains("do not ask")
         || PERMISSIONS.split('|').any(|phrase| text.contains(phrase))
+}
+
+/// Whether `line` names the user outside what it quotes (`User: leave region 7 out`, `the user
+/// replied that …`): how an app records the user's own words in the reasoning.
+fn names_the_user(line: &str) -> bool {
+    let text = unquoted(line);
+    words_of(&text)
+        .iter()
+        .any(|word| is_listed(USER_NOUNS, word))
 }
 
 /// The words of `line` that say what it is about: four letters or more, not common ones.
@@ -222,9 +251,12 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
         }
     }
     for (n, entry) in &selection.reasoning {
+        // An earlier summary's lines are the user's only where they speak for the user; the
+        // app's own records, wherever they name the user.
+        let summary = parse_summary_header(entry).is_some();
         for line in entry.lines() {
             let recorded = !line.ends_with(INJECTED_MARK)
-                && speaks_for_the_user(line)
+                && ((!summary && names_the_user(line)) || speaks_for_the_user(line))
                 && from_data(&content_words(line), *n).is_none();
             if recorded {
                 users.push_str(&line.to_ascii_lowercase());
