@@ -20,6 +20,7 @@ use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
 use crate::core::error::CompactionError;
 use crate::core::model::call_options::{RehydrateOptions, FROM_ONE};
+use crate::core::model::option_rows::Range;
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::recall_tool::RecallArgs;
@@ -198,7 +199,11 @@ async fn read_call(
                 .unwrap_or(DEFAULT_REHYDRATE_TOKENS);
             Read::Rehydrate(text, budget, cooldown)
         }
-        ArchiveCall::Recall(value, what) => Read::Recall(whole_arg(&value, FROM_ONE, what)?),
+        ArchiveCall::Recall(value, what) => {
+            // An iteration number: none is larger than the log's last (`u32::MAX`).
+            let iterations = Range::Between(1, u64::from(u32::MAX));
+            Read::Recall(whole_arg(&value, iterations, what)?)
+        }
     };
     archives.with(|a| read.over(a)).await
 }

@@ -10,11 +10,17 @@ function inTime(answer, none) {
   return Promise.race([answer, new Promise((resolve) => setTimeout(resolve, ANSWER_MS, none))]);
 }
 
-/** `{ usage, quota, persisted }` in bytes; zeros and `false` where unknown or not answered in
- * time. */
+/** A figure of bytes as the browser gave it, or 0 where it is not one (`NaN`, `Infinity`). */
+function bytes(n) {
+  return Number.isFinite(n) && n >= 0 ? n : 0;
+}
+
+/** `{ usage, quota, persisted }` in bytes; zeros and `false` where unknown, not answered in
+ * time, or not finite. */
 export async function storageEstimate() {
   const storage = globalThis.navigator?.storage;
-  const { usage = 0, quota = 0 } = storage?.estimate ? await inTime(storage.estimate(), {}) : {};
+  const answer = storage?.estimate ? await inTime(storage.estimate(), {}) : {};
+  const [usage, quota] = [bytes(answer?.usage), bytes(answer?.quota)];
   const persisted = storage?.persisted ? await inTime(storage.persisted(), false) : false;
   return { usage, quota, persisted };
 }

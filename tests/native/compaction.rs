@@ -1057,3 +1057,36 @@ fn a_refusal_or_a_cancel_is_never_covered_by_the_fallback() {
     );
     assert_eq!(rig.dump(), before);
 }
+
+/// Four short iterations, compacted as the loop does after a context-limit error: no summary
+/// of them could come out clearly smaller, so the compaction is refused saying so, with no
+/// call. Before, the offline summary was judged and the compaction failed `invalid_summary`,
+/// "the model's summary was rejected … do not fit in 0 tokens".
+#[test]
+fn too_little_to_compact_is_refused_not_summarised_and_rejected() {
+    let clock = context_compactor::core::ports::clock::ManualClock::new(NOV_22_2026);
+    let rig = Rig::offline(MemoryStore::new(), clock, CompactorSettings::default());
+    {
+        let mut logs = rig.logs.borrow_mut();
+        for n in 1..=4 {
+            logs.start_iteration().unwrap();
+            logs.append_reasoning(&format!(
+                "Step {n}: counted the rows of shard_{n}.csv and compared them with the report."
+            ))
+            .unwrap();
+            logs.finish_iteration();
+        }
+    }
+    let before = rig.dump();
+    let refused = compact(&rig, Trigger::ContextLimitError).unwrap_err();
+    let CompactionError::NotAllowed(reason) = &refused else {
+        panic!("{refused:?}");
+    };
+    assert!(
+        reason
+            .to_string()
+            .starts_with("Too little to compact: iterations 1-3 hold"),
+        "{reason}"
+    );
+    assert_eq!(rig.dump(), before);
+}

@@ -914,6 +914,20 @@ fn corrupt_cases(matrix: &Matrix) {
         let store = FaultyStore::over(memory.clone());
         let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
         let result = run_ready(t.compactor.compact(Trigger::User)).unwrap();
+        if key == "gdrs_compaction_lock" {
+            // The package's own lock, which holds no data: it holds nothing back either.
+            let result = result.unwrap_or_else(|err| panic!("{key}: {err}"));
+            assert_eq!(
+                memory.get(&target).unwrap(),
+                None,
+                "{key}: replaced, released"
+            );
+            matrix.row(
+                &format!("corrupt JSON in `{key}`"),
+                format!("{}; the lease that does not read holds nothing back and is replaced (it holds no data)", outcome_of(&Ok(result))),
+            );
+            continue;
+        }
         assert_eq!(
             memory.get(&target).unwrap().as_deref(),
             Some(broken.as_str()),

@@ -343,6 +343,8 @@ test("every option object and number argument is checked alike: unknown keys wit
       compactKey: await said(() => compactor.compact({ trigger: "auto", rugn: "clear" })),
       recallZero: await said(() => compactor.recall(0)),
       recallNegative: await said(() => compactor.recall(-3)),
+      // No iteration number is that large (#66: it was clamped to 4294967295 and found nothing).
+      recallHuge: await said(() => compactor.recall(1e308)),
       recallText: await said(() => archives.recall("3")),
       recentNegative: await said(() => logs.recentReasoning(-1)),
       // The README: a freed object throws on any further use.
@@ -366,8 +368,9 @@ test("every option object and number argument is checked alike: unknown keys wit
     toolNegative: "invalid_input: Archives.recallTool(options).maxTokens: got the number `-1`, expected a whole number, at least 1",
     toolFraction: "invalid_input: recallTool(options).maxTokens: got the number `2.5`, expected a whole number, at least 1",
     compactKey: 'invalid_input: compact(options): "rugn" is not an option; did you mean "rung"? (options: trigger, rung)',
-    recallZero: "invalid_input: recall(iteration): got the number `0`, expected a whole number, at least 1",
-    recallNegative: "invalid_input: recall(iteration): got the number `-3`, expected a whole number, at least 1",
+    recallZero: "invalid_input: recall(iteration): got the number `0`, expected a whole number, between 1 and 4294967295",
+    recallNegative: "invalid_input: recall(iteration): got the number `-3`, expected a whole number, between 1 and 4294967295",
+    recallHuge: "invalid_input: recall(iteration): got the number `1e+308`, expected a whole number, between 1 and 4294967295",
     recallText: 'invalid_input: recall(iteration): got the text "3", expected a number',
     recentNegative: "invalid_input: recentReasoning(k): got the number `-1`, expected a whole number, at least 0",
     freed: "threw",

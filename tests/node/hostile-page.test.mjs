@@ -2,7 +2,8 @@
 // the store lock never blocks another tab's deletion of the lock database (an app's "reset"
 // button, a storage library's clear-all), and a tab opened after that deletion can lock and
 // compact; the lock database made by other code without its store is not an error; a storage
-// estimate that never settles does not hang a compaction; a compaction whose summary fails
+// estimate that never settles does not hang a compaction, one of figures that are not finite
+// reads as unknown; a compaction whose summary fails
 // after its clearing stood says so on the error it rejects with; a Proxy whose traps throw is
 // invalid_input, never a promise left pending.
 import { test, before, after } from "node:test";
@@ -32,10 +33,10 @@ async function tab(context, prefix = "tabs_", prepare = async () => {}) {
   const page = await blankTab(context);
   await prepare(page);
   await page.evaluate(async (prefix) => {
-    const { default: init, LogStore, Compactor, ContextCompactorError } = await import("/pkg/context_compactor.js");
+    const { default: init, LogStore, Compactor, Archives, ContextCompactorError } = await import("/pkg/context_compactor.js");
     await init();
     window.logs = new LogStore({ prefix });
-    Object.assign(window, { LogStore, Compactor, ContextCompactorError });
+    Object.assign(window, { LogStore, Compactor, Archives, ContextCompactorError });
     window.compactFourSteps = async () => {
       const logs = window.logs;
       for (let n = 1; n <= 4; n++) {
@@ -119,6 +120,35 @@ test("a storage estimate that never settles does not hang a compaction, and the 
     const session = "() => window.compactFourSteps()";
     assert.equal(await within(page, 15_000, session), "summarize");
     assert.equal(await within(page, 15_000, session), "summarize", "the page compacts again");
+  } finally {
+    await context.close();
+  }
+});
+
+test("a storage estimate of figures that are not finite reads as unknown: no storage_pressure of nulls, 0 for it in estimate()", async () => {
+  const context = await env.browser.newContext();
+  try {
+    const page = await tab(context, "infinite_", (page) =>
+      page.evaluate(() => {
+        navigator.storage.estimate = async () => ({ usage: Infinity, quota: 1e9 });
+      }),
+    );
+    const seen = await page.evaluate(async () => {
+      const { logs, Compactor } = window;
+      for (let n = 1; n <= 4; n++) {
+        logs.startIteration();
+        logs.appendReasoning(`Step ${n}: counted the rows of shard_${n}.csv and compared them with the report.`);
+        logs.appendExecution({ success: true, code: `return count('shard_${n}.csv');`, result: { rows: 1000 * n } });
+        logs.finishIteration();
+      }
+      const compactor = new Compactor(logs, { provider: { type: "offline" } });
+      const pressure = [];
+      compactor.events.addEventListener("storage_pressure", (e) => pressure.push(e.detail));
+      await compactor.compact({ trigger: "context_limit_error" });
+      const { usage, quota } = await new window.Archives(logs).estimate();
+      return { pressure, usage, quota };
+    });
+    assert.deepEqual(seen, { pressure: [], usage: 0, quota: 1e9 }, "the usage unknown, the quota as given");
   } finally {
     await context.close();
   }

@@ -78,6 +78,14 @@ pub enum Refusal {
     },
     /// Only the current iteration has entries.
     NothingToCompact,
+    /// What would be compacted is so small that no summary of it could come out clearly
+    /// smaller: asking a model would only fail the size check.
+    TooSmallToCompact {
+        /// Tokens of what would be compacted.
+        tokens: usize,
+        /// The last iteration it holds.
+        last: u32,
+    },
     /// The pinned facts alone (under the six headings) exceed the summary's budget: no summary
     /// could be stored.
     PinsOverBudget {
@@ -139,6 +147,12 @@ impl fmt::Display for Refusal {
                 f,
                 "Nothing to compact: only the current iteration has entries; finish it and \
                  start the next first."
+            ),
+            Refusal::TooSmallToCompact { tokens, last } => write!(
+                f,
+                "Too little to compact: iterations 1-{last} hold {tokens} tokens, and no \
+                 summary of them would come out clearly smaller. Let more iterations run \
+                 first; what fills the window is the current iteration."
             ),
             Refusal::PinsOverBudget { needed, budget } => write!(
                 f,

@@ -245,7 +245,8 @@ fn consider(
     }
     let body = entry.body.filter(|body| *body != "null")?;
     let whole = rule == Some(ToolRule::Clear);
-    if body.contains(CLEARED_MARK) || (!whole && estimate_tokens(body) <= rules.above_tokens) {
+    let ours = placeholder_sources(body).next().is_some();
+    if ours || (!whole && estimate_tokens(body) <= rules.above_tokens) {
         return None;
     }
     let how = Recovery {

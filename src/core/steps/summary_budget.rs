@@ -32,9 +32,14 @@ pub struct SummaryBudget {
 
 /// Tokens `pins` take in a summary: one line each, under the six headings.
 pub fn pinned_tokens(pins: &[Pin]) -> usize {
-    if pins.is_empty() {
-        return 0;
+    match pins.is_empty() {
+        true => 0,
+        false => under_headings(pins),
     }
+}
+
+/// Tokens the six headings take with one line for each of `pins`.
+fn under_headings(pins: &[Pin]) -> usize {
     let mut text = String::new();
     for (emoji, title) in SECTIONS {
         text.push_str(&format!("### {emoji} {title}\n"));
@@ -92,6 +97,11 @@ impl SummaryBudget {
     /// to its target always passes the rule.
     pub fn entry_tokens(&self, summary_tokens: usize) -> usize {
         summary_tokens.saturating_add(self.entry_lines)
+    }
+
+    /// Whether no summary could fit it: not even the six headings.
+    pub fn too_small(&self) -> bool {
+        self.max_tokens < under_headings(&[])
     }
 
     /// The most tokens the summary's entry may take and still count as a compaction.

@@ -51,6 +51,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if prepared.selection.is_empty() {
             return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
         }
+        if prepared.budget.too_small() {
+            let tokens = prepared.budget.compacted_tokens;
+            let last = prepared.selection.last;
+            return Err(CompactionError::NotAllowed(Refusal::TooSmallToCompact {
+                tokens,
+                last,
+            }));
+        }
         self.take_a_break(run).await?;
         Ok(prepared)
     }

@@ -373,3 +373,15 @@ fn every_placeholder_says_its_iteration_and_archive_back() {
     assert_eq!(sources, [(12, key), (13, key), (14, key)]);
     assert_eq!(placeholder_sources("no placeholder here").count(), 0);
 }
+
+#[test]
+fn a_body_that_quotes_the_placeholder_prefix_is_cleared_like_any_other() {
+    // A fetched page about this package quotes how a placeholder begins; it is no placeholder.
+    let quoting = |n| {
+        let text = format!("{CLEARED_MARK}is how the package's placeholders begin. ");
+        page(n, &text)
+    };
+    let logs = logs(6, quoting, |_| "null".into());
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    assert_eq!(cleared.len(), 3, "iterations 1–3, as any page");
+}
