@@ -36,10 +36,12 @@ async function unpacked(value) {
   return parts.join("");
 }
 
-/** The texts of stored `values`; a failure to decompress one is a read failure. */
-async function texts(values, what) {
+/** The texts of stored `values`; a failure to decompress one is a read failure, or where `each`
+ * is set, `{ damaged }` saying why in its place (the others are read). */
+async function texts(values, what, each = false) {
+  const damaged = (error) => ({ damaged: failure("its compressed text does not decompress", error).message });
   try {
-    return await Promise.all(values.map(unpacked));
+    return await Promise.all(values.map((value) => (each ? unpacked(value).catch(damaged) : unpacked(value))));
   } catch (error) {
     throw failure(what, error);
   }
@@ -184,14 +186,15 @@ export async function loadArchives(known, prefix) {
 }
 
 /** The archive texts under `keys`, in their order, in one transaction (`undefined` for a key
- * the database no longer holds). */
+ * the database no longer holds, `{ damaged }` for one whose compressed text does not
+ * decompress). */
 export async function fetchArchives(keys) {
   const what = "IndexedDB could not be read";
   const tx = await transaction("readonly", what);
   return new Promise((resolve, reject) => {
     const store = tx.objectStore(ARCHIVES);
     const reads = keys.map((key) => store.get(key));
-    tx.oncomplete = () => resolve(texts(reads.map((read) => read.result), what));
+    tx.oncomplete = () => resolve(texts(reads.map((read) => read.result), what, true));
     tx.onabort = () => reject(failure(what, tx.error));
   });
 }

@@ -87,10 +87,12 @@ fn failed(err: &JsValue) -> StorageError {
 }
 
 /// An archive's text in the copy: a JavaScript string (as the database gave it, or as this
-/// copy committed it), converted each time it is read; or written here and not committed yet.
+/// copy committed it), converted each time it is read; or written here and not committed yet;
+/// or a stored value that does not decompress, and why.
 enum Text {
     Loaded(JsString),
     Written(String),
+    Damaged(String),
 }
 
 fn field(object: &JsValue, name: &str) -> JsValue {
@@ -111,6 +113,10 @@ impl KeyValueStore for ArchiveDatabase {
             None => Ok(None),
             Some(Some(Text::Written(text))) => Ok(Some(text.clone())),
             Some(Some(Text::Loaded(js))) => Ok(Some(lone_surrogates::from_js(js))),
+            Some(Some(Text::Damaged(reason))) => Err(StorageError::Corrupt {
+                key: key.to_owned(),
+                reason: reason.clone(),
+            }),
             Some(None) => {
                 copy.unfetched.push(key.to_owned());
                 Err(unfetched(key))
@@ -187,6 +193,7 @@ impl ArchiveStore for ArchiveDatabase {
                             let js = match text {
                                 Text::Written(written) => lone_surrogates::to_js(written),
                                 Text::Loaded(js) => js.clone(),
+                                Text::Damaged(_) => continue,
                             };
                             *text = Text::Loaded(js.clone());
                             js.into()
@@ -254,12 +261,16 @@ impl ArchiveStore for ArchiveDatabase {
                 let Some(entry @ None) = copy.entries.get_mut(&key) else {
                     continue;
                 };
+                let damaged = field(&value, "damaged").as_string();
                 match value.dyn_into::<JsString>() {
                     Ok(js) => *entry = Some(Text::Loaded(js)),
-                    // Another tab removed it since this copy was listed.
-                    Err(_) => {
-                        copy.entries.remove(&key);
-                    }
+                    Err(_) => match damaged {
+                        Some(reason) => *entry = Some(Text::Damaged(reason)),
+                        // Another tab removed it since this copy was listed.
+                        None => {
+                            copy.entries.remove(&key);
+                        }
+                    },
                 }
             }
             Ok(())

@@ -186,9 +186,15 @@ test("archives stored as plain strings (before compression, or by a browser with
   assert.equal(fake.data.get("archives:plain_1"), "as text");
 });
 
-test("a compressed archive that does not decompress is a read failure, not a wrong text", async () => {
+test("a compressed archive that does not decompress is named damaged, never a wrong text, and the others read", async () => {
   fake.data.set("archives:bad_1", { format: "gzip-utf16", units: 3, gzip: new Uint8Array([1, 2, 3]).buffer });
-  const err = await db.fetchArchives(["bad_1"]).then(() => null, (e) => e);
+  fake.data.set("archives:old_1", "{\"data\":\"plain\"}");
+  // Before (#66), the whole fetch failed as if IndexedDB could not be read.
+  const [bad, good] = await db.fetchArchives(["bad_1", "old_1"]);
+  assert.match(bad.damaged, /its compressed text does not decompress/);
+  assert.equal(good, "{\"data\":\"plain\"}");
+  // Read alone, as recovery reads an archive, it is still a read failure.
+  const err = await db.readCommitted("bad_1").then(() => null, (e) => e);
   assert.ok(err instanceof Error, String(err));
   assert.match(err.message, /IndexedDB could not be read/);
 });

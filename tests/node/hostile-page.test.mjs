@@ -3,7 +3,8 @@
 // button, a storage library's clear-all), and a tab opened after that deletion can lock and
 // compact; the lock database made by other code without its store is not an error; a storage
 // estimate that never settles does not hang a compaction, one of figures that are not finite
-// reads as unknown; a compaction whose summary fails
+// reads as unknown; a record whose gzip does not decompress is storage_corrupt naming its
+// archive; a compaction whose summary fails
 // after its clearing stood says so on the error it rejects with; a Proxy whose traps throw is
 // invalid_input, never a promise left pending.
 import { test, before, after } from "node:test";
@@ -149,6 +150,48 @@ test("a storage estimate of figures that are not finite reads as unknown: no sto
       return { pressure, usage, quota };
     });
     assert.deepEqual(seen, { pressure: [], usage: 0, quota: 1e9 }, "the usage unknown, the quota as given");
+  } finally {
+    await context.close();
+  }
+});
+
+test("an IndexedDB record whose gzip does not decompress is storage_corrupt naming its archive, and a recall-tool query reads the others", async () => {
+  const context = await env.browser.newContext();
+  try {
+    const first = await tab(context, "gzip_");
+    const key = await first.evaluate(async () => {
+      await window.compactFourSteps();
+      const [{ key }] = await new window.Archives(window.logs).list();
+      await window.compactFourSteps();
+      // The first archive's bytes damaged where they are kept (a disk error, a bad write).
+      const db = await new Promise((resolve, reject) => {
+        const request = indexedDB.open("context-compactor-archives");
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      await new Promise((resolve, reject) => {
+        const tx = db.transaction("archives", "readwrite");
+        const store = tx.objectStore("archives");
+        const read = store.get(key);
+        read.onsuccess = () => store.put({ ...read.result, gzip: new Uint8Array([31, 139, 8, 0, 1, 2, 3]).buffer }, key);
+        tx.oncomplete = resolve;
+        tx.onerror = () => reject(tx.error);
+      });
+      db.close();
+      return key;
+    });
+    const reloaded = await tab(context, "gzip_");
+    const seen = await reloaded.evaluate(async (key) => {
+      const { logs, Compactor } = window;
+      const compactor = new Compactor(logs, { provider: { type: "offline" } });
+      const recalled = await compactor.recall(1).then(() => "resolved", (err) => `${err.code} ${err.key} ${err.message}`);
+      const answer = await compactor.recallTool().call({ query: "shard" });
+      return { recalled, leftOut: answer.includes(`Left out: ${key} damaged`), others: answer.includes("shard_") };
+    }, key);
+    // Before, both failed storage_unavailable: "IndexedDB could not be read (… Failed to fetch)".
+    assert.match(seen.recalled, new RegExp(`^storage_corrupt ${key} `));
+    assert.match(seen.recalled, /does not decompress/);
+    assert.deepEqual({ leftOut: seen.leftOut, others: seen.others }, { leftOut: true, others: true });
   } finally {
     await context.close();
   }

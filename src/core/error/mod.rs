@@ -124,7 +124,8 @@ impl fmt::Display for StorageError {
         match self {
             StorageError::Corrupt { key, reason } => write!(
                 f,
-                "localStorage key \"{key}\" does not hold valid log data ({reason}); it was left untouched"
+                "the stored key \"{key}\" (localStorage, or an archive in IndexedDB) does not hold \
+                 valid data ({reason}); it was left untouched"
             ),
             StorageError::Quota {
                 key,

@@ -167,8 +167,12 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         if let Some(digest) = self.digests.get(key) {
             return Ok(Some(digest));
         }
-        let Some(text) = self.store.get(key)? else {
-            return Ok(None);
+        let text = match self.store.get(key) {
+            Ok(Some(text)) => text,
+            Ok(None) => return Ok(None),
+            // A stored value that gives no text (its compression damaged) reads as no archive.
+            Err(StorageError::Corrupt { .. }) => String::new(),
+            Err(other) => return Err(other),
         };
         let digest = Rc::new(ArchiveDigest::of(key, &text));
         self.digests.insert(Rc::clone(&digest));
@@ -213,6 +217,16 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
             }
         }
         Ok((found, skipped))
+    }
+
+    /// The stored archives whose text does not even give their head: damaged where they are
+    /// kept.
+    pub(crate) fn unreadable(&self) -> Result<Vec<String>, StorageError> {
+        let unreadable = |digest: &ArchiveDigest| match digest {
+            ArchiveDigest::Unreadable(key) => Some(key.clone()),
+            _ => None,
+        };
+        Ok(self.each_stored(None, unreadable)?.0)
     }
 
     /// Whether the archive under `key` is a clearing's (it holds the bodies its placeholders

@@ -155,7 +155,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             text.contains(CLEARED_MARK) && named.iter().any(|named| text.contains(named))
         };
         let mut found = Vec::new();
-        let mut damaged = Vec::new();
+        let mut damaged = self.unreadable()?;
         for head in heads
             .iter()
             .filter(|head| head.iterations.iter().any(|n| (first..=last).contains(n)))
