@@ -8,8 +8,8 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{copy_object, invalid, options_from_js};
-use super::js_error::{thrown_message, ContextCompactorError};
+use super::convert::{invalid, options_copy, options_from_js};
+use super::js_error::ContextCompactorError;
 use super::log_store::JsLogStore;
 use super::recall_tool::{recall_tool, JsRecallTool};
 use super::shelves::{archive_call, rollback_call, shelf_of, ArchiveCall, BrowserShelf};
@@ -42,11 +42,7 @@ impl JsArchives {
                 "must be a LogStore (new LogStore()) that has not been freed",
             ))
         })?;
-        let source = js_sys::Object::new();
-        if !options.is_undefined() && !options.is_null() {
-            copy_object(&source, &options)
-                .map_err(|err| invalid("ArchivesOptions", thrown_message(&err)))?;
-        }
+        let source = options_copy(&options, "ArchivesOptions")?;
         let settings: CompactorSettings = options_from_js(source.into(), "ArchivesOptions")?;
         settings
             .validate()

@@ -8,10 +8,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::clock::BrowserClock;
-use super::convert::{copy_object, invalid, options_from_js, to_js};
+use super::convert::{invalid, options_copy, options_from_js, to_js};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
-use super::js_error::{thrown_message, ContextCompactorError};
+use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
 use super::log_store::JsLogStore;
 use super::lone_surrogates;
@@ -108,9 +108,8 @@ impl JsCompactor {
             if options.is_undefined() || options.is_null() {
                 (CompactOptions::default(), JsValue::UNDEFINED)
             } else {
+                let copy = options_copy(&options, "compact(options)")?;
                 let signal = get(&options, SIGNAL_OPTION);
-                let copy = copy_object(&js_sys::Object::new(), &options)
-                    .map_err(|err| invalid("compact(options)", thrown_message(&err)))?;
                 let _ = js_sys::Reflect::delete_property(&copy, &SIGNAL_OPTION.into());
                 (options_from_js(copy.into(), "compact(options)")?, signal)
             };
@@ -149,8 +148,7 @@ impl JsCompactor {
         let options: JsValue = options.into();
         let provider = provider_from(&options)?;
         // The settings are read from a copy without the provider (it holds functions and keys).
-        let settings_source = copy_object(&js_sys::Object::new(), &options)
-            .map_err(|err| invalid("CompactorOptions", thrown_message(&err)))?;
+        let settings_source = options_copy(&options, "CompactorOptions")?;
         let _ = js_sys::Reflect::delete_property(&settings_source, &PROVIDER_OPTION.into());
         let prompt_tokens = get(&options, PROMPT_TOKENS_OPTION);
         let _ = js_sys::Reflect::delete_property(&settings_source, &PROMPT_TOKENS_OPTION.into());

@@ -64,14 +64,17 @@ pub fn from_js<T: FromJson>(value: JsValue, what: &str) -> Result<T, ContextComp
     from_text(&text).map_err(|err| read_error(&err, what))
 }
 
-/// The JSON text of an options object, a number option that is `NaN` or infinite refused.
+/// The JSON text of an options object; a Symbol or a BigInt in its place, and an option JSON
+/// cannot carry (a number that is `NaN` or infinite, a Symbol), refused.
 /// (The readers' shared parts are not generic: each type read adds only its own.)
 fn options_text(value: JsValue, what: &str) -> Result<String, ContextCompactorError> {
-    if let Some(option) = value.dyn_ref().and_then(non_finite_option) {
-        return Err(ContextCompactorError::invalid_input(
-            what,
-            format!("{option} is not a finite number"),
-        ));
+    // JSON would read a Symbol as no options at all.
+    if value.is_symbol() || value.is_bigint() {
+        let given = format!("must be an object, not {}", type_name(&value));
+        return Err(ContextCompactorError::invalid_input(what, given));
+    }
+    if let Some(wrong) = value.dyn_ref().and_then(non_finite_option) {
+        return Err(ContextCompactorError::invalid_input(what, wrong));
     }
     json_text(value, what)
 }
@@ -203,7 +206,7 @@ pub fn option_in(
 }
 
 /// `typeof value`, as a reader knows it (`null` and arrays named as such).
-fn type_name(value: &JsValue) -> String {
+pub fn type_name(value: &JsValue) -> String {
     if value.is_null() {
         "null".into()
     } else if js_sys::Array::is_array(value) {
@@ -220,10 +223,24 @@ fn type_name(value: &JsValue) -> String {
 extern "C" {
     /// `Object.assign(target, source)`, its exceptions (a throwing getter) caught.
     #[wasm_bindgen(js_namespace = Object, js_name = assign, catch)]
-    pub(super) fn copy_object(
-        target: &js_sys::Object,
-        source: &JsValue,
-    ) -> Result<js_sys::Object, JsValue>;
+    fn copy_object(target: &js_sys::Object, source: &JsValue) -> Result<js_sys::Object, JsValue>;
+}
+
+/// A copy of the options object `options` (empty for `undefined` or `null`), for `what` to
+/// read after taking out what is not JSON; anything but an object (a number, a Symbol, a
+/// BigInt, which `Object.assign` would copy as nothing) is `invalid_input`.
+pub(super) fn options_copy(options: &JsValue, what: &str) -> Result<js_sys::Object, JsValue> {
+    let copy = js_sys::Object::new();
+    if options.is_undefined() || options.is_null() {
+        return Ok(copy);
+    }
+    if !options.is_object() || options.is_function() {
+        return Err(invalid(
+            what,
+            format!("must be an object, not {}", type_name(options)),
+        ));
+    }
+    copy_object(&copy, options).map_err(|err| invalid(what, thrown_message(&err)))
 }
 
 /// An `invalid_input` error naming `what` (an argument or option) and what is wrong with it.

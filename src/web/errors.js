@@ -23,13 +23,15 @@ export function contextCompactorError(message, code) {
 }
 
 /** The first option of `options` (an object), or of an object within it (`clearing`, four
- * levels deep at most), that is a number JSON cannot carry (`NaN`, `Infinity`), as
- * `path: value`; `undefined` when every one is finite, or when a value cannot be read (a
- * throwing getter or Proxy: reading its JSON text says why). */
+ * levels deep at most), that JSON cannot carry: a number that is not finite (`NaN`,
+ * `Infinity`), or a Symbol (its JSON text would leave the option out), said as what is wrong;
+ * `undefined` when every one can be carried, or when a value cannot be read (a throwing getter
+ * or Proxy: reading its JSON text says why). */
 export function nonFiniteOption(options, path = "", depth = 0) {
   try {
     for (const [name, value] of Object.entries(options)) {
-      if (typeof value === "number" && !Number.isFinite(value)) return `${path}${name}: ${value}`;
+      if (typeof value === "number" && !Number.isFinite(value)) return `${path}${name}: ${value} is not a finite number`;
+      if (typeof value === "symbol") return `${path}${name} is a Symbol, which an option cannot be`;
       const inner = value && typeof value === "object" && depth < 4 && nonFiniteOption(value, `${path}${name}.`, depth + 1);
       if (inner) return inner;
     }

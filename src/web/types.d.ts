@@ -140,7 +140,7 @@ export interface ClearingOptions {
   keepIterations?: number;
   /** A body (an execution's `result`, a tool entry's `details`) larger than this, in tokens, is cleared. @default 400 */
   aboveTokens?: number;
-  /** By tool type or name (an execution's `source`, a tool entry's `type` or `action`): "keep" never clears it, "clear" clears it whole once old enough, whatever its size. */
+  /** By tool type or name (an execution's `source`, a tool entry's `type` or `action`): "keep" never clears it, "clear" clears it whole once old enough, whatever its size, but for a body shorter than the placeholder that would replace it (a few words stay: clearing them would free nothing). */
   tools?: Record<string, "keep" | "clear">;
   /** By tool type or name: fields of the body that stay inline when it is cleared. */
   keepFields?: Record<string, string[]>;

@@ -341,6 +341,10 @@ test("every option object and number argument is checked alike: unknown keys wit
       toolNegative: await said(() => archives.recallTool({ maxTokens: -1 })),
       toolFraction: await said(() => compactor.recallTool({ maxTokens: 2.5 })),
       compactKey: await said(() => compactor.compact({ trigger: "auto", rugn: "clear" })),
+      // Read as no options before (#66): the compaction ran with the defaults.
+      compactSymbol: await said(() => compactor.compact(Symbol("auto"))),
+      compactBigInt: await said(() => compactor.compact(10n)),
+      compactNumber: await said(() => compactor.compact(5)),
       recallZero: await said(() => compactor.recall(0)),
       recallNegative: await said(() => compactor.recall(-3)),
       // No iteration number is that large (#66: it was clamped to 4294967295 and found nothing).
@@ -368,6 +372,9 @@ test("every option object and number argument is checked alike: unknown keys wit
     toolNegative: "invalid_input: Archives.recallTool(options).maxTokens: got the number `-1`, expected a whole number, at least 1",
     toolFraction: "invalid_input: recallTool(options).maxTokens: got the number `2.5`, expected a whole number, at least 1",
     compactKey: 'invalid_input: compact(options): "rugn" is not an option; did you mean "rung"? (options: trigger, rung)',
+    compactSymbol: "invalid_input: compact(options): must be an object, not symbol",
+    compactBigInt: "invalid_input: compact(options): must be an object, not bigint",
+    compactNumber: "invalid_input: compact(options): must be an object, not number",
     recallZero: "invalid_input: recall(iteration): got the number `0`, expected a whole number, between 1 and 4294967295",
     recallNegative: "invalid_input: recall(iteration): got the number `-3`, expected a whole number, between 1 and 4294967295",
     recallHuge: "invalid_input: recall(iteration): got the number `1e+308`, expected a whole number, between 1 and 4294967295",

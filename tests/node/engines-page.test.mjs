@@ -3,7 +3,8 @@
 // (`webdriver.mjs`). Each scenario runs in the page as the same function in each: a GDRS session
 // compacted, its archive in IndexedDB (compressed), recalled and rolled back byte for byte; the same after a
 // reload; two tabs of one origin, where the second's compaction is `busy` while the first's runs
-// and then sees its summary.
+// and then sees its summary; a Symbol, a BigInt or a throwing Proxy given to any public method is
+// `invalid_input`.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -101,6 +102,64 @@ async function compactRecallRollback({ rollback }) {
   return { before, live, after: texts(), archiveKey: result.archiveKey, iterations: result.iterations, stored: typeof stored === "string" ? { text: stored.length } : { format: stored?.format, units: stored?.units, bytes: stored?.gzip?.byteLength }, recalled: JSON.stringify(recalled), summaryFirst };
 }
 
+/** In the page: every public method given a Symbol, a BigInt or a Proxy whose traps throw, as an
+ * argument or inside an options object; the calls that did not throw or reject
+ * `invalid_input` (the recall tool: that did not answer that its arguments could not be read),
+ * with what they did (#66). */
+async function hostileArguments() {
+  const { default: init, LogStore, Compactor, Archives, validateSummary, estimateTokens } = await import("/pkg/context_compactor.js");
+  await init();
+  const said = async (call) => {
+    try {
+      await call();
+      return "no error";
+    } catch (err) {
+      return err?.code ?? String(err);
+    }
+  };
+  const trap = () => {
+    throw new Error("a trap that throws");
+  };
+  const proxy = new Proxy({}, { get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, getPrototypeOf: trap });
+  const logs = new LogStore({ prefix: "hostile_" });
+  logs.startIteration();
+  const compactor = new Compactor(logs, { provider: { type: "offline" } });
+  const archives = new Archives(logs);
+  const wrong = [];
+  for (const [name, v] of [["a Symbol", Symbol("x")], ["a BigInt", 10n], ["a throwing Proxy", proxy]]) {
+    const calls = {
+      "new LogStore": () => new LogStore(v),
+      appendReasoning: () => logs.appendReasoning(v),
+      appendExecution: () => logs.appendExecution(v),
+      appendToolActivity: () => logs.appendToolActivity(v),
+      pin: () => logs.pin(v),
+      recentReasoning: () => logs.recentReasoning(v),
+      "new Compactor": () => new Compactor(logs, v),
+      "new Compactor option": () => new Compactor(logs, { provider: { type: "offline" }, contextWindowTokens: v }),
+      compact: () => compactor.compact(v),
+      recall: () => compactor.recall(v),
+      rehydrate: () => compactor.rehydrate(v),
+      "rehydrate options": () => compactor.rehydrate("iteration 2", v),
+      recallTool: () => compactor.recallTool(v),
+      reportPromptTokens: () => compactor.reportPromptTokens(v),
+      rollback: () => compactor.rollback(v),
+      "new Archives": () => new Archives(logs, v),
+      "Archives.read": () => archives.read(v),
+      "Archives.delete": () => archives.delete(v),
+      validateSummary: () => validateSummary(v),
+      estimateTokens: () => estimateTokens(v),
+    };
+    for (const [method, call] of Object.entries(calls)) {
+      const code = await said(call);
+      if (code !== "invalid_input") wrong.push(`${method}(${name}): ${code}`);
+    }
+    // The recall tool answers its model with a sentence, never a rejection.
+    const answer = await compactor.recallTool().call(v);
+    if (!answer.startsWith("The arguments could not be read")) wrong.push(`recallTool().call(${name}): ${answer}`);
+  }
+  return wrong;
+}
+
 for (const name of ["chromium", "webkit", "firefox"]) {
   test(`${name}: a GDRS session compacted offline, archived in IndexedDB, recalled, rolled back byte for byte`, async () => {
     const engine = engines[name];
@@ -115,6 +174,13 @@ for (const name of ["chromium", "webkit", "firefox"]) {
     assert.match(out.summaryFirst, /COMPACTED SUMMARY/);
     assert.match(out.recalled, /"iteration":2/);
     assert.deepEqual(out.after, out.before, "byte for byte after the rollback");
+  });
+
+  test(`${name}: a Symbol, a BigInt or a Proxy whose traps throw is invalid_input on every public method`, async () => {
+    const engine = engines[name];
+    await engine.goto(url);
+    await engine.run(firstVisit);
+    assert.deepEqual(await engine.run(hostileArguments), []);
   });
 
   test(`${name}: after a reload the summary, the archive, recall and the rollback are all still there`, async () => {

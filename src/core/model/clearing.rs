@@ -11,7 +11,8 @@ use crate::core::model::option_rows::{OptionValue, Range};
 pub enum ToolRule {
     /// Never cleared.
     Keep,
-    /// Cleared whole once old enough, whatever its size.
+    /// Cleared whole once old enough, whatever its size, but for a body shorter than the
+    /// placeholder that would replace it (clearing it would free nothing).
     Clear,
 }
 
