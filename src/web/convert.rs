@@ -70,8 +70,7 @@ pub fn from_js<T: FromJson>(value: JsValue, what: &str) -> Result<T, ContextComp
 fn options_text(value: JsValue, what: &str) -> Result<String, ContextCompactorError> {
     // JSON would read a Symbol as no options at all.
     if value.is_symbol() || value.is_bigint() {
-        let given = format!("must be an object, not {}", type_name(&value));
-        return Err(ContextCompactorError::invalid_input(what, given));
+        return Err(not_an_object(&value, what));
     }
     if let Some(wrong) = value.dyn_ref().and_then(non_finite_option) {
         return Err(ContextCompactorError::invalid_input(what, wrong));
@@ -205,8 +204,14 @@ pub fn option_in(
         .transpose()
 }
 
+/// The error of `what` given `value` where an options object goes.
+fn not_an_object(value: &JsValue, what: &str) -> ContextCompactorError {
+    let given = format!("must be an object, not {}", type_name(value));
+    ContextCompactorError::invalid_input(what, given)
+}
+
 /// `typeof value`, as a reader knows it (`null` and arrays named as such).
-pub fn type_name(value: &JsValue) -> String {
+fn type_name(value: &JsValue) -> String {
     if value.is_null() {
         "null".into()
     } else if js_sys::Array::is_array(value) {
@@ -235,10 +240,7 @@ pub(super) fn options_copy(options: &JsValue, what: &str) -> Result<js_sys::Obje
         return Ok(copy);
     }
     if !options.is_object() || options.is_function() {
-        return Err(invalid(
-            what,
-            format!("must be an object, not {}", type_name(options)),
-        ));
+        return Err(not_an_object(options, what).into());
     }
     copy_object(&copy, options).map_err(|err| invalid(what, thrown_message(&err)))
 }

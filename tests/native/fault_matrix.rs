@@ -11,6 +11,7 @@
 mod common;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use common::census::{assert_nothing_lost, census, identities};
@@ -19,6 +20,7 @@ use context_compactor::core::error::ProviderError;
 use context_compactor::core::error::StorageError;
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::model::clearing::Rung;
+use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{
     CompactorSettings, LinePolicy, MissingFacts, Trigger,
 };
@@ -117,10 +119,7 @@ impl Matrix {
 }
 
 fn outcome_of(
-    result: &Result<
-        context_compactor::core::model::outcome::CompactionResult,
-        context_compactor::core::error::CompactionError,
-    >,
+    result: &Result<CompactionResult, context_compactor::core::error::CompactionError>,
 ) -> String {
     match result {
         Ok(r) => {
@@ -421,65 +420,99 @@ fn bulky_store() -> (MemoryStore, ManualClock, CompactorSettings) {
     (memory, clock, settings)
 }
 
-fn clearing_crash_cases(matrix: &Matrix) {
-    // Name the writes of one clearing (the loop's own compaction, no model call), then stop
-    // after each of them in turn: one row per write.
+/// The writes of one clearing (the loop's own compaction over [`bulky_store`], no model call)
+/// whose store `ready` prepares, in order, and its result.
+fn clearing_writes(ready: impl Fn(&FaultyStore)) -> (CompactionResult, Vec<String>) {
     let (memory, clock, settings) = bulky_store();
     let store = FaultyStore::over(memory.clone());
+    ready(&store);
     let t = tab_with(&store, &clock, Box::new(OfflineProvider), "a", settings);
     let cleared = run_ready(t.compactor.compact(Trigger::Auto))
         .unwrap()
         .unwrap();
     assert_eq!(cleared.attempts, 0, "the clearing alone was enough");
     let written = store.written.borrow().clone();
-    for (stop_after, key) in written.iter().enumerate() {
-        let (memory, clock, settings) = bulky_store();
-        let before = census(&memory);
-        let untouched = stored_logs(&memory);
-        let closing = |store: &FaultyStore, owner: &str| {
-            tab_with(
-                store,
-                &clock,
-                Box::new(OfflineProvider),
-                owner,
-                settings.clone(),
-            )
-        };
-        let reload =
-            |store: &FaultyStore, owner: &str| tab(store, &clock, Box::new(OfflineProvider), owner);
-        let closed = Closed {
-            memory: &memory,
-            clock: &clock,
-            stop_after: stop_after + 1,
-            trigger: Trigger::Auto,
-        };
-        let (_, recovered) = closed.then_reloaded(closing, reload, &mut (0, 0));
-        if let Some(Recovered::Completed(result)) = &recovered {
+    (cleared, written)
+}
+
+/// That clearing, its store prepared by `ready`, in a tab closed after write `stop_after`,
+/// then a page reloaded over the same store.
+struct ClosedClearing {
+    memory: MemoryStore,
+    /// What the store held before, and its logs.
+    before: HashMap<String, usize>,
+    untouched: Vec<Option<String>>,
+    reloaded: Tab,
+    recovered: Option<Recovered>,
+}
+
+fn clearing_closed_after(stop_after: usize, ready: impl Fn(&FaultyStore)) -> ClosedClearing {
+    let (memory, clock, settings) = bulky_store();
+    let before = census(&memory);
+    let untouched = stored_logs(&memory);
+    let closing = |store: &FaultyStore, owner: &str| {
+        ready(store);
+        tab_with(
+            store,
+            &clock,
+            Box::new(OfflineProvider),
+            owner,
+            settings.clone(),
+        )
+    };
+    let reload =
+        |store: &FaultyStore, owner: &str| tab(store, &clock, Box::new(OfflineProvider), owner);
+    let closed = Closed {
+        memory: &memory,
+        clock: &clock,
+        stop_after,
+        trigger: Trigger::Auto,
+    };
+    let (reloaded, recovered) = closed.then_reloaded(closing, reload, &mut (0, 0));
+    ClosedClearing {
+        memory,
+        before,
+        untouched,
+        reloaded,
+        recovered,
+    }
+}
+
+/// The placeholders in the stored execution (and, with `tools`, tool) log of `memory`.
+fn placeholders_in(memory: &MemoryStore, tools: bool) -> usize {
+    let live = stored_logs(memory);
+    let count =
+        |text: &Option<String>| text.as_deref().unwrap_or("").matches("[cleared by").count();
+    count(&live[1]) + if tools { count(&live[2]) } else { 0 }
+}
+
+fn clearing_crash_cases(matrix: &Matrix) {
+    // Name the writes of one clearing, then stop after each of them in turn: one row per write.
+    let (_, written) = clearing_writes(|_| {});
+    for (stop_after, key) in (1..).zip(&written) {
+        let closed = clearing_closed_after(stop_after, |_| {});
+        let (memory, recovered) = (&closed.memory, &closed.recovered);
+        if let Some(Recovered::Completed(result)) = recovered {
             assert_eq!(result.parsed().unwrap().cleared.len(), 10);
         }
-        let case = format!("clearing, stop after write {}", stop_after + 1);
-        assert_nothing_lost(&case, &before, &memory);
+        let case = format!("clearing, stop after write {stop_after}");
+        assert_nothing_lost(&case, &closed.before, memory);
         // Either every placeholder with its archive, or the logs as they were.
-        let live = stored_logs(&memory);
-        let marks = live[1]
-            .as_deref()
-            .unwrap_or("")
-            .matches("[cleared by")
-            .count();
-        let placeholders = marks == 5 && holds_an_archive(&memory);
+        let marks = placeholders_in(memory, false);
+        let placeholders = marks == 5 && holds_an_archive(memory);
         assert!(
-            placeholders || live == untouched,
+            placeholders || stored_logs(memory) == closed.untouched,
             "{case}: {marks} placeholders"
         );
         let what = settled(
-            &recovered,
+            recovered,
             placeholders,
             "complete: the placeholders stand with their archive",
             "nothing to settle: the originals stand",
         );
         let key = key_stem(key);
         matrix.row(
-            &format!("a clearing (the loop's own compaction, no model call): tab closed after write {} of {} (`{key}`), then reloaded", stop_after + 1, written.len()),
+            &format!("a clearing (the loop's own compaction, no model call): tab closed after write {stop_after} of {} (`{key}`), then reloaded", written.len()),
             format!("{what}; the live logs hold every placeholder with its archive, or the originals"),
         );
     }
@@ -489,60 +522,27 @@ fn journal_less_clearing_cases(matrix: &Matrix) {
     // The journal refused for want of room (a nearly full localStorage): the clearing goes on
     // without it. Name its writes, then stop after each in turn.
     let no_room = |store: &FaultyStore| store.quota_on("gdrs_compaction_journal");
-    let (memory, clock, settings) = bulky_store();
-    let store = FaultyStore::over(memory.clone());
-    no_room(&store);
-    let t = tab_with(&store, &clock, Box::new(OfflineProvider), "a", settings);
-    let cleared = run_ready(t.compactor.compact(Trigger::Auto))
-        .unwrap()
-        .unwrap();
+    let (cleared, written) = clearing_writes(no_room);
     assert_eq!(cleared.rung, Rung::Clear, "cleared without a journal");
-    assert!(memory.get("gdrs_compaction_journal").unwrap().is_none());
-    let written = store.written.borrow().clone();
-    for stop_after in 1..=written.len() {
-        let (memory, clock, settings) = bulky_store();
-        let before = census(&memory);
-        let closing = |store: &FaultyStore, owner: &str| {
-            no_room(store);
-            tab_with(
-                store,
-                &clock,
-                Box::new(OfflineProvider),
-                owner,
-                settings.clone(),
-            )
-        };
-        let reload =
-            |store: &FaultyStore, owner: &str| tab(store, &clock, Box::new(OfflineProvider), owner);
-        let closed = Closed {
-            memory: &memory,
-            clock: &clock,
-            stop_after,
-            trigger: Trigger::Auto,
-        };
-        let (reloaded, recovered) = closed.then_reloaded(closing, reload, &mut (0, 0));
+    for (stop_after, key) in (1..).zip(&written) {
+        let closed = clearing_closed_after(stop_after, no_room);
+        let memory = &closed.memory;
+        assert!(memory.get("gdrs_compaction_journal").unwrap().is_none());
         let case = format!("clearing without a journal, stop after write {stop_after}");
-        assert!(recovered.is_none(), "{case}: no journal, nothing to settle");
-        assert_nothing_lost(&case, &before, &memory);
+        assert!(
+            closed.recovered.is_none(),
+            "{case}: no journal, nothing to settle"
+        );
+        assert_nothing_lost(&case, &closed.before, memory);
         // Every live placeholder names an archive that is stored: recall reads each back.
-        let live = stored_logs(&memory);
-        let marks = live[1]
-            .as_deref()
-            .unwrap_or("")
-            .matches("[cleared by")
-            .count()
-            + live[2]
-                .as_deref()
-                .unwrap_or("")
-                .matches("[cleared by")
-                .count();
-        let archives = archives_now(&reloaded.compactor);
+        let marks = placeholders_in(memory, true);
+        let archives = archives_now(&closed.reloaded.compactor);
         for n in 1..=5 {
             let recalled = archives.with(|a| a.recall(n));
             let recalled = recalled.unwrap_or_else(|err| panic!("{case}: recall({n}): {err}"));
             assert!(marks == 0 || recalled.is_some(), "{case}: recall({n})");
         }
-        let key = key_stem(&written[stop_after - 1]);
+        let key = key_stem(key);
         matrix.row(
             &format!("a clearing with no room for its journal (a nearly full localStorage): tab closed after write {stop_after} of {} (`{key}`), then reloaded", written.len()),
             match marks {

@@ -19,6 +19,16 @@ after(async () => {
   await env?.close();
 });
 
+/** `work(context)` in a new browser context, whose pages are tabs of one origin; closed after. */
+async function inContext(work) {
+  const context = await env.browser.newContext();
+  try {
+    return await work(context);
+  } finally {
+    await context.close();
+  }
+}
+
 /** A tab of the package's origin, the package not loaded. */
 async function blankTab(context) {
   const page = await context.newPage();
@@ -61,9 +71,8 @@ function within(page, ms, work) {
   );
 }
 
-test("a tab that used the lock lets another delete the lock database, and a tab opened after locks and compacts", async () => {
-  const context = await env.browser.newContext();
-  try {
+test("a tab that used the lock lets another delete the lock database, and a tab opened after locks and compacts", () =>
+  inContext(async (context) => {
     const a = await tab(context);
     assert.equal(await a.evaluate(() => window.logs.withLock(() => 1)), 1, "tab A holds and releases the lock once");
     // Tab B deletes the database tab A has open.
@@ -85,14 +94,10 @@ test("a tab that used the lock lets another delete the lock database, and a tab 
     }`);
     assert.equal(compacted, "locked summarize");
     assert.equal(await within(a, 5000, "() => window.logs.withLock(() => 'again')"), "again");
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test("a lock database that other code made without the lock's store is used as none, not an error", async () => {
-  const context = await env.browser.newContext();
-  try {
+test("a lock database that other code made without the lock's store is used as none, not an error", () =>
+  inContext(async (context) => {
     const page = await blankTab(context);
     await page.evaluate(() => new Promise((resolve) => {
       const request = indexedDB.open("context-compactor", 1);
@@ -104,14 +109,10 @@ test("a lock database that other code made without the lock's store is used as n
     }));
     const other = await tab(context);
     assert.equal(await within(other, 5000, "() => window.logs.withLock(() => 'locked')"), "locked");
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test("a storage estimate that never settles does not hang a compaction, and the page compacts again", async () => {
-  const context = await env.browser.newContext();
-  try {
+test("a storage estimate that never settles does not hang a compaction, and the page compacts again", () =>
+  inContext(async (context) => {
     // A browser whose estimate never answers (seen by the hostile tester).
     const page = await tab(context, "estimate_", (page) =>
       page.evaluate(() => {
@@ -121,14 +122,10 @@ test("a storage estimate that never settles does not hang a compaction, and the 
     const session = "() => window.compactFourSteps()";
     assert.equal(await within(page, 15_000, session), "summarize");
     assert.equal(await within(page, 15_000, session), "summarize", "the page compacts again");
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test("a storage estimate of figures that are not finite reads as unknown: no storage_pressure of nulls, 0 for it in estimate()", async () => {
-  const context = await env.browser.newContext();
-  try {
+test("a storage estimate of figures that are not finite reads as unknown: no storage_pressure of nulls, 0 for it in estimate()", () =>
+  inContext(async (context) => {
     const page = await tab(context, "infinite_", (page) =>
       page.evaluate(() => {
         navigator.storage.estimate = async () => ({ usage: Infinity, quota: 1e9 });
@@ -150,14 +147,10 @@ test("a storage estimate of figures that are not finite reads as unknown: no sto
       return { pressure, usage, quota };
     });
     assert.deepEqual(seen, { pressure: [], usage: 0, quota: 1e9 }, "the usage unknown, the quota as given");
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test("an IndexedDB record whose gzip does not decompress is storage_corrupt naming its archive, and a recall-tool query reads the others", async () => {
-  const context = await env.browser.newContext();
-  try {
+test("an IndexedDB record whose gzip does not decompress is storage_corrupt naming its archive, and a recall-tool query reads the others", () =>
+  inContext(async (context) => {
     const first = await tab(context, "gzip_");
     const key = await first.evaluate(async () => {
       await window.compactFourSteps();
@@ -192,14 +185,10 @@ test("an IndexedDB record whose gzip does not decompress is storage_corrupt nami
     assert.match(seen.recalled, new RegExp(`^storage_corrupt ${key} `));
     assert.match(seen.recalled, /does not decompress/);
     assert.deepEqual({ leftOut: seen.leftOut, others: seen.others }, { leftOut: true, others: true });
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test("a summary that fails after the clearing stood rejects with the clearing's archiveKey and cleared, and says so", async () => {
-  const context = await env.browser.newContext();
-  try {
+test("a summary that fails after the clearing stood rejects with the clearing's archiveKey and cleared, and says so", () =>
+  inContext(async (context) => {
     const page = await tab(context, "stood_");
     const outcome = await page.evaluate(async () => {
       const { logs, Compactor, ContextCompactorError } = window;
@@ -247,14 +236,10 @@ test("a summary that fails after the clearing stood rejects with the clearing's 
     assert.ok(outcome.cleared.length > 0 && outcome.cleared.every((body) => body.iteration <= 3 && body.entryId.startsWith("exec_") && body.tokens > 0), JSON.stringify(outcome.cleared));
     assert.match(outcome.message, /\(the clearing that ran first stands: \d+ bodies moved to the archive "stood_archived_logs_\d+"; rollback\("stood_archived_logs_\d+"\) puts them back\)\.$/);
     assert.equal(outcome.clearings, 1);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test("a Proxy whose traps throw, given as options or as the recall tool's arguments, settles with invalid_input and no uncaught error", async () => {
-  const context = await env.browser.newContext();
-  try {
+test("a Proxy whose traps throw, given as options or as the recall tool's arguments, settles with invalid_input and no uncaught error", () =>
+  inContext(async (context) => {
     const page = await tab(context, "proxy_");
     const uncaught = [];
     page.on("pageerror", (err) => uncaught.push(String(err)));
@@ -285,7 +270,4 @@ test("a Proxy whose traps throw, given as options or as the recall tool's argume
     assert.match(said.toolCall, /^resolved: The arguments could not be read/);
     assert.deepEqual({ ...said, toolCall: undefined }, { toolCall: undefined, rehydrate: "invalid_input", compact: "invalid_input", recallTool: "invalid_input" });
     assert.deepEqual(uncaught, []);
-  } finally {
-    await context.close();
-  }
-});
+  }));

@@ -82,8 +82,8 @@ pub enum CompactionEvent {
         /// The archive restored.
         archive_key: String,
     },
-    /// `archives_lost`: archives the live summaries and placeholders name that are no longer stored (deleted,
-    /// expired, or evicted by the browser); their originals cannot be read back.
+    /// `archives_lost`: archives the live summaries and placeholders name that are no longer
+    /// stored (deleted, expired, or evicted by the browser); their originals cannot be read back.
     ArchivesLost {
         /// Their keys.
         keys: Vec<String>,

@@ -147,26 +147,27 @@ fn words_of(text: &str) -> Vec<&str> {
 /// after a label such as `Next step:`).
 fn speaks_for_the_user(line: &str) -> bool {
     let text = unquoted(line);
-    let words = words_of(&text);
+    speaks(&text, &words_of(&text))
+}
+
+/// [`speaks_for_the_user`] of a line as [`unquoted`] gives its `text`, and that text's `words`.
+fn speaks(text: &str, words: &[&str]) -> bool {
     // `Next step: delete …`: what follows a short label opens the line too.
     let after_label = text
         .split_once(':')
         .filter(|(label, _)| words_of(label).len() <= 3)
         .map(|(_, rest)| words_of(rest));
-    attributed_to_the_user(&text, &words)
-        || opens_with_an_order(&words)
+    attributed_to_the_user(text, words)
+        || opens_with_an_order(words)
         || after_label.is_some_and(|rest| opens_with_an_order(&rest))
         || text.contains("do not ask")
         || PERMISSIONS.split('|').any(|phrase| text.contains(phrase))
 }
 
-/// Whether `line` names the user outside what it quotes (`User: leave region 7 out`, `the user
-/// replied that …`): how an app records the user's own words in the reasoning.
-fn names_the_user(line: &str) -> bool {
-    let text = unquoted(line);
-    words_of(&text)
-        .iter()
-        .any(|word| is_listed(USER_NOUNS, word))
+/// Whether the `words` of a line (outside what it quotes) name the user (`User: leave region 7
+/// out`, `the user replied that …`): how an app records the user's own words in the reasoning.
+fn names_the_user(words: &[&str]) -> bool {
+    words.iter().any(|word| is_listed(USER_NOUNS, word))
 }
 
 /// The words of `line` that say what it is about: four letters or more, not common ones.
@@ -254,11 +255,11 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
         // An earlier summary's lines are the user's only where they speak for the user; the
         // app's own records, wherever they name the user.
         let summary = parse_summary_header(entry).is_some();
-        for line in entry.lines() {
-            let recorded = !line.ends_with(INJECTED_MARK)
-                && ((!summary && names_the_user(line)) || speaks_for_the_user(line))
-                && from_data(&content_words(line), *n).is_none();
-            if recorded {
+        for line in entry.lines().filter(|line| !line.ends_with(INJECTED_MARK)) {
+            let text = unquoted(line);
+            let words = words_of(&text);
+            let the_users = (!summary && names_the_user(&words)) || speaks(&text, &words);
+            if the_users && from_data(&content_words(line), *n).is_none() {
                 users.push_str(&line.to_ascii_lowercase());
                 users.push('\n');
             }

@@ -326,10 +326,14 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
 
     /// The archives the live placeholders (of `iteration` only, when given) name.
     fn live_placeholder_keys(&self, iteration: Option<u32>) -> Result<Vec<String>, StorageError> {
-        let live = self.logs.raw_logs()?;
+        // Placeholders stand in executions and tool entries only: the reasoning is not read.
+        let keys = self.logs.keys();
         let mut named = Vec::new();
-        for text in [&live.execution, &live.tool_activity].into_iter().flatten() {
-            for (n, key) in placeholder_sources(text) {
+        for log in [keys.execution(), keys.tool_activity()] {
+            let Some(text) = self.logs.store().get(&log)? else {
+                continue;
+            };
+            for (n, key) in placeholder_sources(&text) {
                 if iteration.is_none_or(|wanted| wanted == n) && self.owns(key) {
                     named.push(key.to_owned());
                 }

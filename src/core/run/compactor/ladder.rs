@@ -10,12 +10,13 @@ use super::clear::Ladder;
 use super::ending::Rewrite;
 use super::run::Run;
 use super::run_lock::RunLock;
+use super::summarize::NOTHING_TO_COMPACT;
 use super::Compactor;
 use crate::core::error::{ClearingStood, CompactionError};
 use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::phase::Phase;
-use crate::core::model::reasons::{BusyReason, Refusal};
+use crate::core::model::reasons::BusyReason;
 use crate::core::model::settings::Trigger;
 use crate::core::ports::cancel::Cancel;
 use crate::core::ports::clock::{iso_timestamp, Clock};
@@ -317,9 +318,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         result
     }
 }
-
-/// A summary that finds nothing left to compact.
-const NOTHING_TO_COMPACT: CompactionError = CompactionError::NotAllowed(Refusal::NothingToCompact);
 
 /// `err`, the summary rung's, after the clearing `cleared` of the same compaction, if one
 /// ran: the error saying that the clearing stands (a cancel included, which came too late for

@@ -19,6 +19,10 @@ use crate::core::run::view::{Observed, Prepared, Preparing};
 use crate::core::steps::check::{Accepted, SummaryCheck};
 use crate::core::store::summary_cache::{input_hash, CachedSummary};
 
+/// A summary that finds nothing left to compact.
+pub(super) const NOTHING_TO_COMPACT: CompactionError =
+    CompactionError::NotAllowed(Refusal::NothingToCompact);
+
 /// A summary to store: the accepted answer and the rung that wrote it.
 pub(super) struct Written {
     /// The summary as the check accepted it.
@@ -49,7 +53,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             }
         };
         if prepared.selection.is_empty() {
-            return Err(CompactionError::NotAllowed(Refusal::NothingToCompact));
+            return Err(NOTHING_TO_COMPACT);
         }
         if prepared.budget.too_small() {
             let tokens = prepared.budget.compacted_tokens;
@@ -65,8 +69,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// The model's summary of `prepared`: asked of the provider until an answer within the
     /// summary's budget passes the check, each step reported as progress. While the provider
-    /// rests after failing (see [`crate::core::steps::rest`]), the loop's compaction fails with that failure
-    /// at once, asking nothing.
+    /// rests after failing (see [`crate::core::steps::rest`]), the loop's compaction fails
+    /// with that failure at once, asking nothing.
     pub(super) async fn summarise(
         &self,
         run: &mut Run,
