@@ -103,7 +103,7 @@ export type ProviderOptions =
   /** Your own model call; resolve to the summary text. */
   | { type: "custom"; generate(prompt: string, settings: GenerationSettings): Promise<string>; model?: string };
 
-/** Options of `new Compactor()`; every number has the default shown. */
+/** Options of `new Compactor()`; every number has the default shown, and an option left out, `undefined` or `null` takes its default (`clearing: false`, not `null`, turns the clearing off). */
 export interface CompactorOptions {
   provider: ProviderOptions;
   /** The context window of the app's model, in tokens. Range: between 1 and 1000000000. @default 32768 */ contextWindowTokens?: number;
