@@ -14,7 +14,8 @@
 //! 6. [`steps`]: the steps of one compaction as functions of their inputs;
 //! 7. [`store`]: every key name and the protocols that read and write them;
 //! 8. [`providers`]: the summary provider port and where summaries come from;
-//! 9. [`run`]: the orchestrator.
+//! 9. [`run`]: the orchestrator;
+//! 10. [`messages`]: the message front, lists of messages in and out.
 //!
 //! Every function here reads in one screen: clippy refuses one over 100 lines.
 
@@ -23,6 +24,7 @@
 pub mod error;
 pub mod json;
 pub mod log;
+pub mod messages;
 pub mod model;
 pub mod order;
 pub mod ports;

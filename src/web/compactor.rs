@@ -76,7 +76,7 @@ fn provider_from(options: &JsValue) -> JsResult<Box<dyn SummaryProvider>> {
 /// Compacts the logs of a `LogStore` into a validated summary; see the README.
 #[wasm_bindgen(js_name = Compactor)]
 pub struct JsCompactor {
-    engine: Rc<Engine>,
+    pub(super) engine: Rc<Engine>,
     events: web_sys::EventTarget,
     /// The iterations `rehydrate` offered lately, not offered again by its next two calls.
     cooldown: Rc<RefCell<Cooldown>>,
@@ -101,31 +101,45 @@ impl JsCompactor {
     }
 }
 
+/// What `compact(options)` asks for (`options` read once, its `signal` wired to a `Cancel`),
+/// and whether it named a trigger.
+pub(super) fn compact_request(
+    options: Option<CompactOptionsJs>,
+) -> JsResult<(CompactOptions, Cancel, bool)> {
+    let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+    let (parsed, signal, named): (CompactOptions, JsValue, bool) =
+        if options.is_undefined() || options.is_null() {
+            (CompactOptions::default(), JsValue::UNDEFINED, false)
+        } else {
+            let copy = options_copy(&options, "compact(options)")?;
+            let signal = get(&options, SIGNAL_OPTION);
+            let named = !get(&options, "trigger").is_undefined();
+            let _ = js_sys::Reflect::delete_property(&copy, &SIGNAL_OPTION.into());
+            (
+                options_from_js(copy.into(), "compact(options)")?,
+                signal,
+                named,
+            )
+        };
+    let cancel = Cancel::default();
+    if !signal.is_undefined() && !signal.is_null() {
+        let signal: web_sys::AbortSignal = signal
+            .dyn_into()
+            .map_err(|_| invalid("compact(options).signal", "must be an AbortSignal"))?;
+        if signal.aborted() {
+            cancel.cancel();
+        } else {
+            let tripped = cancel.clone();
+            let listener = Closure::once_into_js(move || tripped.cancel());
+            let _ = signal.add_event_listener_with_callback("abort", listener.unchecked_ref());
+        }
+    }
+    Ok((parsed, cancel, named))
+}
+
 impl JsCompactor {
     fn start_compaction(&self, options: Option<CompactOptionsJs>) -> JsResult<js_sys::Promise> {
-        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
-        let (parsed, signal): (CompactOptions, JsValue) =
-            if options.is_undefined() || options.is_null() {
-                (CompactOptions::default(), JsValue::UNDEFINED)
-            } else {
-                let copy = options_copy(&options, "compact(options)")?;
-                let signal = get(&options, SIGNAL_OPTION);
-                let _ = js_sys::Reflect::delete_property(&copy, &SIGNAL_OPTION.into());
-                (options_from_js(copy.into(), "compact(options)")?, signal)
-            };
-        let cancel = Cancel::default();
-        if !signal.is_undefined() && !signal.is_null() {
-            let signal: web_sys::AbortSignal = signal
-                .dyn_into()
-                .map_err(|_| invalid("compact(options).signal", "must be an AbortSignal"))?;
-            if signal.aborted() {
-                cancel.cancel();
-            } else {
-                let tripped = cancel.clone();
-                let listener = Closure::once_into_js(move || tripped.cancel());
-                let _ = signal.add_event_listener_with_callback("abort", listener.unchecked_ref());
-            }
-        }
+        let (parsed, cancel, _) = compact_request(options)?;
         let engine = Rc::clone(&self.engine);
         // Claimed now: a compact() called while another runs is busy, whenever it is awaited.
         let claim = engine

@@ -3,6 +3,9 @@
 //! Every call is fallible: localStorage can be missing (workers), blocked (privacy settings)
 //! or full, and none of that may become a panic.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use js_sys::JsString;
 
 use super::lone_surrogates;
@@ -11,13 +14,17 @@ use wasm_bindgen::prelude::*;
 use super::js_error::thrown_message;
 use super::text_cache;
 use crate::core::error::StorageError;
+use crate::core::order::sorted_map::SortedMap;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::storage::{utf16_units, LOCAL_STORAGE_QUOTA_UNITS};
 
-/// `window.localStorage`, obtained once.
+/// `window.localStorage`, obtained once; or a store in this page's memory, for the logs a
+/// `MessageCompactor` writes from the app's list before each question (the list is the app's
+/// to keep; its archives still go to IndexedDB).
 #[derive(Debug, Clone)]
 pub struct BrowserStorage {
-    storage: web_sys::Storage,
+    storage: Option<web_sys::Storage>,
+    memory: Rc<RefCell<SortedMap<String, String>>>,
 }
 
 impl BrowserStorage {
@@ -27,7 +34,10 @@ impl BrowserStorage {
             reason: "there is no window (a worker or a non-browser host)".into(),
         })?;
         match window.local_storage() {
-            Ok(Some(storage)) => Ok(Self { storage }),
+            Ok(Some(storage)) => Ok(Self {
+                storage: Some(storage),
+                memory: Rc::default(),
+            }),
             Ok(None) => Err(StorageError::Unavailable {
                 reason: "the browser provides no localStorage".into(),
             }),
@@ -37,8 +47,12 @@ impl BrowserStorage {
         }
     }
 
-    fn of_strings(&self) -> &StorageOfStrings {
-        self.storage.unchecked_ref()
+    /// A store in this page's memory, empty.
+    pub fn memory() -> Self {
+        Self {
+            storage: None,
+            memory: Rc::default(),
+        }
     }
 }
 
@@ -78,13 +92,24 @@ fn unavailable(err: JsValue) -> StorageError {
 
 impl KeyValueStore for BrowserStorage {
     fn get(&self, key: &str) -> Result<Option<String>, StorageError> {
-        let value = self.of_strings().get_item(key).map_err(unavailable)?;
+        let Some(storage) = &self.storage else {
+            return Ok(self.memory.borrow().get(key).cloned());
+        };
+        let of_strings: &StorageOfStrings = storage.unchecked_ref();
+        let value = of_strings.get_item(key).map_err(unavailable)?;
         Ok(value.map(|js| text_cache::text_of(key, &js)))
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), StorageError> {
+        let Some(storage) = &self.storage else {
+            self.memory
+                .borrow_mut()
+                .insert(key.to_owned(), value.to_owned());
+            return Ok(());
+        };
         let js = lone_surrogates::to_js(value);
-        match self.of_strings().set_item(key, &js) {
+        let of_strings: &StorageOfStrings = storage.unchecked_ref();
+        match of_strings.set_item(key, &js) {
             Ok(()) => {
                 text_cache::remember(key, &js, value);
                 Ok(())
@@ -102,19 +127,26 @@ impl KeyValueStore for BrowserStorage {
     }
 
     fn remove(&self, key: &str) -> Result<(), StorageError> {
+        let Some(storage) = &self.storage else {
+            self.memory.borrow_mut().remove(key);
+            return Ok(());
+        };
         text_cache::forget(key);
-        self.storage.remove_item(key).map_err(unavailable)
+        storage.remove_item(key).map_err(unavailable)
     }
 
     fn quota_units(&self) -> Option<usize> {
-        Some(LOCAL_STORAGE_QUOTA_UNITS)
+        self.storage.as_ref().map(|_| LOCAL_STORAGE_QUOTA_UNITS)
     }
 
     fn keys(&self) -> Result<Vec<String>, StorageError> {
-        let length = self.storage.length().map_err(unavailable)?;
+        let Some(storage) = &self.storage else {
+            return Ok(self.memory.borrow().keys().cloned().collect());
+        };
+        let length = storage.length().map_err(unavailable)?;
         let mut keys = Vec::with_capacity(length as usize);
         for index in 0..length {
-            if let Some(key) = self.storage.key(index).map_err(unavailable)? {
+            if let Some(key) = storage.key(index).map_err(unavailable)? {
                 keys.push(key);
             }
         }

@@ -14,6 +14,7 @@ mod js_error;
 mod local_storage;
 mod log_store;
 mod lone_surrogates;
+mod message_compactor;
 mod recall_tool;
 mod shelves;
 mod storage_estimate;
@@ -30,6 +31,7 @@ pub use compactor::JsCompactor;
 pub use js_error::ContextCompactorError;
 pub use local_storage::BrowserStorage;
 pub use log_store::JsLogStore;
+pub use message_compactor::JsMessageCompactor;
 pub use recall_tool::JsRecallTool;
 
 use wasm_bindgen::prelude::*;

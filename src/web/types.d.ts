@@ -571,3 +571,42 @@ export declare class ContextCompactorError extends Error {
   /** Whether `value` is an error of this package, also one from another copy of it (two bundles, an iframe). */
   static isInstance(value: unknown): value is ContextCompactorError;
 }
+
+/** The shape of an agent's message list: Gemini `contents`, OpenAI chat messages, Anthropic Messages, the AI SDK's `ModelMessage[]`. */
+export type MessageShape = "gemini" | "openai" | "anthropic" | "ai-sdk";
+
+/** Options of `new MessageCompactor()`: those of `Compactor`, the list's shape, and the name its archives go under. `clearing` defaults to `{ keepIterations: 1 }` here: the newest turn's tool results stay whole, older bulky ones become placeholders the recall tool brings back. */
+export interface MessageCompactorOptions extends CompactorOptions {
+  shape: MessageShape;
+  /** Names this list's archives (IndexedDB, under `cc_messages_{conversation}_`). @default "default" */
+  conversation?: string;
+}
+
+/** A tool result a clearing moved to an archive. Turns count from 0 at the list's first turn. */
+export interface ClearedCall { turn: number; callId: string | null; tokens: number }
+
+/** What `MessageCompactor.compact()` did, and the list to send. */
+export interface MessageCompaction {
+  /** The list to send next: the input array itself when nothing was due; else the app's own message objects wherever nothing changed. */
+  messages: unknown[];
+  rung: "none" | "clear" | "summarize" | "fallback";
+  /** The summary message's text, when one was written. */
+  summary: string | null;
+  cleared: ClearedCall[];
+  /** First and last turn folded into the summary (0-based). */
+  turns: [number, number] | null;
+  archiveKey: string | null;
+  tokensBefore: number;
+  tokensAfter: number;
+  coverage: Coverage | null;
+  injections: Injection[];
+}
+
+/** What `MessageCompactor.compact(messages)` would do now: no provider call, nothing written. */
+export interface MessagePlan {
+  rung: "none" | "clear" | "summarize";
+  turns: [number, number] | null;
+  cleared: ClearedCall[];
+  tokensBefore: number;
+  estimatedTokensAfter: number;
+}

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Each wing of `src/core`, bottom to top, with the wings it may import besides its own.
-const WINGS: [(&str, &[&str]); 10] = [
+const WINGS: [(&str, &[&str]); 11] = [
     ("order", &[]),
     ("json", &["order"]),
     ("model", &["order", "json"]),
@@ -39,6 +39,21 @@ const WINGS: [(&str, &[&str]); 10] = [
             "steps",
             "store",
             "providers",
+        ],
+    ),
+    (
+        "messages",
+        &[
+            "order",
+            "json",
+            "model",
+            "error",
+            "log",
+            "ports",
+            "steps",
+            "store",
+            "providers",
+            "run",
         ],
     ),
 ];

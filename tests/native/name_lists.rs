@@ -13,6 +13,7 @@ use context_compactor::core::json::read::from_text;
 use context_compactor::core::json::record::Record;
 use context_compactor::core::json::write::{to_json, ToJson};
 use context_compactor::core::log::reasoning_entry::ReasoningEntry;
+use context_compactor::core::messages::report::{ClearedCall, MessagePlan, MessageReport};
 use context_compactor::core::model::call_options::{
     CanCompact, CompactOptions, LogStoreOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION,
     SIGNAL_OPTION,
@@ -253,6 +254,10 @@ fn every_interface_of_a_record_has_the_fields_its_rust_table_writes_and_reads() 
     assert_same_keys("CompactOptions", CompactOptions::FIELDS, &[SIGNAL_OPTION]);
     assert_same_keys("ClearingOptions", ClearingRules::FIELDS, &[]);
     assert_same_keys("ClearedBody", ClearedBody::FIELDS, &[]);
+    assert_same_keys("ClearedCall", ClearedCall::FIELDS, &[]);
+    assert_same_keys("MessagePlan", MessagePlan::FIELDS, &[]);
+    // The web layer adds the list to send.
+    assert_same_keys("MessageCompaction", MessageReport::FIELDS, &["messages"]);
     // The web layer takes the provider and the app's own token count out before the settings
     // are read (src/web/compactor.rs).
     assert_same_keys(

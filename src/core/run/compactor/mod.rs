@@ -13,6 +13,8 @@ mod run;
 mod run_lock;
 mod summarize;
 
+pub use ladder::Claim;
+
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 

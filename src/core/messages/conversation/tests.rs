@@ -1,0 +1,58 @@
+use super::*;
+
+fn list(messages: &[&str]) -> Vec<String> {
+    messages.iter().map(|m| (*m).to_owned()).collect()
+}
+
+#[test]
+fn turns_begin_with_the_users_words_and_end_with_the_results_of_their_calls() {
+    let messages = list(&[
+        r#"{"role":"system","content":"You are careful."}"#,
+        r#"{"role":"user","content":"Count the rows."}"#,
+        r#"{"role":"assistant","content":"Reading.","tool_calls":[{"id":"a","function":{"name":"read","arguments":"{}"}},{"id":"b","function":{"name":"read","arguments":"{}"}}]}"#,
+        r#"{"role":"tool","tool_call_id":"b","content":"2 rows"}"#,
+        r#"{"role":"tool","tool_call_id":"a","content":"1 row"}"#,
+        r#"{"role":"user","content":"Skip the header."}"#,
+        r#"{"role":"assistant","content":"Done: 3 rows."}"#,
+    ]);
+    let read = Conversation::read(Shape::OpenAi, &messages).unwrap();
+    assert_eq!(read.lead, 0..2);
+    assert_eq!(read.goal.as_deref(), Some("Count the rows."));
+    assert_eq!(read.turns.len(), 2);
+    assert_eq!(
+        (read.turns[0].iteration, read.turns[0].messages.clone()),
+        (1, 2..5)
+    );
+    let a = read.turns[0].calls[0].result.unwrap();
+    assert_eq!((a.message, &messages[4][a.start..a.end]), (4, "\"1 row\""));
+    assert_eq!(read.turns[1].messages, 5..7);
+    assert_eq!(read.turns[1].user_words, vec!["Skip the header."]);
+}
+
+#[test]
+fn an_earlier_summary_numbers_the_turns_after_it_and_calls_without_ids_pair_by_name() {
+    let summary = "=== COMPACTED SUMMARY (Iterations 1-7) ===\n(Originals…)\nbody\n=== END COMPACTED SUMMARY ===";
+    let summary_message = format!(
+        r#"{{"role":"user","parts":[{{"text":{}}}]}}"#,
+        serde_json::to_string(summary).unwrap()
+    );
+    let messages = vec![
+        r#"{"role":"user","parts":[{"text":"Find the outage."}]}"#.to_owned(),
+        summary_message,
+        r#"{"role":"model","parts":[{"functionCall":{"name":"logs","args":{}}}]}"#.to_owned(),
+        r#"{"role":"user","parts":[{"functionResponse":{"name":"logs","response":{"lines":3}}}]}"#
+            .to_owned(),
+    ];
+    let read = Conversation::read(Shape::Gemini, &messages).unwrap();
+    assert_eq!(
+        read.earlier.as_ref().map(|e| (e.message, e.last)),
+        Some((1, 7))
+    );
+    let call = &read.turns[0].calls[0];
+    assert_eq!((read.turns[0].iteration, call.id.as_str()), (8, "logs#8.0"));
+    assert_eq!(call.result.map(|at| at.message), Some(3));
+    assert_eq!(
+        Conversation::read(Shape::Gemini, &["1".to_owned()]),
+        Err(NotAMessage { index: 0 })
+    );
+}

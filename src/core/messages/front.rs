@@ -1,0 +1,192 @@
+//! The message front: the app's list written into the core's logs before each question, and
+//! the list to send read back from them after a compaction. Every step is the core's own; the
+//! front only translates.
+
+use std::rc::Rc;
+
+use crate::core::error::{CompactionError, StorageError};
+use crate::core::json::scan::{array_document, field, string};
+use crate::core::log::iteration::parse_summary_header;
+use crate::core::messages::conversation::{Conversation, NotAMessage};
+use crate::core::messages::logs::{reasoning_log, tool_log};
+use crate::core::messages::rebuild::{rebuild, Compacted, Out};
+use crate::core::messages::shape::Shape;
+use crate::core::model::clearing::{Clearing, ClearingRules};
+use crate::core::model::facts::Pin;
+use crate::core::model::outcome::CompactionResult;
+use crate::core::model::settings::CompactorSettings;
+use crate::core::ports::clock::{iso_timestamp, Clock};
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::run::compactor::Claim;
+use crate::core::run::compactor::Compactor;
+use crate::core::store::log_store::LogStore;
+
+/// The newest turns whose tool results stay whole by default: the model has read the others
+/// and the recall tool brings any back.
+pub const KEEP_TURNS: u32 = 1;
+
+/// The settings of a message front when the app gives none: the core's, with the clearing
+/// keeping the results of the newest [`KEEP_TURNS`] turns.
+pub fn default_settings() -> CompactorSettings {
+    CompactorSettings {
+        clearing: Clearing::On(ClearingRules {
+            keep_iterations: KEEP_TURNS,
+            ..ClearingRules::default()
+        }),
+        ..CompactorSettings::default()
+    }
+}
+
+/// Why a list could not be taken.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrontError {
+    /// A message is not an object.
+    NotAMessage(NotAMessage),
+    /// The logs it is written into could not be written.
+    Storage(StorageError),
+}
+
+impl From<StorageError> for FrontError {
+    fn from(err: StorageError) -> Self {
+        FrontError::Storage(err)
+    }
+}
+
+impl From<NotAMessage> for FrontError {
+    fn from(err: NotAMessage) -> Self {
+        FrontError::NotAMessage(err)
+    }
+}
+
+/// A compactor of message lists of one shape, over the core's compactor.
+pub struct MessageFront<S, C> {
+    shape: Shape,
+    engine: Rc<Compactor<S, C>>,
+}
+
+impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
+    /// A front for lists of `shape` over `engine` (whose logs hold nothing of the app's own).
+    pub fn new(shape: Shape, engine: Rc<Compactor<S, C>>) -> Self {
+        MessageFront { shape, engine }
+    }
+
+    /// The core's compactor underneath.
+    pub fn engine(&self) -> &Rc<Compactor<S, C>> {
+        &self.engine
+    }
+
+    /// The shape of the lists taken.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// `messages` (each one's JSON text) written into the logs as turns, the user's later
+    /// words pinned; returns the turns read.
+    pub fn load(&self, messages: &[String]) -> Result<Conversation, FrontError> {
+        let conversation = Conversation::read(self.shape, messages)?;
+        let mut logs = self.engine.logs().borrow_mut();
+        let keys = logs.keys().clone();
+        let stamp = iso_timestamp(logs.clock().now_ms());
+        let store = logs.store();
+        store.set(&keys.reasoning(), &reasoning_log(&conversation))?;
+        store.remove(&keys.execution())?;
+        store.set(
+            &keys.tool_activity(),
+            &tool_log(&conversation, messages, &stamp),
+        )?;
+        pin_user_words(&mut logs, &conversation)?;
+        Ok(conversation)
+    }
+
+    /// What the last compaction left in the logs: the summary at their head, each call's body.
+    pub fn compacted(&self) -> Result<Compacted, StorageError> {
+        let logs = self.engine.logs().borrow();
+        let summary = logs.reasoning_log()?.into_iter().find_map(|entry| {
+            let (_, last) = parse_summary_header(&entry)?;
+            Some((entry, last))
+        });
+        let tools = logs.tool_activity_log_json()?;
+        let details = array_document(&tools)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|entry| {
+                let id = string(field(entry, "id")?)?.into_owned();
+                Some((id, field(entry, "details")?.to_owned()))
+            })
+            .collect();
+        Ok(Compacted { summary, details })
+    }
+
+    /// Whether the loop should compact `messages` now (see `Compactor::should_auto_compact`).
+    pub fn should_compact(&self, messages: &[String]) -> Result<bool, FrontError> {
+        if self.engine.busy() {
+            return Ok(false);
+        }
+        self.load(messages)?;
+        Ok(self.engine.should_auto_compact()?)
+    }
+
+    /// Compacts `messages` (loaded as `conversation`) under `claim`: the list to send and what
+    /// the core did.
+    pub async fn compact(
+        &self,
+        messages: &[String],
+        conversation: &Conversation,
+        claim: Claim,
+    ) -> Result<MessageCompaction, CompactionError> {
+        let result = self.engine.compact_claimed(claim).await?;
+        let compacted = self.compacted()?;
+        let list = rebuild(self.shape, conversation, messages, &compacted);
+        let covered = compacted
+            .summary
+            .as_ref()
+            .filter(|(_, last)| Some(*last) != conversation.earlier.as_ref().map(|e| e.last));
+        Ok(MessageCompaction {
+            list,
+            turns: covered.map(|(_, last)| [conversation.first_iteration(), *last]),
+            summary: covered.map(|(entry, _)| entry.clone()),
+            result,
+        })
+    }
+}
+
+/// What a compaction of a list gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageCompaction {
+    /// The list to send.
+    pub list: Vec<Out>,
+    /// The first and last iteration (turn) the new summary covers, when one was written.
+    pub turns: Option<[u32; 2]>,
+    /// The summary message's text, when one was written.
+    pub summary: Option<String>,
+    /// What the core did.
+    pub result: CompactionResult,
+}
+
+/// The user's words after the goal, pinned so that every summary keeps them (a list with no
+/// summary of ours is a new one: the pins of another start over).
+fn pin_user_words<S: KeyValueStore, C: Clock>(
+    logs: &mut LogStore<S, C>,
+    conversation: &Conversation,
+) -> Result<(), StorageError> {
+    let mut pinned = logs.pins()?;
+    if conversation.earlier.is_none() {
+        for pin in pinned.drain(..) {
+            logs.unpin(&pin.id)?;
+        }
+    }
+    for turn in &conversation.turns {
+        for words in &turn.user_words {
+            let text: String = words.trim().chars().take(Pin::MAX_CHARS).collect();
+            if text.is_empty() || pinned.iter().any(|pin| pin.text == text) {
+                continue;
+            }
+            match logs.pin(&text) {
+                Ok(id) => pinned.push(Pin { id, text }),
+                Err(crate::core::store::log_store::PinError::Storage(err)) => return Err(err),
+                Err(crate::core::store::log_store::PinError::Text(_)) => {}
+            }
+        }
+    }
+    Ok(())
+}

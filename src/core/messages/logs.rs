@@ -1,0 +1,100 @@
+//! A conversation as the core's three logs: each turn an iteration of the reasoning log (the
+//! user's words, the model's, the calls it made), each call with its result one tool entry
+//! whose id is the call's id and whose `details` is the result's body, so that the clearing
+//! rung's placeholder goes back where the body was. The execution log stays empty.
+
+use crate::core::json::write::{write_string, ObjectOut};
+use crate::core::log::iteration::iteration_header;
+use crate::core::messages::conversation::{Conversation, Turn};
+
+/// The longest part of a call's arguments the reasoning log repeats, in characters.
+const ARGS_SHOWN: usize = 300;
+
+/// The reasoning log (`string[]` JSON) of `conversation`.
+pub fn reasoning_log(conversation: &Conversation) -> String {
+    let mut entries: Vec<String> = Vec::new();
+    match (&conversation.earlier, &conversation.goal) {
+        (Some(earlier), _) => entries.push(earlier.entry.clone()),
+        (None, Some(goal)) => entries.push(format!(
+            "=== SESSION START ===\nQuery: {}",
+            goal.split_whitespace().collect::<Vec<_>>().join(" ")
+        )),
+        (None, None) => {}
+    }
+    for turn in &conversation.turns {
+        entries.push(turn_entry(turn));
+    }
+    let mut out = String::from("[");
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(&mut out, entry);
+    }
+    out.push(']');
+    out
+}
+
+/// One turn's reasoning entry: its header, the user's words, the model's, the calls.
+fn turn_entry(turn: &Turn) -> String {
+    let mut entry = iteration_header(turn.iteration);
+    for words in &turn.user_words {
+        entry.push_str("\nThe user wrote: ");
+        entry.push_str(words.trim());
+    }
+    if !turn.model_text.trim().is_empty() {
+        entry.push('\n');
+        entry.push_str(turn.model_text.trim());
+    }
+    for call in &turn.calls {
+        let args: String = call.args.chars().take(ARGS_SHOWN).collect();
+        entry.push_str(&format!(
+            "\nCalled {} (call {}) with {args}",
+            call.name, call.id
+        ));
+    }
+    entry
+}
+
+/// The tool log (`ToolActivityEntry[]` JSON) of `conversation`, read from `messages`, stamped
+/// `timestamp`.
+pub fn tool_log(conversation: &Conversation, messages: &[String], timestamp: &str) -> String {
+    let mut out = String::from("[");
+    let mut first = true;
+    for turn in &conversation.turns {
+        for call in &turn.calls {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            let status = match call.result {
+                None => "pending",
+                Some(at) if at.error => "error",
+                Some(_) => "success",
+            };
+            let mut entry = ObjectOut::new(&mut out);
+            entry
+                .field("id", &call.id)
+                .field("timestamp", timestamp)
+                .field("iteration", &turn.iteration)
+                .field("type", &call.name)
+                .field("action", "call")
+                .field("status", status)
+                .raw("args", args_json(&call.args));
+            if let Some(at) = call.result {
+                entry.raw("details", &messages[at.message][at.start..at.end]);
+            }
+        }
+    }
+    out.push(']');
+    out
+}
+
+/// `args` when it is JSON text, else `{}`.
+fn args_json(args: &str) -> &str {
+    if crate::core::json::scan::document(args).is_ok() {
+        args
+    } else {
+        "{}"
+    }
+}

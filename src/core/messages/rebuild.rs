@@ -1,0 +1,104 @@
+//! The list to send after a compaction: the lead, the summary message where the shape expects
+//! it, then the turns the summary did not cover, each message the app's own except where a
+//! result's body was cleared (its placeholder spliced in, every other byte kept).
+
+use crate::core::json::write::write_string;
+use crate::core::messages::conversation::Conversation;
+use crate::core::messages::shape::Shape;
+use crate::core::order::sort::sort_by_key;
+
+/// One message of the list to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Out {
+    /// The app's own message at this index, unchanged.
+    Keep(usize),
+    /// A message written now, as JSON text.
+    New(String),
+}
+
+/// What the core left in the logs after a compaction, as the rebuild reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Compacted {
+    /// The summary entry at the head of the reasoning log, and the last iteration it covers.
+    pub summary: Option<(String, u32)>,
+    /// The `details` of each tool entry, by the call's id.
+    pub details: Vec<(String, String)>,
+}
+
+/// The message of `shape` that carries the summary entry `entry`: a user message.
+pub fn summary_message(shape: Shape, entry: &str) -> String {
+    let mut out = String::new();
+    match shape {
+        Shape::Gemini => {
+            out.push_str("{\"role\":\"user\",\"parts\":[{\"text\":");
+            write_string(&mut out, entry);
+            out.push_str("}]}");
+        }
+        Shape::OpenAi | Shape::Anthropic | Shape::AiSdk => {
+            out.push_str("{\"role\":\"user\",\"content\":");
+            write_string(&mut out, entry);
+            out.push('}');
+        }
+    }
+    out
+}
+
+/// The list to send: `messages` as `conversation` read them, after the compaction that left
+/// `compacted`.
+pub fn rebuild(
+    shape: Shape,
+    conversation: &Conversation,
+    messages: &[String],
+    compacted: &Compacted,
+) -> Vec<Out> {
+    let earlier = conversation.earlier.as_ref().map(|e| e.message);
+    let covered = match &compacted.summary {
+        Some((_, last)) if Some(*last) != conversation.earlier.as_ref().map(|e| e.last) => {
+            Some(*last)
+        }
+        _ => None,
+    };
+    let mut out: Vec<Out> = Vec::with_capacity(messages.len());
+    for index in conversation.lead.clone() {
+        if covered.is_none() || Some(index) != earlier {
+            out.push(Out::Keep(index));
+        }
+    }
+    if let (Some(_), Some((entry, _))) = (covered, &compacted.summary) {
+        out.push(Out::New(summary_message(shape, entry)));
+    }
+    for turn in &conversation.turns {
+        if covered.is_some_and(|last| turn.iteration <= last) {
+            continue;
+        }
+        for index in turn.messages.clone() {
+            let mut splices: Vec<(usize, usize, &str)> = Vec::new();
+            for call in &turn.calls {
+                let Some(at) = call.result.filter(|at| at.message == index) else {
+                    continue;
+                };
+                let now = compacted.details.iter().find(|(id, _)| *id == call.id);
+                if let Some((_, body)) =
+                    now.filter(|(_, b)| *b != messages[index][at.start..at.end])
+                {
+                    splices.push((at.start, at.end, body));
+                }
+            }
+            out.push(spliced(index, &messages[index], splices));
+        }
+    }
+    out
+}
+
+/// Message `index` with each `(start, end, body)` of `splices` in place of its bytes.
+fn spliced(index: usize, text: &str, mut splices: Vec<(usize, usize, &str)>) -> Out {
+    if splices.is_empty() {
+        return Out::Keep(index);
+    }
+    sort_by_key(&mut splices, |(start, _, _)| std::cmp::Reverse(*start));
+    let mut text = text.to_owned();
+    for (start, end, body) in splices {
+        text.replace_range(start..end, body);
+    }
+    Out::New(text)
+}

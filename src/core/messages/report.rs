@@ -1,0 +1,171 @@
+//! What the message front tells the app, in turns and call ids: a compaction's report and a
+//! plan's. Turns count from 0 at the first turn of the list's first compaction (the core's
+//! iteration `n` is turn `n - 1`).
+
+use crate::core::json::record::json_record;
+use crate::core::model::clearing::ClearedBody;
+use crate::core::model::facts::{Coverage, Injection};
+use crate::core::model::outcome::{CompactionPlan, CompactionResult};
+
+/// A tool result the clearing rung moved to an archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClearedCall {
+    /// Its turn.
+    pub turn: u32,
+    /// The call's id (`null` when it has none).
+    pub call_id: Option<String>,
+    /// Tokens the list lost.
+    pub tokens: usize,
+}
+
+json_record! {
+    write ClearedCall {
+        turn: "turn" req,
+        call_id: "callId" null,
+        tokens: "tokens" req,
+    }
+}
+
+/// The turn of iteration `n`.
+fn turn(n: u32) -> u32 {
+    n.saturating_sub(1)
+}
+
+fn cleared_calls(cleared: &[ClearedBody]) -> Vec<ClearedCall> {
+    cleared
+        .iter()
+        .map(|body| ClearedCall {
+            turn: turn(body.iteration),
+            call_id: Some(body.entry_id.clone()).filter(|id| !id.is_empty()),
+            tokens: body.tokens,
+        })
+        .collect()
+}
+
+/// `MessageCompaction` less its `messages` (the list, which the boundary adds).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageReport {
+    /// `none`, `clear`, `summarize` or `fallback`.
+    pub rung: &'static str,
+    /// The summary message's text, when one was written.
+    pub summary: Option<String>,
+    /// The results cleared.
+    pub cleared: Vec<ClearedCall>,
+    /// First and last turn folded into the summary.
+    pub turns: Option<[u32; 2]>,
+    /// The archive holding the originals.
+    pub archive_key: Option<String>,
+    /// Tokens before.
+    pub tokens_before: usize,
+    /// Tokens after.
+    pub tokens_after: usize,
+    /// The facts the summary had to keep, and which it kept.
+    pub coverage: Option<Coverage>,
+    /// The lines marked as giving the user words only tool output said.
+    pub injections: Vec<Injection>,
+}
+
+json_record! {
+    write MessageReport {
+        rung: "rung" req,
+        summary: "summary" null,
+        cleared: "cleared" req,
+        turns: "turns" null,
+        archive_key: "archiveKey" null,
+        tokens_before: "tokensBefore" req,
+        tokens_after: "tokensAfter" req,
+        coverage: "coverage" null,
+        injections: "injections" req,
+    }
+}
+
+impl MessageReport {
+    /// Nothing was due: the list stays, `tokens` of it.
+    pub fn nothing(tokens: usize) -> Self {
+        MessageReport {
+            rung: "none",
+            summary: None,
+            cleared: Vec::new(),
+            turns: None,
+            archive_key: None,
+            tokens_before: tokens,
+            tokens_after: tokens,
+            coverage: None,
+            injections: Vec::new(),
+        }
+    }
+
+    /// The report of `result`, whose summary (when it wrote one) is `summary` over
+    /// iterations `iterations`.
+    pub fn of(
+        result: &CompactionResult,
+        summary: Option<String>,
+        iterations: Option<[u32; 2]>,
+    ) -> Self {
+        let summarised = summary.is_some();
+        MessageReport {
+            rung: result.rung.as_str(),
+            summary,
+            cleared: cleared_calls(&result.cleared),
+            turns: iterations.map(|[first, last]| [turn(first), turn(last)]),
+            archive_key: Some(result.archive_key.clone()).filter(|key| !key.is_empty()),
+            tokens_before: result.tokens_before,
+            tokens_after: result.tokens_after,
+            coverage: summarised.then(|| result.coverage.clone()),
+            injections: result.injections.clone(),
+        }
+    }
+}
+
+/// `MessagePlan`: what `compact(messages)` would do now, with no call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessagePlan {
+    /// `none`, `clear` or `summarize`.
+    pub rung: &'static str,
+    /// First and last turn a summary would fold.
+    pub turns: Option<[u32; 2]>,
+    /// The results a clearing would move.
+    pub cleared: Vec<ClearedCall>,
+    /// Tokens now.
+    pub tokens_before: usize,
+    /// Tokens after, estimated.
+    pub estimated_tokens_after: usize,
+}
+
+json_record! {
+    write MessagePlan {
+        rung: "rung" req,
+        turns: "turns" null,
+        cleared: "cleared" req,
+        tokens_before: "tokensBefore" req,
+        estimated_tokens_after: "estimatedTokensAfter" req,
+    }
+}
+
+impl MessagePlan {
+    /// The plan of `plan` over logs of `tokens`; `due` says whether the loop's compaction
+    /// would run now.
+    pub fn of(plan: &CompactionPlan, tokens: usize, due: bool) -> Self {
+        let rung = if due && plan.refused.is_none() {
+            plan.rung.as_str()
+        } else {
+            "none"
+        };
+        let summarises = rung != "none" && rung != "clear";
+        MessagePlan {
+            rung,
+            turns: summarises.then(|| [turn(plan.iterations[0]), turn(plan.iterations[1])]),
+            cleared: if rung == "none" {
+                Vec::new()
+            } else {
+                cleared_calls(&plan.cleared)
+            },
+            tokens_before: tokens,
+            estimated_tokens_after: if rung == "none" {
+                tokens
+            } else {
+                plan.estimated_tokens_after
+            },
+        }
+    }
+}

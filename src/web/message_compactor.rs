@@ -1,0 +1,264 @@
+//! `MessageCompactor` for JavaScript: the message front over a `Compactor` whose logs live in
+//! this page's memory (written from the app's list before each question) and whose archives
+//! go to IndexedDB under the conversation's name.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::clock::BrowserClock;
+use super::compactor::{compact_request, JsCompactor};
+use super::convert::{invalid, json_to_js, options_copy, to_js};
+use super::js_error::ContextCompactorError;
+use super::local_storage::BrowserStorage;
+use super::recall_tool::JsRecallTool;
+use super::typescript::{CompactOptionsJs, RecallToolOptionsJs};
+use crate::core::error::{CompactionError, ErrorCode};
+use crate::core::messages::front::{FrontError, MessageFront, KEEP_TURNS};
+use crate::core::messages::rebuild::Out;
+use crate::core::messages::report::{MessagePlan, MessageReport};
+use crate::core::messages::shape::Shape;
+use crate::core::model::clearing::Rung;
+use crate::core::model::settings::Trigger;
+use crate::core::store::keys::StorageKeys;
+use crate::core::store::log_store::LogStore;
+
+type JsResult<T> = Result<T, JsValue>;
+type Front = MessageFront<BrowserStorage, BrowserClock>;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `MessageCompactorOptions` in TypeScript.
+    #[wasm_bindgen(typescript_type = "MessageCompactorOptions")]
+    pub type MessageCompactorOptionsJs;
+    /// `unknown[]` in TypeScript: the app's message list.
+    #[wasm_bindgen(typescript_type = "unknown[]")]
+    pub type MessageListJs;
+    /// `MessagePlan` in TypeScript.
+    #[wasm_bindgen(typescript_type = "MessagePlan")]
+    pub type MessagePlanJs;
+}
+
+fn get(object: &JsValue, field: &str) -> JsValue {
+    js_sys::Reflect::get(object, &JsValue::from_str(field)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// The longest `conversation` name, in characters.
+const MAX_CONVERSATION_CHARS: usize = 64;
+
+/// Keeps the lists of an agent within its context window: the same ladder, checks, archives
+/// and events as `Compactor`, over a message list of one shape; see the README.
+#[wasm_bindgen(js_name = MessageCompactor)]
+pub struct JsMessageCompactor {
+    inner: JsCompactor,
+    front: Rc<Front>,
+}
+
+#[wasm_bindgen(js_class = MessageCompactor)]
+impl JsMessageCompactor {
+    /// A compactor of lists of `options.shape` (`"gemini"`, `"openai"`, `"anthropic"`,
+    /// `"ai-sdk"`), with the options of `Compactor`; archives under `options.conversation`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: MessageCompactorOptionsJs) -> JsResult<JsMessageCompactor> {
+        let what = "MessageCompactorOptions";
+        let options: JsValue = options.into();
+        let copy = options_copy(&options, what)?;
+        let shape_name = get(&copy, "shape").as_string().unwrap_or_default();
+        let shape = Shape::ALL
+            .into_iter()
+            .find(|shape| shape.as_str() == shape_name)
+            .ok_or_else(|| {
+                invalid(
+                    "MessageCompactorOptions.shape",
+                    "must be \"gemini\", \"openai\", \"anthropic\" or \"ai-sdk\"",
+                )
+            })?;
+        let conversation = match get(&copy, "conversation") {
+            absent if absent.is_undefined() || absent.is_null() => String::from("default"),
+            name => name
+                .as_string()
+                .filter(|n| (1..=MAX_CONVERSATION_CHARS).contains(&n.chars().count()))
+                .ok_or_else(|| {
+                    invalid(
+                        "MessageCompactorOptions.conversation",
+                        "must be a name of 1 to 64 characters",
+                    )
+                })?,
+        };
+        for field in ["shape", "conversation"] {
+            let _ = js_sys::Reflect::delete_property(&copy, &field.into());
+        }
+        if get(&copy, "clearing").is_undefined() {
+            let clearing = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&clearing, &"keepIterations".into(), &KEEP_TURNS.into());
+            let _ = js_sys::Reflect::set(&copy, &"clearing".into(), &clearing);
+        }
+        let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+        let keys = StorageKeys::new(&format!("cc_messages_{conversation}_"));
+        let logs = Rc::new(RefCell::new(LogStore::new(
+            BrowserStorage::memory(),
+            BrowserClock,
+            keys,
+            seed,
+        )));
+        let inner = JsCompactor::over(logs, copy.unchecked_into())?;
+        let front = Rc::new(MessageFront::new(shape, Rc::clone(&inner.engine)));
+        Ok(JsMessageCompactor { inner, front })
+    }
+
+    /// Where the compaction events are dispatched: the same as `Compactor`'s.
+    #[wasm_bindgen(getter, unchecked_return_type = "CompactorEvents")]
+    pub fn events(&self) -> web_sys::EventTarget {
+        self.inner.events()
+    }
+
+    /// Share (0..1, can exceed 1) of `contextWindowTokens` that `messages` take.
+    pub fn usage(&self, messages: MessageListJs) -> JsResult<f64> {
+        let (_, texts) = message_texts(&messages, "usage(messages)")?;
+        if self.front.engine().busy() {
+            return Err(ContextCompactorError::new(
+                ErrorCode::Busy,
+                "usage(messages): a compaction of this conversation is running; measure the list it resolves to",
+            )
+            .into());
+        }
+        self.front.load(&texts).map_err(front_error)?;
+        Ok(self.front.engine().context_usage()?)
+    }
+
+    /// Whether the loop should compact `messages` now (false while a compaction runs).
+    #[wasm_bindgen(js_name = shouldCompact)]
+    pub fn should_compact(&self, messages: MessageListJs) -> JsResult<bool> {
+        let (_, texts) = message_texts(&messages, "shouldCompact(messages)")?;
+        self.front.should_compact(&texts).map_err(front_error)
+    }
+
+    /// What `compact(messages)` would do now: no provider call, nothing written.
+    pub fn plan(&self, messages: MessageListJs) -> JsResult<MessagePlanJs> {
+        let (_, texts) = message_texts(&messages, "plan(messages)")?;
+        let due = self.front.should_compact(&texts).map_err(front_error)?;
+        let engine = self.front.engine();
+        let tokens = engine.logs().borrow().estimate_tokens()?;
+        Ok(to_js(&MessagePlan::of(&engine.plan()?, tokens, due))?)
+    }
+
+    /// The list to send: `messages` itself when nothing is due (`rung` `"none"`), else the
+    /// ladder's: old bulky tool results cleared, then the older turns folded into one summary
+    /// message after the first user message; the newest turns as the app wrote them. The
+    /// trigger is `"auto"` unless `options.trigger` says otherwise.
+    #[wasm_bindgen(unchecked_return_type = "Promise<MessageCompaction>")]
+    pub fn compact(
+        &self,
+        messages: MessageListJs,
+        options: Option<CompactOptionsJs>,
+    ) -> js_sys::Promise {
+        match self.start_compaction(&messages, options) {
+            Ok(promise) => promise,
+            Err(err) => js_sys::Promise::reject(&err),
+        }
+    }
+
+    /// Recall as a tool for the app's model (see `Compactor.recallTool`).
+    #[wasm_bindgen(js_name = recallTool)]
+    pub fn recall_tool(&self, options: Option<RecallToolOptionsJs>) -> JsResult<JsRecallTool> {
+        self.inner.recall_tool(options)
+    }
+
+    /// The archives of this conversation, newest first, expired ones excluded.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ArchiveInfo[]>")]
+    pub fn archives(&self) -> js_sys::Promise {
+        self.inner.archives()
+    }
+
+    /// Cancels the running compaction (see `Compactor.abort`).
+    pub fn abort(&self) {
+        self.inner.abort();
+    }
+}
+
+impl JsMessageCompactor {
+    fn start_compaction(
+        &self,
+        messages: &JsValue,
+        options: Option<CompactOptionsJs>,
+    ) -> JsResult<js_sys::Promise> {
+        let (array, texts) = message_texts(messages, "compact(messages)")?;
+        let (asked, cancel, named) = compact_request(options)?;
+        let trigger = if named { asked.trigger } else { Trigger::Auto };
+        let front = Rc::clone(&self.front);
+        if trigger == Trigger::Auto
+            && asked.rung.is_none()
+            && !front.should_compact(&texts).map_err(front_error)?
+        {
+            let tokens = front.engine().logs().borrow().estimate_tokens()?;
+            let report: js_sys::Object = to_js(&MessageReport::nothing(tokens))?;
+            let _ = js_sys::Reflect::set(&report, &"messages".into(), &array);
+            let report: JsValue = report.into();
+            return Ok(js_sys::Promise::resolve(&report));
+        }
+        let conversation = front.load(&texts).map_err(front_error)?;
+        let claim = front
+            .engine()
+            .claim(trigger, cancel)
+            .map(|claim| claim.with_rung(asked.rung.map(Rung::from)));
+        Ok(future_to_promise(async move {
+            let model = || front.engine().model();
+            let done = match claim {
+                Ok(claim) => front.compact(&texts, &conversation, claim).await,
+                Err(err) => Err(err),
+            }
+            .map_err(|err: CompactionError| ContextCompactorError::from(err).with_model(model()))?;
+            let report: js_sys::Object =
+                to_js(&MessageReport::of(&done.result, done.summary, done.turns))?;
+            let list = js_sys::Array::new();
+            for out in &done.list {
+                match out {
+                    Out::Keep(index) => list.push(&array.get(*index as u32)),
+                    Out::New(json) => list.push(&json_to_js::<JsValue>(json)?),
+                };
+            }
+            let _ = js_sys::Reflect::set(&report, &"messages".into(), &list);
+            Ok(report.into())
+        }))
+    }
+}
+
+/// `messages` as an array and each message's JSON text; `invalid_input` naming `what` for
+/// anything but an array of JSON objects.
+fn message_texts(messages: &JsValue, what: &str) -> JsResult<(js_sys::Array, Vec<String>)> {
+    if !js_sys::Array::is_array(messages) {
+        return Err(invalid(what, "must be the array of messages the app sends"));
+    }
+    let array: js_sys::Array = messages.clone().unchecked_into();
+    let mut texts = Vec::with_capacity(array.length() as usize);
+    for (index, message) in array.iter().enumerate() {
+        let text = message
+            .is_object()
+            .then(|| js_sys::JSON::stringify(&message).ok())
+            .flatten()
+            .and_then(|text| text.as_string());
+        match text {
+            Some(text) => texts.push(text),
+            None => {
+                return Err(invalid(
+                    &format!("{what}[{index}]"),
+                    "must be a message object that JSON can hold",
+                ))
+            }
+        }
+    }
+    Ok((array, texts))
+}
+
+/// A list that could not be taken, as the JS error of its code.
+fn front_error(err: FrontError) -> JsValue {
+    match err {
+        FrontError::NotAMessage(at) => invalid(
+            &format!("messages[{}]", at.index),
+            "must be a message object",
+        ),
+        FrontError::Storage(err) => ContextCompactorError::from(err).into(),
+    }
+}

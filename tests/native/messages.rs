@@ -1,0 +1,266 @@
+//! The message front (#67): an agent whose state is a message list, in each of the four
+//! shapes, driven by its own loop (`should_compact`, `compact`, send what it returns) over 60
+//! turns of bulky tool results at a 32K window.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod common;
+
+use std::rc::Rc;
+
+use common::{logs_under, InstantTimer, NOV_22_2026};
+use context_compactor::core::log::tokens::estimate_tokens;
+use context_compactor::core::messages::front::{default_settings, MessageFront};
+use context_compactor::core::messages::rebuild::Out;
+use context_compactor::core::messages::shape::Shape;
+use context_compactor::core::model::settings::{CompactorSettings, Trigger};
+use context_compactor::core::ports::cancel::Cancel;
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::ports::events::RecordingSink;
+use context_compactor::core::ports::storage::MemoryStore;
+use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::providers::offline::OfflineProvider;
+use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::store::keys::StorageKeys;
+use serde_json::{json, Value};
+
+const SHAPES: [Shape; 4] = [Shape::Gemini, Shape::OpenAi, Shape::Anthropic, Shape::AiSdk];
+const GOAL: &str =
+    "Find which regions missed the Q3 target in sales_q3.csv and write a short report.";
+const LATER: &str = "Leave region 7 out of the report, ticket DQ-2291.";
+const SIGNATURE: &str = "c2lnbmF0dXJlLW9mLXRoZS1jYWxs";
+
+fn user(shape: Shape, text: &str) -> Value {
+    match shape {
+        Shape::Gemini => json!({ "role": "user", "parts": [{ "text": text }] }),
+        _ => json!({ "role": "user", "content": text }),
+    }
+}
+
+fn model_call(shape: Shape, text: &str, id: &str, name: &str, args: Value) -> Value {
+    match shape {
+        Shape::Gemini => json!({ "role": "model", "parts": [
+            { "text": text },
+            { "functionCall": { "id": id, "name": name, "args": args }, "thoughtSignature": SIGNATURE },
+        ] }),
+        Shape::OpenAi => json!({ "role": "assistant", "content": text, "tool_calls": [
+            { "id": id, "type": "function", "function": { "name": name, "arguments": args.to_string() } },
+        ] }),
+        Shape::Anthropic => json!({ "role": "assistant", "content": [
+            { "type": "text", "text": text },
+            { "type": "tool_use", "id": id, "name": name, "input": args },
+        ] }),
+        Shape::AiSdk => json!({ "role": "assistant", "content": [
+            { "type": "text", "text": text },
+            { "type": "tool-call", "toolCallId": id, "toolName": name, "input": args },
+        ] }),
+    }
+}
+
+fn tool_result(shape: Shape, id: &str, name: &str, body: &str) -> Value {
+    match shape {
+        Shape::Gemini => json!({ "role": "user", "parts": [
+            { "functionResponse": { "id": id, "name": name, "response": { "content": body } } },
+        ] }),
+        Shape::OpenAi => json!({ "role": "tool", "tool_call_id": id, "content": body }),
+        Shape::Anthropic => json!({ "role": "user", "content": [
+            { "type": "tool_result", "tool_use_id": id, "content": body },
+        ] }),
+        Shape::AiSdk => json!({ "role": "tool", "content": [
+            { "type": "tool-result", "toolCallId": id, "toolName": name, "output": { "type": "text", "value": body } },
+        ] }),
+    }
+}
+
+/// A page or a table of about `words` words, distinct for `turn`.
+fn bulky(turn: u32, words: u32) -> String {
+    let mut out = format!("region,quarter,revenue,target (page {turn})\n");
+    for row in 0..words / 4 {
+        out.push_str(&format!(
+            "r{},{},{},{}\n",
+            row % 12,
+            turn,
+            1000 + row * 7 + turn,
+            1200 + row
+        ));
+    }
+    out
+}
+
+/// The ids of the calls the list makes and of the results it answers with.
+fn calls_and_results(list: &[Value]) -> (Vec<String>, Vec<String>) {
+    let (mut calls, mut results) = (Vec::new(), Vec::new());
+    let id = |v: &Value, name: &str| v[name].as_str().map(str::to_owned);
+    for message in list {
+        calls.extend(
+            message["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| id(c, "id")),
+        );
+        results.extend(id(message, "tool_call_id"));
+        let parts = message["parts"]
+            .as_array()
+            .or(message["content"].as_array());
+        for part in parts.into_iter().flatten() {
+            calls.extend(id(&part["functionCall"], "id"));
+            results.extend(id(&part["functionResponse"], "id"));
+            match part["type"].as_str() {
+                Some("tool_use") => calls.extend(id(part, "id")),
+                Some("tool-call") => calls.extend(id(part, "toolCallId")),
+                Some("tool_result") => results.extend(id(part, "tool_use_id")),
+                Some("tool-result") => results.extend(id(part, "toolCallId")),
+                _ => {}
+            }
+        }
+    }
+    calls.sort();
+    results.sort();
+    (calls, results)
+}
+
+struct Run {
+    requests: Vec<usize>,
+    compactions: Vec<String>,
+    summaries: Vec<String>,
+    last: Vec<Value>,
+}
+
+/// Sixty turns of an agent of `shape`, its loop compacting when told.
+fn sixty_turns(shape: Shape) -> Run {
+    let memory = MemoryStore::default();
+    let clock = ManualClock::new(NOV_22_2026);
+    let logs = logs_under(&memory, &clock, StorageKeys::new("msgs_"));
+    let settings = default_settings();
+    let window = settings.context_window_tokens;
+    let engine = Compactor::new(
+        logs,
+        Box::new(OfflineProvider),
+        Box::new(InstantTimer::new(&clock)),
+        Box::new(RecordingSink::default()),
+        settings,
+    )
+    .unwrap();
+    let front = MessageFront::new(shape, Rc::new(engine));
+    let mut list = vec![user(shape, GOAL)];
+    let mut run = Run {
+        requests: Vec::new(),
+        compactions: Vec::new(),
+        summaries: Vec::new(),
+        last: Vec::new(),
+    };
+    for turn in 0..60u32 {
+        let texts: Vec<String> = list.iter().map(Value::to_string).collect();
+        if front.should_compact(&texts).unwrap() {
+            let conversation = front.load(&texts).unwrap();
+            let claim = front
+                .engine()
+                .claim(Trigger::Auto, Cancel::default())
+                .unwrap();
+            let done = run_ready(front.compact(&texts, &conversation, claim))
+                .unwrap()
+                .unwrap();
+            run.compactions.push(format!("{:?}", done.result.rung));
+            if std::env::var("SHOW").is_ok() {
+                println!(
+                    "turn {turn}: {:?} {:?} tokens {}→{} list {} usage {:.2}→{:.2}",
+                    done.result.rung,
+                    done.turns,
+                    done.result.tokens_before,
+                    done.result.tokens_after,
+                    done.list.len(),
+                    done.result.context_usage_before,
+                    done.result.context_usage_after
+                );
+            }
+            run.summaries.extend(done.summary.clone());
+            list = done
+                .list
+                .iter()
+                .map(|out| match out {
+                    Out::Keep(i) => list[*i].clone(),
+                    Out::New(json) => serde_json::from_str(json).unwrap(),
+                })
+                .collect();
+        }
+        let sent: usize = list.iter().map(|m| estimate_tokens(&m.to_string())).sum();
+        assert!(
+            sent <= window,
+            "{shape:?} turn {turn}: a request of {sent} tokens"
+        );
+        run.requests.push(sent);
+        let (calls, results) = calls_and_results(&list);
+        assert_eq!(
+            calls, results,
+            "{shape:?} turn {turn}: every call with its result"
+        );
+        // The model answers with a call, the app runs it.
+        let id = format!("call_{turn}");
+        let args = json!({ "url": format!("https://example.com/sales/{turn}") });
+        list.push(model_call(
+            shape,
+            &format!("Step {turn}: fetching page {turn}."),
+            &id,
+            "fetch_page",
+            args,
+        ));
+        let words = if turn == 40 {
+            3_200
+        } else {
+            900 + (turn % 5) * 300
+        };
+        list.push(tool_result(shape, &id, "fetch_page", &bulky(turn, words)));
+        if turn == 12 {
+            list.push(user(shape, LATER));
+        }
+        clock.advance(60_000.0);
+    }
+    run.last = list;
+    run
+}
+
+#[test]
+fn an_agent_of_each_shape_stays_within_its_window_with_calls_whole_and_the_users_words_kept() {
+    for shape in SHAPES {
+        let run = sixty_turns(shape);
+        let window = CompactorSettings::default().context_window_tokens;
+        let summaries = run
+            .compactions
+            .iter()
+            .filter(|rung| *rung != "Clear")
+            .count();
+        let average = run.requests.iter().sum::<usize>() / run.requests.len();
+        let peak = run.requests.iter().max().copied().unwrap_or_default();
+        println!(
+            "{shape:?}: {} compactions, {summaries} summary calls, requests {average} tokens on average, {peak} at most",
+            run.compactions.len()
+        );
+        assert!(
+            (1..=3).contains(&summaries),
+            "{shape:?}: {:?}",
+            run.compactions
+        );
+        assert!(
+            average * 10 <= window * 6,
+            "{shape:?}: {average} tokens on average"
+        );
+        assert!(
+            run.last[0].to_string().contains(GOAL),
+            "{shape:?}: the goal stays first"
+        );
+        for summary in &run.summaries {
+            assert!(
+                summary.contains("DQ-2291") && summary.contains("Q3 target"),
+                "{shape:?}: {summary}"
+            );
+        }
+        if shape == Shape::Gemini {
+            for message in run.last.iter().filter(|m| m["role"] == "model") {
+                assert_eq!(
+                    message["parts"][1]["thoughtSignature"], SIGNATURE,
+                    "{message}"
+                );
+            }
+        }
+    }
+}
