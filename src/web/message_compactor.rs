@@ -14,6 +14,7 @@ use super::convert::{invalid, json_to_js, options_copy, to_js};
 use super::js_error::ContextCompactorError;
 use super::local_storage::BrowserStorage;
 use super::recall_tool::JsRecallTool;
+use super::shelves::{archive_call, ArchiveCall};
 use super::typescript::{CompactOptionsJs, RecallToolOptionsJs};
 use crate::core::error::{CompactionError, ErrorCode};
 use crate::core::messages::front::{FrontError, MessageFront, KEEP_TURNS};
@@ -164,6 +165,22 @@ impl JsMessageCompactor {
     #[wasm_bindgen(js_name = recallTool)]
     pub fn recall_tool(&self, options: Option<RecallToolOptionsJs>) -> JsResult<JsRecallTool> {
         self.inner.recall_tool(options)
+    }
+
+    /// The archived results of a call (its id) or of a turn (from 0), each as a result message
+    /// of the list's shape made again from its archive (the call's id, the tool's name, the
+    /// body as the app gave it); empty when the list still holds them. Rejects
+    /// `archive_missing` when the archive that held them is no longer stored.
+    #[wasm_bindgen(unchecked_return_type = "Promise<unknown[]>")]
+    pub fn recall(
+        &self,
+        #[wasm_bindgen(js_name = callIdOrTurn, unchecked_param_type = "string | number")]
+        call_id_or_turn: JsValue,
+    ) -> js_sys::Promise {
+        archive_call(
+            self.front.engine().shelf(),
+            ArchiveCall::Messages(call_id_or_turn, self.front.shape()),
+        )
     }
 
     /// The archives of this conversation, newest first, expired ones excluded.

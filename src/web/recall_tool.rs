@@ -10,7 +10,9 @@ use super::convert::{json_to_js, option_in, optional_options};
 use super::shelves::{archive_call, ArchiveCall, BrowserShelf};
 use super::typescript::RecallToolOptionsJs;
 use crate::core::model::call_options::{RecallToolOptions, FROM_ONE};
-use crate::core::store::recall_tool::{DECLARATION, DEFAULT_RECALL_TOKENS};
+use crate::core::store::recall_tool::{
+    declaration_json_schema, DECLARATION, DEFAULT_RECALL_TOKENS,
+};
 
 /// Recall as a tool the app's model calls: put `declaration` in a Gemini request's
 /// `tools: [{ functionDeclarations: [declaration] }]`, and answer each `functionCall` of that
@@ -29,7 +31,15 @@ impl JsRecallTool {
         Ok(json_to_js(DECLARATION)?)
     }
 
-    /// The answer to the model's arguments `{ from?, to?, query? }`: the archived originals
+    /// The same declaration with its parameters in JSON Schema (`object`, `integer`, `string`):
+    /// OpenAI's `function` (`parameters`), Anthropic's tool (`input_schema`: its `parameters`),
+    /// the AI SDK's `jsonSchema(parameters)`.
+    #[wasm_bindgen(getter, js_name = declarationJsonSchema, unchecked_return_type = "RecallToolJsonSchemaDeclaration")]
+    pub fn declaration_json_schema(&self) -> Result<JsValue, JsValue> {
+        Ok(json_to_js(&declaration_json_schema())?)
+    }
+
+    /// The answer to the model's arguments `{ from?, to?, query?, part? }`: the archived originals
     /// as text, at most about `maxTokens` tokens, ending with how to call again for the rest.
     /// A bad range, an archive that is gone or arguments of the wrong shape are answered with
     /// a sentence, never a rejection; a storage failure rejects.

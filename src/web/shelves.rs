@@ -12,13 +12,15 @@ use wasm_bindgen_futures::future_to_promise;
 use super::archive_database::ArchiveDatabase;
 use super::clock::BrowserClock;
 use super::convert::{
-    invalid, option_in, optional_options, options_from_js, string_arg, to_js, whole_arg,
+    invalid, json_to_js, option_in, optional_options, options_from_js, string_arg, to_js, whole_arg,
 };
 use super::local_storage::BrowserStorage;
 use super::log_store::BrowserLogStore;
 use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
 use crate::core::error::CompactionError;
+use crate::core::messages::recalled::{recalled_results, Asked};
+use crate::core::messages::shape::Shape;
 use crate::core::model::call_options::{RehydrateOptions, FROM_ONE};
 use crate::core::model::option_rows::Range;
 use crate::core::model::settings::{ArchiveBackend, CompactorSettings};
@@ -143,6 +145,8 @@ pub(super) enum ArchiveCall {
     RecallText(JsValue, usize),
     /// The originals a text refers to (`text`, `{ budgetTokens? }`), minding the cooldown.
     Rehydrate(JsValue, JsValue, Rc<RefCell<Cooldown>>),
+    /// The archived results of a call (its id) or a turn (from 0), as messages of the shape.
+    Messages(JsValue, Shape),
 }
 
 /// `call` over the archives on `shelf`, answered as a Promise once the archive store answered
@@ -204,6 +208,18 @@ async fn read_call(
             let iterations = Range::Between(1, u64::from(u32::MAX));
             Read::Recall(whole_arg(&value, iterations, what)?)
         }
+        ArchiveCall::Messages(value, shape) => {
+            let what = "recall(callIdOrTurn)";
+            let asked = match value.as_string() {
+                Some(id) => Asked::Call(id),
+                None => Asked::Turn(whole_arg(
+                    &value,
+                    Range::Between(0, u64::from(u32::MAX - 1)),
+                    what,
+                )?),
+            };
+            Read::Messages(asked, shape)
+        }
     };
     archives.with(|a| read.over(a)).await
 }
@@ -215,6 +231,7 @@ enum Read {
     Recall(u32),
     RecallText(RecallArgs, usize),
     Rehydrate(String, usize, Rc<RefCell<Cooldown>>),
+    Messages(Asked, Shape),
 }
 
 impl Read {
@@ -235,6 +252,7 @@ impl Read {
             Read::Rehydrate(text, budget, cooldown) => {
                 to_js(&a.rehydrate(text, *budget, &mut cooldown.borrow_mut())?)?
             }
+            Read::Messages(asked, shape) => json_to_js(&recalled_results(a, *shape, asked)?)?,
         })
     }
 }

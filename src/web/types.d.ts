@@ -331,8 +331,15 @@ export interface RecallToolOptions {
 export interface RecallToolDeclaration {
   name: "recall_archived_iterations";
   description: string;
-  /** A JSON schema (Gemini's OpenAPI subset): `from`, `to` (INTEGER), `query` (STRING), none required. */
+  /** A JSON schema (Gemini's OpenAPI subset): `from`, `to`, `part` (INTEGER), `query` (STRING), none required. */
   parameters: { type: "OBJECT"; properties: Record<string, { type: string; description: string }> };
+}
+
+/** The recall tool's declaration with its parameters in JSON Schema: OpenAI's `{ type: "function", function: declarationJsonSchema }`, Anthropic's `{ name, description, input_schema: parameters }`, the AI SDK's `jsonSchema(parameters)`. */
+export interface RecallToolJsonSchemaDeclaration {
+  name: "recall_archived_iterations";
+  description: string;
+  parameters: { type: "object"; properties: Record<string, { type: string; description: string }> };
 }
 
 /** What the model passes to the recall tool (`functionCall.args`). */
@@ -343,6 +350,8 @@ export interface RecallToolArgs {
   to?: number;
   /** Words, an id, a file name or a number every entry found contains (ASCII case ignored). */
   query?: string;
+  /** The part to read, from 1, of an answer longer than `maxTokens` (an entry larger than one answer comes in parts, each naming the next). */
+  part?: number;
 }
 
 /** What one compaction did. */

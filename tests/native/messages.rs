@@ -8,9 +8,11 @@ mod common;
 use std::rc::Rc;
 
 use common::{logs_under, InstantTimer, NOV_22_2026};
+use context_compactor::core::json::read::FromJson;
 use context_compactor::core::log::tokens::estimate_tokens;
 use context_compactor::core::messages::front::{default_settings, MessageFront};
 use context_compactor::core::messages::rebuild::Out;
+use context_compactor::core::messages::recalled::{recalled_results, Asked};
 use context_compactor::core::messages::shape::Shape;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::cancel::Cancel;
@@ -21,6 +23,7 @@ use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::run::compactor::Compactor;
 use context_compactor::core::store::keys::StorageKeys;
+use context_compactor::core::store::recall_tool::RecallArgs;
 use serde_json::{json, Value};
 
 const SHAPES: [Shape; 4] = [Shape::Gemini, Shape::OpenAi, Shape::Anthropic, Shape::AiSdk];
@@ -120,6 +123,7 @@ fn calls_and_results(list: &[Value]) -> (Vec<String>, Vec<String>) {
 }
 
 struct Run {
+    front: MessageFront<MemoryStore, ManualClock>,
     requests: Vec<usize>,
     compactions: Vec<String>,
     summaries: Vec<String>,
@@ -142,8 +146,10 @@ fn sixty_turns(shape: Shape) -> Run {
     )
     .unwrap();
     let front = MessageFront::new(shape, Rc::new(engine));
+
     let mut list = vec![user(shape, GOAL)];
     let mut run = Run {
+        front,
         requests: Vec::new(),
         compactions: Vec::new(),
         summaries: Vec::new(),
@@ -151,28 +157,17 @@ fn sixty_turns(shape: Shape) -> Run {
     };
     for turn in 0..60u32 {
         let texts: Vec<String> = list.iter().map(Value::to_string).collect();
-        if front.should_compact(&texts).unwrap() {
-            let conversation = front.load(&texts).unwrap();
-            let claim = front
+        if run.front.should_compact(&texts).unwrap() {
+            let conversation = run.front.load(&texts).unwrap();
+            let claim = run
+                .front
                 .engine()
                 .claim(Trigger::Auto, Cancel::default())
                 .unwrap();
-            let done = run_ready(front.compact(&texts, &conversation, claim))
+            let done = run_ready(run.front.compact(&texts, &conversation, claim))
                 .unwrap()
                 .unwrap();
             run.compactions.push(format!("{:?}", done.result.rung));
-            if std::env::var("SHOW").is_ok() {
-                println!(
-                    "turn {turn}: {:?} {:?} tokens {}→{} list {} usage {:.2}→{:.2}",
-                    done.result.rung,
-                    done.turns,
-                    done.result.tokens_before,
-                    done.result.tokens_after,
-                    done.list.len(),
-                    done.result.context_usage_before,
-                    done.result.context_usage_after
-                );
-            }
             run.summaries.extend(done.summary.clone());
             list = done
                 .list
@@ -262,5 +257,80 @@ fn an_agent_of_each_shape_stays_within_its_window_with_calls_whole_and_the_users
                 );
             }
         }
+    }
+}
+
+#[test]
+fn a_cleared_result_larger_than_the_recall_tools_budget_comes_back_whole_by_its_call_id_in_parts() {
+    let run = sixty_turns(Shape::OpenAi);
+    let ask = |part: u32| {
+        let args =
+            RecallArgs::from_json(&format!(r#"{{"query":"call_40","part":{part}}}"#)).unwrap();
+        run.front
+            .engine()
+            .shelf()
+            .with_archives(|a| a.recall_text(&args, 4_000))
+            .unwrap()
+    };
+    let first = ask(1);
+    let count: u32 = first
+        .strip_prefix("Part 1 of ")
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{first}"));
+    assert!(
+        count >= 2,
+        "an 8,000-token result at 4,000 tokens an answer: {first}"
+    );
+    let mut whole = String::new();
+    for part in 1..=count {
+        let answer = ask(part);
+        assert!(
+            estimate_tokens(&answer) <= 4_000,
+            "part {part} within the budget"
+        );
+        let body = answer.split_once(":\n").unwrap().1;
+        let body = body
+            .rsplit_once("\n… call again")
+            .map_or(body, |(body, _)| body);
+        whole.push_str(body);
+    }
+    for row in 0..800u32 {
+        let line = format!("r{},40,{},{}\\n", row % 12, 1000 + row * 7 + 40, 1200 + row);
+        assert!(whole.contains(&line), "row {row} read back");
+    }
+    assert!(ask(count + 1).contains("does not exist"));
+}
+
+#[test]
+fn recall_gives_a_cleared_result_back_as_a_message_of_the_lists_shape() {
+    for shape in SHAPES {
+        let run = sixty_turns(shape);
+        let recall = |asked: &Asked| {
+            let json = run
+                .front
+                .engine()
+                .shelf()
+                .with_archives(|a| recalled_results(a, shape, asked))
+                .unwrap();
+            serde_json::from_str::<Vec<Value>>(&json).unwrap()
+        };
+        let by_id = recall(&Asked::Call("call_40".into()));
+        let expected = tool_result(shape, "call_40", "fetch_page", &bulky(40, 3_200));
+        assert_eq!(by_id.len(), 1, "{shape:?}");
+        assert_eq!(
+            by_id[0], expected,
+            "{shape:?}: the result message as the app gave it"
+        );
+        assert_eq!(
+            recall(&Asked::Turn(40)),
+            by_id,
+            "{shape:?}: turn 40 is iteration 41"
+        );
+        assert_eq!(
+            recall(&Asked::Call("call_59".into())),
+            Vec::<Value>::new(),
+            "{shape:?}: live"
+        );
     }
 }

@@ -37,12 +37,30 @@ for (const shape of ["gemini", "openai", "anthropic", "ai-sdk"]) {
       const compactor = new MessageCompactor({ provider: { type: "offline" }, shape, conversation: `test-${shape}` });
       const run = await window.agent.runAgent(compactor, estimateTokens, shape);
       const text = JSON.stringify(run.last);
+      // The 8,000-token result of turn 40, cleared: back by its call id, whole, as a message
+      // and through the recall tool in parts of at most 4,000 tokens.
+      const [recalled] = await compactor.recall("call_40");
+      const expected = window.agent.shapes[shape].result("call_40", "fetch_page", window.agent.table(40, 800));
+      const tool = compactor.recallTool();
+      let joined = "";
+      let parts = 0;
+      for (let part = 1; part < 20; part++) {
+        const answer = await tool.call({ query: "call_40", part });
+        if (answer.includes("does not exist")) break;
+        parts = part;
+        joined += answer.replace(/^Part \d+ of \d+:\n/, "").replace(/\n… call again with the same arguments and part: \d+ for the rest\.$/, "");
+      }
+      const rows = Array.from({ length: 800 }, (_, row) => `r${row % 12},40,${1000 + row * 7 + 40},${1200 + row}\\n`);
       return {
         ...run,
         last: undefined,
         first: JSON.stringify(run.last[0]),
         signatures: run.last.flatMap((m) => (m.parts ?? []).filter((p) => p.functionCall).map((p) => p.thoughtSignature)),
         placeholders: (text.match(/\[cleared by context-compactor: /g) ?? []).length,
+        recalledWhole: JSON.stringify(recalled) === JSON.stringify(expected) || (shape === "gemini" && JSON.stringify(recalled.parts[0].functionResponse.response) === JSON.stringify(expected.parts[0].functionResponse.response)),
+        parts,
+        rowsRead: rows.filter((row) => joined.includes(row)).length,
+        schema: tool.declarationJsonSchema.parameters.properties.part.type,
       };
     }, shape);
     const window = 32_768;
@@ -57,6 +75,10 @@ for (const shape of ["gemini", "openai", "anthropic", "ai-sdk"]) {
     assert.ok(run.placeholders > 0 && run.cleared > 0, "bulky results were cleared");
     assert.ok(run.kept > 0, "the app's own message objects come back where nothing changed");
     assert.ok(run.sameWhenDue > 0, "nothing due: the same list back");
+    assert.ok(run.recalledWhole, "recall(callId) gives the result message back, its body as the app gave it");
+    assert.ok(run.parts >= 2, `the recall tool answered in ${run.parts} parts`);
+    assert.equal(run.rowsRead, 800, "every row of the cleared table read back through the parts");
+    assert.equal(run.schema, "integer");
     if (shape === "gemini") {
       assert.ok(run.signatures.length > 0);
       for (const signature of run.signatures) assert.equal(signature, "c2lnbmF0dXJlLW9mLXRoZS1jYWxs");

@@ -8,5 +8,6 @@ pub mod conversation;
 pub mod front;
 pub mod logs;
 pub mod rebuild;
+pub mod recalled;
 pub mod report;
 pub mod shape;

@@ -36,12 +36,23 @@ pub const DECLARATION: &str = concat!(
     r#"The summary's index lines name them: recall(a..b) means from a to b. Give from (and to) "#,
     r#"for a range of iterations, or query for words, ids, file names or numbers to find in "#,
     r#"every archived iteration (both to search within a range). A long answer ends with how "#,
-    r#"to call again for the rest.","parameters":{"type":"OBJECT","properties":{"from":"#,
+    r#"to call again for the rest; what is longer than one answer comes in parts (part).","#,
+    r#""parameters":{"type":"OBJECT","properties":{"from":"#,
     r#"{"type":"INTEGER","description":"The first iteration, from 1."},"to":{"type":"INTEGER","#,
     r#""description":"The last iteration (default: from)."},"query":{"type":"STRING","#,
     r#""description":"Words, an id, a file name or a number the entries must all contain "#,
-    r#"(ASCII case ignored; the first 32 words)."}}}}"#
+    r#"(ASCII case ignored; the first 32 words)."},"part":{"type":"INTEGER","description":"#,
+    r#""The part to read, from 1, of an answer that comes in parts (default 1)."}}}}"#
 );
+
+/// [`DECLARATION`] with its parameters in JSON Schema (`object`, `integer`, `string`), for the
+/// tools of OpenAI (`function.parameters`), Anthropic (`input_schema`) and the AI SDK.
+pub fn declaration_json_schema() -> String {
+    DECLARATION
+        .replace("\"OBJECT\"", "\"object\"")
+        .replace("\"INTEGER\"", "\"integer\"")
+        .replace("\"STRING\"", "\"string\"")
+}
 
 /// What the model asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -52,6 +63,8 @@ pub struct RecallArgs {
     pub to: Option<f64>,
     /// Words every entry found must contain.
     pub query: Option<String>,
+    /// The part to read of an answer longer than the budget.
+    pub part: Option<f64>,
 }
 
 // Lenient where models are: numbers may come as `3.0`, absent or `null` fields are absent.
@@ -60,12 +73,15 @@ json_record! {
         from: "from" opt,
         to: "to" opt,
         query: "query" opt,
+        part: "part" opt,
     }
 }
 
 /// One archived entry found: its iteration, which log, its text.
 pub(crate) struct Found {
     pub(crate) iteration: u32,
+    /// The log it is in: `reasoning`, `execution` or `tool activity`.
+    pub(crate) log: &'static str,
     /// `[iteration 3 · execution] ` and the entry as stored.
     pub(crate) text: String,
     /// Where the entry as stored starts in `text`.
@@ -110,6 +126,11 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             Some(to) => to,
             None => from,
         };
+        let part = match args.part.map(iteration_of) {
+            Some(None) => return Ok(format!("part must be a whole number from 1. {HOW}")),
+            Some(part) => part,
+            None => None,
+        };
         if from.is_none() && query.is_empty() {
             return Ok(format!("Nothing was asked for. {HOW}"));
         }
@@ -131,6 +152,15 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         if found.is_empty() {
             let none = self.nothing_found(first, last, from.is_some(), args)?;
             return Ok(left_out + &none);
+        }
+        let first_alone: usize = found
+            .iter()
+            .filter(|entry| entry.iteration == found[0].iteration)
+            .map(|entry| estimate_tokens(&entry.text))
+            .sum();
+        if part.is_some() || first_alone > max_tokens {
+            let text: Vec<&str> = found.iter().map(|entry| entry.text.as_str()).collect();
+            return Ok(left_out + &part_of(&text.join("\n"), max_tokens, part.unwrap_or(1)));
         }
         let paged = page(&found, max_tokens, |next| match query.is_empty() {
             false => format!("from: {next} and the same query"),
@@ -174,7 +204,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                 .clone()
                 .unwrap_or_else(|| EntryIterations::placed(&archive.data));
             let data = &archive.data;
-            let mut keep = |iteration: u32, log: &str, text: &str| {
+            let mut keep = |iteration: u32, log: &'static str, text: &str| {
                 let lower = text.to_ascii_lowercase();
                 if (first..=last).contains(&iteration)
                     && query.iter().all(|w| lower.contains(w))
@@ -183,6 +213,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                     let label = format!("[iteration {iteration} · {log}] ");
                     found.push(Found {
                         iteration,
+                        log,
                         body: label.len(),
                         text: label + text,
                     });
@@ -344,6 +375,38 @@ fn page(found: &[Found], max_tokens: usize, again: impl Fn(u32) -> String) -> St
     out.trim_end().to_owned()
 }
 
+/// Part `part` (from 1) of `text` cut into parts of at most `max_tokens` tokens each, with
+/// how to ask for the next: an answer longer than one reply, whole across its parts.
+fn part_of(text: &str, max_tokens: usize, part: u32) -> String {
+    const NEXT: &str = "\n… call again with the same arguments and part: 4294967295 for the rest.";
+    let budget = max_tokens
+        .saturating_sub(estimate_tokens(NEXT) + estimate_tokens("Part 4294967295 of 4294967295:\n"))
+        .max(1);
+    let mut parts: Vec<&str> = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut head = head_within(rest, budget);
+        if head.is_empty() {
+            let one = rest.chars().next().map_or(rest.len(), char::len_utf8);
+            head = &rest[..one];
+        }
+        parts.push(head);
+        rest = &rest[head.len()..];
+    }
+    let count = parts.len();
+    let Some(body) = parts.get(part as usize - 1) else {
+        return format!("This answer has {count} parts: part {part} does not exist.");
+    };
+    let mut out = format!("Part {part} of {count}:\n{body}");
+    if (part as usize) < count {
+        out.push_str(&format!(
+            "\n… call again with the same arguments and part: {} for the rest.",
+            part + 1
+        ));
+    }
+    out
+}
+
 /// `text` cut to `max_tokens` tokens, saying so.
 fn clip(text: &str, max_tokens: usize) -> String {
     const CUT: &str = " … (cut: the entry is longer than the answer's budget)";
@@ -352,4 +415,24 @@ fn clip(text: &str, max_tokens: usize) -> String {
     }
     let head = head_within(text, max_tokens.saturating_sub(estimate_tokens(CUT) + 1));
     format!("{head}{CUT}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_schema_declaration_is_the_gemini_one_with_json_schema_types() {
+        let schema = declaration_json_schema();
+        assert_eq!(schema.len(), DECLARATION.len());
+        assert!(schema
+            .contains(r#""parameters":{"type":"object","properties":{"from":{"type":"integer""#));
+        for gemini in ["OBJECT", "INTEGER", "STRING"] {
+            assert!(!schema.contains(&format!("\"{gemini}\"")), "{gemini} left");
+        }
+        assert!(
+            schema.contains(r#""query":{"type":"string""#)
+                && schema.contains(r#""part":{"type":"integer""#)
+        );
+    }
 }

@@ -1,0 +1,95 @@
+//! The archived results of a call or a turn, as messages of the list's shape: each result
+//! message made again from its tool entry (the call's id, the tool's name, the body as the app
+//! gave it), for an app that shows or sends an original the list no longer holds.
+
+use crate::core::error::StorageError;
+use crate::core::json::scan::{field, string};
+use crate::core::json::write::write_string;
+use crate::core::messages::shape::Shape;
+use crate::core::ports::clock::Clock;
+use crate::core::ports::storage::KeyValueStore;
+use crate::core::store::archives::StoredArchives;
+
+/// What `recall` is asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asked {
+    /// The call with this id.
+    Call(String),
+    /// Every call of this turn (from 0).
+    Turn(u32),
+}
+
+/// The result messages (a JSON array) of what `asked` names, read from `archives`: empty
+/// when none is archived (the list still holds them whole).
+pub fn recalled_results<S: KeyValueStore, C: Clock>(
+    archives: &StoredArchives<'_, S, C>,
+    shape: Shape,
+    asked: &Asked,
+) -> Result<String, StorageError> {
+    let (range, query) = match asked {
+        Asked::Call(id) => ((1, u32::MAX), vec![id.to_ascii_lowercase()]),
+        Asked::Turn(turn) => ((turn + 1, turn + 1), Vec::new()),
+    };
+    let (found, _) = archives.entries_in(range.0, range.1, &query)?;
+    let mut out = String::from("[");
+    for entry in found.iter().filter(|entry| entry.log == "tool activity") {
+        let body = entry.body();
+        let text = |name| field(body, name).and_then(string).unwrap_or_default();
+        let id = text("id");
+        if matches!(asked, Asked::Call(asked) if *asked != id) {
+            continue;
+        }
+        let Some(details) = field(body, "details") else {
+            continue;
+        };
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(&result_message(
+            shape,
+            &id,
+            &text("type"),
+            details,
+            text("status") == "error",
+        ));
+    }
+    out.push(']');
+    Ok(out)
+}
+
+/// The message of `shape` that answers call `id` of tool `name` with `body` (JSON).
+pub fn result_message(shape: Shape, id: &str, name: &str, body: &str, error: bool) -> String {
+    let quoted = |text: &str| {
+        let mut out = String::new();
+        write_string(&mut out, text);
+        out
+    };
+    let (id, name) = (quoted(id), quoted(name));
+    match shape {
+        Shape::Gemini => {
+            let response = match body.starts_with('{') {
+                true => body.to_owned(),
+                false => format!("{{\"result\":{body}}}"),
+            };
+            format!(
+                "{{\"role\":\"user\",\"parts\":[{{\"functionResponse\":{{\"id\":{id},\"name\":{name},\"response\":{response}}}}}]}}"
+            )
+        }
+        Shape::OpenAi => format!("{{\"role\":\"tool\",\"tool_call_id\":{id},\"content\":{body}}}"),
+        Shape::Anthropic => format!(
+            "{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":{id},\"content\":{body}{}}}]}}",
+            if error { ",\"is_error\":true" } else { "" }
+        ),
+        Shape::AiSdk => {
+            let kind = match (error, body.starts_with('"')) {
+                (false, true) => "text",
+                (false, false) => "json",
+                (true, true) => "error-text",
+                (true, false) => "error-json",
+            };
+            format!(
+                "{{\"role\":\"tool\",\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":{id},\"toolName\":{name},\"output\":{{\"type\":\"{kind}\",\"value\":{body}}}}}]}}"
+            )
+        }
+    }
+}
