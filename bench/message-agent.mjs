@@ -61,32 +61,37 @@ export function callsAndResults(list) {
 }
 
 /** Runs the agent of `shape` over `compactor` (a MessageCompactor of that shape); returns what
- * it sent and what the compactions did. */
-export async function runAgent(compactor, estimateTokens, shape, turns = 60) {
+ * it sent and what the compactions did. With `ownList`, the agent keeps its own list whole and
+ * sends what `compact` returns for one request only, as the AI SDK's `prepareStep` does. */
+export async function runAgent(compactor, estimateTokens, shape, { turns = 60, ownList = false } = {}) {
   const make = shapes[shape];
   let list = [make.user(GOAL)];
-  const run = { requests: [], rungs: [], summaries: [], cleared: 0, unpaired: 0, kept: 0, sameWhenDue: 0 };
+  const run = { requests: [], rungs: [], summaries: [], cleared: 0, clearedIds: [], unpaired: 0, kept: 0, sameWhenDue: 0 };
   for (let turn = 0; turn < turns; turn++) {
+    let sent = list;
     if (compactor.shouldCompact(list)) {
       const before = list;
       const done = await compactor.compact(list);
       run.rungs.push(done.rung);
       run.cleared += done.cleared.length;
+      run.clearedIds.push(...done.cleared.map((c) => c.callId));
       if (done.summary) run.summaries.push(done.summary);
       run.kept += done.messages.filter((m) => before.includes(m)).length;
-      list = done.messages;
+      sent = done.messages;
     } else {
       const done = await compactor.compact(list);
       if (done.messages === list && done.rung === "none") run.sameWhenDue++;
+      sent = done.messages;
     }
-    run.requests.push(estimateTokens(JSON.stringify(list)));
-    const { calls, results } = callsAndResults(list);
+    if (!ownList) list = sent;
+    run.requests.push(estimateTokens(JSON.stringify(sent)));
+    const { calls, results } = callsAndResults(sent);
     if (JSON.stringify(calls) !== JSON.stringify(results)) run.unpaired++;
     const id = `call_${turn}`;
     list.push(make.call(`Step ${turn}: fetching page ${turn}.`, id, "fetch_page", { url: `https://example.com/sales/${turn}` }));
     list.push(make.result(id, "fetch_page", table(turn, turn === BIG_TURN ? 800 : 225 + (turn % 5) * 75)));
     if (turn === 12) list.push(make.user(LATER));
   }
-  run.last = list;
+  run.last = ownList ? (await compactor.compact(list)).messages : list;
   return run;
 }

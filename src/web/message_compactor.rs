@@ -55,6 +55,8 @@ const MAX_CONVERSATION_CHARS: usize = 64;
 pub struct JsMessageCompactor {
     inner: JsCompactor,
     front: Rc<Front>,
+    /// The list the last compaction that changed one gave back (see `messages::stitch`).
+    gave: Rc<RefCell<js_sys::Array>>,
 }
 
 #[wasm_bindgen(js_class = MessageCompactor)]
@@ -106,7 +108,11 @@ impl JsMessageCompactor {
         )));
         let inner = JsCompactor::over(logs, copy.unchecked_into())?;
         let front = Rc::new(MessageFront::new(shape, Rc::clone(&inner.engine)));
-        Ok(JsMessageCompactor { inner, front })
+        Ok(JsMessageCompactor {
+            inner,
+            front,
+            gave: Rc::default(),
+        })
     }
 
     /// Where the compaction events are dispatched: the same as `Compactor`'s.
@@ -117,7 +123,7 @@ impl JsMessageCompactor {
 
     /// Share (0..1, can exceed 1) of `contextWindowTokens` that `messages` take.
     pub fn usage(&self, messages: MessageListJs) -> JsResult<f64> {
-        let (_, texts) = message_texts(&messages, "usage(messages)")?;
+        let (_, texts, _) = self.working(&messages, "usage(messages)")?;
         if self.front.engine().busy() {
             return Err(ContextCompactorError::new(
                 ErrorCode::Busy,
@@ -132,13 +138,13 @@ impl JsMessageCompactor {
     /// Whether the loop should compact `messages` now (false while a compaction runs).
     #[wasm_bindgen(js_name = shouldCompact)]
     pub fn should_compact(&self, messages: MessageListJs) -> JsResult<bool> {
-        let (_, texts) = message_texts(&messages, "shouldCompact(messages)")?;
+        let (_, texts, _) = self.working(&messages, "shouldCompact(messages)")?;
         self.front.should_compact(&texts).map_err(front_error)
     }
 
     /// What `compact(messages)` would do now: no provider call, nothing written.
     pub fn plan(&self, messages: MessageListJs) -> JsResult<MessagePlanJs> {
-        let (_, texts) = message_texts(&messages, "plan(messages)")?;
+        let (_, texts, _) = self.working(&messages, "plan(messages)")?;
         let due = self.front.should_compact(&texts).map_err(front_error)?;
         let engine = self.front.engine();
         let tokens = engine.logs().borrow().estimate_tokens()?;
@@ -196,15 +202,35 @@ impl JsMessageCompactor {
 }
 
 impl JsMessageCompactor {
+    /// The list to work on for `messages` (`what` names the method in an error): as an array
+    /// and as texts, and the texts of `messages` itself.
+    fn working(
+        &self,
+        messages: &JsValue,
+        what: &str,
+    ) -> JsResult<(js_sys::Array, Vec<String>, Vec<String>)> {
+        let (array, given) = message_texts(messages, what)?;
+        let (texts, stitched) = self.front.working(&given);
+        let array = match stitched {
+            Some(n) => self
+                .gave
+                .borrow()
+                .concat(&array.slice(n as u32, array.length())),
+            None => array,
+        };
+        Ok((array, texts, given))
+    }
+
     fn start_compaction(
         &self,
         messages: &JsValue,
         options: Option<CompactOptionsJs>,
     ) -> JsResult<js_sys::Promise> {
-        let (array, texts) = message_texts(messages, "compact(messages)")?;
+        let (array, texts, given) = self.working(messages, "compact(messages)")?;
         let (asked, cancel, named) = compact_request(options)?;
         let trigger = if named { asked.trigger } else { Trigger::Auto };
         let front = Rc::clone(&self.front);
+        let gave = Rc::clone(&self.gave);
         if trigger == Trigger::Auto
             && asked.rung.is_none()
             && !front.should_compact(&texts).map_err(front_error)?
@@ -230,12 +256,21 @@ impl JsMessageCompactor {
             let report: js_sys::Object =
                 to_js(&MessageReport::of(&done.result, done.summary, done.turns))?;
             let list = js_sys::Array::new();
-            for out in &done.list {
+            let mut texts_given_back = Vec::with_capacity(done.list.len());
+            for out in done.list {
                 match out {
-                    Out::Keep(index) => list.push(&array.get(*index as u32)),
-                    Out::New(json) => list.push(&json_to_js::<JsValue>(json)?),
+                    Out::Keep(index) => {
+                        list.push(&array.get(index as u32));
+                        texts_given_back.push(texts[index].clone());
+                    }
+                    Out::New(json) => {
+                        list.push(&json_to_js::<JsValue>(&json)?);
+                        texts_given_back.push(json);
+                    }
                 };
             }
+            front.remember(&given, texts_given_back);
+            *gave.borrow_mut() = list.clone();
             let _ = js_sys::Reflect::set(&report, &"messages".into(), &list);
             Ok(report.into())
         }))

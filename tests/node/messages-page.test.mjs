@@ -86,6 +86,21 @@ for (const shape of ["gemini", "openai", "anthropic", "ai-sdk"]) {
   });
 }
 
+test("an agent that keeps its own list whole (the AI SDK's prepareStep) never has a turn cleared or folded twice", async () => {
+  const run = await page.evaluate(async () => {
+    const { MessageCompactor, estimateTokens } = window.pkg;
+    const compactor = new MessageCompactor({ provider: { type: "offline" }, shape: "ai-sdk", conversation: "own-list" });
+    const run = await window.agent.runAgent(compactor, estimateTokens, "ai-sdk", { ownList: true });
+    return { ...run, last: undefined };
+  });
+  const summaries = run.rungs.filter((rung) => rung !== "clear").length;
+  assert.ok(Math.max(...run.requests) <= 32_768, `a request over the window: ${Math.max(...run.requests)}`);
+  assert.equal(run.unpaired, 0);
+  assert.ok(summaries >= 1 && summaries <= 3, `summary calls: ${run.rungs}`);
+  assert.equal(new Set(run.clearedIds).size, run.clearedIds.length, `a result cleared twice: ${run.clearedIds}`);
+  for (const summary of run.summaries) assert.match(summary, /DQ-2291/);
+});
+
 test("what is not a message list is invalid_input", async () => {
   const codes = await page.evaluate(async () => {
     const { MessageCompactor } = window.pkg;

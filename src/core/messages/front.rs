@@ -2,6 +2,7 @@
 //! the list to send read back from them after a compaction. Every step is the core's own; the
 //! front only translates.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::core::error::{CompactionError, StorageError};
@@ -11,6 +12,7 @@ use crate::core::messages::conversation::{Conversation, NotAMessage};
 use crate::core::messages::logs::{reasoning_log, tool_log};
 use crate::core::messages::rebuild::{rebuild, Compacted, Out};
 use crate::core::messages::shape::Shape;
+use crate::core::messages::stitch::LastCompaction;
 use crate::core::model::clearing::{Clearing, ClearingRules};
 use crate::core::model::facts::Pin;
 use crate::core::model::outcome::CompactionResult;
@@ -62,12 +64,27 @@ impl From<NotAMessage> for FrontError {
 pub struct MessageFront<S, C> {
     shape: Shape,
     engine: Rc<Compactor<S, C>>,
+    last: RefCell<LastCompaction>,
 }
 
 impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
     /// A front for lists of `shape` over `engine` (whose logs hold nothing of the app's own).
     pub fn new(shape: Shape, engine: Rc<Compactor<S, C>>) -> Self {
-        MessageFront { shape, engine }
+        MessageFront {
+            shape,
+            engine,
+            last: RefCell::default(),
+        }
+    }
+
+    /// The list to work on for `messages` (see [`LastCompaction::stitch`]).
+    pub fn working(&self, messages: &[String]) -> (Vec<String>, Option<usize>) {
+        self.last.borrow().stitch(messages)
+    }
+
+    /// A compaction that changed the list was given `given` (the app's list) and gave `gave`.
+    pub fn remember(&self, given: &[String], gave: Vec<String>) {
+        self.last.borrow_mut().record(given.to_vec(), gave);
     }
 
     /// The core's compactor underneath.

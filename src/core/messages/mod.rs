@@ -11,3 +11,4 @@ pub mod rebuild;
 pub mod recalled;
 pub mod report;
 pub mod shape;
+pub mod stitch;
