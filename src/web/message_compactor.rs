@@ -34,12 +34,8 @@ extern "C" {
     /// `MessageCompactorOptions` in TypeScript.
     #[wasm_bindgen(typescript_type = "MessageCompactorOptions")]
     pub type MessageCompactorOptionsJs;
-    /// `unknown[]` in TypeScript: the app's message list.
-    #[wasm_bindgen(typescript_type = "unknown[]")]
+    /// The app's message list (typed in `types.d.ts`, with the methods that take it).
     pub type MessageListJs;
-    /// `MessagePlan` in TypeScript.
-    #[wasm_bindgen(typescript_type = "MessagePlan")]
-    pub type MessagePlanJs;
 }
 
 fn get(object: &JsValue, field: &str) -> JsValue {
@@ -122,6 +118,7 @@ impl JsMessageCompactor {
     }
 
     /// Share (0..1, can exceed 1) of `contextWindowTokens` that `messages` take.
+    #[wasm_bindgen(skip_typescript)]
     pub fn usage(&self, messages: MessageListJs) -> JsResult<f64> {
         let (_, texts, _) = self.working(&messages, "usage(messages)")?;
         if self.front.engine().busy() {
@@ -136,14 +133,15 @@ impl JsMessageCompactor {
     }
 
     /// Whether the loop should compact `messages` now (false while a compaction runs).
-    #[wasm_bindgen(js_name = shouldCompact)]
+    #[wasm_bindgen(js_name = shouldCompact, skip_typescript)]
     pub fn should_compact(&self, messages: MessageListJs) -> JsResult<bool> {
         let (_, texts, _) = self.working(&messages, "shouldCompact(messages)")?;
         self.front.should_compact(&texts).map_err(front_error)
     }
 
     /// What `compact(messages)` would do now: no provider call, nothing written.
-    pub fn plan(&self, messages: MessageListJs) -> JsResult<MessagePlanJs> {
+    #[wasm_bindgen(skip_typescript)]
+    pub fn plan(&self, messages: MessageListJs) -> JsResult<JsValue> {
         let (_, texts, _) = self.working(&messages, "plan(messages)")?;
         let due = self.front.should_compact(&texts).map_err(front_error)?;
         let engine = self.front.engine();
@@ -155,7 +153,7 @@ impl JsMessageCompactor {
     /// ladder's: old bulky tool results cleared, then the older turns folded into one summary
     /// message after the first user message; the newest turns as the app wrote them. The
     /// trigger is `"auto"` unless `options.trigger` says otherwise.
-    #[wasm_bindgen(unchecked_return_type = "Promise<MessageCompaction>")]
+    #[wasm_bindgen(skip_typescript)]
     pub fn compact(
         &self,
         messages: MessageListJs,
@@ -177,12 +175,8 @@ impl JsMessageCompactor {
     /// of the list's shape made again from its archive (the call's id, the tool's name, the
     /// body as the app gave it); empty when the list still holds them. Rejects
     /// `archive_missing` when the archive that held them is no longer stored.
-    #[wasm_bindgen(unchecked_return_type = "Promise<unknown[]>")]
-    pub fn recall(
-        &self,
-        #[wasm_bindgen(js_name = callIdOrTurn, unchecked_param_type = "string | number")]
-        call_id_or_turn: JsValue,
-    ) -> js_sys::Promise {
+    #[wasm_bindgen(skip_typescript)]
+    pub fn recall(&self, call_id_or_turn: JsValue) -> js_sys::Promise {
         archive_call(
             self.front.engine().shelf(),
             ArchiveCall::Messages(call_id_or_turn, self.front.shape()),

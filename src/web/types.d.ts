@@ -594,10 +594,29 @@ export interface MessageCompactorOptions extends CompactorOptions {
 /** A tool result a clearing moved to an archive. Turns count from 0 at the list's first turn. */
 export interface ClearedCall { turn: number; callId: string | null; tokens: number }
 
+/** The methods of `MessageCompactor` that take the app's list, typed by its message type `M` (the class's other members are declared with it). */
+export interface MessageCompactor {
+  /** Share (0..1, can exceed 1) of `contextWindowTokens` the list would take once the last compaction's result stands in for what it was given. */
+  usage(messages: readonly unknown[]): number;
+  /** Whether the loop should compact the list now (false while a compaction runs). */
+  shouldCompact(messages: readonly unknown[]): boolean;
+  /** What `compact(messages)` would do now: no provider call, nothing written. */
+  plan(messages: readonly unknown[]): MessagePlan;
+  /**
+   * The list to send: `messages` itself when nothing is due (`rung` `"none"`), else the ladder's: old bulky tool results cleared, then the older turns folded into one summary message after the first user message; the newest turns as the app wrote them. The trigger is `"auto"` unless `options.trigger` says otherwise. A list that begins with the whole list a compaction was given last (the AI SDK's `prepareStep`) is worked on as what that compaction gave back, followed by the rest.
+   * @example
+   * const done = await compactor.compact(messages);
+   * messages = done.messages; // send these
+   */
+  compact<M>(messages: M[], options?: CompactOptions | null): Promise<MessageCompaction<M>>;
+  /** The archived results of a call (its id) or of a turn (from 0), each as a result message of the list's shape made again from its archive (the call's id, the tool's name, the body as the app gave it); empty when the list still holds them. Rejects `archive_missing` when the archive that held them is no longer stored. */
+  recall<M = unknown>(callIdOrTurn: string | number): Promise<M[]>;
+}
+
 /** What `MessageCompactor.compact()` did, and the list to send. */
-export interface MessageCompaction {
+export interface MessageCompaction<M = unknown> {
   /** The list to send next: the input array itself when nothing was due; else the app's own message objects wherever nothing changed. */
-  messages: unknown[];
+  messages: M[];
   rung: "none" | "clear" | "summarize" | "fallback";
   /** The summary message's text, when one was written. */
   summary: string | null;

@@ -206,18 +206,19 @@ function reply(scenario, attempt, prompt, model, key, body) {
       const call = { functionCall: { name: toolsOf(body)[0], args: { from } } };
       return [200, { ...candidateReply("", {}, model), candidates: [{ content: { role: "model", parts: [call] }, finishReason: "STOP", index: 0 }] }];
     }
-    // An agent's model with a tool declared (the AI SDK's example): it calls the first tool
-    // declared for page k (k: the results the request already holds), each call with an id and
-    // a thoughtSignature as Gemini 3 gives them, and answers in words after 10 results. A
-    // request whose function calls and responses do not pair is refused as Gemini refuses it.
+    // An agent's model with a tool declared (the AI SDK's example): its n-th request (per key)
+    // calls the first tool declared for page n - 1, with an id and a thoughtSignature as Gemini 3
+    // gives them, and the 11th answers in words. A request whose function calls and responses do
+    // not pair is refused as Gemini refuses it.
     case "tool_agent": {
       if (!toolsOf(body).length) return [200, candidateReply(summary, {}, model)];
       const parts = (body.contents ?? []).flatMap((content) => content.parts ?? []);
-      const calls = parts.filter((part) => part.functionCall).length;
-      const results = parts.filter((part) => part.functionResponse).length;
-      if (calls !== results) return [400, googleError(400, "INVALID_ARGUMENT", "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.")];
-      if (results >= 10) return [200, candidateReply(`Read ${results} pages: regions 3 and 9 missed the Q3 target.`, {}, model)];
-      const call = { functionCall: { id: `page_${results}`, name: toolsOf(body)[0], args: { url: `https://example.com/sales/${results}` } }, thoughtSignature: `c2lnLSR7${results}` };
+      if (parts.filter((part) => part.functionCall).length !== parts.filter((part) => part.functionResponse).length) {
+        return [400, googleError(400, "INVALID_ARGUMENT", "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.")];
+      }
+      if (attempt > 10) return [200, candidateReply(`Read ${attempt - 1} pages: regions 3 and 9 missed the Q3 target.`, {}, model)];
+      const page = attempt - 1;
+      const call = { functionCall: { id: `page_${page}`, name: toolsOf(body)[0], args: { url: `https://example.com/sales/${page}` } }, thoughtSignature: `c2lnLSR7${page}` };
       return [200, { ...candidateReply("", {}, model), candidates: [{ content: { role: "model", parts: [call] }, finishReason: "STOP", index: 0 }] }];
     }
     // A model that launders an instruction from a fetched ticket into the user's voice.

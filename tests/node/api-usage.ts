@@ -8,8 +8,12 @@ import init, {
   requiredSections,
   REQUIRED_SECTIONS,
   ContextCompactorError,
+  MessageCompactor,
 } from "../../pkg/context_compactor.js";
 import type {
+  MessageCompaction,
+  MessagePlan,
+  RecallToolJsonSchemaDeclaration,
   ArchiveData,
   StorageEstimate,
   UnverifiedLine,
@@ -165,4 +169,27 @@ export async function useTheArchives(logs: LogStore): Promise<number> {
   new Archives(logs, { provider: { type: "offline" } });
   console.log(recalled?.reasoningLog.length, estimate.localStorageFree, kept);
   return purged;
+}
+
+/** An OpenAI chat message, as an app types its list. */
+type ChatMessage =
+  | { role: "user" | "system"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export async function useAMessageList(messages: ChatMessage[]): Promise<ChatMessage[]> {
+  const compactor = new MessageCompactor({ shape: "openai", provider: { type: "offline" }, contextWindowTokens: 32_768, conversation: "chat" });
+  const usage: number = compactor.usage(messages);
+  const plan: MessagePlan = compactor.plan(messages);
+  if (compactor.shouldCompact(messages)) {
+    const done: MessageCompaction<ChatMessage> = await compactor.compact(messages, { trigger: "auto" });
+    messages = done.messages; // the app's own message type back
+    console.log(done.rung, done.turns?.[0], done.cleared.map((c) => c.callId), done.archiveKey);
+  }
+  const back: ChatMessage[] = await compactor.recall<ChatMessage>("call_1");
+  const schema: RecallToolJsonSchemaDeclaration = compactor.recallTool({ maxTokens: 2_000 }).declarationJsonSchema;
+  // @ts-expect-error: the shape is one of the four
+  new MessageCompactor({ shape: "chatml", provider: { type: "offline" } });
+  console.log(usage, plan.rung, back.length, schema.parameters.type);
+  return messages;
 }

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startServer } from "../../scripts/serve.mjs";
 import { CHROMIUM_FLAGS } from "./browser.mjs";
+import { startMock } from "../gemini-mock/server.mjs";
 import { freePort } from "./webdriver.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -22,6 +23,8 @@ const readme = readFileSync(join(root, "docs/npm-README.md"), "utf8");
 
 /** The README's first JavaScript example, word for word. */
 const FIRST_EXAMPLE = /```js\n([\s\S]*?)```/.exec(readme)[1];
+/** The README's AI SDK example (`prepareStep`), word for word. */
+const AI_SDK_EXAMPLE = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((code) => code.includes('from "ai"'));
 /** The README's fix for the bundlers that leave the .wasm behind, as a user types it. */
 const COPY_FIX = /`(cp node_modules\/context-compactor\/context_compactor_bg\.wasm dist\/)`/.exec(readme)?.[1];
 const COMPACTED = /^iterations 1-\d+ compacted: \d+ tokens saved$/;
@@ -236,4 +239,46 @@ test("the inline entry names no .wasm file, so no bundler emits one beside it", 
   });
   const emitted = run("find", [dist, "-name", "*.wasm"]).trim();
   assert.equal(emitted, "", "Vite emitted a .wasm for the inline entry");
+});
+
+test("the README's AI SDK example, bundled by esbuild with the real ai package, runs its agent against the Gemini mock", async () => {
+  assert.ok(AI_SDK_EXAMPLE, "the README has an AI SDK example");
+  const source = join(project, "src/ai-sdk.js");
+  writeFileSync(source, AI_SDK_EXAMPLE);
+  buildFresh(() => {
+    run(bin(".bin/esbuild"), ["src/ai-sdk.js", "--bundle", "--format=esm", "--outfile=dist/index.js", "--log-level=warning"]);
+    run("bash", ["-c", COPY_FIX]);
+  }, { page: true });
+  const mock = await startMock(0);
+  const server = await startServer(0, "127.0.0.1", [["/", dist]]);
+  const page = await browser.newPage();
+  const errors = [];
+  const logged = [];
+  page.on("pageerror", (err) => errors.push(String(err)));
+  page.on("console", (msg) => logged.push(msg.text()));
+  try {
+    // The README's key and endpoint, pointed at the mock: a model that calls the page tool.
+    await page.addInitScript((url) => {
+      globalThis.GEMINI_BASE_URL = url;
+      globalThis.GEMINI_API_KEY = "scenario:tool_agent#ai-sdk";
+    }, mock.url);
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    const deadline = Date.now() + 60_000;
+    while (!logged.some((line) => line.startsWith("Read ")) && errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(errors, []);
+    assert.ok(logged.includes("Read 10 pages: regions 3 and 9 missed the Q3 target."), logged.join("\n"));
+    assert.ok(logged.some((line) => /^(clear|summarize): \d+ → \d+ tokens$/.test(line)), logged.join("\n"));
+    const calls = mock.requests.filter((r) => r.method === "POST");
+    assert.equal(calls.length, 11, "ten steps with a call and the answer");
+    // Each request held every call with its result (the mock refuses any other with a 400),
+    // and the calls Gemini signed were sent back signed.
+    const sent = calls.map((r) => JSON.stringify(r.body));
+    assert.ok(sent.at(-1).includes("c2lnLSR79"), "the last call's thoughtSignature went back");
+    assert.ok(sent.at(-1).includes("[cleared by context-compactor: "), "older pages were cleared in the last request");
+  } finally {
+    await page.close();
+    server.close();
+    await mock.close();
+    rmSync(source, { force: true });
+  }
 });
