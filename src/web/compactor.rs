@@ -25,8 +25,10 @@ use super::typescript::{
 use super::usage_measure::PromptTokensFunction;
 use crate::core::error::ErrorCode;
 use crate::core::model::call_options::{
-    CanCompact, CompactOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION, SIGNAL_OPTION,
+    AskedRung, CanCompact, CompactOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION, SIGNAL_OPTION,
 };
+use crate::core::model::outcome::CompactionResult;
+use crate::core::model::settings::Trigger;
 use crate::core::model::clearing::Rung;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::cancel::Cancel;
@@ -140,20 +142,35 @@ pub(super) fn compact_request(
 impl JsCompactor {
     fn start_compaction(&self, options: Option<CompactOptionsJs>) -> JsResult<js_sys::Promise> {
         let (parsed, cancel, _) = compact_request(options)?;
+        Ok(self.compaction(
+            parsed.trigger,
+            parsed.rung,
+            cancel,
+            Box::new(|result| Ok(to_js::<_, JsValue>(&result)?)),
+        ))
+    }
+
+    /// A compaction with `trigger` (only `rung`, when asked), claimed now (a `compact()` called
+    /// while another runs is busy, whenever it is awaited), whose result `finish` turns into
+    /// what the Promise resolves to: one async body for `Compactor` and `MessageCompactor`.
+    pub(super) fn compaction(
+        &self,
+        trigger: Trigger,
+        rung: Option<AskedRung>,
+        cancel: Cancel,
+        finish: Box<dyn FnOnce(CompactionResult) -> JsResult<JsValue>>,
+    ) -> js_sys::Promise {
         let engine = Rc::clone(&self.engine);
-        // Claimed now: a compact() called while another runs is busy, whenever it is awaited.
         let claim = engine
-            .claim(parsed.trigger, cancel)
-            .map(|claim| claim.with_rung(parsed.rung.map(Rung::from)));
-        Ok(future_to_promise(async move {
+            .claim(trigger, cancel)
+            .map(|claim| claim.with_rung(rung.map(Rung::from)));
+        future_to_promise(async move {
             let outcome = match claim {
                 Ok(claim) => engine.compact_claimed(claim).await,
                 Err(err) => Err(err),
             };
-            let result = outcome
-                .map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?;
-            Ok(to_js::<_, JsValue>(&result)?)
-        }))
+            finish(outcome.map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?)
+        })
     }
 
     /// A compactor over the store of a `LogStore` (what the constructor builds, for callers in

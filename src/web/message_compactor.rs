@@ -6,7 +6,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::clock::BrowserClock;
 use super::compactor::{compact_request, JsCompactor};
@@ -16,12 +15,11 @@ use super::local_storage::BrowserStorage;
 use super::recall_tool::JsRecallTool;
 use super::shelves::{archive_call, ArchiveCall};
 use super::typescript::{CompactOptionsJs, RecallToolOptionsJs};
-use crate::core::error::{CompactionError, ErrorCode};
+use crate::core::error::ErrorCode;
 use crate::core::messages::front::{FrontError, MessageFront, KEEP_TURNS};
 use crate::core::messages::rebuild::Out;
 use crate::core::messages::report::{MessagePlan, MessageReport};
 use crate::core::messages::shape::Shape;
-use crate::core::model::clearing::Rung;
 use crate::core::model::settings::Trigger;
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::log_store::LogStore;
@@ -236,17 +234,8 @@ impl JsMessageCompactor {
             return Ok(js_sys::Promise::resolve(&report));
         }
         let conversation = front.load(&texts).map_err(front_error)?;
-        let claim = front
-            .engine()
-            .claim(trigger, cancel)
-            .map(|claim| claim.with_rung(asked.rung.map(Rung::from)));
-        Ok(future_to_promise(async move {
-            let model = || front.engine().model();
-            let done = match claim {
-                Ok(claim) => front.compact(&texts, &conversation, claim).await,
-                Err(err) => Err(err),
-            }
-            .map_err(|err: CompactionError| ContextCompactorError::from(err).with_model(model()))?;
+        let finish = move |result| {
+            let done = front.finish(&texts, &conversation, result)?;
             let report: js_sys::Object =
                 to_js(&MessageReport::of(&done.result, done.summary, done.turns))?;
             let list = js_sys::Array::new();
@@ -267,7 +256,10 @@ impl JsMessageCompactor {
             *gave.borrow_mut() = list.clone();
             let _ = js_sys::Reflect::set(&report, &"messages".into(), &list);
             Ok(report.into())
-        }))
+        };
+        Ok(self
+            .inner
+            .compaction(trigger, asked.rung, cancel, Box::new(finish)))
     }
 }
 

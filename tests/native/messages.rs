@@ -164,9 +164,10 @@ fn sixty_turns(shape: Shape) -> Run {
                 .engine()
                 .claim(Trigger::Auto, Cancel::default())
                 .unwrap();
-            let done = run_ready(run.front.compact(&texts, &conversation, claim))
+            let result = run_ready(run.front.engine().compact_claimed(claim))
                 .unwrap()
                 .unwrap();
+            let done = run.front.finish(&texts, &conversation, result).unwrap();
             run.compactions.push(format!("{:?}", done.result.rung));
             run.summaries.extend(done.summary.clone());
             list = done

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::core::error::{CompactionError, StorageError};
+use crate::core::error::StorageError;
 use crate::core::json::scan::{array_document, field, string};
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::messages::conversation::{Conversation, NotAMessage};
@@ -19,7 +19,6 @@ use crate::core::model::outcome::CompactionResult;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::storage::KeyValueStore;
-use crate::core::run::compactor::Claim;
 use crate::core::run::compactor::Compactor;
 use crate::core::store::log_store::LogStore;
 
@@ -143,15 +142,14 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
         Ok(self.engine.should_auto_compact()?)
     }
 
-    /// Compacts `messages` (loaded as `conversation`) under `claim`: the list to send and what
-    /// the core did.
-    pub async fn compact(
+    /// What the compaction of `messages` (loaded as `conversation`) that gave `result` left:
+    /// the list to send and what to report.
+    pub fn finish(
         &self,
         messages: &[String],
         conversation: &Conversation,
-        claim: Claim,
-    ) -> Result<MessageCompaction, CompactionError> {
-        let result = self.engine.compact_claimed(claim).await?;
+        result: CompactionResult,
+    ) -> Result<MessageCompaction, StorageError> {
         let compacted = self.compacted()?;
         let list = rebuild(self.shape, conversation, messages, &compacted);
         let covered = compacted

@@ -95,10 +95,14 @@ fn spliced(index: usize, text: &str, mut splices: Vec<(usize, usize, &str)>) -> 
     if splices.is_empty() {
         return Out::Keep(index);
     }
-    sort_by_key(&mut splices, |(start, _, _)| std::cmp::Reverse(*start));
-    let mut text = text.to_owned();
+    sort_by_key(&mut splices, |(start, _, _)| *start);
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
     for (start, end, body) in splices {
-        text.replace_range(start..end, body);
+        out.push_str(&text[copied..start]);
+        out.push_str(body);
+        copied = end;
     }
-    Out::New(text)
+    out.push_str(&text[copied..]);
+    Out::New(out)
 }
