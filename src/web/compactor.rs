@@ -27,10 +27,10 @@ use crate::core::error::ErrorCode;
 use crate::core::model::call_options::{
     AskedRung, CanCompact, CompactOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION, SIGNAL_OPTION,
 };
-use crate::core::model::outcome::CompactionResult;
-use crate::core::model::settings::Trigger;
 use crate::core::model::clearing::Rung;
+use crate::core::model::outcome::CompactionResult;
 use crate::core::model::settings::CompactorSettings;
+use crate::core::model::settings::Trigger;
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
 use crate::core::providers::port::SummaryProvider;
@@ -169,7 +169,10 @@ impl JsCompactor {
                 Ok(claim) => engine.compact_claimed(claim).await,
                 Err(err) => Err(err),
             };
-            finish(outcome.map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?)
+            finish(
+                outcome
+                    .map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?,
+            )
         })
     }
 

@@ -79,6 +79,13 @@ impl Drop for JsLogStore {
 
 type JsResult<T> = Result<T, JsValue>;
 
+#[wasm_bindgen]
+extern "C" {
+    /// The options of `LogStore.clear` in TypeScript.
+    #[wasm_bindgen(typescript_type = "{ pins?: boolean }")]
+    pub type ClearOptionsJs;
+}
+
 #[wasm_bindgen(js_class = LogStore)]
 impl JsLogStore {
     /// Opens the logs under `options.prefix` (default `"gdrs_"`).
@@ -286,9 +293,45 @@ impl JsLogStore {
         Ok(to_js(&self.inner.borrow().pins()?)?)
     }
 
-    /// Removes the three logs; archives and metrics stay.
-    pub fn clear(&self) -> JsResult<()> {
-        Ok(self.inner.borrow_mut().clear()?)
+    /// Removes the three logs and the goal; archives and metrics stay, and the pins unless
+    /// `options.pins` is true (a new task: `clear({ pins: true })`).
+    pub fn clear(&self, options: Option<ClearOptionsJs>) -> JsResult<()> {
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+        let pins = match js_sys::Reflect::get(&options, &"pins".into()) {
+            _ if options.is_undefined() || options.is_null() => false,
+            Ok(pins) if pins.is_undefined() => false,
+            Ok(pins) => pins.as_bool().ok_or_else(|| {
+                super::convert::invalid("clear(options).pins", "must be true or false")
+            })?,
+            Err(_) => {
+                return Err(super::convert::invalid(
+                    "clear(options)",
+                    "must be an object",
+                ))
+            }
+        };
+        Ok(self.inner.borrow_mut().clear(pins)?)
+    }
+
+    /// Sets the task every later summary keeps as its goal, in place of a `SESSION START`
+    /// query or the first words of the logs (an empty text unsets it; `clear()` forgets it).
+    #[wasm_bindgen(js_name = setGoal)]
+    pub fn set_goal(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> JsResult<()> {
+        let text = super::convert::string_arg(&text, "setGoal(text)")?;
+        Ok(self.inner.borrow_mut().set_goal(&text)?)
+    }
+
+    /// The task `setGoal` set; `null` when none is set.
+    #[wasm_bindgen(unchecked_return_type = "string | null")]
+    pub fn goal(&self) -> JsResult<JsValue> {
+        Ok(self
+            .inner
+            .borrow()
+            .goal()?
+            .map_or(JsValue::NULL, JsValue::from))
     }
 
     /// The key prefix in use.

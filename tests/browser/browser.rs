@@ -299,7 +299,7 @@ fn clear_removes_the_three_logs_only() {
     let store = fresh_store("t_clear_");
     store.start_iteration().unwrap();
     storage().set_item("t_clear_archived_logs_1", "{}").unwrap();
-    store.clear().unwrap();
+    store.clear(None).unwrap();
     assert_eq!(store.current_iteration().unwrap(), 0);
     assert!(storage()
         .get_item("t_clear_reasoning_log")

@@ -31,7 +31,7 @@ fn session(prefix: &str, iterations: u32) -> JsLogStore {
         js(&format!(r#"{{"prefix":"{prefix}"}}"#)).unchecked_into(),
     ))
     .unwrap();
-    logs.clear().unwrap();
+    logs.clear(None).unwrap();
     for n in 1..=iterations {
         logs.start_iteration().unwrap();
         logs.append_reasoning(JsValue::from(&format!("Iteration {n}: loaded orders.csv, 12{n}40 rows; grouped by region and compared with the finance report of 2026-0{n}-15."))).unwrap();

@@ -945,3 +945,29 @@ fn the_sessions_own_iteration_numbers_and_counts_are_not_marked_invented_ones_ar
     assert!(result.summary.contains(&format!("- {counted}\n")));
     assert!(result.summary.contains(&format!("{continues}\n")));
 }
+
+#[test]
+fn the_goal_the_app_sets_is_every_summarys_goal_and_clear_forgets_it() {
+    let rig = Rig::offline(
+        MemoryStore::new(),
+        ManualClock::new(NOV_22_2026),
+        small_window(),
+    );
+    grow_session(&rig.logs, &rig.clock, 6, 3);
+    let goal = "Find which regions missed the Q3 target in sales_q3.csv.";
+    let before = rig.compactor.plan().unwrap().ledger;
+    assert!(!before.iter().any(|fact| fact.contains(goal)));
+    rig.logs.borrow_mut().set_goal(goal).unwrap();
+    let plan = rig.compactor.plan().unwrap();
+    assert!(
+        plan.ledger.contains(&format!("Question: {goal}")),
+        "{:?}",
+        plan.ledger
+    );
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert!(result.summary.contains(goal), "{}", result.summary);
+    rig.logs.borrow_mut().clear(false).unwrap();
+    assert_eq!(rig.logs.borrow().goal().unwrap(), None);
+}

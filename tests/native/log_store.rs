@@ -162,11 +162,20 @@ fn tokens_grow_with_every_log_and_clear_empties_them() {
     assert!(header_only > 0 && with_reasoning > header_only && with_execution > with_reasoning);
 
     memory.set("gdrs_archived_logs_5", "{}").unwrap();
-    logs.clear().unwrap();
+    logs.pin("Region 7 stays out of the report.").unwrap();
+    logs.set_goal("Find the regions under target.").unwrap();
+    logs.clear(false).unwrap();
     assert_eq!(logs.estimate_tokens().unwrap(), 0);
     assert_eq!(logs.current_iteration().unwrap(), 0);
     assert!(!logs.iteration_running());
     assert!(memory.get("gdrs_archived_logs_5").unwrap().is_some());
+    assert_eq!(logs.goal().unwrap(), None, "the goal is the session's");
+    assert_eq!(logs.pins().unwrap().len(), 1, "pins stay unless asked");
+    logs.clear(true).unwrap();
+    assert!(
+        logs.pins().unwrap().is_empty(),
+        "clear({{ pins: true }}) removes the pins"
+    );
 }
 
 #[test]

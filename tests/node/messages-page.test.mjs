@@ -101,6 +101,38 @@ test("an agent that keeps its own list whole (the AI SDK's prepareStep) never ha
   for (const summary of run.summaries) assert.match(summary, /DQ-2291/);
 });
 
+test("the LogStore front keeps up: the goal the app sets is the summary's, clear({ pins: true }) starts a new task", async () => {
+  const seen = await page.evaluate(async () => {
+    const { LogStore, Compactor } = window.pkg;
+    const logs = new LogStore({ prefix: "goal_" });
+    logs.pin("Region 7 stays out of the report (ticket DQ-2291).");
+    logs.setGoal("Find which regions missed the Q3 target in sales_q3.csv.");
+    for (let n = 1; n <= 5; n++) {
+      logs.startIteration();
+      logs.appendReasoning(`Step ${n}: read shard_${n}.csv and compared its totals with the targets.`);
+      logs.appendExecution({ success: true, code: `return total("shard_${n}.csv");`, result: { total: 1000 * n } });
+      logs.finishIteration();
+    }
+    const result = await new Compactor(logs, { provider: { type: "offline" } }).compact({ trigger: "context_limit_error" });
+    const goal = logs.goal();
+    logs.clear();
+    const afterClear = { goal: logs.goal(), pins: logs.pins().length };
+    logs.clear({ pins: true });
+    let refused = "none";
+    try {
+      logs.clear({ pins: 1 });
+    } catch (err) {
+      refused = err.code;
+    }
+    return { summary: result.summary, goal, afterClear, pinsAfterNewTask: logs.pins().length, refused };
+  });
+  assert.match(seen.summary, /Find which regions missed the Q3 target in sales_q3\.csv\./);
+  assert.equal(seen.goal, "Find which regions missed the Q3 target in sales_q3.csv.");
+  assert.deepEqual(seen.afterClear, { goal: null, pins: 1 }, "clear() forgets the goal, keeps the pins");
+  assert.equal(seen.pinsAfterNewTask, 0, "clear({ pins: true }) removes them");
+  assert.equal(seen.refused, "invalid_input");
+});
+
 test("what is not a message list is invalid_input", async () => {
   const codes = await page.evaluate(async () => {
     const { MessageCompactor } = window.pkg;

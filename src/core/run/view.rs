@@ -269,8 +269,12 @@ impl<'o> Preparing<'o> {
                 let compacted = observed.input.summary_tokens + observed.input.new_tokens;
                 let archive_key = view.next_archive_key();
                 let replaces_summary = observed.input.summary_tokens > 0;
+                let mut digest = Digest::of(&selection);
+                if let Some(goal) = view.logs.goal()? {
+                    digest.query = Some(goal);
+                }
                 Stage::Selected(Box::new(Selected {
-                    digest: Digest::of(&selection),
+                    digest,
                     carried: view.shelf.with_archives(|a| a.carried(&selection)),
                     pins: view.logs.pins()?,
                     budget: SummaryBudget::of(

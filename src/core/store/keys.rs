@@ -86,6 +86,12 @@ impl StorageKeys {
         format!("{}pinned_facts", self.prefix)
     }
 
+    /// `"…"`: the task as the app set it (`LogStore.setGoal`), which every summary keeps as its
+    /// goal in place of the first words of the logs.
+    pub fn goal(&self) -> String {
+        format!("{}goal", self.prefix)
+    }
+
     /// `[{ input, summary, expiresAt }]`: the summaries providers wrote, by their input
     /// (`store::summary_cache`).
     pub fn summary_cache(&self) -> String {

@@ -375,11 +375,30 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         Ok(read_value(&self.store, &self.keys.pins())?.unwrap_or_default())
     }
 
-    /// Removes the three logs (archives and metrics stay) and ends any running iteration.
-    pub fn clear(&mut self) -> Result<(), StorageError> {
+    /// Sets the task every later summary keeps as its goal (in place of a `SESSION START`
+    /// query or the first words of the logs); an empty text unsets it.
+    pub fn set_goal(&mut self, text: &str) -> Result<(), StorageError> {
+        match text.trim() {
+            "" => self.store.remove(&self.keys.goal()),
+            goal => write_json(&self.store, &self.keys.goal(), goal),
+        }
+    }
+
+    /// The task the app set, if it set one.
+    pub fn goal(&self) -> Result<Option<String>, StorageError> {
+        read_value(&self.store, &self.keys.goal())
+    }
+
+    /// Removes the three logs and the goal (archives and metrics stay; the pins too unless
+    /// `pins`) and ends any running iteration.
+    pub fn clear(&mut self, pins: bool) -> Result<(), StorageError> {
         self.store.remove(&self.keys.reasoning())?;
         self.store.remove(&self.keys.execution())?;
         self.store.remove(&self.keys.tool_activity())?;
+        self.store.remove(&self.keys.goal())?;
+        if pins {
+            self.store.remove(&self.keys.pins())?;
+        }
         self.finish_iteration();
         Ok(())
     }
