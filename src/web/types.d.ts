@@ -140,8 +140,8 @@ export interface ClearingOptions {
   keepIterations?: number;
   /** A body (an execution's `result`, a tool entry's `details`) larger than this, in tokens, is cleared. @default 400 */
   aboveTokens?: number;
-  /** By tool type or name (an execution's `source`, a tool entry's `type` or `action`): "keep" never clears it, "clear" clears it whole once old enough, whatever its size, but for a body shorter than the placeholder that would replace it (a few words stay: clearing them would free nothing). */
-  tools?: Record<string, "keep" | "clear">;
+  /** By tool type or name (an execution's `source`, a tool entry's `type` or `action`, a message list's function name): "keep" never clears it, "clear" clears it whole once old enough, whatever its size, but for a body shorter than the placeholder that would replace it (a few words stay: clearing them would free nothing). Or the durability of what the tool returns: "ephemeral" (of no use once read: cleared whole, as "clear"), "anchoring" (later steps stand on it: cleared by size, its `keepFields` and short fields inline), "replayable" (can be fetched again: cleared whole, the placeholder says the call can be made again), "non-replayable" (cleared by size, the placeholder says the archive holds the only copy). */
+  tools?: Record<string, ToolRule>;
   /** By tool type or name: fields of the body that stay inline when it is cleared. */
   keepFields?: Record<string, string[]>;
   /** The loop's compaction is due (`shouldAutoCompact()` says yes, whatever the usage) once clearing would free this many tokens. @default 5% of contextWindowTokens */
@@ -580,6 +580,9 @@ export declare class ContextCompactorError extends Error {
   /** Whether `value` is an error of this package, also one from another copy of it (two bundles, an iframe). */
   static isInstance(value: unknown): value is ContextCompactorError;
 }
+
+/** What `clearing.tools` gives a tool: keep or clear, or the durability of what it returns. */
+export type ToolRule = "keep" | "clear" | "ephemeral" | "anchoring" | "replayable" | "non-replayable";
 
 /** The shape of an agent's message list: Gemini `contents`, OpenAI chat messages, Anthropic Messages, the AI SDK's `ModelMessage[]`. */
 export type MessageShape = "gemini" | "openai" | "anthropic" | "ai-sdk";

@@ -14,6 +14,7 @@ use context_compactor::core::messages::front::{default_settings, MessageFront};
 use context_compactor::core::messages::rebuild::Out;
 use context_compactor::core::messages::recalled::{recalled_results, Asked};
 use context_compactor::core::messages::shape::Shape;
+use context_compactor::core::model::clearing::{ByName, Clearing, ToolRule};
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::cancel::Cancel;
 use context_compactor::core::ports::clock::ManualClock;
@@ -22,6 +23,7 @@ use context_compactor::core::ports::storage::MemoryStore;
 use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::steps::clearing::CLEARED_MARK;
 use context_compactor::core::store::keys::StorageKeys;
 use context_compactor::core::store::recall_tool::RecallArgs;
 use serde_json::{json, Value};
@@ -132,10 +134,14 @@ struct Run {
 
 /// Sixty turns of an agent of `shape`, its loop compacting when told.
 fn sixty_turns(shape: Shape) -> Run {
+    sixty_turns_with(shape, default_settings())
+}
+
+/// [`sixty_turns`] with `settings`.
+fn sixty_turns_with(shape: Shape, settings: CompactorSettings) -> Run {
     let memory = MemoryStore::default();
     let clock = ManualClock::new(NOV_22_2026);
     let logs = logs_under(&memory, &clock, StorageKeys::new("msgs_"));
-    let settings = default_settings();
     let window = settings.context_window_tokens;
     let engine = Compactor::new(
         logs,
@@ -334,4 +340,26 @@ fn recall_gives_a_cleared_result_back_as_a_message_of_the_lists_shape() {
             "{shape:?}: live"
         );
     }
+}
+
+#[test]
+fn a_tools_durability_class_reaches_the_placeholders_of_a_message_list() {
+    let mut settings = default_settings();
+    if let Clearing::On(rules) = &mut settings.clearing {
+        rules.tools = ByName(vec![("fetch_page".into(), ToolRule::Replayable)]);
+    }
+    let run = sixty_turns_with(Shape::Anthropic, settings);
+    // The tool results' placeholders (the summary message may quote one).
+    let results: Vec<&Value> = run
+        .last
+        .iter()
+        .filter(|m| !m.to_string().contains("COMPACTED SUMMARY"))
+        .collect();
+    let text = serde_json::to_string(&results).unwrap();
+    let placeholders = text.matches(CLEARED_MARK).count();
+    assert!(placeholders > 0);
+    assert_eq!(
+        text.matches("the call can be made again. recall(").count(),
+        placeholders
+    );
 }

@@ -14,11 +14,12 @@ use context_compactor::core::json::record::Record;
 use context_compactor::core::json::write::{to_json, ToJson};
 use context_compactor::core::log::reasoning_entry::ReasoningEntry;
 use context_compactor::core::messages::report::{ClearedCall, MessagePlan, MessageReport};
+use context_compactor::core::messages::shape::Shape;
 use context_compactor::core::model::call_options::{
     CanCompact, CompactOptions, LogStoreOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION,
     SIGNAL_OPTION,
 };
-use context_compactor::core::model::clearing::{ClearedBody, ClearingRules};
+use context_compactor::core::model::clearing::{ClearedBody, ClearingRules, ToolRule};
 use context_compactor::core::model::facts::{
     Coverage, Demoted, Fact, IndexLine, Injection, Pin, UnverifiedLine,
 };
@@ -88,6 +89,15 @@ fn retry_reasons_read_the_same_in_rust_and_typescript() {
         ts_union("RetryReason"),
         set(names.iter().map(String::as_str))
     );
+}
+
+#[test]
+fn tool_rules_and_message_shapes_read_the_same_in_rust_and_typescript() {
+    assert_eq!(
+        ts_union("ToolRule"),
+        set(ToolRule::ALL.map(ToolRule::as_str))
+    );
+    assert_eq!(ts_union("MessageShape"), set(Shape::ALL.map(Shape::as_str)));
 }
 
 #[test]

@@ -6,7 +6,8 @@ use crate::core::json::record::{json_names, json_record};
 use crate::core::json::scan::members;
 use crate::core::model::option_rows::{OptionValue, Range};
 
-/// What one tool (by type or name) gets.
+/// What one tool (by type or name) gets: `keep` or `clear`, or the durability of what it
+/// returns (the classes of the production design seed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolRule {
     /// Never cleared.
@@ -14,9 +15,38 @@ pub enum ToolRule {
     /// Cleared whole once old enough, whatever its size, but for a body shorter than the
     /// placeholder that would replace it (clearing it would free nothing).
     Clear,
+    /// Of no use once read (a status, a progress line): cleared whole, as `Clear`.
+    Ephemeral,
+    /// Holds what later steps stand on: cleared by size, its `keepFields` (and its short
+    /// fields) staying inline.
+    Anchoring,
+    /// Can be fetched again: cleared whole, the placeholder saying the call can be repeated.
+    Replayable,
+    /// Cannot be fetched again: cleared by size, the placeholder saying the archive holds the
+    /// only copy (the archive is written before any placeholder, as for every clearing).
+    NonReplayable,
 }
 
-json_names! { ToolRule { Keep = "keep", Clear = "clear" } }
+json_names! {
+    all ToolRule {
+        Keep = "keep",
+        Clear = "clear",
+        Ephemeral = "ephemeral",
+        Anchoring = "anchoring",
+        Replayable = "replayable",
+        NonReplayable = "non-replayable",
+    }
+}
+
+impl ToolRule {
+    /// Whether a body of this tool leaves whole once old enough, whatever its size.
+    pub fn whole(self) -> bool {
+        matches!(
+            self,
+            ToolRule::Clear | ToolRule::Ephemeral | ToolRule::Replayable
+        )
+    }
+}
 
 /// A JSON object read as its members in order, each value read as `T`.
 #[derive(Debug, Clone, PartialEq)]

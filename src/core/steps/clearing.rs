@@ -244,7 +244,7 @@ fn consider(
         return None;
     }
     let body = entry.body.filter(|body| *body != "null")?;
-    let whole = rule == Some(ToolRule::Clear);
+    let whole = rule.is_some_and(ToolRule::whole);
     let ours = placeholder_sources(body).next().is_some();
     if ours || (!whole && estimate_tokens(body) <= rules.above_tokens) {
         return None;
@@ -253,6 +253,7 @@ fn consider(
         iteration,
         id,
         archive_key: clearing.archive_key,
+        rule,
     };
     let kept = kept_fields(&rules.keep_fields, &names);
     let new_body = placeholder_body(body, &how, &kept, whole, rules.above_tokens);
@@ -405,6 +406,9 @@ struct Recovery<'a> {
     iteration: u32,
     id: &'a str,
     archive_key: &'a str,
+    /// The tool's rule, when the app gave one: a replayable call can be made again, a
+    /// non-replayable one has its only copy in the archive.
+    rule: Option<ToolRule>,
 }
 
 /// The text of a placeholder for `body` (JSON): its size, where it came from, the names and
@@ -430,6 +434,11 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
         true => "",
         false => " or the recall tool's query of its id",
     };
+    out.push_str(match how.rule {
+        Some(ToolRule::Replayable) => "; the call can be made again",
+        Some(ToolRule::NonReplayable) => "; the archive holds the only copy",
+        _ => "",
+    });
     out.push_str(&format!(
         ". recall({}){query} brings it back from {}]",
         how.iteration, how.archive_key

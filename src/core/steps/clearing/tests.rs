@@ -363,6 +363,11 @@ fn every_placeholder_says_its_iteration_and_archive_back() {
             iteration: 12 + k as u32,
             id: if k == 0 { "" } else { "exec_1" },
             archive_key: "gdrs_archived_logs_1795373767000",
+            rule: [
+                None,
+                Some(ToolRule::Replayable),
+                Some(ToolRule::NonReplayable),
+            ][k],
         };
         let mut quoted = String::new();
         write_string(&mut quoted, &placeholder_text(&format!("{body:?}"), &how));
@@ -384,4 +389,57 @@ fn a_body_that_quotes_the_placeholder_prefix_is_cleared_like_any_other() {
     let logs = logs(6, quoting, |_| "null".into());
     let cleared = clear_now(&logs, &ClearingRules::default());
     assert_eq!(cleared.len(), 3, "iterations 1–3, as any page");
+}
+
+#[test]
+fn each_durability_class_clears_as_it_says_and_its_placeholder_tells_the_model() {
+    // Four tools, one per class, each returning a page of about 250 tokens (under aboveTokens)
+    // with a short `rows` field.
+    let note = "short note ".repeat(90);
+    let body = |n: u32| format!(r#"{{"rows":{n},"note":"{note}"}}"#);
+    let logs_of = |tool: &str| {
+        let logs = logs(6, |_| "\"42 rows\"".to_owned(), body);
+        let mut renamed = logs.clone();
+        for entry in &mut renamed.tool_activity {
+            *entry =
+                Stored::from_json_text(&entry.json().replace("\"fetch\"", &format!("\"{tool}\"")));
+        }
+        renamed
+    };
+    let rules = ClearingRules {
+        tools: ByName(vec![
+            ("status".into(), ToolRule::Ephemeral),
+            ("db".into(), ToolRule::Anchoring),
+            ("search".into(), ToolRule::Replayable),
+            ("payment".into(), ToolRule::NonReplayable),
+        ]),
+        keep_fields: ByName(vec![("db".into(), vec!["rows".into()])]),
+        ..ClearingRules::default()
+    };
+    // Whole whatever the size: ephemeral and replayable; by size: anchoring, non-replayable.
+    assert_eq!(clear_now(&logs_of("status"), &rules).len(), 3);
+    let replayed = clear_now(&logs_of("search"), &rules);
+    assert_eq!(replayed.len(), 3);
+    assert!(replayed[0]
+        .placeholder
+        .contains("the call can be made again. recall(1)"));
+    assert_eq!(clear_now(&logs_of("db"), &rules), []);
+    assert_eq!(clear_now(&logs_of("payment"), &rules), []);
+    let small = ClearingRules {
+        above_tokens: 100,
+        ..rules
+    };
+    let anchored = clear_now(&logs_of("db"), &small);
+    assert_eq!(
+        field_of(&field_of(&anchored[0].placeholder, "details"), "rows"),
+        "1"
+    );
+    let only = clear_now(&logs_of("payment"), &small);
+    assert!(only[0]
+        .placeholder
+        .contains("the archive holds the only copy. recall(1)"));
+    // The placeholder still names its archive where a recall follows it.
+    let sources: Vec<(u32, &str)> = placeholder_sources(&only[0].placeholder).collect();
+    assert_eq!(sources.len(), 1);
+    assert_eq!(sources[0].0, 1);
 }
