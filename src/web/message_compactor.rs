@@ -15,11 +15,12 @@ use super::local_storage::BrowserStorage;
 use super::recall_tool::JsRecallTool;
 use super::shelves::{archive_call, ArchiveCall};
 use super::typescript::{CompactOptionsJs, RecallToolOptionsJs};
-use crate::core::error::ErrorCode;
+use crate::core::error::{CompactionError, ErrorCode};
 use crate::core::messages::front::{FrontError, MessageFront, KEEP_TURNS};
 use crate::core::messages::rebuild::Out;
 use crate::core::messages::report::{MessagePlan, MessageReport};
 use crate::core::messages::shape::Shape;
+use crate::core::model::reasons::BusyReason;
 use crate::core::model::settings::Trigger;
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::log_store::LogStore;
@@ -187,6 +188,16 @@ impl JsMessageCompactor {
         self.inner.archives()
     }
 
+    /// Undoes the compaction that wrote `archiveKey` in `messages` (the list it gave, perhaps
+    /// grown since): resolves to the list with its originals back (see the types).
+    #[wasm_bindgen(skip_typescript)]
+    pub fn rollback(&self, archive_key: JsValue, messages: MessageListJs) -> js_sys::Promise {
+        match self.start_rollback(&archive_key, &messages) {
+            Ok(promise) => promise,
+            Err(err) => js_sys::Promise::reject(&err),
+        }
+    }
+
     /// Cancels the running compaction (see `Compactor.abort`).
     pub fn abort(&self) {
         self.inner.abort();
@@ -213,6 +224,30 @@ impl JsMessageCompactor {
         Ok((array, texts, given))
     }
 
+    fn start_rollback(&self, key: &JsValue, messages: &JsValue) -> JsResult<js_sys::Promise> {
+        let (array, texts, _) = self.working(messages, "rollback(archiveKey, messages)")?;
+        // Refused as called: the logs hold the list of the compaction running.
+        self.front
+            .engine()
+            .shelf()
+            .may_roll_back()
+            .map_err(ContextCompactorError::from)?;
+        let conversation = self.front.load(&texts).map_err(front_error)?;
+        let front = Rc::clone(&self.front);
+        let gave = Rc::clone(&self.gave);
+        // `Compactor.rollback`'s own Promise, then the list read back: no async body of its own.
+        let finish = Closure::once_into_js(move |_: JsValue| -> JsResult<JsValue> {
+            let outs = front.rolled_back(&texts, &conversation)?;
+            front.forget();
+            *gave.borrow_mut() = js_sys::Array::new();
+            Ok(list_of(&array, &texts, outs)?.0.into())
+        });
+        let rolled: JsValue = self.inner.rollback(key.clone()).into();
+        let then: js_sys::Function =
+            js_sys::Reflect::get(&rolled, &"then".into())?.unchecked_into();
+        Ok(then.call1(&rolled, &finish)?.unchecked_into())
+    }
+
     fn start_compaction(
         &self,
         messages: &JsValue,
@@ -223,6 +258,11 @@ impl JsMessageCompactor {
         let trigger = if named { asked.trigger } else { Trigger::Auto };
         let front = Rc::clone(&self.front);
         let gave = Rc::clone(&self.gave);
+        if front.engine().busy() {
+            // The logs hold the list of the compaction running: they are not written over.
+            let busy = CompactionError::Busy(BusyReason::Compacting);
+            return Err(ContextCompactorError::from(busy).into());
+        }
         if trigger == Trigger::Auto
             && asked.rung.is_none()
             && !front.should_compact(&texts).map_err(front_error)?
@@ -238,20 +278,7 @@ impl JsMessageCompactor {
             let done = front.finish(&texts, &conversation, result)?;
             let report: js_sys::Object =
                 to_js(&MessageReport::of(&done.result, done.summary, done.turns))?;
-            let list = js_sys::Array::new();
-            let mut texts_given_back = Vec::with_capacity(done.list.len());
-            for out in done.list {
-                match out {
-                    Out::Keep(index) => {
-                        list.push(&array.get(index as u32));
-                        texts_given_back.push(texts[index].clone());
-                    }
-                    Out::New(json) => {
-                        list.push(&json_to_js::<JsValue>(&json)?);
-                        texts_given_back.push(json);
-                    }
-                };
-            }
+            let (list, texts_given_back) = list_of(&array, &texts, done.list)?;
             front.remember(&given, texts_given_back);
             *gave.borrow_mut() = list.clone();
             let _ = js_sys::Reflect::set(&report, &"messages".into(), &list);
@@ -261,6 +288,29 @@ impl JsMessageCompactor {
             .inner
             .compaction(trigger, asked.rung, cancel, Box::new(finish)))
     }
+}
+
+/// The list `outs` names over `array` (whose texts are `texts`), and its texts.
+fn list_of(
+    array: &js_sys::Array,
+    texts: &[String],
+    outs: Vec<Out>,
+) -> JsResult<(js_sys::Array, Vec<String>)> {
+    let list = js_sys::Array::new();
+    let mut list_texts = Vec::with_capacity(outs.len());
+    for out in outs {
+        match out {
+            Out::Keep(index) => {
+                list.push(&array.get(index as u32));
+                list_texts.push(texts[index].clone());
+            }
+            Out::New(json) => {
+                list.push(&json_to_js::<JsValue>(&json)?);
+                list_texts.push(json);
+            }
+        };
+    }
+    Ok((list, list_texts))
 }
 
 /// `messages` as an array and each message's JSON text; `invalid_input` naming `what` for

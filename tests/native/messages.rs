@@ -10,11 +10,11 @@ use std::rc::Rc;
 use common::{logs_under, InstantTimer, NOV_22_2026};
 use context_compactor::core::json::read::FromJson;
 use context_compactor::core::log::tokens::estimate_tokens;
-use context_compactor::core::messages::front::{default_settings, MessageFront};
+use context_compactor::core::messages::front::{default_settings, MessageCompaction, MessageFront};
 use context_compactor::core::messages::rebuild::Out;
 use context_compactor::core::messages::recalled::{recalled_results, Asked};
 use context_compactor::core::messages::shape::Shape;
-use context_compactor::core::model::clearing::{ByName, Clearing, ToolRule};
+use context_compactor::core::model::clearing::{ByName, Clearing, Rung, ToolRule};
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::cancel::Cancel;
 use context_compactor::core::ports::clock::ManualClock;
@@ -132,17 +132,16 @@ struct Run {
     last: Vec<Value>,
 }
 
-/// Sixty turns of an agent of `shape`, its loop compacting when told.
-fn sixty_turns(shape: Shape) -> Run {
-    sixty_turns_with(shape, default_settings())
-}
-
-/// [`sixty_turns`] with `settings`.
-fn sixty_turns_with(shape: Shape, settings: CompactorSettings) -> Run {
+/// A front for lists of `shape` over logs in memory under `prefix`, with the offline provider
+/// and `settings`; and its clock.
+fn front_of(
+    shape: Shape,
+    prefix: &str,
+    settings: CompactorSettings,
+) -> (MessageFront<MemoryStore, ManualClock>, ManualClock) {
     let memory = MemoryStore::default();
     let clock = ManualClock::new(NOV_22_2026);
-    let logs = logs_under(&memory, &clock, StorageKeys::new("msgs_"));
-    let window = settings.context_window_tokens;
+    let logs = logs_under(&memory, &clock, StorageKeys::new(prefix));
     let engine = Compactor::new(
         logs,
         Box::new(OfflineProvider),
@@ -151,8 +150,18 @@ fn sixty_turns_with(shape: Shape, settings: CompactorSettings) -> Run {
         settings,
     )
     .unwrap();
-    let front = MessageFront::new(shape, Rc::new(engine));
+    (MessageFront::new(shape, Rc::new(engine)), clock)
+}
 
+/// Sixty turns of an agent of `shape`, its loop compacting when told.
+fn sixty_turns(shape: Shape) -> Run {
+    sixty_turns_with(shape, default_settings())
+}
+
+/// [`sixty_turns`] with `settings`.
+fn sixty_turns_with(shape: Shape, settings: CompactorSettings) -> Run {
+    let window = settings.context_window_tokens;
+    let (front, clock) = front_of(shape, "msgs_", settings);
     let mut list = vec![user(shape, GOAL)];
     let mut run = Run {
         front,
@@ -164,26 +173,10 @@ fn sixty_turns_with(shape: Shape, settings: CompactorSettings) -> Run {
     for turn in 0..60u32 {
         let texts: Vec<String> = list.iter().map(Value::to_string).collect();
         if run.front.should_compact(&texts).unwrap() {
-            let conversation = run.front.load(&texts).unwrap();
-            let claim = run
-                .front
-                .engine()
-                .claim(Trigger::Auto, Cancel::default())
-                .unwrap();
-            let result = run_ready(run.front.engine().compact_claimed(claim))
-                .unwrap()
-                .unwrap();
-            let done = run.front.finish(&texts, &conversation, result).unwrap();
+            let (sent, done) = compact_list(&run.front, &list, Trigger::Auto, None);
             run.compactions.push(format!("{:?}", done.result.rung));
             run.summaries.extend(done.summary.clone());
-            list = done
-                .list
-                .iter()
-                .map(|out| match out {
-                    Out::Keep(i) => list[*i].clone(),
-                    Out::New(json) => serde_json::from_str(json).unwrap(),
-                })
-                .collect();
+            list = sent;
         }
         let sent: usize = list.iter().map(|m| estimate_tokens(&m.to_string())).sum();
         assert!(
@@ -197,21 +190,12 @@ fn sixty_turns_with(shape: Shape, settings: CompactorSettings) -> Run {
             "{shape:?} turn {turn}: every call with its result"
         );
         // The model answers with a call, the app runs it.
-        let id = format!("call_{turn}");
-        let args = json!({ "url": format!("https://example.com/sales/{turn}") });
-        list.push(model_call(
-            shape,
-            &format!("Step {turn}: fetching page {turn}."),
-            &id,
-            "fetch_page",
-            args,
-        ));
         let words = if turn == 40 {
             3_200
         } else {
             900 + (turn % 5) * 300
         };
-        list.push(tool_result(shape, &id, "fetch_page", &bulky(turn, words)));
+        list.extend(call_and_result(shape, turn, words));
         if turn == 12 {
             list.push(user(shape, LATER));
         }
@@ -361,5 +345,148 @@ fn a_tools_durability_class_reaches_the_placeholders_of_a_message_list() {
     assert_eq!(
         text.matches("the call can be made again. recall(").count(),
         placeholders
+    );
+}
+
+#[test]
+fn a_list_whose_last_turn_awaits_its_result_compacts_only_the_turns_before_it() {
+    for shape in SHAPES {
+        let (front, _) = front_of(shape, "pending_", default_settings());
+        let mut list = session(shape, 8);
+        // The model's latest call, its result not in yet.
+        list.push(model_call(
+            shape,
+            "Step 8.",
+            "call_8",
+            "fetch_page",
+            json!({}),
+        ));
+        let (sent, done) = compact_list(&front, &list, Trigger::User, None);
+        assert!(
+            done.summary.is_some(),
+            "{shape:?}: the turns before it were folded"
+        );
+        assert_eq!(
+            sent.last(),
+            list.last(),
+            "{shape:?}: the waiting call stays as it was"
+        );
+        let (calls, results) = calls_and_results(&sent);
+        assert_eq!(
+            calls.len(),
+            results.len() + 1,
+            "{shape:?}: only the waiting call lacks a result"
+        );
+        assert!(calls.contains(&"call_8".to_owned()));
+    }
+}
+
+#[test]
+fn a_rollback_gives_the_list_back_with_every_result_as_the_app_gave_it() {
+    for shape in SHAPES {
+        let (front, _) = front_of(shape, "undo_", default_settings());
+        let mut original = session(shape, 10);
+        original.insert(9, user(shape, LATER));
+        let (compacted, done) = compact_list(&front, &original, Trigger::User, None);
+        assert!(compacted.len() < original.len(), "{shape:?}: folded");
+        let back = rolled_back_list(&front, &compacted, &done.result.archive_key);
+        assert_eq!(back[0], original[0], "{shape:?}: the goal first");
+        let text = serde_json::to_string(&back).unwrap();
+        assert!(
+            !text.contains("COMPACTED SUMMARY") && !text.contains(CLEARED_MARK),
+            "{shape:?}"
+        );
+        let (calls, results) = calls_and_results(&back);
+        assert_eq!(calls.len(), 10, "{shape:?}");
+        assert_eq!(calls, results, "{shape:?}");
+        for turn in 0..10u32 {
+            let body = serde_json::to_string(&bulky(turn, 900)).unwrap();
+            assert!(
+                text.contains(&body[1..body.len() - 1]),
+                "{shape:?}: turn {turn}'s result whole"
+            );
+        }
+        assert!(
+            text.contains("DQ-2291") && text.contains("Step 7: fetching page 7."),
+            "{shape:?}: words back"
+        );
+    }
+}
+
+/// Turn `turn` of `shape`: the model's call (`Step n`, its url) and its result of about
+/// `words` words.
+fn call_and_result(shape: Shape, turn: u32, words: u32) -> [Value; 2] {
+    let id = format!("call_{turn}");
+    let args = json!({ "url": format!("https://example.com/sales/{turn}") });
+    let text = format!("Step {turn}: fetching page {turn}.");
+    [
+        model_call(shape, &text, &id, "fetch_page", args),
+        tool_result(shape, &id, "fetch_page", &bulky(turn, words)),
+    ]
+}
+
+/// The goal and `turns` turns of `shape` (see [`call_and_result`]).
+fn session(shape: Shape, turns: u32) -> Vec<Value> {
+    let mut list = vec![user(shape, GOAL)];
+    for turn in 0..turns {
+        list.extend(call_and_result(shape, turn, 900));
+    }
+    list
+}
+
+/// `list` compacted by `front` with `trigger` (only `rung`, when given): the list to send and
+/// what the compaction gave.
+fn compact_list(
+    front: &MessageFront<MemoryStore, ManualClock>,
+    list: &[Value],
+    trigger: Trigger,
+    rung: Option<Rung>,
+) -> (Vec<Value>, MessageCompaction) {
+    let texts: Vec<String> = list.iter().map(Value::to_string).collect();
+    let conversation = front.load(&texts).unwrap();
+    let claim = front
+        .engine()
+        .claim(trigger, Cancel::default())
+        .unwrap()
+        .with_rung(rung);
+    let result = run_ready(front.engine().compact_claimed(claim))
+        .unwrap()
+        .unwrap();
+    let done = front.finish(&texts, &conversation, result).unwrap();
+    (resolve(list, &done.list), done)
+}
+
+/// `list` (a compaction's list) after `front` rolled back the archive `key`.
+fn rolled_back_list(
+    front: &MessageFront<MemoryStore, ManualClock>,
+    list: &[Value],
+    key: &str,
+) -> Vec<Value> {
+    let texts: Vec<String> = list.iter().map(Value::to_string).collect();
+    let conversation = front.load(&texts).unwrap();
+    run_ready(front.engine().rollback(key)).unwrap().unwrap();
+    resolve(list, &front.rolled_back(&texts, &conversation).unwrap())
+}
+
+/// The list `outs` names, over `list`.
+fn resolve(list: &[Value], outs: &[Out]) -> Vec<Value> {
+    outs.iter()
+        .map(|out| match out {
+            Out::Keep(i) => list[*i].clone(),
+            Out::New(json) => serde_json::from_str(json).unwrap(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_clearing_rolled_back_gives_the_list_back_byte_for_byte() {
+    let (front, _) = front_of(Shape::Gemini, "unclear_", default_settings());
+    let original = session(Shape::Gemini, 6);
+    let (cleared, done) = compact_list(&front, &original, Trigger::Auto, Some(Rung::Clear));
+    assert!(done.result.cleared.len() >= 4 && done.summary.is_none());
+    let back = rolled_back_list(&front, &cleared, &done.result.archive_key);
+    assert_eq!(
+        back, original,
+        "every placeholder spliced back, every other byte kept"
     );
 }

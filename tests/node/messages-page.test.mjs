@@ -101,6 +101,34 @@ test("an agent that keeps its own list whole (the AI SDK's prepareStep) never ha
   for (const summary of run.summaries) assert.match(summary, /DQ-2291/);
 });
 
+test("rollback(archiveKey, messages) gives the list back with every result as the app gave it", async () => {
+  const seen = await page.evaluate(async () => {
+    const { MessageCompactor } = window.pkg;
+    const { shapes, table, callsAndResults } = window.agent;
+    const compactor = new MessageCompactor({ provider: { type: "offline" }, shape: "openai", conversation: "undo" });
+    const make = shapes.openai;
+    const original = [make.user("Which regions missed the Q3 target?")];
+    for (let turn = 0; turn < 8; turn++) {
+      original.push(make.call(`Step ${turn}.`, `call_${turn}`, "fetch_page", { page: turn }));
+      original.push(make.result(`call_${turn}`, "fetch_page", table(turn, 300)));
+    }
+    const done = await compactor.compact(original, { trigger: "user" });
+    const back = await compactor.rollback(done.archiveKey, done.messages);
+    const text = JSON.stringify(back);
+    const { calls, results } = callsAndResults(back);
+    return {
+      rung: done.rung,
+      shorter: done.messages.length < original.length,
+      summaryGone: !text.includes("COMPACTED SUMMARY"),
+      calls: calls.length,
+      paired: JSON.stringify(calls) === JSON.stringify(results),
+      bodies: original.filter((m) => m.role === "tool").every((m) => back.some((b) => b.role === "tool" && b.content === m.content)),
+      goal: back[0] === original[0],
+    };
+  });
+  assert.deepEqual(seen, { rung: "summarize", shorter: true, summaryGone: true, calls: 8, paired: true, bodies: true, goal: true });
+});
+
 test("the LogStore front keeps up: the goal the app sets is the summary's, clear({ pins: true }) starts a new task", async () => {
   const seen = await page.evaluate(async () => {
     const { LogStore, Compactor } = window.pkg;
@@ -131,6 +159,41 @@ test("the LogStore front keeps up: the goal the app sets is the summary's, clear
   assert.deepEqual(seen.afterClear, { goal: null, pins: 1 }, "clear() forgets the goal, keeps the pins");
   assert.equal(seen.pinsAfterNewTask, 0, "clear({ pins: true }) removes them");
   assert.equal(seen.refused, "invalid_input");
+});
+
+test("a compact() while another runs is refused busy, and leaves that one's list alone", async () => {
+  const seen = await page.evaluate(async () => {
+    const { MessageCompactor } = window.pkg;
+    const { shapes, table } = window.agent;
+    let release;
+    const slow = new Promise((resolve) => (release = resolve));
+    const compactor = new MessageCompactor({
+      shape: "openai",
+      conversation: "busy",
+      contextWindowTokens: 4000,
+      fallback: "always", // whatever the slow model writes, the first compaction ends with a list
+      provider: { type: "custom", generate: async (prompt) => { await slow; return window.pkg.requiredSections().map((s) => `### ${s}\n- ${prompt.slice(0, 60)}`).join("\n\n"); } },
+    });
+    const make = shapes.openai;
+    const list = [make.user("Which regions missed the Q3 target?")];
+    for (let turn = 0; turn < 6; turn++) {
+      list.push(make.call(`Step ${turn}.`, `call_${turn}`, "fetch_page", {}));
+      list.push(make.result(`call_${turn}`, "fetch_page", table(turn, 100)));
+    }
+    const first = compactor.compact(list, { trigger: "user" });
+    let second = "none";
+    try {
+      await compactor.compact([...list, make.user("and region 9?")]);
+    } catch (err) {
+      second = err.code;
+    }
+    release();
+    const done = await first.catch((err) => ({ rung: err.code }));
+    return { second, first: done.rung, calls: JSON.stringify(done.messages ?? []).includes("call_5") };
+  });
+  assert.equal(seen.second, "busy");
+  assert.ok(["summarize", "fallback"].includes(seen.first), seen.first);
+  assert.ok(seen.calls, "the first compaction's list keeps the newest turn");
 });
 
 test("what is not a message list is invalid_input", async () => {

@@ -11,6 +11,7 @@ use crate::core::log::iteration::parse_summary_header;
 use crate::core::messages::conversation::{Conversation, NotAMessage};
 use crate::core::messages::logs::{reasoning_log, tool_log};
 use crate::core::messages::rebuild::{rebuild, Compacted, Out};
+use crate::core::messages::rollback::rolled_back;
 use crate::core::messages::shape::Shape;
 use crate::core::messages::stitch::LastCompaction;
 use crate::core::model::clearing::{Clearing, ClearingRules};
@@ -79,6 +80,28 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
     /// The list to work on for `messages` (see [`LastCompaction::stitch`]).
     pub fn working(&self, messages: &[String]) -> (Vec<String>, Option<usize>) {
         self.last.borrow().stitch(messages)
+    }
+
+    /// Forgets what the last compaction was given and gave (a rollback undid it).
+    pub fn forget(&self) {
+        *self.last.borrow_mut() = LastCompaction::default();
+    }
+
+    /// The list after `Compactor::rollback` put an archive of the compaction of `messages`
+    /// (loaded as `conversation`) back into the logs (see [`rolled_back`]).
+    pub fn rolled_back(
+        &self,
+        messages: &[String],
+        conversation: &Conversation,
+    ) -> Result<Vec<Out>, StorageError> {
+        let logs = self.engine.logs().borrow();
+        Ok(rolled_back(
+            self.shape,
+            conversation,
+            messages,
+            &logs.reasoning_log()?,
+            &logs.tool_activity_log_json()?,
+        ))
     }
 
     /// A compaction that changed the list was given `given` (the app's list) and gave `gave`.

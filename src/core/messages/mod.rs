@@ -10,5 +10,7 @@ pub mod logs;
 pub mod rebuild;
 pub mod recalled;
 pub mod report;
+pub mod rollback;
 pub mod shape;
 pub mod stitch;
+pub mod write;

@@ -2,9 +2,9 @@
 //! it, then the turns the summary did not cover, each message the app's own except where a
 //! result's body was cleared (its placeholder spliced in, every other byte kept).
 
-use crate::core::json::write::write_string;
-use crate::core::messages::conversation::Conversation;
+use crate::core::messages::conversation::{Conversation, Turn};
 use crate::core::messages::shape::Shape;
+use crate::core::messages::write::user_message;
 use crate::core::order::sort::sort_by_key;
 
 /// One message of the list to send.
@@ -23,24 +23,6 @@ pub struct Compacted {
     pub summary: Option<(String, u32)>,
     /// The `details` of each tool entry, by the call's id.
     pub details: Vec<(String, String)>,
-}
-
-/// The message of `shape` that carries the summary entry `entry`: a user message.
-pub fn summary_message(shape: Shape, entry: &str) -> String {
-    let mut out = String::new();
-    match shape {
-        Shape::Gemini => {
-            out.push_str("{\"role\":\"user\",\"parts\":[{\"text\":");
-            write_string(&mut out, entry);
-            out.push_str("}]}");
-        }
-        Shape::OpenAi | Shape::Anthropic | Shape::AiSdk => {
-            out.push_str("{\"role\":\"user\",\"content\":");
-            write_string(&mut out, entry);
-            out.push('}');
-        }
-    }
-    out
 }
 
 /// The list to send: `messages` as `conversation` read them, after the compaction that left
@@ -65,27 +47,32 @@ pub fn rebuild(
         }
     }
     if let (Some(_), Some((entry, _))) = (covered, &compacted.summary) {
-        out.push(Out::New(summary_message(shape, entry)));
+        out.push(Out::New(user_message(shape, entry)));
     }
     for turn in &conversation.turns {
-        if covered.is_some_and(|last| turn.iteration <= last) {
-            continue;
+        if covered.is_none_or(|last| turn.iteration > last) {
+            out.extend(rebuild_turn(turn, messages, compacted));
         }
-        for index in turn.messages.clone() {
-            let mut splices: Vec<(usize, usize, &str)> = Vec::new();
-            for call in &turn.calls {
-                let Some(at) = call.result.filter(|at| at.message == index) else {
-                    continue;
-                };
-                let now = compacted.details.iter().find(|(id, _)| *id == call.id);
-                if let Some((_, body)) =
-                    now.filter(|(_, b)| *b != messages[index][at.start..at.end])
-                {
-                    splices.push((at.start, at.end, body));
-                }
+    }
+    out
+}
+
+/// The messages of `turn`, each the app's own but where a result's body in `compacted` is no
+/// longer the one the message holds (its new body spliced in).
+pub fn rebuild_turn(turn: &Turn, messages: &[String], compacted: &Compacted) -> Vec<Out> {
+    let mut out = Vec::new();
+    for index in turn.messages.clone() {
+        let mut splices: Vec<(usize, usize, &str)> = Vec::new();
+        for call in &turn.calls {
+            let Some(at) = call.result.filter(|at| at.message == index) else {
+                continue;
+            };
+            let now = compacted.details.iter().find(|(id, _)| *id == call.id);
+            if let Some((_, body)) = now.filter(|(_, b)| *b != messages[index][at.start..at.end]) {
+                splices.push((at.start, at.end, body));
             }
-            out.push(spliced(index, &messages[index], splices));
         }
+        out.push(spliced(index, &messages[index], splices));
     }
     out
 }

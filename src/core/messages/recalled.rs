@@ -4,8 +4,8 @@
 
 use crate::core::error::StorageError;
 use crate::core::json::scan::{field, string};
-use crate::core::json::write::write_string;
 use crate::core::messages::shape::Shape;
+use crate::core::messages::write::result_message;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::store::archives::StoredArchives;
@@ -55,41 +55,4 @@ pub fn recalled_results<S: KeyValueStore, C: Clock>(
     }
     out.push(']');
     Ok(out)
-}
-
-/// The message of `shape` that answers call `id` of tool `name` with `body` (JSON).
-pub fn result_message(shape: Shape, id: &str, name: &str, body: &str, error: bool) -> String {
-    let quoted = |text: &str| {
-        let mut out = String::new();
-        write_string(&mut out, text);
-        out
-    };
-    let (id, name) = (quoted(id), quoted(name));
-    match shape {
-        Shape::Gemini => {
-            let response = match body.starts_with('{') {
-                true => body.to_owned(),
-                false => format!("{{\"result\":{body}}}"),
-            };
-            format!(
-                "{{\"role\":\"user\",\"parts\":[{{\"functionResponse\":{{\"id\":{id},\"name\":{name},\"response\":{response}}}}}]}}"
-            )
-        }
-        Shape::OpenAi => format!("{{\"role\":\"tool\",\"tool_call_id\":{id},\"content\":{body}}}"),
-        Shape::Anthropic => format!(
-            "{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":{id},\"content\":{body}{}}}]}}",
-            if error { ",\"is_error\":true" } else { "" }
-        ),
-        Shape::AiSdk => {
-            let kind = match (error, body.starts_with('"')) {
-                (false, true) => "text",
-                (false, false) => "json",
-                (true, true) => "error-text",
-                (true, false) => "error-json",
-            };
-            format!(
-                "{{\"role\":\"tool\",\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":{id},\"toolName\":{name},\"output\":{{\"type\":\"{kind}\",\"value\":{body}}}}}]}}"
-            )
-        }
-    }
 }

@@ -1,0 +1,112 @@
+//! The messages the front writes, in each shape: a user's message (the summary's), a model's
+//! message with its calls, a result message. Every other message of the list is the app's own.
+
+use crate::core::json::write::write_string;
+use crate::core::messages::shape::Shape;
+
+/// A string as JSON.
+fn quoted(text: &str) -> String {
+    let mut out = String::new();
+    write_string(&mut out, text);
+    out
+}
+
+/// The user's message of `shape` that says `text` (the summary's message is one).
+pub fn user_message(shape: Shape, text: &str) -> String {
+    let mut out = String::new();
+    match shape {
+        Shape::Gemini => {
+            out.push_str("{\"role\":\"user\",\"parts\":[{\"text\":");
+            write_string(&mut out, text);
+            out.push_str("}]}");
+        }
+        Shape::OpenAi | Shape::Anthropic | Shape::AiSdk => {
+            out.push_str("{\"role\":\"user\",\"content\":");
+            write_string(&mut out, text);
+            out.push('}');
+        }
+    }
+    out
+}
+
+/// A call a model's message makes: its id, the tool's name, the arguments as JSON text (for
+/// OpenAI, the JSON string `arguments` is).
+pub struct CallOut<'a> {
+    /// The call's id.
+    pub id: &'a str,
+    /// The tool's name.
+    pub name: &'a str,
+    /// The arguments' JSON text.
+    pub args: &'a str,
+}
+
+/// The model's message of `shape` that says `text` (none when empty) and makes `calls`.
+pub fn model_message(shape: Shape, text: &str, calls: &[CallOut<'_>]) -> String {
+    let text = text.trim();
+    let mut parts: Vec<String> = Vec::new();
+    if !text.is_empty() && shape != Shape::OpenAi {
+        parts.push(match shape {
+            Shape::Gemini => format!("{{\"text\":{}}}", quoted(text)),
+            _ => format!("{{\"type\":\"text\",\"text\":{}}}", quoted(text)),
+        });
+    }
+    for call in calls {
+        let (id, name, args) = (quoted(call.id), quoted(call.name), call.args);
+        parts.push(match shape {
+            Shape::Gemini => format!("{{\"functionCall\":{{\"id\":{id},\"name\":{name},\"args\":{args}}}}}"),
+            Shape::OpenAi => format!("{{\"id\":{id},\"type\":\"function\",\"function\":{{\"name\":{name},\"arguments\":{args}}}}}"),
+            Shape::Anthropic => format!("{{\"type\":\"tool_use\",\"id\":{id},\"name\":{name},\"input\":{args}}}"),
+            Shape::AiSdk => format!("{{\"type\":\"tool-call\",\"toolCallId\":{id},\"toolName\":{name},\"input\":{args}}}"),
+        });
+    }
+    let parts = parts.join(",");
+    match shape {
+        Shape::Gemini => format!("{{\"role\":\"model\",\"parts\":[{parts}]}}"),
+        Shape::OpenAi => {
+            let content = if text.is_empty() {
+                "null".to_owned()
+            } else {
+                quoted(text)
+            };
+            let calls = if calls.is_empty() {
+                String::new()
+            } else {
+                format!(",\"tool_calls\":[{parts}]")
+            };
+            format!("{{\"role\":\"assistant\",\"content\":{content}{calls}}}")
+        }
+        _ => format!("{{\"role\":\"assistant\",\"content\":[{parts}]}}"),
+    }
+}
+
+/// The message of `shape` that answers call `id` of tool `name` with `body` (JSON).
+pub fn result_message(shape: Shape, id: &str, name: &str, body: &str, error: bool) -> String {
+    let (id, name) = (quoted(id), quoted(name));
+    match shape {
+        Shape::Gemini => {
+            let response = match body.starts_with('{') {
+                true => body.to_owned(),
+                false => format!("{{\"result\":{body}}}"),
+            };
+            format!(
+                "{{\"role\":\"user\",\"parts\":[{{\"functionResponse\":{{\"id\":{id},\"name\":{name},\"response\":{response}}}}}]}}"
+            )
+        }
+        Shape::OpenAi => format!("{{\"role\":\"tool\",\"tool_call_id\":{id},\"content\":{body}}}"),
+        Shape::Anthropic => format!(
+            "{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":{id},\"content\":{body}{}}}]}}",
+            if error { ",\"is_error\":true" } else { "" }
+        ),
+        Shape::AiSdk => {
+            let kind = match (error, body.starts_with('"')) {
+                (false, true) => "text",
+                (false, false) => "json",
+                (true, true) => "error-text",
+                (true, false) => "error-json",
+            };
+            format!(
+                "{{\"role\":\"tool\",\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":{id},\"toolName\":{name},\"output\":{{\"type\":\"{kind}\",\"value\":{body}}}}}]}}"
+            )
+        }
+    }
+}
