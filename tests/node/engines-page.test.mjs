@@ -107,7 +107,7 @@ async function compactRecallRollback({ rollback }) {
  * `invalid_input` (the recall tool: that did not answer that its arguments could not be read),
  * with what they did (#66). */
 async function hostileArguments() {
-  const { default: init, LogStore, Compactor, Archives, validateSummary, estimateTokens } = await import("/pkg/context_compactor.js");
+  const { default: init, LogStore, Compactor, Archives, MessageCompactor, validateSummary, estimateTokens } = await import("/pkg/context_compactor.js");
   await init();
   const said = async (call) => {
     try {
@@ -125,6 +125,8 @@ async function hostileArguments() {
   logs.startIteration();
   const compactor = new Compactor(logs, { provider: { type: "offline" } });
   const archives = new Archives(logs);
+  const messages = new MessageCompactor({ provider: { type: "offline" }, shape: "openai", conversation: "hostile" });
+  const list = [{ role: "user", content: "Count the rows." }];
   const wrong = [];
   for (const [name, v] of [["a Symbol", Symbol("x")], ["a BigInt", 10n], ["a throwing Proxy", proxy]]) {
     const calls = {
@@ -146,6 +148,16 @@ async function hostileArguments() {
       "new Archives": () => new Archives(logs, v),
       "Archives.read": () => archives.read(v),
       "Archives.delete": () => archives.delete(v),
+      "new MessageCompactor": () => new MessageCompactor(v),
+      "new MessageCompactor shape": () => new MessageCompactor({ provider: { type: "offline" }, shape: v }),
+      "MessageCompactor.compact": () => messages.compact(v),
+      "MessageCompactor.compact a message": () => messages.compact([...list, v]),
+      "MessageCompactor.compact options": () => messages.compact(list, v),
+      "MessageCompactor.shouldCompact": () => messages.shouldCompact(v),
+      "MessageCompactor.usage": () => messages.usage([v]),
+      "MessageCompactor.plan": () => messages.plan(v),
+      "MessageCompactor.recall": () => messages.recall(v),
+      "MessageCompactor.rollback": () => messages.rollback(v, list),
       validateSummary: () => validateSummary(v),
       estimateTokens: () => estimateTokens(v),
     };
@@ -160,7 +172,43 @@ async function hostileArguments() {
   return wrong;
 }
 
+/** In the page: an OpenAI message list of eight turns with bulky results, compacted (the
+ * user's trigger), one cleared result recalled by its call id, then the compaction rolled back
+ * (#67). */
+async function messageList() {
+  const { default: init, MessageCompactor } = await import("/pkg/context_compactor.js");
+  await init();
+  const compactor = new MessageCompactor({ provider: { type: "offline" }, shape: "openai", conversation: "engines" });
+  const list = [{ role: "user", content: "Which regions missed the Q3 target?" }];
+  for (let turn = 0; turn < 8; turn++) {
+    const rows = Array.from({ length: 300 }, (_, r) => `r${r % 12},${turn},${1000 + r}`).join("\n");
+    list.push({ role: "assistant", content: `Step ${turn}.`, tool_calls: [{ id: `call_${turn}`, type: "function", function: { name: "fetch_page", arguments: "{}" } }] });
+    list.push({ role: "tool", tool_call_id: `call_${turn}`, content: rows });
+  }
+  const done = await compactor.compact(list, { trigger: "user" });
+  const [recalled] = await compactor.recall("call_0");
+  const back = await compactor.rollback(done.archiveKey, done.messages);
+  return {
+    rung: done.rung,
+    sent: done.messages.length,
+    goalFirst: done.messages[0] === list[0],
+    summaryAfterGoal: String(done.messages[1]?.content).startsWith("=== COMPACTED SUMMARY"),
+    recalled: recalled?.content === list[2].content,
+    back: back.length === list.length && back.filter((m) => m.role === "tool").every((m, i) => m.content === list[2 + 2 * i].content),
+  };
+}
+
 for (const name of ["chromium", "webkit", "firefox"]) {
+  test(`${name}: a message list compacted, a result recalled by its call id, the compaction rolled back`, async () => {
+    const engine = engines[name];
+    await engine.goto(url);
+    await engine.run(firstVisit);
+    const out = await engine.run(messageList);
+    assert.equal(out.rung, "summarize");
+    assert.ok(out.sent < 17, `${out.sent} messages to send`);
+    assert.deepEqual({ ...out, rung: undefined, sent: undefined }, { rung: undefined, sent: undefined, goalFirst: true, summaryAfterGoal: true, recalled: true, back: true });
+  });
+
   test(`${name}: a GDRS session compacted offline, archived in IndexedDB, recalled, rolled back byte for byte`, async () => {
     const engine = engines[name];
     await engine.goto(url);
