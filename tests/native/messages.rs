@@ -490,3 +490,43 @@ fn a_clearing_rolled_back_gives_the_list_back_byte_for_byte() {
         "every placeholder spliced back, every other byte kept"
     );
 }
+
+#[test]
+fn a_chatty_user_never_makes_the_pinned_words_outgrow_the_summary() {
+    let settings = default_settings();
+    let budget = settings.summary_budget();
+    let (front, _) = front_of(Shape::OpenAi, "chatty_", settings);
+    let mut list = vec![user(Shape::OpenAi, GOAL)];
+    let mut summaries = 0;
+    for turn in 0..60u32 {
+        let texts: Vec<String> = list.iter().map(Value::to_string).collect();
+        if front.should_compact(&texts).unwrap() {
+            let (sent, done) = compact_list(&front, &list, Trigger::Auto, None);
+            summaries += usize::from(done.summary.is_some());
+            list = sent;
+        }
+        list.extend(call_and_result(Shape::OpenAi, turn, 900));
+        // The user says something new every turn, a paragraph each time.
+        list.push(user(
+            Shape::OpenAi,
+            &format!(
+                "Note {turn}: {}",
+                "also check the regional totals against the ledger ".repeat(8)
+            ),
+        ));
+    }
+    assert!(summaries >= 1);
+    let pinned: usize = front
+        .engine()
+        .logs()
+        .borrow()
+        .pins()
+        .unwrap()
+        .iter()
+        .map(|pin| estimate_tokens(&pin.text))
+        .sum();
+    assert!(
+        pinned <= budget / 4,
+        "{pinned} pinned tokens of a {budget}-token summary"
+    );
+}
