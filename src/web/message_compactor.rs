@@ -16,6 +16,7 @@ use super::recall_tool::JsRecallTool;
 use super::shelves::{archive_call, ArchiveCall};
 use super::typescript::{CompactOptionsJs, RecallToolOptionsJs};
 use crate::core::error::{CompactionError, ErrorCode};
+use crate::core::log::iteration::Unit;
 use crate::core::messages::front::{FrontError, MessageFront, KEEP_TURNS};
 use crate::core::messages::rebuild::Out;
 use crate::core::messages::report::{MessagePlan, MessageReport};
@@ -95,12 +96,9 @@ impl JsMessageCompactor {
         }
         let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
         let keys = StorageKeys::new(&format!("cc_messages_{conversation}_"));
-        let logs = Rc::new(RefCell::new(LogStore::new(
-            BrowserStorage::memory(),
-            BrowserClock,
-            keys,
-            seed,
-        )));
+        let logs = Rc::new(RefCell::new(
+            LogStore::new(BrowserStorage::memory(), BrowserClock, keys, seed).with_unit(Unit::Turn),
+        ));
         let inner = JsCompactor::over(logs, copy.unchecked_into())?;
         let front = Rc::new(MessageFront::new(shape, Rc::clone(&inner.engine)));
         Ok(JsMessageCompactor {

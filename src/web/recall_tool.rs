@@ -9,9 +9,10 @@ use wasm_bindgen::prelude::*;
 use super::convert::{json_to_js, option_in, optional_options};
 use super::shelves::{archive_call, ArchiveCall, BrowserShelf};
 use super::typescript::RecallToolOptionsJs;
+use crate::core::log::iteration::Unit;
 use crate::core::model::call_options::{RecallToolOptions, FROM_ONE};
 use crate::core::store::recall_tool::{
-    declaration_json_schema, DECLARATION, DEFAULT_RECALL_TOKENS,
+    declaration, declaration_json_schema, DEFAULT_RECALL_TOKENS,
 };
 
 /// Recall as a tool the app's model calls: put `declaration` in a Gemini request's
@@ -28,7 +29,7 @@ impl JsRecallTool {
     /// The Gemini `FunctionDeclaration` of the tool (`recall_archived_iterations`).
     #[wasm_bindgen(getter, unchecked_return_type = "RecallToolDeclaration")]
     pub fn declaration(&self) -> Result<JsValue, JsValue> {
-        Ok(json_to_js(DECLARATION)?)
+        Ok(json_to_js(&declaration(self.unit()))?)
     }
 
     /// The same declaration with its parameters in JSON Schema (`object`, `integer`, `string`):
@@ -36,7 +37,7 @@ impl JsRecallTool {
     /// the AI SDK's `jsonSchema(parameters)`.
     #[wasm_bindgen(getter, js_name = declarationJsonSchema, unchecked_return_type = "RecallToolJsonSchemaDeclaration")]
     pub fn declaration_json_schema(&self) -> Result<JsValue, JsValue> {
-        Ok(json_to_js(&declaration_json_schema())?)
+        Ok(json_to_js(&declaration_json_schema(self.unit()))?)
     }
 
     /// The answer to the model's arguments `{ from?, to?, query?, part? }`: the archived originals
@@ -49,6 +50,13 @@ impl JsRecallTool {
         #[wasm_bindgen(unchecked_param_type = "RecallToolArgs")] args: JsValue,
     ) -> js_sys::Promise {
         archive_call(&self.shelf, ArchiveCall::RecallText(args, self.max_tokens))
+    }
+}
+
+impl JsRecallTool {
+    /// What the tool's texts call an iteration of its logs (a message list's turn).
+    fn unit(&self) -> Unit {
+        self.shelf.logs().borrow().unit()
     }
 }
 

@@ -5,10 +5,12 @@
 
 mod common;
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
-use common::{logs_under, InstantTimer, NOV_22_2026};
+use common::{InstantTimer, NOV_22_2026};
 use context_compactor::core::json::read::FromJson;
+use context_compactor::core::log::iteration::Unit;
 use context_compactor::core::log::tokens::estimate_tokens;
 use context_compactor::core::messages::front::{default_settings, MessageCompaction, MessageFront};
 use context_compactor::core::messages::rebuild::Out;
@@ -25,6 +27,7 @@ use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::run::compactor::Compactor;
 use context_compactor::core::steps::clearing::CLEARED_MARK;
 use context_compactor::core::store::keys::StorageKeys;
+use context_compactor::core::store::log_store::LogStore;
 use context_compactor::core::store::recall_tool::RecallArgs;
 use serde_json::{json, Value};
 
@@ -141,7 +144,9 @@ fn front_of(
 ) -> (MessageFront<MemoryStore, ManualClock>, ManualClock) {
     let memory = MemoryStore::default();
     let clock = ManualClock::new(NOV_22_2026);
-    let logs = logs_under(&memory, &clock, StorageKeys::new(prefix));
+    let logs = Rc::new(RefCell::new(
+        LogStore::new(memory, clock.clone(), StorageKeys::new(prefix), 11).with_unit(Unit::Turn),
+    ));
     let engine = Compactor::new(
         logs,
         Box::new(OfflineProvider),
@@ -291,6 +296,10 @@ fn a_cleared_result_larger_than_the_recall_tools_budget_comes_back_whole_by_its_
         assert!(whole.contains(&line), "row {row} read back");
     }
     assert!(ask(count + 1).contains("does not exist"));
+    // A message list's turns, not iterations, in what the model reads.
+    assert!(first.contains("[turn 41 · tool activity]"), "{first}");
+    let text = serde_json::to_string(&run.last).unwrap();
+    assert!(text.contains("characters of turn ") && !text.contains("characters of iteration "));
 }
 
 #[test]

@@ -1,5 +1,34 @@
 //! Iteration boundaries: the reasoning-log header lines and where un-numbered entries belong.
 
+/// What the texts a model reads (placeholders, the recall tool's answers) call an iteration:
+/// the logs' own word, or a message list's turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unit {
+    /// An iteration of the agent's loop (a `LogStore`'s logs).
+    #[default]
+    Iteration,
+    /// A model turn of a message list (the message front's logs).
+    Turn,
+}
+
+impl Unit {
+    /// The word, in the singular.
+    pub fn word(self) -> &'static str {
+        match self {
+            Unit::Iteration => "iteration",
+            Unit::Turn => "turn",
+        }
+    }
+
+    /// "an iteration number", "a turn number".
+    pub fn a_number(self) -> &'static str {
+        match self {
+            Unit::Iteration => "an iteration number",
+            Unit::Turn => "a turn number",
+        }
+    }
+}
+
 /// The reasoning-log entry that starts iteration `n`.
 pub fn iteration_header(n: u32) -> String {
     format!("=== ITERATION {n} ===")

@@ -3,6 +3,7 @@
 //! then select, digest, draw the ledger and build the prompt. Reads only.
 
 use crate::core::error::StorageError;
+use crate::core::log::iteration::Unit;
 use crate::core::log::placement::PlacedIterations;
 use crate::core::model::clearing::Rung;
 use crate::core::model::facts::{Carried, Ledger, Pin};
@@ -162,7 +163,8 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     /// The bodies the clearing rung would take from `observed` now, each placeholder naming
     /// `archive_key` (none when `clearing` is `false`).
     pub fn clearable(&self, observed: &Observed, archive_key: &str) -> Vec<ClearedEntry> {
-        clearing_of(observed, self.settings, archive_key).map_or_else(Vec::new, |c| clearable(&c))
+        clearing_of(observed, self.settings, archive_key, self.logs.unit())
+            .map_or_else(Vec::new, |c| clearable(&c))
     }
 }
 
@@ -170,11 +172,12 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
 const KEPT_WHOLE: &[&str] = &[RECALL_TOOL_NAME];
 
 /// What the clearing rung reads of `observed` under `settings`, its placeholders naming
-/// `archive_key` (`None` when `clearing` is `false`).
+/// `archive_key` and calling an iteration `unit` (`None` when `clearing` is `false`).
 pub fn clearing_of<'a>(
     observed: &'a Observed,
     settings: &'a CompactorSettings,
     archive_key: &'a str,
+    unit: Unit,
 ) -> Option<Clearing<'a>> {
     Some(Clearing {
         logs: &observed.read.parsed,
@@ -182,6 +185,7 @@ pub fn clearing_of<'a>(
         rules: settings.clearing.rules()?,
         keep_whole: KEPT_WHOLE,
         archive_key,
+        unit,
     })
 }
 

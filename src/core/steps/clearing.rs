@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use crate::core::json::scan::{items, members};
 use crate::core::json::write::write_string;
 use crate::core::log::entries::{HasFacts, Part};
+use crate::core::log::iteration::Unit;
 use crate::core::log::placement::PlacedIterations;
 use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::{field_text, EntryView, Stored};
@@ -95,6 +96,8 @@ pub struct Clearing<'a> {
     pub keep_whole: &'a [&'a str],
     /// The archive the placeholders name.
     pub archive_key: &'a str,
+    /// What the placeholders call an iteration.
+    pub unit: Unit,
 }
 
 /// [`clearable`] in parts, so that a caller can let the page run between them: first which ids
@@ -254,6 +257,7 @@ fn consider(
         id,
         archive_key: clearing.archive_key,
         rule,
+        unit: clearing.unit,
     };
     let kept = kept_fields(&rules.keep_fields, &names);
     let new_body = placeholder_body(body, &how, &kept, whole, rules.above_tokens);
@@ -409,6 +413,8 @@ struct Recovery<'a> {
     /// The tool's rule, when the app gave one: a replayable call can be made again, a
     /// non-replayable one has its only copy in the archive.
     rule: Option<ToolRule>,
+    /// What the placeholder calls an iteration.
+    unit: Unit,
 }
 
 /// The text of a placeholder for `body` (JSON): its size, where it came from, the names and
@@ -418,8 +424,9 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
     let text = field_text(Some(body)).unwrap_or_default();
     let mut out = String::from(CLEARED_MARK);
     out.push_str(&format!(
-        "{} characters of iteration {}",
+        "{} characters of {} {}",
         text.chars().count(),
+        how.unit.word(),
         how.iteration
     ));
     if let Some(title) = title_of(&text) {

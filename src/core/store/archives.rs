@@ -48,7 +48,7 @@ fn newest_first<T>(archives: &mut [T], written: impl Fn(&T) -> (u64, &String)) {
 
 /// The archives of `logs` under `keys` (a compactor's archive prefix), held in `store`.
 pub struct StoredArchives<'a, S, C> {
-    logs: &'a LogStore<S, C>,
+    pub(crate) logs: &'a LogStore<S, C>,
     keys: &'a StorageKeys,
     store: &'a dyn KeyValueStore,
     digests: &'a ArchiveDigests,

@@ -11,7 +11,7 @@ use crate::core::log::entries::{
     StoredReasoning, StoredToolActivity, ToolActivityInput,
 };
 use crate::core::log::ids::IdGenerator;
-use crate::core::log::iteration::{iteration_header, named_iteration, parse_summary_header};
+use crate::core::log::iteration::{iteration_header, named_iteration, parse_summary_header, Unit};
 use crate::core::log::reasoning_entry::ReasoningEntry;
 use crate::core::log::snapshot::{with_placed_iterations, LogSnapshot};
 use crate::core::log::stored_entry::{join_entries, join_items, parse_entries, Stored};
@@ -38,6 +38,7 @@ pub struct LogStore<S, C> {
     ids: IdGenerator,
     running: bool,
     page: Rc<PageState>,
+    unit: Unit,
 }
 
 impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
@@ -50,7 +51,20 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             ids: IdGenerator::new(id_seed),
             running: false,
             page: Rc::default(),
+            unit: Unit::Iteration,
         }
+    }
+
+    /// These logs with their iterations called `unit` in what a model reads of them (a message
+    /// list's turns).
+    pub fn with_unit(mut self, unit: Unit) -> Self {
+        self.unit = unit;
+        self
+    }
+
+    /// What a model reads an iteration of these logs called.
+    pub fn unit(&self) -> Unit {
+        self.unit
     }
 
     /// The keys this store uses.

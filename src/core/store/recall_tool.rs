@@ -5,7 +5,7 @@
 
 use crate::core::error::StorageError;
 use crate::core::json::record::json_record;
-use crate::core::log::iteration::parse_summary_header;
+use crate::core::log::iteration::{parse_summary_header, Unit};
 use crate::core::log::tokens::{estimate_tokens, head_within};
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
@@ -45,10 +45,19 @@ pub const DECLARATION: &str = concat!(
     r#""The part to read, from 1, of an answer that comes in parts (default 1)."}}}}"#
 );
 
-/// [`DECLARATION`] with its parameters in JSON Schema (`object`, `integer`, `string`), for the
+/// [`DECLARATION`] for logs whose iterations a model reads as `unit` (a message list's turns:
+/// every "iteration" of its text a "turn"; the tool's name stays).
+pub fn declaration(unit: Unit) -> String {
+    match unit {
+        Unit::Iteration => DECLARATION.to_owned(),
+        Unit::Turn => DECLARATION.replace(" iteration", " turn"),
+    }
+}
+
+/// [`declaration`] with its parameters in JSON Schema (`object`, `integer`, `string`), for the
 /// tools of OpenAI (`function.parameters`), Anthropic (`input_schema`) and the AI SDK.
-pub fn declaration_json_schema() -> String {
-    DECLARATION
+pub fn declaration_json_schema(unit: Unit) -> String {
+    declaration(unit)
         .replace("\"OBJECT\"", "\"object\"")
         .replace("\"INTEGER\"", "\"integer\"")
         .replace("\"STRING\"", "\"string\"")
@@ -113,31 +122,36 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
 
     /// The tool's answer to `args`, its entries within `max_tokens` tokens.
     fn answer(&self, args: &RecallArgs, max_tokens: usize) -> Result<String, StorageError> {
-        const HOW: &str = "Call recall_archived_iterations with from (an iteration number from 1, \
-                           and to for a range) or with query (words, ids or numbers to find).";
+        let unit = self.logs.unit();
+        let how = format!(
+            "Call recall_archived_iterations with from ({} from 1, and to for a range) or with \
+             query (words, ids or numbers to find).",
+            unit.a_number()
+        );
+        let number = |name: &str| format!("{name} must be {} from 1. {how}", unit.a_number());
         let query = query_words(args.query.as_deref().unwrap_or(""));
         let from = match args.from.map(iteration_of) {
-            Some(None) => return Ok(format!("from must be an iteration number from 1. {HOW}")),
+            Some(None) => return Ok(number("from")),
             Some(Some(from)) => Some(from),
             None => None,
         };
         let to = match args.to.map(iteration_of) {
-            Some(None) => return Ok(format!("to must be an iteration number from 1. {HOW}")),
+            Some(None) => return Ok(number("to")),
             Some(to) => to,
             None => from,
         };
         let part = match args.part.map(iteration_of) {
-            Some(None) => return Ok(format!("part must be a whole number from 1. {HOW}")),
+            Some(None) => return Ok(format!("part must be a whole number from 1. {how}")),
             Some(part) => part,
             None => None,
         };
         if from.is_none() && query.is_empty() {
-            return Ok(format!("Nothing was asked for. {HOW}"));
+            return Ok(format!("Nothing was asked for. {how}"));
         }
         let first = from.unwrap_or(1);
         let last = to.unwrap_or(u32::MAX).min(first.saturating_add(MAX_RANGE));
         if first > last {
-            return Ok(format!("from ({first}) is after to ({last}). {HOW}"));
+            return Ok(format!("from ({first}) is after to ({last}). {how}"));
         }
         let (found, damaged) = self.entries_in(first, last, &query)?;
         // A damaged archive does not stop the search over the others; the answer names it
@@ -162,9 +176,11 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             let text: Vec<&str> = found.iter().map(|entry| entry.text.as_str()).collect();
             return Ok(left_out + &part_of(&text.join("\n"), max_tokens, part.unwrap_or(1)));
         }
-        let paged = page(&found, max_tokens, |next| match query.is_empty() {
-            false => format!("from: {next} and the same query"),
-            true => format!("from: {next}, to: {last}"),
+        let paged = page(&found, max_tokens, unit.word(), |next| {
+            match query.is_empty() {
+                false => format!("from: {next} and the same query"),
+                true => format!("from: {next}, to: {last}"),
+            }
         });
         Ok(left_out + &paged)
     }
@@ -210,7 +226,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                     && query.iter().all(|w| lower.contains(w))
                     && !followed(text)
                 {
-                    let label = format!("[iteration {iteration} · {log}] ");
+                    let label = format!("[{} {iteration} · {log}] ", self.logs.unit().word());
                     found.push(Found {
                         iteration,
                         log,
@@ -249,10 +265,11 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         ranged: bool,
         args: &RecallArgs,
     ) -> Result<String, StorageError> {
+        let unit = self.logs.unit().word();
         let range = if first == last {
-            format!("iteration {first}")
+            format!("{unit} {first}")
         } else {
-            format!("iterations {first}–{last}")
+            format!("{unit}s {first}–{last}")
         };
         if let Some(query) = args.query.as_deref().filter(|q| !q.trim().is_empty()) {
             let query = quoted(query);
@@ -321,10 +338,10 @@ fn quoted(query: &str) -> String {
 /// As many whole iterations of `found` as `max_tokens` holds (the first one cut to fit when it
 /// alone is larger), then how to ask for the rest (`again` gives the arguments from an
 /// iteration on).
-fn page(found: &[Found], max_tokens: usize, again: impl Fn(u32) -> String) -> String {
+fn page(found: &[Found], max_tokens: usize, unit: &str, again: impl Fn(u32) -> String) -> String {
     // Room for the lines that end a page, at their longest.
     let end_lines = format!(
-        "… {n} more entries of iteration {n} do not fit.\n… {n} more entries: call again with {}.",
+        "… {n} more entries of {unit} {n} do not fit.\n… {n} more entries: call again with {}.",
         again(u32::MAX),
         n = u32::MAX
     );
@@ -355,7 +372,7 @@ fn page(found: &[Found], max_tokens: usize, again: impl Fn(u32) -> String) -> St
                     .filter(|e| e.iteration == iteration)
                     .count();
                 out.push_str(&format!(
-                    "… {cut} more entries of iteration {iteration} do not fit.\n"
+                    "… {cut} more entries of {unit} {iteration} do not fit.\n"
                 ));
                 (next, found.iter().filter(|e| e.iteration >= next).count())
             };
@@ -423,8 +440,11 @@ mod tests {
 
     #[test]
     fn the_json_schema_declaration_is_the_gemini_one_with_json_schema_types() {
-        let schema = declaration_json_schema();
+        let schema = declaration_json_schema(Unit::Iteration);
         assert_eq!(schema.len(), DECLARATION.len());
+        let turns = declaration(Unit::Turn);
+        assert!(turns.starts_with(r#"{"name":"recall_archived_iterations""#));
+        assert!(turns.contains("The first turn, from 1.") && !turns.contains(" iteration"));
         assert!(schema
             .contains(r#""parameters":{"type":"object","properties":{"from":{"type":"integer""#));
         for gemini in ["OBJECT", "INTEGER", "STRING"] {

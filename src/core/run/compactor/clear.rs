@@ -85,7 +85,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         key: &str,
     ) -> Result<Vec<ClearedEntry>, CompactionError> {
         let mut cleared = Vec::new();
-        if let Some(clearing) = clearing_of(observed, &self.settings, key) {
+        let unit = self.logs().borrow().unit();
+        if let Some(clearing) = clearing_of(observed, &self.settings, key, unit) {
             let mut choice = ClearingChoice::of(clearing.logs);
             while !choice.advance(&clearing, CHOICE_SLICE_BYTES) {
                 self.take_a_break(run).await?;

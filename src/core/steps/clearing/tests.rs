@@ -1,5 +1,6 @@
 use super::*;
 use crate::core::json::read::{from_text, RawJson};
+use crate::core::log::iteration::Unit;
 use crate::core::log::stored_entry::parse_entries;
 
 /// Logs of `iterations` iterations, each with a reasoning header, one execution whose result
@@ -59,6 +60,7 @@ fn clearing_by<'a>(
         rules,
         keep_whole: &["recall_archived_iterations"],
         archive_key: "gdrs_archived_logs_7",
+        unit: Unit::Iteration,
     }
 }
 
@@ -368,6 +370,7 @@ fn every_placeholder_says_its_iteration_and_archive_back() {
                 Some(ToolRule::Replayable),
                 Some(ToolRule::NonReplayable),
             ][k],
+            unit: [Unit::Iteration, Unit::Turn, Unit::Iteration][k],
         };
         let mut quoted = String::new();
         write_string(&mut quoted, &placeholder_text(&format!("{body:?}"), &how));
