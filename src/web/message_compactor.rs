@@ -261,9 +261,12 @@ impl JsMessageCompactor {
             let busy = CompactionError::Busy(BusyReason::Compacting);
             return Err(ContextCompactorError::from(busy).into());
         }
+        // The list written into the logs once: what decides whether anything is due, and what
+        // the compaction reads.
+        let conversation = front.load(&texts).map_err(front_error)?;
         if trigger == Trigger::Auto
             && asked.rung.is_none()
-            && !front.should_compact(&texts).map_err(front_error)?
+            && !front.engine().should_auto_compact()?
         {
             let tokens = front.engine().logs().borrow().estimate_tokens()?;
             let report: js_sys::Object = to_js(&MessageReport::nothing(tokens))?;
@@ -271,7 +274,6 @@ impl JsMessageCompactor {
             let report: JsValue = report.into();
             return Ok(js_sys::Promise::resolve(&report));
         }
-        let conversation = front.load(&texts).map_err(front_error)?;
         let finish = move |result| {
             let done = front.finish(&texts, &conversation, result)?;
             let report: js_sys::Object =

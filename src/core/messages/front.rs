@@ -6,11 +6,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::core::error::StorageError;
-use crate::core::json::scan::{array_document, field, string};
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::messages::conversation::{Conversation, NotAMessage};
-use crate::core::messages::logs::{reasoning_log, tool_log};
+use crate::core::messages::logs::{reasoning_log, tool_log, ToolEntry};
 use crate::core::messages::rebuild::{rebuild, Compacted, Out};
 use crate::core::messages::rollback::rolled_back;
 use crate::core::messages::shape::Shape;
@@ -150,15 +149,10 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
             Some((entry, last))
         });
         let tools = logs.tool_activity_log_json()?;
-        let details = array_document(&tools)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|entry| {
-                let id = string(field(entry, "id")?)?.into_owned();
-                Some((id, field(entry, "details")?.to_owned()))
-            })
-            .collect();
-        Ok(Compacted { summary, details })
+        Ok(Compacted {
+            summary,
+            details: Compacted::details_of(&ToolEntry::all(&tools)),
+        })
     }
 
     /// Whether the loop should compact `messages` now (see `Compactor::should_auto_compact`).
@@ -180,14 +174,11 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
     ) -> Result<MessageCompaction, StorageError> {
         let compacted = self.compacted()?;
         let list = rebuild(self.shape, conversation, messages, &compacted);
-        let covered = compacted
-            .summary
-            .as_ref()
-            .filter(|(_, last)| Some(*last) != conversation.earlier.as_ref().map(|e| e.last));
+        let written = compacted.new_summary(conversation);
         Ok(MessageCompaction {
             list,
-            turns: covered.map(|(_, last)| [conversation.first_iteration(), *last]),
-            summary: covered.map(|(entry, _)| entry.clone()),
+            turns: written.map(|(_, last)| [conversation.first_iteration(), last]),
+            summary: written.map(|(entry, _)| entry.to_owned()),
             result,
         })
     }

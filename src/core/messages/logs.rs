@@ -3,12 +3,19 @@
 //! whose id is the call's id and whose `details` is the result's body, so that the clearing
 //! rung's placeholder goes back where the body was. The execution log stays empty.
 
+use crate::core::json::scan::{array_document, field, string};
 use crate::core::json::write::{write_string, ObjectOut};
 use crate::core::log::iteration::iteration_header;
 use crate::core::messages::conversation::{Conversation, Turn};
 
 /// The longest part of a call's arguments the reasoning log repeats, in characters.
 const ARGS_SHOWN: usize = 300;
+
+/// How a turn's reasoning entry begins a line of the user's words.
+pub const USER_WROTE: &str = "The user wrote: ";
+
+/// How a turn's reasoning entry begins a line that names one of its calls.
+pub const CALLED: &str = "Called ";
 
 /// The reasoning log (`string[]` JSON) of `conversation`.
 pub fn reasoning_log(conversation: &Conversation) -> String {
@@ -39,7 +46,8 @@ pub fn reasoning_log(conversation: &Conversation) -> String {
 fn turn_entry(turn: &Turn) -> String {
     let mut entry = iteration_header(turn.iteration);
     for words in &turn.user_words {
-        entry.push_str("\nThe user wrote: ");
+        entry.push('\n');
+        entry.push_str(USER_WROTE);
         entry.push_str(words.trim());
     }
     if !turn.model_text.trim().is_empty() {
@@ -49,7 +57,7 @@ fn turn_entry(turn: &Turn) -> String {
     for call in &turn.calls {
         let args: String = call.args.chars().take(ARGS_SHOWN).collect();
         entry.push_str(&format!(
-            "\nCalled {} (call {}) with {args}",
+            "\n{CALLED}{} (call {}) with {args}",
             call.name, call.id
         ));
     }
@@ -96,5 +104,53 @@ fn args_json(args: &str) -> &str {
         args
     } else {
         "{}"
+    }
+}
+
+/// A tool entry [`tool_log`] wrote (or the core left in its place: a cleared `details`), as the
+/// front reads it back.
+pub struct ToolEntry<'a> {
+    /// The call's id.
+    pub id: String,
+    /// Its turn's iteration.
+    pub iteration: u32,
+    /// The tool's name.
+    pub name: String,
+    /// Whether the result reported a failure.
+    pub error: bool,
+    /// The arguments' JSON text.
+    pub args: &'a str,
+    /// The result's body, when the call has one.
+    pub details: Option<&'a str>,
+}
+
+impl<'a> ToolEntry<'a> {
+    /// The entry whose JSON text is `entry`.
+    pub fn read(entry: &'a str) -> Self {
+        let text = |name| {
+            field(entry, name)
+                .and_then(string)
+                .unwrap_or_default()
+                .into_owned()
+        };
+        ToolEntry {
+            id: text("id"),
+            iteration: field(entry, "iteration")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
+            name: text("type"),
+            error: text("status") == "error",
+            args: field(entry, "args").unwrap_or("{}"),
+            details: field(entry, "details"),
+        }
+    }
+
+    /// Every entry of `tools` (the tool log's JSON text).
+    pub fn all(tools: &'a str) -> Vec<Self> {
+        array_document(tools)
+            .unwrap_or_default()
+            .into_iter()
+            .map(ToolEntry::read)
+            .collect()
     }
 }

@@ -3,6 +3,7 @@
 //! result's body was cleared (its placeholder spliced in, every other byte kept).
 
 use crate::core::messages::conversation::{Conversation, Turn};
+use crate::core::messages::logs::ToolEntry;
 use crate::core::messages::shape::Shape;
 use crate::core::messages::write::user_message;
 use crate::core::order::sort::sort_by_key;
@@ -25,6 +26,26 @@ pub struct Compacted {
     pub details: Vec<(String, String)>,
 }
 
+impl Compacted {
+    /// The summary the compaction of `conversation` wrote, and the last iteration it covers:
+    /// the one at the head of the logs unless it is the list's own earlier summary.
+    pub fn new_summary(&self, conversation: &Conversation) -> Option<(&str, u32)> {
+        let earlier = conversation.earlier.as_ref().map(|e| e.last);
+        self.summary
+            .as_ref()
+            .filter(|(_, last)| Some(*last) != earlier)
+            .map(|(entry, last)| (entry.as_str(), *last))
+    }
+
+    /// The `details` of `tools` by call id (those without a body left out).
+    pub fn details_of(tools: &[ToolEntry<'_>]) -> Vec<(String, String)> {
+        tools
+            .iter()
+            .filter_map(|tool| Some((tool.id.clone(), tool.details?.to_owned())))
+            .collect()
+    }
+}
+
 /// The list to send: `messages` as `conversation` read them, after the compaction that left
 /// `compacted`.
 pub fn rebuild(
@@ -34,23 +55,18 @@ pub fn rebuild(
     compacted: &Compacted,
 ) -> Vec<Out> {
     let earlier = conversation.earlier.as_ref().map(|e| e.message);
-    let covered = match &compacted.summary {
-        Some((_, last)) if Some(*last) != conversation.earlier.as_ref().map(|e| e.last) => {
-            Some(*last)
-        }
-        _ => None,
-    };
+    let written = compacted.new_summary(conversation);
     let mut out: Vec<Out> = Vec::with_capacity(messages.len());
     for index in conversation.lead.clone() {
-        if covered.is_none() || Some(index) != earlier {
+        if written.is_none() || Some(index) != earlier {
             out.push(Out::Keep(index));
         }
     }
-    if let (Some(_), Some((entry, _))) = (covered, &compacted.summary) {
+    if let Some((entry, _)) = written {
         out.push(Out::New(user_message(shape, entry)));
     }
     for turn in &conversation.turns {
-        if covered.is_none_or(|last| turn.iteration > last) {
+        if written.is_none_or(|(_, last)| turn.iteration > last) {
             out.extend(rebuild_turn(turn, messages, compacted));
         }
     }

@@ -3,7 +3,7 @@
 //! gave it), for an app that shows or sends an original the list no longer holds.
 
 use crate::core::error::StorageError;
-use crate::core::json::scan::{field, string};
+use crate::core::messages::logs::ToolEntry;
 use crate::core::messages::shape::Shape;
 use crate::core::messages::write::result_message;
 use crate::core::ports::clock::Clock;
@@ -33,24 +33,18 @@ pub fn recalled_results<S: KeyValueStore, C: Clock>(
     let (found, _) = archives.entries_in(range.0, range.1, &query)?;
     let mut out = String::from("[");
     for entry in found.iter().filter(|entry| entry.log == "tool activity") {
-        let body = entry.body();
-        let text = |name| field(body, name).and_then(string).unwrap_or_default();
-        let id = text("id");
-        if matches!(asked, Asked::Call(asked) if *asked != id) {
+        let tool = ToolEntry::read(entry.body());
+        if matches!(asked, Asked::Call(asked) if *asked != tool.id) {
             continue;
         }
-        let Some(details) = field(body, "details") else {
+        let Some(details) = tool.details else {
             continue;
         };
         if out.len() > 1 {
             out.push(',');
         }
         out.push_str(&result_message(
-            shape,
-            &id,
-            &text("type"),
-            details,
-            text("status") == "error",
+            shape, &tool.id, &tool.name, details, tool.error,
         ));
     }
     out.push(']');

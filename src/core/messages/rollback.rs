@@ -6,22 +6,12 @@
 //! calls, the results as the app gave them; fields of those messages the logs do not keep, a
 //! `thoughtSignature`, are not restored).
 
-use crate::core::json::scan::{array_document, field, string};
 use crate::core::log::iteration::{named_iteration, parse_summary_header};
 use crate::core::messages::conversation::Conversation;
+use crate::core::messages::logs::{ToolEntry, CALLED, USER_WROTE};
 use crate::core::messages::rebuild::{rebuild_turn, Compacted, Out};
 use crate::core::messages::shape::Shape;
 use crate::core::messages::write::{model_message, result_message, user_message, CallOut};
-
-/// A tool entry as the rollback reads it.
-struct ToolEntry<'a> {
-    id: String,
-    iteration: u32,
-    name: String,
-    error: bool,
-    args: &'a str,
-    details: Option<&'a str>,
-}
 
 /// The list after the rollback of the compaction of `messages` (read as `conversation`): the
 /// logs hold `reasoning` and `tools` (the tool log's JSON text) again.
@@ -32,34 +22,10 @@ pub fn rolled_back(
     reasoning: &[String],
     tools: &str,
 ) -> Vec<Out> {
-    let entries: Vec<ToolEntry<'_>> = array_document(tools)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|entry| {
-            let text = |name| {
-                field(entry, name)
-                    .and_then(string)
-                    .unwrap_or_default()
-                    .into_owned()
-            };
-            ToolEntry {
-                id: text("id"),
-                iteration: field(entry, "iteration")
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(0),
-                name: text("type"),
-                error: text("status") == "error",
-                args: field(entry, "args").unwrap_or("{}"),
-                details: field(entry, "details"),
-            }
-        })
-        .collect();
+    let entries = ToolEntry::all(tools);
     let compacted = Compacted {
         summary: None,
-        details: entries
-            .iter()
-            .filter_map(|e| Some((e.id.clone(), e.details?.to_owned())))
-            .collect(),
+        details: Compacted::details_of(&entries),
     };
     let earlier = conversation.earlier.as_ref().map(|e| e.message);
     let mut out: Vec<Out> = conversation
@@ -89,9 +55,9 @@ fn turn_again(shape: Shape, n: u32, entry: &str, tools: &[ToolEntry<'_>]) -> Vec
     let mut out = Vec::new();
     let mut said: Vec<&str> = Vec::new();
     for line in entry.lines().skip(1) {
-        if let Some(words) = line.strip_prefix("The user wrote: ") {
+        if let Some(words) = line.strip_prefix(USER_WROTE) {
             out.push(Out::New(user_message(shape, words)));
-        } else if !(line.starts_with("Called ") && line.contains(" (call ")) {
+        } else if !(line.starts_with(CALLED) && line.contains(" (call ")) {
             said.push(line);
         }
     }
