@@ -9,16 +9,20 @@
 // phase the time from `abort()` (called as the phase begins) to the rejection.
 // `node bench/big-entries.mjs [iterations…]` prints the table (after `bash scripts/build.sh
 // pkg`; the default sizes are 18, 37, 74 and 148 iterations: about 89K, 183K, 366K and 731K
-// tokens, #53's sizes).
+// tokens, #53's sizes; `FETCH_WORDS=300` gives each tool entry a page of that many words, as
+// #68's session had).
 import { fileURLToPath } from "node:url";
 import { freshPage, withBenchBrowser } from "./browser.mjs";
 
 /** How long the provider takes to answer (ms), as a network call would. */
 const PROVIDER_MS = Number(process.env.PROVIDER_MS ?? 200);
 
+/** The words of the page each tool entry's details carry (#68's session: 300), none by default. */
+const FETCH_WORDS = Number(process.env.FETCH_WORDS ?? 0);
+
 /** Runs in the page: builds the session, compacts it once while measuring, then once per phase
  * with `abort()` called as that phase begins. */
-async function inPage([iterations, providerMs, clearing]) {
+async function inPage([iterations, providerMs, clearing, fetchWords]) {
   const { default: init, LogStore, Compactor, estimateTokens } = await import("/pkg/context_compactor.js");
   await init();
   const words = ["latency", "shard", "region", "p95", "drift", "baseline", "error_rate", "throughput", "window", "sample"];
@@ -32,7 +36,8 @@ async function inPage([iterations, providerMs, clearing]) {
     logs.appendReasoning(`Iteration ${n}: ${reasoning}`);
     const table = Array.from({ length: 60 }, (_, r) => `| shard_${String(n).padStart(4, "0")}_${r} | ${word(r)} | ${(n * r) % 991} | ${(n + r) % 97} ms | ${word(n + r)} | ok |`).join("\n");
     logs.appendExecution({ success: true, code: `return readTable("shard_${String(n).padStart(4, "0")}");`, result: { table }, executionTime: 40 });
-    logs.appendToolActivity({ type: "fetch", action: "get", status: "success", details: `shards/shard_${n}.json` });
+    const page = Array.from({ length: fetchWords }, (_, i) => `${word(n + i)}_${(n * 13 + i) % 89}`).join(" ");
+    logs.appendToolActivity({ type: "fetch", action: "get", status: "success", details: `shards/shard_${n}.json ${page}`.trim() });
     logs.finishIteration();
   }
   // The next iteration's opening thought, outside any running iteration (a compaction waits for
@@ -164,7 +169,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         return Object.fromEntries(metrics.map((metric) => [metric.name, metric.value]));
       });
       try {
-        runs.push(await page.evaluate(inPage, [iterations, PROVIDER_MS, process.env.CLEARING === "on"]));
+        runs.push(await page.evaluate(inPage, [iterations, PROVIDER_MS, process.env.CLEARING === "on", FETCH_WORDS]));
       } finally {
         await page.close();
       }

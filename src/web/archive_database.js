@@ -36,12 +36,22 @@ async function unpacked(value) {
   return parts.join("");
 }
 
-/** The texts of stored `values`; a failure to decompress one is a read failure, or where `each`
- * is set, `{ damaged }` saying why in its place (the others are read). */
+/** How many texts are decompressed at once: each start costs the task that makes it about
+ * 0.5 ms (a Blob and two streams), and 300 started together were one task of 300 ms. */
+const AT_ONCE = 16;
+
+/** The texts of stored `values`, decompressed [`AT_ONCE`] at a time (the page runs between
+ * two groups); a failure to decompress one is a read failure, or where `each` is set,
+ * `{ damaged }` saying why in its place (the others are read). */
 async function texts(values, what, each = false) {
   const damaged = (error) => ({ damaged: failure("its compressed text does not decompress", error).message });
+  const out = [];
   try {
-    return await Promise.all(values.map((value) => (each ? unpacked(value).catch(damaged) : unpacked(value))));
+    for (let i = 0; i < values.length; i += AT_ONCE) {
+      const group = values.slice(i, i + AT_ONCE);
+      out.push(...(await Promise.all(group.map((value) => (each ? unpacked(value).catch(damaged) : unpacked(value))))));
+    }
+    return out;
   } catch (error) {
     throw failure(what, error);
   }

@@ -18,6 +18,7 @@ use super::local_storage::BrowserStorage;
 use super::log_store::BrowserLogStore;
 use super::lone_surrogates;
 use super::store_lock::BrowserStoreLock;
+use super::timer::BrowserTimer;
 use crate::core::error::CompactionError;
 use crate::core::messages::recalled::{recalled_results, Asked};
 use crate::core::messages::shape::Shape;
@@ -185,7 +186,13 @@ async fn read_call(
             // Arguments of the wrong shape are the model's: it gets a sentence (a number JSON
             // cannot carry is named, as in an options object).
             match options_from_js::<RecallArgs>(args, "recall tool arguments") {
-                Ok(args) => Read::RecallText(args, max_tokens),
+                // The app's own text: a lone surrogate is given back as it came.
+                Ok(args) => {
+                    let text = archives
+                        .recall_text(&args, max_tokens, &BrowserTimer)
+                        .await?;
+                    return Ok(lone_surrogates::to_js(&text).into());
+                }
                 Err(err) => {
                     return Ok(JsValue::from(format!(
                         "The arguments could not be read ({}): give {{ from, to }} (iteration \
@@ -229,7 +236,6 @@ enum Read {
     List,
     Whole(String),
     Recall(u32),
-    RecallText(RecallArgs, usize),
     Rehydrate(String, usize, Rc<RefCell<Cooldown>>),
     Messages(Asked, Shape),
 }
@@ -245,10 +251,6 @@ impl Read {
                 Some(data) => to_js(&data)?,
                 None => JsValue::NULL,
             },
-            // The app's own text: a lone surrogate is given back as it came.
-            Read::RecallText(args, max_tokens) => {
-                lone_surrogates::to_js(&a.recall_text(args, *max_tokens)?).into()
-            }
             Read::Rehydrate(text, budget, cooldown) => {
                 to_js(&a.rehydrate(text, *budget, &mut cooldown.borrow_mut())?)?
             }

@@ -244,6 +244,14 @@ fn an_agent_of_each_shape_stays_within_its_window_with_calls_whole_and_the_users
                 summary.contains("DQ-2291") && summary.contains("Q3 target"),
                 "{shape:?}: {summary}"
             );
+            // Its header, source and index lines speak of turns (#67, item 3).
+            assert!(
+                summary.starts_with("=== COMPACTED SUMMARY (Turns 1-")
+                    && summary.contains("\n(Originals of turns 1-")
+                    && summary.contains("\n- Turns ")
+                    && !summary.contains("\n- Iteration"),
+                "{shape:?}: {summary}"
+            );
         }
         if shape == Shape::Gemini {
             for message in run.last.iter().filter(|m| m["role"] == "model") {

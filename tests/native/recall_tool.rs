@@ -10,6 +10,8 @@ use context_compactor::core::log::tokens::estimate_tokens;
 use context_compactor::core::model::clearing::Rung;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::cancel::Cancel;
+use context_compactor::core::ports::clock::ManualClock;
+use context_compactor::core::run::compactor::Compactor;
 use std::rc::Rc;
 
 use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
@@ -539,17 +541,15 @@ fn rehydrate_over_an_archive_store_counts_each_call_once_however_many_fetches_it
     assert_eq!(ask().0, [4, 3]);
 }
 
-#[test]
-fn a_search_over_more_archives_than_fetch_rounds_reads_them_all() {
-    // The loop's clearing makes an archive an iteration: 90 of them in an archive store that
-    // holds no text until fetched, so a search must bring them in one round, not one a round.
-    let rig = Rig::with(MemoryStore::new(), vec![], CompactorSettings::default());
+/// A loop's clearing makes an archive an iteration: `count` of them after 3 iterations, in an
+/// archive store that holds no text until fetched (IndexedDB's double), over `rig`'s logs.
+fn cleared_into_archives(rig: Rig, count: usize) -> Compactor<MemoryStore, ManualClock> {
     let database = Rc::new(MemoryArchiveStore::new());
     let compactor = shelved(rig.compactor, |shelf| {
         shelf.with_archive_store(Rc::clone(&database) as Rc<dyn ArchiveStore>)
     });
     bulky_session(&rig.logs, &rig.clock, 3);
-    for _ in 0..90 {
+    for _ in 0..count {
         bulky_session(&rig.logs, &rig.clock, 1);
         let claim = compactor.claim(Trigger::Auto, Cancel::default()).unwrap();
         let result = run_ready(compactor.compact_claimed(claim.with_rung(Some(Rung::Clear))))
@@ -557,17 +557,94 @@ fn a_search_over_more_archives_than_fetch_rounds_reads_them_all() {
             .unwrap();
         assert_eq!(result.rung, Rung::Clear);
     }
+    compactor
+}
+
+/// A search of iteration 1's figure over every archive (iterations 1 to 93).
+fn first_figure_searched() -> RecallArgs {
+    let figure = bulky_figure(1);
+    RecallArgs::from_json(&format!(r#"{{"from":1,"to":93,"query":"{figure}"}}"#)).unwrap()
+}
+
+#[test]
+fn a_search_over_more_archives_than_fetch_rounds_reads_them_all() {
+    // 90 archives: a search must bring their texts in one round, not one a round.
+    let rig = Rig::with(MemoryStore::new(), vec![], CompactorSettings::default());
+    let compactor = cleared_into_archives(rig, 90);
     let archives = archives_now(&compactor);
     assert!(archives.with(|a| a.list()).unwrap().len() >= 90);
     // Iteration 1's figure, found by a search over every archive and by the recall of its
     // range, both with every text let go of first.
-    let figure = bulky_figure(1);
-    let args =
-        RecallArgs::from_json(&format!(r#"{{"from":1,"to":93,"query":"{figure}"}}"#)).unwrap();
-    let found = archives.with(|a| a.recall_text(&args, 100_000)).unwrap();
+    let found = archives
+        .with(|a| a.recall_text(&first_figure_searched(), 100_000))
+        .unwrap();
     assert!(
-        found.contains(&format!("Net revenue {figure}")),
+        found.contains(&format!("Net revenue {}", bulky_figure(1))),
         "{}",
         &found[..found.len().min(400)]
     );
+}
+
+#[test]
+fn a_search_over_every_archive_is_short_steps_with_the_page_s_turn_between_them() {
+    // #66: at 300 archives the tool's query was one task of 63–110 ms. Here every reading of
+    // the clock takes 1 ms, so reading the 60 archives takes several slices of 10 ms.
+    let clock = ManualClock::ticking(NOV_22_2026, 1.0);
+    let rig = Rig::offline(MemoryStore::new(), clock, CompactorSettings::default());
+    let timer = rig.timer.clone();
+    let compactor = cleared_into_archives(rig, 60);
+    let archives = archives_now(&compactor);
+    let args = first_figure_searched();
+    let at_once = archives.with(|a| a.recall_text(&args, 100_000)).unwrap();
+    let breaks = timer.breaks();
+    let in_steps = archives.recall_text_in_steps(&args, 100_000, &timer);
+    assert_eq!(in_steps, at_once, "the same answer, step by step");
+    assert!(at_once.contains(&format!("Net revenue {}", bulky_figure(1))));
+    assert!(
+        timer.breaks() - breaks >= 3,
+        "{} breaks over 60 archives",
+        timer.breaks() - breaks
+    );
+    // A range of every archive, and a query nothing holds: the same answers too.
+    for args in [r#"{"from":1,"to":93}"#, r#"{"query":"no-such-word"}"#] {
+        let args = RecallArgs::from_json(args).unwrap();
+        let at_once = archives.with(|a| a.recall_text(&args, 2_000)).unwrap();
+        assert_eq!(archives.recall_text_in_steps(&args, 2_000, &timer), at_once);
+    }
+}
+
+#[test]
+fn a_query_whose_first_iteration_is_over_the_budget_is_that_iteration_in_parts_then_the_rest() {
+    // #66: a query every archived iteration matched, its first over the budget, was all of
+    // them joined and cut into parts (7 MB at 300 archives: hundreds of parts, 16 s in one
+    // task). Now the parts are the first iteration's, and the last says how to read on.
+    let rig = Rig::with(MemoryStore::new(), vec![], CompactorSettings::default());
+    let compactor = cleared_into_archives(rig, 6);
+    let archives = archives_now(&compactor);
+    let ask = |part: u32| {
+        let args = format!(r#"{{"query":"example.com/report","part":{part}}}"#);
+        let args = RecallArgs::from_json(&args).unwrap();
+        archives.with(|a| a.recall_text(&args, 1_000)).unwrap()
+    };
+    let first = ask(1);
+    let count: u32 = first["Part 1 of ".len()..]
+        .split(':')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{first}"));
+    let whole: String = (1..=count).map(ask).collect();
+    assert!(whole.contains(&format!("Net revenue {}", bulky_figure(1))));
+    assert!(
+        !whole.contains(&bulky_figure(2)),
+        "only the first iteration in its parts"
+    );
+    let last = ask(count);
+    assert!(
+        last.ends_with("more entries after it: call again with from: 2 and the same query."),
+        "{}",
+        &last[last.len().saturating_sub(200)..]
+    );
+    for part in 1..=count {
+        assert!(estimate_tokens(&ask(part)) <= 1_000, "part {part}");
+    }
 }

@@ -292,3 +292,48 @@ test("a generate() that rejects saying retryable: false or an HTTP status is tak
     assert.equal(outcome.plain.calls, 2);
   });
 });
+
+test("archives read back from IndexedDB are decompressed a few at a time, not hundreds in one task (#66)", async () => {
+  await inOneTab(async (page) => {
+    const result = await page.evaluate(async () => {
+      const logs = new window.pkg.LogStore({ prefix: "many_" });
+      const compactor = new window.pkg.Compactor(logs, { contextWindowTokens: 131072, maxArchives: 80, clearing: { keepIterations: 1 }, provider: { type: "offline" } });
+      const rows = (n) => Array.from({ length: 30 }, (_, r) => `| row_${n}_${r} | ${(n * 31 + r) % 997} | ok |`).join("\n");
+      for (let n = 1; n <= 120 && (await compactor.archives()).length < 40; n++) {
+        logs.startIteration();
+        logs.appendReasoning(`Iteration ${n}: read page ${n}.`);
+        logs.appendExecution({ success: true, code: `page(${n})`, result: { rows: rows(n), total: `T${n}` } });
+        logs.finishIteration();
+        await compactor.compact({ rung: "clear" }).catch((err) => {
+          if (n > 2) throw err;
+        });
+      }
+      // Every decompression the next page load starts, counted while it runs.
+      const Native = globalThis.DecompressionStream;
+      let running = 0;
+      let most = 0;
+      globalThis.DecompressionStream = class extends Native {
+        constructor(format) {
+          super(format);
+          running++;
+          most = Math.max(most, running);
+          const reader = this.readable;
+          Object.defineProperty(this, "readable", {
+            get: () => reader.pipeThrough(new TransformStream({ flush: () => void running-- })),
+          });
+        }
+      };
+      try {
+        // A new page's objects over the same storage: every archive text is read back.
+        const fresh = new window.pkg.Compactor(new window.pkg.LogStore({ prefix: "many_" }), { contextWindowTokens: 131072, provider: { type: "offline" } });
+        const answer = await fresh.recallTool({ maxTokens: 2000 }).call({ query: "ok", from: 1, to: 200 });
+        return { archives: (await fresh.archives()).length, most, answer: answer.slice(0, 40) };
+      } finally {
+        globalThis.DecompressionStream = Native;
+      }
+    });
+    assert.ok(result.archives >= 40, JSON.stringify(result));
+    assert.match(result.answer, /^\[iteration 1 /);
+    assert.ok(result.most >= 2 && result.most <= 16, `${result.most} decompressions at once`);
+  });
+});

@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::messages::shape::{MessageRead, Role, Shape};
+use crate::core::messages::wording::in_iterations;
 
 /// Where a tool result's body stands: its message and its bytes in that message's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +136,8 @@ impl Reading {
     /// A user message before the first turn: the goal, an earlier summary of ours, or the
     /// start of the first turn.
     fn take_lead(&mut self, index: usize, words: String) {
+        // Ours in a list's words ("Turns 1-40"), or as the core wrote it (lists of 0.x).
+        let words = in_iterations(&words).unwrap_or(words);
         if let Some((_, last)) = parse_summary_header(&words) {
             if self.conversation.earlier.is_none() {
                 self.conversation.earlier = Some(Earlier {

@@ -14,6 +14,7 @@ use crate::core::messages::rebuild::{rebuild, Compacted, Out};
 use crate::core::messages::rollback::rolled_back;
 use crate::core::messages::shape::Shape;
 use crate::core::messages::stitch::LastCompaction;
+use crate::core::messages::wording::in_turns;
 use crate::core::model::clearing::{Clearing, ClearingRules};
 use crate::core::model::facts::Pin;
 use crate::core::model::outcome::CompactionResult;
@@ -178,7 +179,7 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
         Ok(MessageCompaction {
             list,
             turns: written.map(|(_, last)| [conversation.first_iteration(), last]),
-            summary: written.map(|(entry, _)| entry.to_owned()),
+            summary: written.map(|(entry, _)| in_turns(entry)),
             result,
         })
     }

@@ -13,4 +13,5 @@ pub mod report;
 pub mod rollback;
 pub mod shape;
 pub mod stitch;
+pub mod wording;
 pub mod write;

@@ -5,6 +5,7 @@
 use crate::core::messages::conversation::{Conversation, Turn};
 use crate::core::messages::logs::ToolEntry;
 use crate::core::messages::shape::Shape;
+use crate::core::messages::wording::in_turns;
 use crate::core::messages::write::user_message;
 use crate::core::order::sort::sort_by_key;
 
@@ -63,7 +64,7 @@ pub fn rebuild(
         }
     }
     if let Some((entry, _)) = written {
-        out.push(Out::New(user_message(shape, entry)));
+        out.push(Out::New(user_message(shape, &in_turns(entry))));
     }
     for turn in &conversation.turns {
         if written.is_none_or(|(_, last)| turn.iteration > last) {

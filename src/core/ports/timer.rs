@@ -8,6 +8,13 @@ use std::task::Poll;
 /// A boxed future that need not be `Send` (the browser is single-threaded).
 pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
+/// Work (ms) after which a long job (a compaction, a search of every archive) lets the page run
+/// before its next step: the browser counts a task of 50 ms or more as long (input waits,
+/// frames drop), and no stage of a compaction of 733K tokens takes 35 ms
+/// (`bench/big-entries.mjs`); a break costs a message hop, so a job of a few milliseconds takes
+/// none.
+pub const SLICE_MS: f64 = 10.0;
+
 /// Waiting without blocking (`setTimeout` in the browser).
 pub trait Timer {
     /// A future that completes after `ms` milliseconds.

@@ -72,7 +72,8 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         }
     }
 
-    fn now(&self) -> f64 {
+    /// The time now (epoch ms) by the logs' clock.
+    pub(crate) fn now(&self) -> f64 {
         self.logs.clock().now_ms()
     }
 

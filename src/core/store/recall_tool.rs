@@ -109,6 +109,124 @@ fn iteration_of(value: f64) -> Option<u32> {
     (value >= 1.0 && value.fract() == 0.0 && value <= f64::from(u32::MAX)).then_some(value as u32)
 }
 
+/// What a call asks for, its arguments read: a range, the words to find, the part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallQuery {
+    first: u32,
+    last: u32,
+    /// Whether the model gave a range (`from`).
+    ranged: bool,
+    words: Vec<String>,
+    /// The query as an answer quotes it, when there is one.
+    quoted: Option<String>,
+    part: Option<u32>,
+}
+
+impl RecallQuery {
+    /// `args` read for logs whose iterations a model reads as `unit`; a sentence for the
+    /// model (within `max_tokens`) when they ask for nothing or for a range that is not one.
+    pub fn read(args: &RecallArgs, unit: Unit, max_tokens: usize) -> Result<Self, String> {
+        Self::of(args, unit).map_err(|sentence| head_within(&sentence, max_tokens).to_owned())
+    }
+
+    /// [`RecallQuery::read`], the sentence whole.
+    fn of(args: &RecallArgs, unit: Unit) -> Result<Self, String> {
+        let how = format!(
+            "Call recall_archived_iterations with from ({} from 1, and to for a range) or with \
+             query (words, ids or numbers to find).",
+            unit.a_number()
+        );
+        let number = |name: &str| format!("{name} must be {} from 1. {how}", unit.a_number());
+        let words = query_words(args.query.as_deref().unwrap_or(""));
+        let from = match args.from.map(iteration_of) {
+            Some(None) => return Err(number("from")),
+            Some(Some(from)) => Some(from),
+            None => None,
+        };
+        let to = match args.to.map(iteration_of) {
+            Some(None) => return Err(number("to")),
+            Some(to) => to,
+            None => from,
+        };
+        let part = match args.part.map(iteration_of) {
+            Some(None) => return Err(format!("part must be a whole number from 1. {how}")),
+            Some(part) => part,
+            None => None,
+        };
+        if from.is_none() && words.is_empty() {
+            return Err(format!("Nothing was asked for. {how}"));
+        }
+        let first = from.unwrap_or(1);
+        let last = to.unwrap_or(u32::MAX).min(first.saturating_add(MAX_RANGE));
+        if first > last {
+            return Err(format!("from ({first}) is after to ({last}). {how}"));
+        }
+        Ok(Self {
+            first,
+            last,
+            ranged: from.is_some(),
+            words,
+            quoted: args
+                .query
+                .as_deref()
+                .filter(|q| !q.trim().is_empty())
+                .map(quoted),
+            part,
+        })
+    }
+
+    /// The search of the archives this call needs.
+    pub fn search(&self) -> Search {
+        Search::new(self.first, self.last, self.words.clone())
+    }
+}
+
+/// A search of the archives for the entries of iterations `first..=last` that contain every
+/// word of `words`, made an archive at a time ([`StoredArchives::search_step`]), so that a
+/// caller sharing the page can let it run between two steps.
+#[derive(Default)]
+pub struct Search {
+    first: u32,
+    last: u32,
+    words: Vec<String>,
+    /// The archives still to read, the next one last; `None` before the first step.
+    left: Option<Vec<String>>,
+    found: Vec<Found>,
+    damaged: Vec<String>,
+}
+
+/// What one step of a [`Search`] read.
+pub struct SearchStep {
+    found: Vec<Found>,
+    damaged: Vec<String>,
+    left: Vec<String>,
+}
+
+impl Search {
+    fn new(first: u32, last: u32, words: Vec<String>) -> Self {
+        Self {
+            first,
+            last,
+            words,
+            ..Self::default()
+        }
+    }
+
+    /// Adds what `step` read; whether the search is over. (A step reads and never writes, so
+    /// one that lacked a text can be run again.)
+    pub fn take(&mut self, step: SearchStep) -> bool {
+        self.found.extend(step.found);
+        self.damaged.extend(step.damaged);
+        let done = step.left.is_empty();
+        self.left = Some(step.left);
+        if done {
+            // Stable: within an iteration the logs keep their order.
+            crate::core::order::sort::sort_by_key(&mut self.found, |entry| entry.iteration);
+        }
+        done
+    }
+}
+
 impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
     /// The tool's answer to `args`, at most `max_tokens` tokens by the package's estimate.
     pub fn recall_text(
@@ -116,44 +234,34 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         args: &RecallArgs,
         max_tokens: usize,
     ) -> Result<String, StorageError> {
-        let answer = self.answer(args, max_tokens)?;
+        let query = match RecallQuery::read(args, self.logs.unit(), max_tokens) {
+            Ok(query) => query,
+            Err(sentence) => return Ok(sentence),
+        };
+        let mut search = query.search();
+        while !search.take(self.search_step(&search, f64::INFINITY)?) {}
+        self.recall_answer(&query, &search, max_tokens)
+    }
+
+    /// The answer to `query` from its `search`, over, at most `max_tokens` tokens.
+    pub fn recall_answer(
+        &self,
+        query: &RecallQuery,
+        search: &Search,
+        max_tokens: usize,
+    ) -> Result<String, StorageError> {
+        let answer = self.answer(query, search, max_tokens)?;
         Ok(head_within(&answer, max_tokens).to_owned())
     }
 
-    /// The tool's answer to `args`, its entries within `max_tokens` tokens.
-    fn answer(&self, args: &RecallArgs, max_tokens: usize) -> Result<String, StorageError> {
-        let unit = self.logs.unit();
-        let how = format!(
-            "Call recall_archived_iterations with from ({} from 1, and to for a range) or with \
-             query (words, ids or numbers to find).",
-            unit.a_number()
-        );
-        let number = |name: &str| format!("{name} must be {} from 1. {how}", unit.a_number());
-        let query = query_words(args.query.as_deref().unwrap_or(""));
-        let from = match args.from.map(iteration_of) {
-            Some(None) => return Ok(number("from")),
-            Some(Some(from)) => Some(from),
-            None => None,
-        };
-        let to = match args.to.map(iteration_of) {
-            Some(None) => return Ok(number("to")),
-            Some(to) => to,
-            None => from,
-        };
-        let part = match args.part.map(iteration_of) {
-            Some(None) => return Ok(format!("part must be a whole number from 1. {how}")),
-            Some(part) => part,
-            None => None,
-        };
-        if from.is_none() && query.is_empty() {
-            return Ok(format!("Nothing was asked for. {how}"));
-        }
-        let first = from.unwrap_or(1);
-        let last = to.unwrap_or(u32::MAX).min(first.saturating_add(MAX_RANGE));
-        if first > last {
-            return Ok(format!("from ({first}) is after to ({last}). {how}"));
-        }
-        let (found, damaged) = self.entries_in(first, last, &query)?;
+    /// The tool's answer, its entries within `max_tokens` tokens.
+    fn answer(
+        &self,
+        query: &RecallQuery,
+        search: &Search,
+        max_tokens: usize,
+    ) -> Result<String, StorageError> {
+        let (found, damaged) = (&search.found, &search.damaged);
         // A damaged archive does not stop the search over the others; the answer names it
         // first, where no cut to the budget takes it.
         let left_out = match damaged.is_empty() {
@@ -164,24 +272,36 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             ),
         };
         if found.is_empty() {
-            let none = self.nothing_found(first, last, from.is_some(), args)?;
+            let none = self.nothing_found(query)?;
             return Ok(left_out + &none);
         }
-        let first_alone: usize = found
+        let again = |next: u32| match query.words.is_empty() {
+            false => format!("from: {next} and the same query"),
+            true => format!("from: {next}, to: {}", query.last),
+        };
+        // The first iteration found, in parts when it alone is over the budget (or a part is
+        // asked for); the rest is one call away, never cut into parts with it.
+        let alone = found
             .iter()
-            .filter(|entry| entry.iteration == found[0].iteration)
+            .take_while(|entry| entry.iteration == found[0].iteration)
+            .count();
+        let first_tokens: usize = found[..alone]
+            .iter()
             .map(|entry| estimate_tokens(&entry.text))
             .sum();
-        if part.is_some() || first_alone > max_tokens {
-            let text: Vec<&str> = found.iter().map(|entry| entry.text.as_str()).collect();
-            return Ok(left_out + &part_of(&text.join("\n"), max_tokens, part.unwrap_or(1)));
+        if query.part.is_some() || first_tokens > max_tokens {
+            let text: Vec<&str> = found[..alone].iter().map(|e| e.text.as_str()).collect();
+            let rest = found.get(alone).map(|next| {
+                let more = found.len() - alone;
+                format!(
+                    "… {more} more entries after it: call again with {}.",
+                    again(next.iteration)
+                )
+            });
+            let part = query.part.unwrap_or(1);
+            return Ok(left_out + &part_of(&text.join("\n"), max_tokens, part, rest));
         }
-        let paged = page(&found, max_tokens, unit.word(), |next| {
-            match query.is_empty() {
-                false => format!("from: {next} and the same query"),
-                true => format!("from: {next}, to: {last}"),
-            }
-        });
+        let paged = page(found, max_tokens, self.logs.unit().word(), again);
         Ok(left_out + &paged)
     }
 
@@ -194,23 +314,41 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         last: u32,
         query: &[String],
     ) -> Result<(Vec<Found>, Vec<String>), StorageError> {
+        let mut search = Search::new(first, last, query.to_vec());
+        while !search.take(self.search_step(&search, f64::INFINITY)?) {}
+        Ok((search.found, search.damaged))
+    }
+
+    /// The next step of `search`: the archives it has still to read, one after another, until
+    /// one has taken the step past `slice_ms`.
+    pub fn search_step(&self, search: &Search, slice_ms: f64) -> Result<SearchStep, StorageError> {
+        let until = self.now() + slice_ms;
+        let (first, last) = (search.first, search.last);
         let (heads, _) = self.heads(None)?;
         // A placeholder whose clearing's archive is stored: its original is found there.
         let named: Vec<String> = heads.iter().map(|h| placeholder_naming(&h.key)).collect();
         let followed = |text: &str| {
             text.contains(CLEARED_MARK) && named.iter().any(|named| text.contains(named))
         };
+        let (mut left, mut damaged) = match &search.left {
+            Some(left) => (left.clone(), Vec::new()),
+            None => (
+                heads
+                    .iter()
+                    .rev()
+                    .filter(|head| head.iterations.iter().any(|n| (first..=last).contains(n)))
+                    .map(|head| head.key.clone())
+                    .collect(),
+                self.unreadable()?,
+            ),
+        };
         let mut found = Vec::new();
-        let mut damaged = self.unreadable()?;
-        for head in heads
-            .iter()
-            .filter(|head| head.iterations.iter().any(|n| (first..=last).contains(n)))
-        {
-            let archive = match self.read_stored(&head.key) {
+        while let Some(key) = left.pop() {
+            let archive = match self.read_stored(&key) {
                 Ok(Some(archive)) => archive,
                 Ok(None) => continue,
                 Err(StorageError::Corrupt { .. }) => {
-                    damaged.push(head.key.clone());
+                    damaged.push(key);
                     continue;
                 }
                 Err(other) => return Err(other),
@@ -223,7 +361,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             let mut keep = |iteration: u32, log: &'static str, text: &str| {
                 let lower = text.to_ascii_lowercase();
                 if (first..=last).contains(&iteration)
-                    && query.iter().all(|w| lower.contains(w))
+                    && search.words.iter().all(|w| lower.contains(w))
                     && !followed(text)
                 {
                     let label = format!("[{} {iteration} · {log}] ", self.logs.unit().word());
@@ -250,36 +388,35 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             {
                 keep(*n, "tool activity", entry.json());
             }
+            if self.now() >= until {
+                break;
+            }
         }
-        // Stable: within an iteration the logs keep their order.
-        crate::core::order::sort::sort_by_key(&mut found, |entry| entry.iteration);
-        Ok((found, damaged))
+        Ok(SearchStep {
+            found,
+            damaged,
+            left,
+        })
     }
 
     /// The sentence for a call that found nothing: the iterations are live, their archive is
     /// gone, or no archived entry holds the words.
-    fn nothing_found(
-        &self,
-        first: u32,
-        last: u32,
-        ranged: bool,
-        args: &RecallArgs,
-    ) -> Result<String, StorageError> {
+    fn nothing_found(&self, query: &RecallQuery) -> Result<String, StorageError> {
+        let (first, last) = (query.first, query.last);
         let unit = self.logs.unit().word();
         let range = if first == last {
             format!("{unit} {first}")
         } else {
             format!("{unit}s {first}–{last}")
         };
-        if let Some(query) = args.query.as_deref().filter(|q| !q.trim().is_empty()) {
-            let query = quoted(query);
-            let within = if ranged {
+        if let Some(quoted) = &query.quoted {
+            let within = if query.ranged {
                 format!(" in {range}")
             } else {
                 String::new()
             };
             return Ok(format!(
-                "No archived entry{within} contains \"{query}\" (every word, ASCII case ignored)."
+                "No archived entry{within} contains \"{quoted}\" (every word, ASCII case ignored)."
             ));
         }
         match self.missing_for(first) {
@@ -393,22 +530,27 @@ fn page(found: &[Found], max_tokens: usize, unit: &str, again: impl Fn(u32) -> S
 }
 
 /// Part `part` (from 1) of `text` cut into parts of at most `max_tokens` tokens each, with
-/// how to ask for the next: an answer longer than one reply, whole across its parts.
-fn part_of(text: &str, max_tokens: usize, part: u32) -> String {
+/// how to ask for the next: an answer longer than one reply, whole across its parts; the last
+/// part ends with `rest` (how to read on past `text`), when given.
+fn part_of(text: &str, max_tokens: usize, part: u32, rest: Option<String>) -> String {
     const NEXT: &str = "\n… call again with the same arguments and part: 4294967295 for the rest.";
+    let last_line = rest.as_deref().map_or(0, |rest| estimate_tokens(rest) + 1);
     let budget = max_tokens
-        .saturating_sub(estimate_tokens(NEXT) + estimate_tokens("Part 4294967295 of 4294967295:\n"))
+        .saturating_sub(
+            estimate_tokens(NEXT).max(last_line)
+                + estimate_tokens("Part 4294967295 of 4294967295:\n"),
+        )
         .max(1);
     let mut parts: Vec<&str> = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut head = head_within(rest, budget);
+    let mut left = text;
+    while !left.is_empty() {
+        let mut head = head_within(left, budget);
         if head.is_empty() {
-            let one = rest.chars().next().map_or(rest.len(), char::len_utf8);
-            head = &rest[..one];
+            let one = left.chars().next().map_or(left.len(), char::len_utf8);
+            head = &left[..one];
         }
         parts.push(head);
-        rest = &rest[head.len()..];
+        left = &left[head.len()..];
     }
     let count = parts.len();
     let Some(body) = parts.get(part as usize - 1) else {
@@ -420,6 +562,9 @@ fn part_of(text: &str, max_tokens: usize, part: u32) -> String {
             "\n… call again with the same arguments and part: {} for the rest.",
             part + 1
         ));
+    } else if let Some(rest) = rest {
+        out.push('\n');
+        out.push_str(&rest);
     }
     out
 }

@@ -18,6 +18,7 @@ use crate::core::ports::archive_store::{ArchiveStore, StorageEstimate, PRESSURE_
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
+use crate::core::ports::timer::{Timer, SLICE_MS};
 use crate::core::store::archive_digests::ArchiveDigests;
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::journal::{Journal, Recovered};
@@ -26,6 +27,7 @@ use crate::core::store::lease::LeaseHolder;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::migration::{migrate, waiting};
 use crate::core::store::page::PageState;
+use crate::core::store::recall_tool::{RecallArgs, RecallQuery};
 
 /// A write of the logs under the journal, with the archives as last refreshed.
 pub type JournalWrite<'a, S, C> = dyn Fn(&Journal<'_, S, C>, &StoredArchives<'_, S, C>) -> Result<CompactionResult, CompactionError>
@@ -443,5 +445,27 @@ impl<S: KeyValueStore, C: Clock> Refreshed<'_, S, C> {
         read: impl FnMut(&StoredArchives<'_, S, C>) -> Result<T, E>,
     ) -> Result<T, E> {
         self.0.fetching(read).await
+    }
+
+    /// The recall tool's answer to `args` within `max_tokens`, its search of the archives in
+    /// steps of about [`SLICE_MS`] with a break for the page (`timer`) between two: a query
+    /// over hundreds of archives is many short tasks, not one long one.
+    pub async fn recall_text(
+        &self,
+        args: &RecallArgs,
+        max_tokens: usize,
+        timer: &dyn Timer,
+    ) -> Result<String, StorageError> {
+        let unit = self.0.logs.borrow().unit();
+        let query = match RecallQuery::read(args, unit, max_tokens) {
+            Ok(query) => query,
+            Err(sentence) => return Ok(sentence),
+        };
+        let mut search = query.search();
+        while !search.take(self.with(|a| a.search_step(&search, SLICE_MS)).await?) {
+            timer.sleep(0).await;
+        }
+        self.with(|a| a.recall_answer(&query, &search, max_tokens))
+            .await
     }
 }

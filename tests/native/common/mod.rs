@@ -648,6 +648,21 @@ impl<S: KeyValueStore, C: Clock> ArchivesNow<'_, S, C> {
         context_compactor::core::ports::timer::run_ready(self.0.with(read))
             .expect("an archive store in memory answers at once")
     }
+
+    /// The recall tool's answer as the page gets it: its search in steps, `timer`'s breaks
+    /// between them.
+    pub fn recall_text_in_steps(
+        &self,
+        args: &context_compactor::core::store::recall_tool::RecallArgs,
+        max_tokens: usize,
+        timer: &dyn Timer,
+    ) -> String {
+        context_compactor::core::ports::timer::run_ready(
+            self.0.recall_text(args, max_tokens, timer),
+        )
+        .expect("an archive store in memory answers at once")
+        .expect("the archives are read")
+    }
 }
 
 /// `compactor` over a shelf of its own that `build` gave another lock, archive store or lease

@@ -10,6 +10,7 @@ use crate::core::model::settings::Trigger;
 use crate::core::ports::cancel::Cancel;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
+use crate::core::ports::timer::SLICE_MS;
 use crate::core::providers::attempts::Attempts;
 use crate::core::store::summary_cache::CachedSummary;
 
@@ -64,15 +65,9 @@ impl Run {
     }
 }
 
-/// Work (ms) after which a compaction lets the page run before its next step: the browser
-/// counts a task of 50 ms or more as long (input waits, frames drop), and no stage of a
-/// compaction of 733K tokens takes 35 ms (`bench/big-entries.mjs`); a break costs a message
-/// hop, so a compaction of a few milliseconds takes none.
-const BREAK_AFTER_MS: f64 = 10.0;
-
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Lets the page's other tasks run (input, frames, the app's own work) when this compaction
-    /// has worked [`BREAK_AFTER_MS`] since the last break, so that a big compaction is several
+    /// has worked [`SLICE_MS`] since the last break, so that a big compaction is several
     /// short tasks instead of one long one (small compactions never wait); then honours a
     /// cancellation, until the archive is written.
     pub(super) async fn take_a_break(&self, run: &mut Run) -> Result<(), CompactionError> {
@@ -85,7 +80,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
 
     /// The break of [`Compactor::take_a_break`], without the cancellation.
     pub(super) async fn pause(&self, run: &mut Run) {
-        if self.now() - run.working_since_ms >= BREAK_AFTER_MS {
+        if self.now() - run.working_since_ms >= SLICE_MS {
             self.timer.sleep(0).await;
             run.working_since_ms = self.now();
         }
