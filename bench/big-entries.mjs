@@ -139,7 +139,38 @@ async function inPage([iterations, providerMs, clearing, fetchWords]) {
     }
     cancels.push({ phase, ms: abortedAt ? performance.now() - abortedAt : null, outcome });
   }
-  return { iterations, tokens, ms, ownMs: ms - providerMs * result.attempts, workMs, silence, longest, longTasks: during.length, largestGap, tokensAfter: result.tokensAfter, cancels, estimateTokens: estimateTokens(summary) };
+  const tasks = during.map((task) => [task.startTime - started, task.duration]);
+  return { iterations, tokens, ms, ownMs: ms - providerMs * result.attempts, workMs, silence, longest, longTasks: during.length, largestGap, tokensAfter: result.tokensAfter, cancels, estimateTokens: estimateTokens(summary), tasks };
+}
+
+/** What ran in each long task of `tasks` (`[start, duration]` in ms from the compaction's start,
+ * which the CPU `profile` began a moment before): the functions that ran most in it (self
+ * time, ms) with the stack above each. */
+export function longTaskProfiles(profile, tasks, top = 6) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const name = (id) => {
+    const frame = byId.get(id).callFrame;
+    return (frame.functionName || `(anonymous ${frame.url.split("/").pop()}:${frame.lineNumber})`).replace(/::h[0-9a-f]{16}$/, "");
+  };
+  const at = [];
+  let t = 0;
+  for (const delta of profile.timeDeltas) at.push((t += delta) / 1000);
+  return tasks
+    .map(([start, duration]) => {
+      const self = new Map();
+      profile.samples.forEach((id, i) => {
+        if (at[i] < start || at[i] > start + duration) return;
+        const chain = [];
+        for (let node = id; node !== undefined && chain.length < 3; node = parentOf.get(node)) chain.push(name(node));
+        const key = chain.join(" < ");
+        self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+      });
+      const lines = [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([key, ms]) => `    ${ms.toFixed(1).padStart(6)} ms  ${key}`);
+      return [`  a task of ${duration.toFixed(0)} ms at ${start.toFixed(0)} ms:`, ...lines].join("\n");
+    })
+    .join("\n");
 }
 
 /** One row per size. */
@@ -164,12 +195,24 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       // The main thread's script time (JS and wasm), from Chromium's own counters.
       const cdp = await page.context().newCDPSession(page);
       await cdp.send("Performance.enable");
+      // `PROFILE=1`: a CPU profile of the measured compaction (between the two readings of the
+      // counters), and what ran in each stretch of it without idle.
+      let readings = 0;
+      let profile = null;
       await page.exposeFunction("taskMetrics", async () => {
         const { metrics } = await cdp.send("Performance.getMetrics");
+        if (process.env.PROFILE && readings++ === 0) {
+          await cdp.send("Profiler.enable");
+          await cdp.send("Profiler.setSamplingInterval", { interval: 250 });
+          await cdp.send("Profiler.start");
+        } else if (process.env.PROFILE && readings === 2) {
+          profile = (await cdp.send("Profiler.stop")).profile;
+        }
         return Object.fromEntries(metrics.map((metric) => [metric.name, metric.value]));
       });
       try {
         runs.push(await page.evaluate(inPage, [iterations, PROVIDER_MS, process.env.CLEARING === "on", FETCH_WORDS]));
+        if (profile) console.log(longTaskProfiles(profile, runs.at(-1).tasks));
       } finally {
         await page.close();
       }

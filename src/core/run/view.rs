@@ -83,7 +83,12 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
 
     /// The logs as stored, placed and counted (one read, one count).
     pub fn observe(&self) -> Result<Observed, StorageError> {
-        let read = self.logs.read()?;
+        self.observed(self.logs.read()?)
+    }
+
+    /// The logs `read` before (a caller that shares the page may let it run between the read
+    /// and the count), placed and counted.
+    pub fn observed(&self, read: ReadLogs) -> Result<Observed, StorageError> {
         let mut placed = read.parsed.placed_iterations();
         // The selection ends before the recent iterations the app keeps verbatim.
         let newest = placed.current;

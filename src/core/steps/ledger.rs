@@ -6,6 +6,7 @@
 use crate::core::model::facts::{
     Carried, Coverage, Demoted, Fact, FactKind, IndexLine, Ledger, Pin,
 };
+use crate::core::order::sort::sort_unique;
 use crate::core::steps::digest::text::{clip, cut_whole, first_sentence};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::selection::Selection;
@@ -424,8 +425,11 @@ pub fn referenced_identifiers(selection: &Selection) -> Vec<(String, u32)> {
     kept.reasoning.iter().for_each(|e| add(reasoning_text(e)));
     kept.execution.iter().for_each(|e| add(&execution_text(e)));
     kept.tool_activity.iter().for_each(|e| add(&tool_text(e)));
-    // Sets of a few dozen at most: plain vectors (a BTreeSet would add to the package's size).
+    // Sorted, so that each candidate of the earlier text is looked up in a few comparisons (an
+    // iteration whose tool entry holds a fetched page names hundreds: one look each through
+    // them was 50 ms in one task at 736K tokens); a BTreeSet would add to the package's size.
     let mut wanted: Vec<&str> = current.iter().map(String::as_str).collect();
+    sort_unique(&mut wanted);
     // Most tokens of the earlier text are rejected by their first byte and length alone.
     let mut first_bytes = [false; 256];
     let mut lengths = [false; MAX_TOKEN_LEN + 1];
@@ -444,8 +448,8 @@ pub fn referenced_identifiers(selection: &Selection) -> Vec<(String, u32)> {
                 && token.len() <= MAX_TOKEN_LEN
                 && lengths[token.len()]
             {
-                if let Some(at) = wanted.iter().position(|w| *w == token) {
-                    found.push((wanted.swap_remove(at), n));
+                if let Ok(at) = wanted.binary_search(&token) {
+                    found.push((wanted.remove(at), n));
                 }
             }
         });
