@@ -157,6 +157,16 @@ export function longTaskProfiles(profile, tasks, top = 6) {
   const at = [];
   let t = 0;
   for (const delta of profile.timeDeltas) at.push((t += delta) / 1000);
+  // The compaction began at its first sample in the package's `compact` (the profile began
+  // at the counters' first reading, a moment before).
+  const stackOf = (id) => {
+    const names = [];
+    for (let node = id; node !== undefined; node = parentOf.get(node)) names.push(byId.get(node).callFrame.functionName);
+    return names;
+  };
+  const first = profile.samples.findIndex((id) => stackOf(id).includes("compact"));
+  const offset = first >= 0 ? at[first] : 0;
+  for (let i = 0; i < at.length; i++) at[i] -= offset;
   return tasks
     .map(([start, duration]) => {
       const self = new Map();

@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startServer } from "../scripts/serve.mjs";
 
-/** Runs `measure(browser, baseUrl)` in a fresh browser and server, and closes both after. */
-export async function withBenchBrowser(measure) {
-  const server = await startServer(0);
+/** Runs `measure(browser, baseUrl)` in a fresh browser and server (the demo's mounts, or
+ * `mounts`), and closes both after. */
+export async function withBenchBrowser(measure, mounts = undefined) {
+  const server = await startServer(0, "127.0.0.1", mounts);
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     // `gc()` and precise heap figures, for the memory a session keeps (not what it left to collect).

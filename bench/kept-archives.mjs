@@ -1,0 +1,101 @@
+// A page's first compaction over archives kept in IndexedDB (#68, item 1): the seeded 200-
+// iteration session of `scripts/bench.sh`, with no archive kept and with the ten archives ten
+// earlier compactions would have left; per run the page made its `Compactor` as it loaded and
+// compacts once it has been idle (`IDLE_MS`, 1 s by default: a loop's first compaction comes
+// iterations after the page loaded), and the same compaction made at once after `new
+// Compactor` (as `scripts/bench.sh` times it). In headless Chromium with the built package.
+// `node bench/kept-archives.mjs [runs]` (after `bash scripts/build.sh pkg`; `BENCH_PKG=<dir>`
+// serves another build as `/pkg/`).
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEMO_MOUNTS } from "../scripts/serve.mjs";
+import { freshPage, withBenchBrowser } from "./browser.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+/** The bench's modules and the demo's simulated loop beside the package. */
+const MOUNTS = [["/bench/", join(root, "bench")], ["/www/", join(root, "www")], ...DEMO_MOUNTS];
+
+const IDLE_MS = Number(process.env.IDLE_MS ?? 1000);
+
+/** In the page: `runs` timed compactions of each kind, with and without ten kept archives. */
+async function inPage([runs, idleMs]) {
+  const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
+  const { buildSession, generate, median } = await import("/bench/session.mjs");
+  await init();
+  const { snapshot, tokens } = buildSession(LogStore, 200, 4);
+  const options = { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "indexedDB" };
+  const database = () =>
+    new Promise((resolve, reject) => {
+      const request = indexedDB.open("context-compactor-archives");
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  /** The archive store holding exactly `archives` (key → stored value). */
+  const keep = async (archives) => {
+    const db = await database();
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction(["archives", "meta"], "readwrite");
+      tx.objectStore("archives").clear();
+      for (const [key, value] of Object.entries(archives)) tx.objectStore("archives").put(value, key);
+      const meta = tx.objectStore("meta");
+      const read = meta.get("generation");
+      read.onsuccess = () => meta.put((Number(read.result) || 0) + 1, "generation");
+      tx.oncomplete = resolve;
+      tx.onabort = () => reject(tx.error);
+    });
+    db.close();
+  };
+  const restore = () => {
+    localStorage.clear();
+    for (const [key, value] of Object.entries(snapshot)) localStorage.setItem(key, value);
+  };
+  // Ten archives as ten earlier compactions left them, a day apart (the stored values as the
+  // package wrote them: compressed).
+  restore();
+  await keep({});
+  const { archiveKey } = await new Compactor(new LogStore(), options).compact({ trigger: "context_limit_error" });
+  const db = await database();
+  const stored = await new Promise((resolve) => {
+    const read = db.transaction("archives").objectStore("archives").get(archiveKey);
+    read.onsuccess = () => resolve(read.result);
+  });
+  db.close();
+  const written = Number(archiveKey.split("_").pop());
+  const ten = {};
+  for (let day = 1; day <= 10; day++) ten[archiveKey.replace(String(written), String(written - day * 86_400_000))] = stored;
+  const time = async (archives, idle) => {
+    restore();
+    await keep(archives);
+    const compactor = new Compactor(new LogStore(), options);
+    await new Promise((resolve) => setTimeout(resolve, idle));
+    const started = performance.now();
+    await compactor.compact({ trigger: "context_limit_error" });
+    return performance.now() - started;
+  };
+  const rows = [];
+  for (const [name, archives] of [["no archive kept", {}], ["ten archives kept", ten]]) {
+    for (const idle of [idleMs, 0]) {
+      const ms = [];
+      for (let run = 0; run < runs; run++) ms.push(await time(archives, idle));
+      rows.push({ name, idle, median: median(ms), ms });
+    }
+  }
+  return { tokens, rows };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const runs = Number(process.argv[2] ?? 7);
+  await withBenchBrowser(async (browser, baseUrl) => {
+    const page = await freshPage(browser, baseUrl);
+    // A page of the origin that runs nothing of its own (the demo has a compactor of its own).
+    await page.goto(`${baseUrl}pkg/package.json`);
+    const { tokens, rows } = await page.evaluate(inPage, [runs, IDLE_MS]);
+    console.log(`200 iterations, ${tokens.toLocaleString("en-US")} tokens; ${runs} runs each\n`);
+    console.log("| archives in IndexedDB | compaction made | median (ms) | runs (ms) |\n| --- | --- | ---: | --- |");
+    for (const row of rows) {
+      const when = row.idle ? `${row.idle} ms after new Compactor` : "at once after new Compactor";
+      console.log(`| ${row.name} | ${when} | ${row.median.toFixed(0)} | ${row.ms.map((ms) => ms.toFixed(0)).join(", ")} |`);
+    }
+    await page.close();
+  }, MOUNTS);
+}
