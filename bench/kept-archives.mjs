@@ -20,41 +20,18 @@ const IDLE_MS = Number(process.env.IDLE_MS ?? 1000);
 /** In the page: `runs` timed compactions of each kind, with and without ten kept archives. */
 async function inPage([runs, idleMs]) {
   const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
-  const { buildSession, generate, median } = await import("/bench/session.mjs");
+  const { buildSession, generate, median, restore } = await import("/bench/session.mjs");
   await init();
   const { snapshot, tokens } = buildSession(LogStore, 200, 4);
   const options = { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "indexedDB" };
-  const database = () =>
-    new Promise((resolve, reject) => {
-      const request = indexedDB.open("context-compactor-archives");
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
-  /** The archive store holding exactly `archives` (key → stored value). */
-  const keep = async (archives) => {
-    const db = await database();
-    await new Promise((resolve, reject) => {
-      const tx = db.transaction(["archives", "meta"], "readwrite");
-      tx.objectStore("archives").clear();
-      for (const [key, value] of Object.entries(archives)) tx.objectStore("archives").put(value, key);
-      const meta = tx.objectStore("meta");
-      const read = meta.get("generation");
-      read.onsuccess = () => meta.put((Number(read.result) || 0) + 1, "generation");
-      tx.oncomplete = resolve;
-      tx.onabort = () => reject(tx.error);
-    });
-    db.close();
-  };
-  const restore = () => {
-    localStorage.clear();
-    for (const [key, value] of Object.entries(snapshot)) localStorage.setItem(key, value);
-  };
   // Ten archives as ten earlier compactions left them, a day apart (the stored values as the
   // package wrote them: compressed).
-  restore();
-  await keep({});
+  await restore(snapshot);
   const { archiveKey } = await new Compactor(new LogStore(), options).compact({ trigger: "context_limit_error" });
-  const db = await database();
+  const db = await new Promise((resolve) => {
+    const request = indexedDB.open("context-compactor-archives");
+    request.onsuccess = () => resolve(request.result);
+  });
   const stored = await new Promise((resolve) => {
     const read = db.transaction("archives").objectStore("archives").get(archiveKey);
     read.onsuccess = () => resolve(read.result);
@@ -64,8 +41,7 @@ async function inPage([runs, idleMs]) {
   const ten = {};
   for (let day = 1; day <= 10; day++) ten[archiveKey.replace(String(written), String(written - day * 86_400_000))] = stored;
   const time = async (archives, idle) => {
-    restore();
-    await keep(archives);
+    await restore(snapshot, { indexedDB: archives });
     const compactor = new Compactor(new LogStore(), options);
     await new Promise((resolve) => setTimeout(resolve, idle));
     const started = performance.now();

@@ -2,43 +2,7 @@
 // baseline and the localStorage/JSON floor. Results land in window.benchResults.
 import init, { LogStore, Compactor, estimateTokens } from "/pkg/context_compactor.js";
 import { jsCompaction, floor } from "/bench/baseline.mjs";
-import { buildSession, compactOnce, generate, median } from "/bench/session.mjs";
-
-/** Puts the logs back as they were, every other key cleared (the store lock's version too: a
- * tab whose own write was the last one does not wait for it, see "Several tabs"), and the
- * archives given, in either store. */
-async function restore(snapshot, archives = {}) {
-  for (const key of Object.keys(localStorage)) {
-    localStorage.removeItem(key);
-  }
-  for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
-  for (const [k, v] of Object.entries(archives.localStorage ?? {})) localStorage.setItem(k, v);
-  await setArchiveDatabase(archives.indexedDB ?? {});
-}
-
-/** Leaves the package's IndexedDB archive database holding `archives` only (raising its
- * generation, as a writer does), so that every run starts with the same archives. */
-async function setArchiveDatabase(archives) {
-  const db = await new Promise((resolve) => {
-    const request = indexedDB.open("context-compactor-archives");
-    request.onupgradeneeded = () => request.transaction.abort();
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => resolve(null);
-  });
-  if (!db) return;
-  await new Promise((resolve, reject) => {
-    const tx = db.transaction(["archives", "meta"], "readwrite");
-    const store = tx.objectStore("archives");
-    store.clear();
-    for (const [k, v] of Object.entries(archives)) store.put(v, k);
-    const meta = tx.objectStore("meta");
-    const read = meta.get("generation");
-    read.onsuccess = () => meta.put((Number(read.result) || 0) + 1, "generation");
-    tx.oncomplete = resolve;
-    tx.onabort = () => reject(tx.error);
-  });
-  db.close();
-}
+import { buildSession, compactOnce, generate, median, restore } from "/bench/session.mjs";
 
 /** A run of `compact()` by a compactor made for it over the stored logs, with its archives in
  * `archiveStore`; resolves to its result. */

@@ -45,3 +45,39 @@ export function compactOnce({ Compactor, LogStore }, tokens, archiveStore) {
   const compactor = new Compactor(new LogStore(), { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore });
   return compactor.compact({ trigger: "context_limit_error" });
 }
+
+/** Puts the logs back as they were, every other key cleared (the store lock's version too: a
+ * tab whose own write was the last one does not wait for it, see "Several tabs"), and the
+ * archives given, in either store. */
+export async function restore(snapshot, archives = {}) {
+  for (const key of Object.keys(localStorage)) {
+    localStorage.removeItem(key);
+  }
+  for (const [k, v] of Object.entries(snapshot)) localStorage.setItem(k, v);
+  for (const [k, v] of Object.entries(archives.localStorage ?? {})) localStorage.setItem(k, v);
+  await setArchiveDatabase(archives.indexedDB ?? {});
+}
+
+/** Leaves the package's IndexedDB archive database holding `archives` only (raising its
+ * generation, as a writer does), so that every run starts with the same archives. */
+async function setArchiveDatabase(archives) {
+  const db = await new Promise((resolve) => {
+    const request = indexedDB.open("context-compactor-archives");
+    request.onupgradeneeded = () => request.transaction.abort();
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => resolve(null);
+  });
+  if (!db) return;
+  await new Promise((resolve, reject) => {
+    const tx = db.transaction(["archives", "meta"], "readwrite");
+    const store = tx.objectStore("archives");
+    store.clear();
+    for (const [k, v] of Object.entries(archives)) store.put(v, k);
+    const meta = tx.objectStore("meta");
+    const read = meta.get("generation");
+    read.onsuccess = () => meta.put((Number(read.result) || 0) + 1, "generation");
+    tx.oncomplete = resolve;
+    tx.onabort = () => reject(tx.error);
+  });
+  db.close();
+}

@@ -238,8 +238,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             Ok(query) => query,
             Err(sentence) => return Ok(sentence),
         };
-        let mut search = query.search();
-        while !search.take(self.search_step(&search, f64::INFINITY)?) {}
+        let search = self.search_all(query.search())?;
         self.recall_answer(&query, &search, max_tokens)
     }
 
@@ -314,9 +313,14 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         last: u32,
         query: &[String],
     ) -> Result<(Vec<Found>, Vec<String>), StorageError> {
-        let mut search = Search::new(first, last, query.to_vec());
-        while !search.take(self.search_step(&search, f64::INFINITY)?) {}
+        let search = self.search_all(Search::new(first, last, query.to_vec()))?;
         Ok((search.found, search.damaged))
+    }
+
+    /// `search` made to its end in one go.
+    fn search_all(&self, mut search: Search) -> Result<Search, StorageError> {
+        while !search.take(self.search_step(&search, f64::INFINITY)?) {}
+        Ok(search)
     }
 
     /// The next step of `search`: the archives it has still to read, one after another, until
