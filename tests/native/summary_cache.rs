@@ -8,7 +8,7 @@ use common::*;
 use context_compactor::core::error::{CompactionError, ProviderFailure};
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
-use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
+use context_compactor::core::ports::storage::{utf16_units, KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::{run_ready, LocalBoxFuture};
 use context_compactor::core::providers::port::{Generation, SummaryProvider, SummaryRequest};
 
@@ -16,13 +16,17 @@ fn compact(rig: &Rig) -> Result<CompactionResult, CompactionError> {
     run_ready(rig.compactor.compact(Trigger::User)).expect("the compaction waited on nothing")
 }
 
-/// A session of 6 iterations over `memory` whose provider answers `answers`, under `settings`.
+/// Iterations of each session: enough that a summary takes at most a quarter of what its
+/// compaction frees, so that it is cached.
+const ITERATIONS: u32 = 24;
+
+/// A session of [`ITERATIONS`] over `memory` whose provider answers `answers`, under `settings`.
 fn session(memory: MemoryStore, answers: usize, settings: CompactorSettings) -> Rig {
     let answers = (0..answers)
         .map(|n| Answer::Text(valid_summary(&format!("answer {n}"))))
         .collect();
     let rig = Rig::with(memory, answers, settings);
-    grow_session(&rig.logs, &rig.clock, 6, 42);
+    grow_session(&rig.logs, &rig.clock, ITERATIONS, 42);
     rig
 }
 
@@ -148,7 +152,7 @@ fn the_cache_is_kept_under_the_logs_prefix_and_never_read_across_prefixes() {
     assert!(cached.contains("answer 0"));
     // The same session under another prefix in the same store: its own cache, empty.
     let other = Rig::with_prefix(memory.clone(), "app2_", vec![], small_window());
-    grow_session(&other.logs, &other.clock, 6, 42);
+    grow_session(&other.logs, &other.clock, ITERATIONS, 42);
     let err = compact(&other).expect_err("asked, and the script has no answer");
     assert!(err.to_string().contains("script exhausted"), "{err}");
     assert!(other.provider.calls() >= 1, "not served from gdrs_'s cache");
@@ -176,4 +180,46 @@ fn the_summary_cache_gives_its_room_to_the_next_append() {
         .unwrap()
         .iter()
         .any(|entry| entry.contains("the totals match")));
+}
+
+/// A compaction frees what it says: the summary is cached only where it takes at most a quarter
+/// of the room the logs gave up. Before, a short session's summary was cached whatever its
+/// size, and the room the compaction freed went to the cache (six iterations: the logs gave up
+/// 3,282 units and the cache took 1,270 of them).
+#[test]
+fn a_compaction_with_the_cache_on_frees_what_it_says() {
+    for iterations in [6, ITERATIONS] {
+        let memory = MemoryStore::new();
+        let answers = vec![Answer::Text(valid_summary("answer 0"))];
+        let rig = Rig::with(memory.clone(), answers, small_window());
+        grow_session(&rig.logs, &rig.clock, iterations, 42);
+        let units = |keys: &[&str]| -> usize {
+            keys.iter()
+                .filter_map(|key| memory.get(key).unwrap())
+                .map(|text| utf16_units(&text))
+                .sum()
+        };
+        let logs = [
+            "gdrs_reasoning_log",
+            "gdrs_execution_log",
+            "gdrs_tool_activity_log",
+        ];
+        let before = units(&logs);
+        let result = compact(&rig).unwrap();
+        let freed = before - units(&logs);
+        let cached = units(&["gdrs_summary_cache"]);
+        assert!(
+            result.tokens_saved > 0 && freed > 0,
+            "{iterations}: {freed}"
+        );
+        assert!(
+            cached * 4 <= freed,
+            "{iterations} iterations: the cache took {cached} of the {freed} units the logs gave up"
+        );
+        assert_eq!(
+            cached > 0,
+            iterations == ITERATIONS,
+            "{iterations}: cached only where it is worth its room"
+        );
+    }
 }

@@ -8,6 +8,7 @@ use crate::core::json::read::FromJson;
 use crate::core::json::record::json_record;
 use crate::core::json::write::to_json;
 use crate::core::log::text_hash::text_hash;
+use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Injection, UnverifiedLine};
 use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::settings::CompactorSettings;
@@ -20,6 +21,11 @@ pub const PROMPT_VERSION: &str = "p42";
 
 /// Summaries kept at most (the newest); each is at most its budget in size.
 pub const MAX_CACHED_SUMMARIES: usize = 4;
+
+/// A summary is kept only where it takes at most a quarter of the room its compaction freed,
+/// so that a compaction frees what it says (a summary about as long as what it replaced,
+/// cached too, freed nothing).
+const ROOM_SHARE: usize = 4;
 
 /// One cached summary: the answer as the check accepted it.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +59,12 @@ impl CachedSummary {
             answer_format: accepted.answer_format,
             expires_at,
         }
+    }
+
+    /// Whether it is worth its room after a compaction that saved `tokens_saved`; `None`: the
+    /// compaction failed, freed nothing, and the cache spares its retry a call.
+    pub fn worth_keeping(&self, tokens_saved: Option<usize>) -> bool {
+        tokens_saved.is_none_or(|saved| estimate_tokens(&self.summary) * ROOM_SHARE <= saved)
     }
 
     /// The answer as the check accepted it, its coverage drawn again by `check`.

@@ -128,7 +128,12 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if let Err(err) = &outcome {
             self.fail(run, err);
         }
-        if let Some(answered) = run.answered.take().filter(|_| !run.pressed) {
+        let saved = outcome.as_ref().ok().map(|result| result.tokens_saved);
+        if let Some(answered) = run
+            .answered
+            .take()
+            .filter(|answered| !run.pressed && answered.worth_keeping(saved))
+        {
             // A cache that cannot be written is only a cache.
             let _ = self
                 .logs()
