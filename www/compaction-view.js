@@ -79,6 +79,11 @@ export function listen(events) {
     if (!state.compacting) showMessage(`Restored the logs of ${e.detail.archiveKey}; nothing was lost.`, "info");
     rerender();
   });
+  // The record of an interrupted compaction did not read: set aside, the compaction goes on.
+  events.addEventListener("journal_set_aside", (e) => {
+    const { keptAs } = e.detail;
+    showMessage(`The record of an interrupted compaction was damaged and was set aside${keptAs ? ` (kept as ${keptAs})` : ""}; its archive, if written, keeps the originals.`, "info");
+  });
   // Archives the live summaries name that the browser no longer holds.
   events.addEventListener("archives_lost", (e) => {
     const { keys } = e.detail;

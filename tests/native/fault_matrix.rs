@@ -26,7 +26,7 @@ use context_compactor::core::model::settings::{
 };
 use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
 use context_compactor::core::ports::clock::ManualClock;
-use context_compactor::core::ports::events::RecordingSink;
+use context_compactor::core::ports::events::{CompactionEvent, RecordingSink};
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::providers::offline::OfflineProvider;
@@ -384,6 +384,54 @@ fn crash_cases(matrix: &Matrix) {
     );
 }
 
+/// A tab closed after each write of a compaction, its journal then damaged (half its text), and
+/// a reloaded tab that compacts: the journal is set aside and nothing is lost. An entry may be
+/// held twice (live and in the archive of the compaction stopped half way, which nothing
+/// rolls back without its journal), never not at all.
+fn corrupt_journal_after_crash_cases(matrix: &Matrix) {
+    let mut set_aside = 0;
+    for stop_after in 0..200 {
+        let (memory, clock) = seeded_store();
+        let before = census(&memory);
+        let store = FaultyStore::over(memory.clone());
+        store.crash_after(stop_after);
+        let closed = tab(&store, &clock, Box::new(OfflineProvider), "closed-tab");
+        let finished = run_ready(closed.compactor.compact(Trigger::User))
+            .unwrap()
+            .is_ok();
+        if finished {
+            break;
+        }
+        let journal = "gdrs_compaction_journal";
+        if let Some(text) = memory.get(journal).unwrap() {
+            memory.set(journal, &text[..text.len() / 2]).unwrap();
+            set_aside += 1;
+        }
+        clock.advance(10.0 * 60_000.0);
+        let reloaded = tab(
+            &FaultyStore::over(memory.clone()),
+            &clock,
+            Box::new(OfflineProvider),
+            "new-tab",
+        );
+        let result = run_ready(reloaded.compactor.compact(Trigger::User)).unwrap();
+        assert!(result.is_ok(), "stop after {stop_after}: {result:?}");
+        assert_eq!(memory.get(journal).unwrap(), None);
+        let after = census(&memory);
+        for id in before.keys() {
+            assert!(
+                after.get(id).is_some_and(|&n| n >= 1),
+                "stop after {stop_after}: entry {id:.80} lost"
+            );
+        }
+    }
+    assert!(set_aside > 0);
+    matrix.row(
+        "tab closed after each write step, its journal then damaged, then reloaded",
+        format!("{set_aside} journals set aside (`journal_set_aside`) and the next compaction runs; no entry lost (one the half-done compaction archived may be held twice)"),
+    );
+}
+
 /// What recovery does in `reloaded`, a tab that loads after another closed having stopped
 /// after write `stop_after`: counted in `tally` (finished, undone), its journal settled.
 fn recovered_in(
@@ -398,6 +446,9 @@ fn recovered_in(
     match &recovered {
         Some(Recovered::Completed(_)) => tally.0 += 1,
         Some(Recovered::RolledBack(_)) => tally.1 += 1,
+        Some(Recovered::SetAside { reason, .. }) => {
+            panic!("stop after {stop_after}: the journal a crash left reads, yet: {reason}")
+        }
         None => {}
     }
     assert!(
@@ -598,6 +649,7 @@ fn settled(
     match (recovered, stands) {
         (Some(Recovered::Completed(_)), _) => "finished on reload (`compaction_complete`)",
         (Some(Recovered::RolledBack(_)), _) => "undone on reload (`compaction_rolled_back`)",
+        (Some(Recovered::SetAside { .. }), _) => "the journal set aside (`journal_set_aside`)",
         (None, true) => written,
         (None, false) => untouched,
     }
@@ -914,6 +966,33 @@ fn corrupt_cases(matrix: &Matrix) {
         let store = FaultyStore::over(memory.clone());
         let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
         let result = run_ready(t.compactor.compact(Trigger::User)).unwrap();
+        if key == "gdrs_compaction_journal" {
+            // The package's own record of a compaction, which holds no data: set aside, its
+            // text kept; the compaction goes on. Before, every compaction failed
+            // `storage_corrupt` until the key was removed by hand.
+            let result = result.unwrap_or_else(|err| panic!("{key}: {err}"));
+            assert_eq!(memory.get(&target).unwrap(), None, "{key}: set aside");
+            assert_eq!(
+                memory.get(&format!("{target}_corrupt")).unwrap().as_deref(),
+                Some(broken.as_str()),
+                "{key}: its text kept"
+            );
+            let set_aside = t.events.events().into_iter().find_map(|event| match event {
+                CompactionEvent::JournalSetAside { key, kept_as, .. } => Some((key, kept_as)),
+                _ => None,
+            });
+            assert_eq!(
+                set_aside,
+                Some((target.clone(), Some(format!("{target}_corrupt")))),
+                "{key}: the app is told"
+            );
+            assert_nothing_lost(key, &before, &memory);
+            matrix.row(
+                &format!("corrupt JSON in `{key}`"),
+                format!("{}; the journal that does not read is set aside (`journal_set_aside`, its text kept under `{key}_corrupt`), not obeyed: it holds no data", outcome_of(&Ok(result))),
+            );
+            continue;
+        }
         if key == "gdrs_compaction_lock" {
             // The package's own lock, which holds no data: it holds nothing back either.
             let result = result.unwrap_or_else(|err| panic!("{key}: {err}"));
@@ -995,6 +1074,7 @@ fn fault_matrix() {
     provider_cases(&matrix);
     quota_cases(&matrix);
     crash_cases(&matrix);
+    corrupt_journal_after_crash_cases(&matrix);
     clearing_crash_cases(&matrix);
     journal_less_clearing_cases(&matrix);
     fallback_crash_cases(&matrix);

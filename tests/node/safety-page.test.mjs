@@ -82,3 +82,21 @@ test("a journal left by a closed tab is settled on the next load", async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// A damaged journal stopped every compaction (storage_corrupt) until removed by hand: it is set
+// aside, the page says so, and the Compact button works.
+test("a damaged journal is set aside on the next load, the demo says so, and compacting works", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await iterate(page, 6);
+  const damaged = '{"stage":"replacing","archiveKey":"gdrs_archived_logs_';
+  await page.evaluate((text) => localStorage.setItem("gdrs_compaction_journal", text), damaged);
+  await page.reload();
+  await ready(page);
+  await page.waitForFunction(() => localStorage.getItem("gdrs_compaction_journal") === null);
+  assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_compaction_journal_corrupt")), damaged);
+  assert.match(await page.textContent("#message"), /interrupted compaction was damaged and was set aside \(kept as gdrs_compaction_journal_corrupt\)/);
+  await page.click("#btn-compact");
+  await page.waitForSelector("#success-view:not([hidden])");
+  assert.deepEqual(errors, []);
+  await page.close();
+});

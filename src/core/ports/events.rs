@@ -88,6 +88,17 @@ pub enum CompactionEvent {
         /// Their keys.
         keys: Vec<String>,
     },
+    /// `journal_set_aside`: the journal an interrupted compaction left did not read, so it was
+    /// set aside rather than obeyed (its archive key must not be guessed) and compactions go on;
+    /// its archive, if written, stays with the originals.
+    JournalSetAside {
+        /// The journal's key.
+        key: String,
+        /// Where its text is kept (`<key>_corrupt`), or `None` when there was no room.
+        kept_as: Option<String>,
+        /// Why it did not read.
+        reason: String,
+    },
     /// `storage_pressure`: the origin's storage was at least 80% full as a compaction began;
     /// the expired archives were purged first, and the figures are those after.
     StoragePressure {
@@ -124,6 +135,7 @@ impl CompactionEvent {
             CompactionEvent::Retry { .. } => "compaction_retry",
             CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
             CompactionEvent::ArchivesLost { .. } => "archives_lost",
+            CompactionEvent::JournalSetAside { .. } => "journal_set_aside",
             CompactionEvent::StoragePressure { .. } => "storage_pressure",
             CompactionEvent::Fallback { .. } => "compaction_fallback",
         }
@@ -184,6 +196,14 @@ impl ToJson for CompactionEvent {
                 .field("message", message),
             CompactionEvent::RolledBack { archive_key } => detail.field("archiveKey", archive_key),
             CompactionEvent::ArchivesLost { keys } => detail.field("keys", keys),
+            CompactionEvent::JournalSetAside {
+                key,
+                kept_as,
+                reason,
+            } => detail
+                .field("key", key)
+                .field("keptAs", kept_as)
+                .field("reason", reason),
             CompactionEvent::StoragePressure {
                 usage,
                 quota,

@@ -89,10 +89,22 @@ pub enum Recovered {
     Completed(Box<RecordedResult>),
     /// The logs are back as they were before it; the archive key it had used.
     RolledBack(String),
+    /// The journal did not read (`reason`): it was set aside instead of obeyed, its text kept
+    /// under `kept_as` where there was room, and the logs left as they are (see
+    /// [`Journal::settle`]).
+    SetAside {
+        /// The journal's key.
+        key: String,
+        /// Where its text is kept, or `None` when storage had no room for it.
+        kept_as: Option<String>,
+        /// Why it did not read.
+        reason: String,
+    },
 }
 
 impl Recovered {
-    /// The event that tells the app: the compaction completed, or was rolled back.
+    /// The event that tells the app: the compaction completed, was rolled back, or its journal
+    /// was set aside.
     pub fn event(&self) -> CompactionEvent {
         match self {
             Recovered::Completed(result) => CompactionEvent::Recovered {
@@ -100,6 +112,15 @@ impl Recovered {
             },
             Recovered::RolledBack(key) => CompactionEvent::RolledBack {
                 archive_key: key.clone(),
+            },
+            Recovered::SetAside {
+                key,
+                kept_as,
+                reason,
+            } => CompactionEvent::JournalSetAside {
+                key: key.clone(),
+                kept_as: kept_as.clone(),
+                reason: reason.clone(),
             },
         }
     }
@@ -283,28 +304,47 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         Ok(result)
     }
 
+    /// Sets aside a journal that cannot be obeyed, because its archive key must not be
+    /// guessed: its text is kept under `<journal key>_corrupt` where there is room, the journal
+    /// goes, and compactions go on. It holds no data: its compaction wrote its archive before
+    /// any log, so that archive (if written) stays on the shelf with the originals, and the
+    /// logs hold every entry either live or there.
+    fn set_aside(&self, reason: String) -> Result<Option<Recovered>, CompactionError> {
+        let store = self.logs.store();
+        let kept_as = format!("{}_corrupt", self.key);
+        let text = store.get(&self.key)?.unwrap_or_default();
+        let kept = store.set(&kept_as, &text).is_ok();
+        store.remove(&self.key)?;
+        Ok(Some(Recovered::SetAside {
+            key: self.key.clone(),
+            kept_as: kept.then_some(kept_as),
+            reason,
+        }))
+    }
+
     /// Finishes or undoes the compaction the journal describes, if there is one: it stands
     /// when all three logs were written, else the logs go back as they were (by position) and
-    /// its archive goes. The caller holds or has checked the lease.
+    /// its archive goes. A journal that does not read, or names an archive key not of these
+    /// logs, is set aside ([`Recovered::SetAside`]). The caller holds or has checked the lease.
     pub fn settle(
         &self,
         archives: &StoredArchives<'_, S, C>,
     ) -> Result<Option<Recovered>, CompactionError> {
         let logs = self.logs;
-        let Some(journal) = read_value::<JournalRecord>(logs.store(), &self.key)? else {
-            return Ok(None);
-        };
-        // Recovery reads and removes the journal's archive: never a key of other code.
-        if !archives.owns(&journal.archive_key) {
-            return Err(StorageError::Corrupt {
-                key: self.key.clone(),
-                reason: format!(
+        let journal = match read_value::<JournalRecord>(logs.store(), &self.key) {
+            Ok(None) => return Ok(None),
+            // Recovery reads and removes the journal's archive: never a key of other code.
+            Ok(Some(journal)) if !archives.owns(&journal.archive_key) => {
+                let reason = format!(
                     "its archive key \"{}\" is not an archive key of these logs",
                     journal.archive_key
-                ),
+                );
+                return self.set_aside(reason);
             }
-            .into());
-        }
+            Ok(Some(journal)) => journal,
+            Err(StorageError::Corrupt { reason, .. }) => return self.set_aside(reason),
+            Err(err) => return Err(err.into()),
+        };
         let archive = archives.read_stored(&journal.archive_key)?;
         let raw = logs.raw_logs()?;
         let complete = journal.stage == JournalStage::Replacing

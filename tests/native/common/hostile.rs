@@ -14,6 +14,7 @@ use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::store::archive_record::MAX_EXPIRES_AT;
+use context_compactor::core::store::journal::Recovered;
 
 const LOGS: [&str; 3] = [
     "gdrs_reasoning_log",
@@ -256,22 +257,30 @@ pub fn recovery_never_touches_a_key_of_other_code() -> Row {
         ManualClock::new(NOV_22_2026),
         small_window(),
     );
-    let err = run_ready(rig.compactor.recover())
+    let recovered = run_ready(rig.compactor.recover())
         .expect("recovery waited on nothing")
-        .unwrap_err();
-    assert_eq!(err.code().as_str(), "storage_corrupt", "{err}");
+        .unwrap();
+    assert!(
+        matches!(&recovered, Some(Recovered::SetAside { kept_as: Some(kept), reason, .. })
+            if kept == "gdrs_compaction_journal_corrupt" && reason.contains("other_app_state")),
+        "{recovered:?}"
+    );
     assert_eq!(
         memory.get("other_app_state").unwrap().as_deref(),
         Some(other)
     );
+    assert_eq!(memory.get("gdrs_compaction_journal").unwrap(), None);
     assert_eq!(
-        memory.get("gdrs_compaction_journal").unwrap().as_deref(),
+        memory
+            .get("gdrs_compaction_journal_corrupt")
+            .unwrap()
+            .as_deref(),
         Some(journal)
     );
     assert_eq!(logs_of(&memory), before);
     row(
         "a journal whose `archiveKey` is another app's key",
-        "`storage_corrupt` naming the journal; the other key, the journal and the logs untouched",
+        "set aside (`journal_set_aside`, its text kept under `gdrs_compaction_journal_corrupt`); the other key and the logs untouched",
     )
 }
 

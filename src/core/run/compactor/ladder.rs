@@ -198,8 +198,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         run: &mut Run,
         lock: &mut RunLock,
     ) -> Result<CompactionResult, CompactionError> {
-        // A journal an interrupted compaction left is settled first (a corrupt one stops the
-        // compaction: its archive key must not be guessed); the lease is held.
+        // A journal an interrupted compaction left is settled first (a corrupt one is set
+        // aside: its archive key must not be guessed); the lease is held.
         self.settle_journal().await?;
         run.clears = self.clears(run)?;
         let observed = self.open(run).await?;
