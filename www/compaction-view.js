@@ -79,10 +79,13 @@ export function listen(events) {
     if (!state.compacting) showMessage(`Restored the logs of ${e.detail.archiveKey}; nothing was lost.`, "info");
     rerender();
   });
-  // The record of an interrupted compaction did not read: set aside, the compaction goes on.
-  events.addEventListener("journal_set_aside", (e) => {
-    const { keptAs } = e.detail;
-    showMessage(`The record of an interrupted compaction was damaged and was set aside${keptAs ? ` (kept as ${keptAs})` : ""}; its archive, if written, keeps the originals.`, "info");
+  // A key of the package's own did not read: set aside, the compaction goes on.
+  events.addEventListener("key_set_aside", (e) => {
+    const { key, keptAs } = e.detail;
+    const what = key.endsWith("pinned_facts")
+      ? "The pinned facts were damaged and were set aside: pin them again to keep them in summaries"
+      : "The record of an interrupted compaction was damaged and was set aside; its archive, if written, keeps the originals";
+    showMessage(`${what}${keptAs ? ` (kept as ${keptAs})` : ""}.`, "info");
   });
   // Archives the live summaries name that the browser no longer holds.
   events.addEventListener("archives_lost", (e) => {

@@ -366,7 +366,7 @@ impl JsCompactor {
 
     /// Finishes or undoes a compaction that a closed tab left half done (this also runs by
     /// itself right after construction). Resolves to what it did (`"set_aside"`: the journal
-    /// did not read and was set aside, see `journal_set_aside`), or `null` when there was
+    /// did not read and was set aside, see `key_set_aside`), or `null` when there was
     /// nothing to recover.
     #[wasm_bindgen(
         unchecked_return_type = "Promise<\"completed\" | \"rolled_back\" | \"set_aside\" | null>"
@@ -377,7 +377,7 @@ impl JsCompactor {
             Ok(match engine.recover().await? {
                 Some(Recovered::Completed(_)) => JsValue::from_str("completed"),
                 Some(Recovered::RolledBack(_)) => JsValue::from_str("rolled_back"),
-                Some(Recovered::SetAside { .. }) => JsValue::from_str("set_aside"),
+                Some(Recovered::SetAside(_)) => JsValue::from_str("set_aside"),
                 None => JsValue::NULL,
             })
         })

@@ -539,8 +539,8 @@ export interface CompactorEventMap {
   /** Archives the live summaries name that are no longer stored (deleted, expired, or evicted
    * by the browser), reported when a compactor is created; their originals cannot be read back. */
   archives_lost: { keys: string[] };
-  /** The journal an interrupted compaction left did not read (`reason`): it was set aside rather than obeyed (its archive key must not be guessed), its text kept under `keptAs` (`null` when storage had no room), and compactions go on. Its archive, if written, stays with the originals. */
-  journal_set_aside: { key: string; keptAs: string | null; reason: string };
+  /** A key of the package's own did not read (`reason`): the journal an interrupted compaction left (set aside rather than obeyed: its archive key must not be guessed; its archive, if written, keeps the originals) or the pins (later summaries no longer keep them: pin them again). Its text is kept under `keptAs` (`null` when storage had no room), and compactions go on instead of failing `storage_corrupt` until the key is removed by hand. */
+  key_set_aside: { key: string; keptAs: string | null; reason: string };
   /** The origin's storage (`navigator.storage.estimate()`) was at least 80% full as a compaction began: the expired archives were purged first (`purged`, never an unexpired one), the figures are those after, and that compaction writes no summary cache. */
   storage_pressure: { usage: number; quota: number; share: number; purged: string[] };
   /** Every attempt of the model failed on a compaction `fallback` covers: the package stores its own summary instead (`result.rung` "fallback"); `code` and `message` say why. */

@@ -21,6 +21,7 @@ use context_compactor::core::error::StorageError;
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::model::clearing::Rung;
 use context_compactor::core::model::outcome::CompactionResult;
+use context_compactor::core::model::set_aside::SetAside;
 use context_compactor::core::model::settings::{
     CompactorSettings, LinePolicy, MissingFacts, Trigger,
 };
@@ -428,7 +429,7 @@ fn corrupt_journal_after_crash_cases(matrix: &Matrix) {
     assert!(set_aside > 0);
     matrix.row(
         "tab closed after each write step, its journal then damaged, then reloaded",
-        format!("{set_aside} journals set aside (`journal_set_aside`) and the next compaction runs; no entry lost (one the half-done compaction archived may be held twice)"),
+        format!("{set_aside} journals set aside (`key_set_aside`) and the next compaction runs; no entry lost (one the half-done compaction archived may be held twice)"),
     );
 }
 
@@ -446,7 +447,7 @@ fn recovered_in(
     match &recovered {
         Some(Recovered::Completed(_)) => tally.0 += 1,
         Some(Recovered::RolledBack(_)) => tally.1 += 1,
-        Some(Recovered::SetAside { reason, .. }) => {
+        Some(Recovered::SetAside(SetAside { reason, .. })) => {
             panic!("stop after {stop_after}: the journal a crash left reads, yet: {reason}")
         }
         None => {}
@@ -649,7 +650,7 @@ fn settled(
     match (recovered, stands) {
         (Some(Recovered::Completed(_)), _) => "finished on reload (`compaction_complete`)",
         (Some(Recovered::RolledBack(_)), _) => "undone on reload (`compaction_rolled_back`)",
-        (Some(Recovered::SetAside { .. }), _) => "the journal set aside (`journal_set_aside`)",
+        (Some(Recovered::SetAside(_)), _) => "the journal set aside (`key_set_aside`)",
         (None, true) => written,
         (None, false) => untouched,
     }
@@ -940,6 +941,7 @@ fn corrupt_cases(matrix: &Matrix) {
         "gdrs_execution_log",
         "gdrs_tool_activity_log",
         "gdrs_compaction_journal",
+        "gdrs_pinned_facts",
         "gdrs_compaction_lock",
         "gdrs_compaction_metrics",
         "an archive (half written)",
@@ -966,9 +968,9 @@ fn corrupt_cases(matrix: &Matrix) {
         let store = FaultyStore::over(memory.clone());
         let t = tab(&store, &clock, Box::new(OfflineProvider), "a");
         let result = run_ready(t.compactor.compact(Trigger::User)).unwrap();
-        if key == "gdrs_compaction_journal" {
-            // The package's own record of a compaction, which holds no data: set aside, its
-            // text kept; the compaction goes on. Before, every compaction failed
+        if key == "gdrs_compaction_journal" || key == "gdrs_pinned_facts" {
+            // The package's own record of a compaction (which holds no data), or the pins: set
+            // aside, the text kept; the compaction goes on. Before, every compaction failed
             // `storage_corrupt` until the key was removed by hand.
             let result = result.unwrap_or_else(|err| panic!("{key}: {err}"));
             assert_eq!(memory.get(&target).unwrap(), None, "{key}: set aside");
@@ -978,7 +980,7 @@ fn corrupt_cases(matrix: &Matrix) {
                 "{key}: its text kept"
             );
             let set_aside = t.events.events().into_iter().find_map(|event| match event {
-                CompactionEvent::JournalSetAside { key, kept_as, .. } => Some((key, kept_as)),
+                CompactionEvent::SetAside(SetAside { key, kept_as, .. }) => Some((key, kept_as)),
                 _ => None,
             });
             assert_eq!(
@@ -989,7 +991,7 @@ fn corrupt_cases(matrix: &Matrix) {
             assert_nothing_lost(key, &before, &memory);
             matrix.row(
                 &format!("corrupt JSON in `{key}`"),
-                format!("{}; the journal that does not read is set aside (`journal_set_aside`, its text kept under `{key}_corrupt`), not obeyed: it holds no data", outcome_of(&Ok(result))),
+                format!("{}; set aside (`key_set_aside`, its text kept under `{key}_corrupt`) instead of stopping every compaction", outcome_of(&Ok(result))),
             );
             continue;
         }

@@ -121,7 +121,7 @@ fn recovery_without_a_journal_takes_no_lock() {
         .unwrap();
     let recovered = run_ready(rig.compactor.recover()).unwrap().unwrap();
     assert!(
-        matches!(recovered, Some(Recovered::SetAside { .. })),
+        matches!(recovered, Some(Recovered::SetAside(_))),
         "{recovered:?}"
     );
     assert_eq!(rig.watch.acquired.get(), 1);

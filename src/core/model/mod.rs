@@ -11,5 +11,6 @@ pub mod outcome;
 pub mod per_log;
 pub mod phase;
 pub mod reasons;
+pub mod set_aside;
 pub mod settings;
 pub mod token_usage;

@@ -8,6 +8,7 @@ use crate::core::json::write::{ObjectOut, ToJson};
 use crate::core::model::fallback::FallbackReason;
 use crate::core::model::outcome::{CompactionResult, RecordedResult};
 use crate::core::model::phase::Phase;
+use crate::core::model::set_aside::SetAside;
 use crate::core::model::settings::Trigger;
 
 /// One event of a compaction; `name()` is the DOM event type, the value its `detail`.
@@ -88,17 +89,10 @@ pub enum CompactionEvent {
         /// Their keys.
         keys: Vec<String>,
     },
-    /// `journal_set_aside`: the journal an interrupted compaction left did not read, so it was
-    /// set aside rather than obeyed (its archive key must not be guessed) and compactions go on;
-    /// its archive, if written, stays with the originals.
-    JournalSetAside {
-        /// The journal's key.
-        key: String,
-        /// Where its text is kept (`<key>_corrupt`), or `None` when there was no room.
-        kept_as: Option<String>,
-        /// Why it did not read.
-        reason: String,
-    },
+    /// `key_set_aside`: a key of the package's own did not read (the journal an interrupted
+    /// compaction left, the pins), so it was set aside rather than obeyed or left to stop every
+    /// compaction; its text is kept under `<key>_corrupt` where there was room.
+    SetAside(SetAside),
     /// `storage_pressure`: the origin's storage was at least 80% full as a compaction began;
     /// the expired archives were purged first, and the figures are those after.
     StoragePressure {
@@ -135,7 +129,7 @@ impl CompactionEvent {
             CompactionEvent::Retry { .. } => "compaction_retry",
             CompactionEvent::RolledBack { .. } => "compaction_rolled_back",
             CompactionEvent::ArchivesLost { .. } => "archives_lost",
-            CompactionEvent::JournalSetAside { .. } => "journal_set_aside",
+            CompactionEvent::SetAside(_) => "key_set_aside",
             CompactionEvent::StoragePressure { .. } => "storage_pressure",
             CompactionEvent::Fallback { .. } => "compaction_fallback",
         }
@@ -196,11 +190,11 @@ impl ToJson for CompactionEvent {
                 .field("message", message),
             CompactionEvent::RolledBack { archive_key } => detail.field("archiveKey", archive_key),
             CompactionEvent::ArchivesLost { keys } => detail.field("keys", keys),
-            CompactionEvent::JournalSetAside {
+            CompactionEvent::SetAside(SetAside {
                 key,
                 kept_as,
                 reason,
-            } => detail
+            }) => detail
                 .field("key", key)
                 .field("keptAs", kept_as)
                 .field("reason", reason),

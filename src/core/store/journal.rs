@@ -25,6 +25,7 @@ use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::{CompactionResult, RecordedResult};
 use crate::core::model::reasons::{BusyReason, Conflict};
+use crate::core::model::set_aside::SetAside;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::{with_free_space, KeyValueStore};
@@ -34,7 +35,7 @@ use crate::core::steps::swap::{appended_since, replace, summary_entry, undo};
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::{LogHashes, RawLogs, ReadLogs};
-use crate::core::store::stored_json::{read_value, write_json};
+use crate::core::store::stored_json::{read_value, set_aside, write_json};
 
 /// What a compaction makes of the logs: from the logs as read before and as they are now, the
 /// logs to write and the tokens they gained (or the conflict that stops it).
@@ -89,17 +90,9 @@ pub enum Recovered {
     Completed(Box<RecordedResult>),
     /// The logs are back as they were before it; the archive key it had used.
     RolledBack(String),
-    /// The journal did not read (`reason`): it was set aside instead of obeyed, its text kept
-    /// under `kept_as` where there was room, and the logs left as they are (see
-    /// [`Journal::settle`]).
-    SetAside {
-        /// The journal's key.
-        key: String,
-        /// Where its text is kept, or `None` when storage had no room for it.
-        kept_as: Option<String>,
-        /// Why it did not read.
-        reason: String,
-    },
+    /// The journal did not read: it was set aside instead of obeyed, and the logs left as they
+    /// are (see [`Journal::settle`]).
+    SetAside(SetAside),
 }
 
 impl Recovered {
@@ -113,15 +106,7 @@ impl Recovered {
             Recovered::RolledBack(key) => CompactionEvent::RolledBack {
                 archive_key: key.clone(),
             },
-            Recovered::SetAside {
-                key,
-                kept_as,
-                reason,
-            } => CompactionEvent::JournalSetAside {
-                key: key.clone(),
-                kept_as: kept_as.clone(),
-                reason: reason.clone(),
-            },
+            Recovered::SetAside(set_aside) => CompactionEvent::SetAside(set_aside.clone()),
         }
     }
 }
@@ -305,21 +290,12 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
     }
 
     /// Sets aside a journal that cannot be obeyed, because its archive key must not be
-    /// guessed: its text is kept under `<journal key>_corrupt` where there is room, the journal
-    /// goes, and compactions go on. It holds no data: its compaction wrote its archive before
-    /// any log, so that archive (if written) stays on the shelf with the originals, and the
-    /// logs hold every entry either live or there.
+    /// guessed, and compactions go on. It holds no data: its compaction wrote its archive
+    /// before any log, so that archive (if written) stays on the shelf with the originals, and
+    /// the logs hold every entry either live or there.
     fn set_aside(&self, reason: String) -> Result<Option<Recovered>, CompactionError> {
-        let store = self.logs.store();
-        let kept_as = format!("{}_corrupt", self.key);
-        let text = store.get(&self.key)?.unwrap_or_default();
-        let kept = store.set(&kept_as, &text).is_ok();
-        store.remove(&self.key)?;
-        Ok(Some(Recovered::SetAside {
-            key: self.key.clone(),
-            kept_as: kept.then_some(kept_as),
-            reason,
-        }))
+        let set_aside = set_aside(self.logs.store(), &self.key, reason)?;
+        Ok(Some(Recovered::SetAside(set_aside)))
     }
 
     /// Finishes or undoes the compaction the journal describes, if there is one: it stands

@@ -16,12 +16,13 @@ use crate::core::log::reasoning_entry::ReasoningEntry;
 use crate::core::log::snapshot::{with_placed_iterations, LogSnapshot};
 use crate::core::log::stored_entry::{join_entries, join_items, parse_entries, Stored};
 use crate::core::model::facts::{Pin, PinTextError};
+use crate::core::model::set_aside::SetAside;
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::page::PageState;
 use crate::core::store::raw_logs::{RawLogs, ReadLogs};
-use crate::core::store::stored_json::{read_value, write_json};
+use crate::core::store::stored_json::{read_value, set_aside, write_json};
 use crate::core::store::summary_cache::SummaryCache;
 
 /// How long a stored "iteration running" mark holds compactions back without being renewed.
@@ -382,6 +383,17 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             write_json(&self.store, &self.keys.pins(), &pins)?;
         }
         Ok(true)
+    }
+
+    /// Sets the pins aside where they do not read (kept under `<key>_corrupt`): a damaged key
+    /// would stop every compaction until removed by hand. What it did, if anything.
+    pub fn settle_pins(&self) -> Result<Option<SetAside>, StorageError> {
+        match self.pins() {
+            Err(StorageError::Corrupt { reason, .. }) => {
+                set_aside(&self.store, &self.keys.pins(), reason).map(Some)
+            }
+            other => other.map(|_| None),
+        }
     }
 
     /// The pinned facts, oldest first.

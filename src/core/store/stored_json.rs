@@ -3,6 +3,7 @@
 use crate::core::error::StorageError;
 use crate::core::json::read::{from_text, FromJson};
 use crate::core::json::write::{to_json, ToJson};
+use crate::core::model::set_aside::SetAside;
 use crate::core::ports::storage::KeyValueStore;
 
 /// The value stored under `key`, or `None` when the key is absent.
@@ -18,6 +19,23 @@ pub fn parse<T: FromJson>(key: &str, text: &str) -> Result<T, StorageError> {
     from_text(text).map_err(|err| StorageError::Corrupt {
         key: key.to_owned(),
         reason: err.to_string(),
+    })
+}
+
+/// Sets aside the text under `key`, which did not read for `reason` (see [`SetAside`]).
+pub(crate) fn set_aside(
+    store: &impl KeyValueStore,
+    key: &str,
+    reason: String,
+) -> Result<SetAside, StorageError> {
+    let kept_as = format!("{key}_corrupt");
+    let text = store.get(key)?.unwrap_or_default();
+    let kept = store.set(&kept_as, &text).is_ok();
+    store.remove(key)?;
+    Ok(SetAside {
+        key: key.to_owned(),
+        kept_as: kept.then_some(kept_as),
+        reason,
     })
 }
 

@@ -9,6 +9,7 @@ use context_compactor::core::error::CompactionError;
 use context_compactor::core::json::read::from_text;
 use context_compactor::core::log::entries::ExecutionInput;
 use context_compactor::core::model::outcome::CompactionResult;
+use context_compactor::core::model::set_aside::SetAside;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
@@ -261,7 +262,7 @@ pub fn recovery_never_touches_a_key_of_other_code() -> Row {
         .expect("recovery waited on nothing")
         .unwrap();
     assert!(
-        matches!(&recovered, Some(Recovered::SetAside { kept_as: Some(kept), reason, .. })
+        matches!(&recovered, Some(Recovered::SetAside(SetAside { kept_as: Some(kept), reason, .. }))
             if kept == "gdrs_compaction_journal_corrupt" && reason.contains("other_app_state")),
         "{recovered:?}"
     );
@@ -280,7 +281,7 @@ pub fn recovery_never_touches_a_key_of_other_code() -> Row {
     assert_eq!(logs_of(&memory), before);
     row(
         "a journal whose `archiveKey` is another app's key",
-        "set aside (`journal_set_aside`, its text kept under `gdrs_compaction_journal_corrupt`); the other key and the logs untouched",
+        "set aside (`key_set_aside`, its text kept under `gdrs_compaction_journal_corrupt`); the other key and the logs untouched",
     )
 }
 

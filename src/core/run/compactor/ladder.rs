@@ -201,6 +201,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // A journal an interrupted compaction left is settled first (a corrupt one is set
         // aside: its archive key must not be guessed); the lease is held.
         self.settle_journal().await?;
+        if let Some(set_aside) = self.logs().borrow().settle_pins()? {
+            self.events.emit(CompactionEvent::SetAside(set_aside));
+        }
         run.clears = self.clears(run)?;
         let observed = self.open(run).await?;
         // Other tabs append while the model works; the swap picks their entries up.
