@@ -94,7 +94,7 @@ test("a damaged journal is set aside on the next load, the demo says so, and com
   await ready(page);
   await page.waitForFunction(() => localStorage.getItem("gdrs_compaction_journal") === null);
   assert.equal(await page.evaluate(() => localStorage.getItem("gdrs_compaction_journal_corrupt")), damaged);
-  assert.match(await page.textContent("#message"), /interrupted compaction was damaged and was set aside \(kept as gdrs_compaction_journal_corrupt\)/);
+  assert.match(await page.textContent("#message"), /interrupted compaction was damaged and was set aside.*\(kept as gdrs_compaction_journal_corrupt\)/);
   await page.click("#btn-compact");
   await page.waitForSelector("#success-view:not([hidden])");
   assert.deepEqual(errors, []);
