@@ -59,7 +59,8 @@ fn model_call(shape: Shape, text: &str, id: &str, name: &str, args: Value) -> Va
         ] }),
         Shape::AiSdk => json!({ "role": "assistant", "content": [
             { "type": "text", "text": text },
-            { "type": "tool-call", "toolCallId": id, "toolName": name, "input": args },
+            { "type": "tool-call", "toolCallId": id, "toolName": name, "input": args,
+              "providerOptions": { "google": { "thoughtSignature": SIGNATURE } } },
         ] }),
     }
 }
@@ -427,7 +428,42 @@ fn a_rollback_gives_the_list_back_with_every_result_as_the_app_gave_it() {
             text.contains("DQ-2291") && text.contains("Step 7: fetching page 7."),
             "{shape:?}: words back"
         );
+        // A Gemini 3 model refuses a step whose first call has no signature: a turn made again
+        // carries the one Gemini documents for history it did not write (the archive does not
+        // keep the app's). Before, folded turns came back unsigned.
+        let signatures: Vec<Option<&str>> = back
+            .iter()
+            .filter_map(|message| first_call_signature(shape, message))
+            .collect();
+        if matches!(shape, Shape::Gemini | Shape::AiSdk) {
+            assert_eq!(signatures.len(), 10, "{shape:?}");
+            assert!(
+                signatures.iter().all(|s| s.is_some()),
+                "{shape:?}: every step signed: {signatures:?}"
+            );
+            assert!(
+                signatures.contains(&Some("skip_thought_signature_validator")),
+                "{shape:?}"
+            );
+        }
     }
+}
+
+/// The signature a Gemini model reads on the first call `message` makes (`Some(None)`: a call
+/// without one), or `None` when it makes no call.
+fn first_call_signature(shape: Shape, message: &Value) -> Option<Option<&str>> {
+    let (parts, call) = match shape {
+        Shape::Gemini => (&message["parts"], "functionCall"),
+        _ => (&message["content"], "tool-call"),
+    };
+    let first = parts
+        .as_array()?
+        .iter()
+        .find(|part| part.get(call).is_some() || part["type"] == call)?;
+    Some(match shape {
+        Shape::Gemini => first["thoughtSignature"].as_str(),
+        _ => first["providerOptions"]["google"]["thoughtSignature"].as_str(),
+    })
 }
 
 /// Turn `turn` of `shape`: the model's call (`Step n`, its url) and its result of about

@@ -3,8 +3,9 @@
 //! the logs no longer hold (an older one they hold again comes back), each turn the list still
 //! has as the app's own messages with every restored body spliced back in, and each turn the
 //! summary had folded made again from its entries (the user's words, the model's words and
-//! calls, the results as the app gave them; fields of those messages the logs do not keep, a
-//! `thoughtSignature`, are not restored).
+//! calls, the results as the app gave them; fields of those messages the logs do not keep are
+//! not restored: a call's `thoughtSignature` is the one Gemini documents for history it did
+//! not write, `write::REBUILT_SIGNATURE`).
 
 use crate::core::log::iteration::{named_iteration, parse_summary_header};
 use crate::core::messages::conversation::Conversation;

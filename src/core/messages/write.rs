@@ -40,7 +40,14 @@ pub struct CallOut<'a> {
     pub args: &'a str,
 }
 
-/// The model's message of `shape` that says `text` (none when empty) and makes `calls`.
+/// The thought signature Gemini documents for a call it did not answer with itself (history
+/// made again, another model's turns): a Gemini 3 model refuses a step whose first call has
+/// none (400), and the archive does not keep the one the app had.
+pub const REBUILT_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// The model's message of `shape` that says `text` (none when empty) and makes `calls`, made
+/// again from the logs: its first call carries [`REBUILT_SIGNATURE`] where a Gemini model
+/// reads one (Gemini `contents`, the AI SDK's `providerOptions.google`).
 pub fn model_message(shape: Shape, text: &str, calls: &[CallOut<'_>]) -> String {
     let text = text.trim();
     let mut parts: Vec<String> = Vec::new();
@@ -50,13 +57,20 @@ pub fn model_message(shape: Shape, text: &str, calls: &[CallOut<'_>]) -> String 
             _ => format!("{{\"type\":\"text\",\"text\":{}}}", quoted(text)),
         });
     }
-    for call in calls {
+    for (i, call) in calls.iter().enumerate() {
         let (id, name, args) = (quoted(call.id), quoted(call.name), call.args);
+        let signature = match (i, shape) {
+            (0, Shape::Gemini) => format!(",\"thoughtSignature\":\"{REBUILT_SIGNATURE}\""),
+            (0, Shape::AiSdk) => format!(
+                ",\"providerOptions\":{{\"google\":{{\"thoughtSignature\":\"{REBUILT_SIGNATURE}\"}}}}"
+            ),
+            _ => String::new(),
+        };
         parts.push(match shape {
-            Shape::Gemini => format!("{{\"functionCall\":{{\"id\":{id},\"name\":{name},\"args\":{args}}}}}"),
+            Shape::Gemini => format!("{{\"functionCall\":{{\"id\":{id},\"name\":{name},\"args\":{args}}}{signature}}}"),
             Shape::OpenAi => format!("{{\"id\":{id},\"type\":\"function\",\"function\":{{\"name\":{name},\"arguments\":{args}}}}}"),
             Shape::Anthropic => format!("{{\"type\":\"tool_use\",\"id\":{id},\"name\":{name},\"input\":{args}}}"),
-            Shape::AiSdk => format!("{{\"type\":\"tool-call\",\"toolCallId\":{id},\"toolName\":{name},\"input\":{args}}}"),
+            Shape::AiSdk => format!("{{\"type\":\"tool-call\",\"toolCallId\":{id},\"toolName\":{name},\"input\":{args}{signature}}}"),
         });
     }
     let parts = parts.join(",");
