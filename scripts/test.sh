@@ -40,17 +40,44 @@ check() {
   fi
 }
 
-# A test runner: its own counts; a failing exit with no failed test counted is one failure.
-tests() {
-  local name="$1"; shift
-  local log="$LOG_DIR/$(echo "$name" | tr ' /' '__').log"
-  step_header "$name"
-  "$@" 2>&1 | tee "$log"
-  local status=${PIPESTATUS[0]}
-  read -r p f < <(count_results "$log")
+log_of() { echo "$LOG_DIR/$(echo "$1" | tr ' /' '__').log"; }
+
+# Adds the counts of the runner `name` that ended with `status` (its output in its log); a
+# failing exit with no failed test counted is one failure.
+count_runner() {
+  local name="$1" status="$2"
+  read -r p f < <(count_results "$(log_of "$name")")
   if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$status" -ne 0 ] || [ "$f" -ne 0 ]; then failed_steps+=("$name"); fi
+}
+
+# A test runner: its own counts.
+tests() {
+  local name="$1"; shift
+  step_header "$name"
+  "$@" 2>&1 | tee "$(log_of "$name")"
+  count_runner "$name" "${PIPESTATUS[0]}"
+}
+
+# Test runners that mostly wait on a browser, started side by side (`side_by_side name cmd…`
+# for each, then `side_by_side_end`): each log is shown whole once all have ended.
+side_names=(); side_pids=()
+side_by_side() {
+  local name="$1"; shift
+  step_header "$name (side by side)"
+  "$@" >"$(log_of "$name")" 2>&1 &
+  side_names+=("$name"); side_pids+=("$!")
+}
+side_by_side_end() {
+  local i status
+  for i in "${!side_pids[@]}"; do
+    if wait "${side_pids[$i]}"; then status=0; else status=$?; fi
+    step_header "${side_names[$i]}: its output"
+    cat "$(log_of "${side_names[$i]}")"
+    count_runner "${side_names[$i]}" "$status"
+  done
+  side_names=(); side_pids=()
 }
 
 step_header "setup"
@@ -86,18 +113,25 @@ check "cargo clippy (wasm32)" cargo clippy --all-targets --target wasm32-unknown
 check "the core depends on no browser crate" bash -c '! cargo tree --no-default-features -e normal,dev | grep -E "wasm-bindgen|js-sys|web-sys"'
 check "the core depends on no crate at all (its JSON is its own)" bash -c '[ "$(cargo tree --no-default-features -e normal --prefix none | wc -l)" = 1 ]'
 tests "cargo test (core, native, no browser crates)" cargo test --no-default-features --features testing
-# The sessions of 10,000 iterations: optimised, they take seconds instead of minutes.
-tests "cargo test --release (sessions of 10,000 iterations)" cargo test --release --no-default-features --features testing --test long_session -- --ignored
+# Whole sessions (10,000 iterations, 60-turn agents, real answers, shared pages), ignored by a
+# plain cargo test: optimised, they take seconds instead of minutes (Cargo.toml's profile).
+tests "cargo test, optimised (whole sessions)" cargo test --profile native-optimised --no-default-features --features testing --test long_session --test model_output --test messages --test sharing_the_page -- --include-ignored
 # A browser test has two minutes (wasm-bindgen-test's default is 20 s): the archive memory test
 # takes 8–16 s in WebKit on an idle machine, and more while the machine is busy.
 export WASM_BINDGEN_TEST_TIMEOUT=120
-tests "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
-tests "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
-tests "browser tests in WebKit" wasm-pack test --headless --safari --safaridriver "$ROOT/scripts/webkit-driver.sh" --mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives
+# The three engines side by side: the first to take cargo's lock builds the tests, the others
+# then find them built, and the runs wait mostly on their browsers.
+BROWSER_TESTS=(--mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives)
+side_by_side "browser tests in Chrome" wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver "${BROWSER_TESTS[@]}"
+side_by_side "browser tests in Firefox" wasm-pack test --headless --firefox --geckodriver "$HOME/.cargo/bin/geckodriver" "${BROWSER_TESTS[@]}"
+side_by_side "browser tests in WebKit" wasm-pack test --headless --safari --safaridriver "$ROOT/scripts/webkit-driver.sh" "${BROWSER_TESTS[@]}"
+side_by_side_end
 check "cargo doc without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 check "package build (web, bundler and node flavours into pkg/)" bash scripts/build.sh pkg
 check "size budget of the web entry (wasm + glue + snippets, gzip; pkg.json sizeBudget)" node scripts/size.mjs pkg --max
-tests "package and page tests (node, Chromium; WebKit and Firefox for the engine tests)" node --test --test-reporter=tap --test-concurrency=1 tests/node/
+# Two test files at a time (each its own browser and servers on free ports): 477 s against 623
+# one at a time on a 2-core machine, the same results.
+tests "package and page tests (node, Chromium; WebKit and Firefox for the engine tests)" node --test --test-reporter=tap --test-concurrency=2 tests/node/
 
 elapsed=$(( $(date +%s) - started ))
 echo

@@ -382,17 +382,33 @@ fn the_ledger_holds_identifiers_the_current_iteration_still_uses() {
     assert!(result.summary.contains("notes/iteration-2.md"));
 }
 
+/// Pins that do not read are set aside, never lost and never a stop: before, every compaction
+/// failed `storage_corrupt` until the key was removed by hand, and the window stayed full.
 #[test]
-fn unreadable_pins_stop_the_compaction_naming_their_key_rather_than_losing_them() {
+fn unreadable_pins_are_set_aside_kept_and_named_and_the_compaction_runs() {
+    use context_compactor::core::model::set_aside::SetAside;
+    use context_compactor::core::ports::events::CompactionEvent;
     use context_compactor::core::ports::storage::KeyValueStore;
     let rig = session(6, vec![Answer::Text(valid_summary("x"))]);
-    rig.memory.set("gdrs_pinned_facts", "[{\"id\":").unwrap();
-    let before = rig.dump();
-    let err = compact(&rig).unwrap_err();
-    assert_eq!(err.code(), ErrorCode::StorageCorrupt);
-    assert!(err.to_string().contains("gdrs_pinned_facts"), "{err}");
-    assert_eq!(rig.dump(), before);
-    assert_eq!(rig.provider.calls(), 0, "no provider call was paid for");
+    let damaged = "[{\"id\":";
+    rig.memory.set("gdrs_pinned_facts", damaged).unwrap();
+    compact(&rig).expect("the compaction runs");
+    assert_eq!(rig.memory.get("gdrs_pinned_facts").unwrap(), None);
+    assert_eq!(
+        rig.memory
+            .get("gdrs_pinned_facts_corrupt")
+            .unwrap()
+            .as_deref(),
+        Some(damaged),
+        "kept byte for byte"
+    );
+    assert!(rig.events.events().iter().any(|event| matches!(event,
+        CompactionEvent::SetAside(SetAside { key, kept_as: Some(kept), .. })
+            if key == "gdrs_pinned_facts" && kept == "gdrs_pinned_facts_corrupt")));
+    rig.logs
+        .borrow_mut()
+        .pin("Region 7 stays out.")
+        .expect("pins work again");
 }
 
 #[test]

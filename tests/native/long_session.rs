@@ -394,6 +394,7 @@ fn index_covers(line: &str, first: u32, last: u32) -> bool {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn an_offline_session_of_forty_compactions_is_never_stuck_and_stays_in_budget() {
     let (agent, session) = run(Box::new(OfflineProvider), 40, 0);
     holds_up(&agent, &session);
@@ -406,6 +407,7 @@ fn an_offline_session_of_forty_compactions_is_never_stuck_and_stays_in_budget() 
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_model_that_writes_what_fits_its_output_budget_is_never_stuck_and_stays_in_budget() {
     let (agent, session) = run(
         Box::new(FittingProvider {
@@ -493,6 +495,7 @@ fn recall_spans(line: &str) -> Vec<[u32; 2]> {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn failures_left_open_every_few_dozen_iterations_never_crowd_out_the_newest_result() {
     let (agent, session) = run(Box::new(OfflineProvider), 40, 40);
     holds_up(&agent, &session);
@@ -500,6 +503,7 @@ fn failures_left_open_every_few_dozen_iterations_never_crowd_out_the_newest_resu
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn every_required_section_keeps_a_point_of_the_models_in_a_small_window() {
     // The default budget of a 3,000-token window is 450 tokens; the issue found the 18th
     // summary of a 150-iteration loop with its required sections empty.
@@ -529,6 +533,7 @@ fn every_required_section_keeps_a_point_of_the_models_in_a_small_window() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn recall_of_iteration_one_answers_after_fourteen_compactions_with_an_archive_store() {
     let database = Rc::new(MemoryArchiveStore::new());
     let memory = MemoryStore::new();
@@ -592,6 +597,7 @@ fn recall_of_iteration_one_answers_after_fourteen_compactions_with_an_archive_st
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn small_windows_with_the_default_budget_compact_every_time_within_it() {
     // The default budget of a 3,000-token window is 450 tokens: the facts that stay, their
     // headings and the index must fit it however the token counts of their parts add up.
@@ -620,6 +626,7 @@ fn small_windows_with_the_default_budget_compact_every_time_within_it() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_tiny_budget_with_bulky_newest_results_still_compacts() {
     // 225 tokens for a 1,500-token window: the newest iteration's result (a bulky body) is the
     // last fact to leave, not one that must stay whatever the budget.
@@ -837,12 +844,14 @@ fn fell_back_each_time(results: &[CompactionResult], code: &str) {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_model_that_rejects_every_call_never_leaves_the_loop_stuck() {
     let results = never_stuck(Fault::Rejects);
     fell_back_each_time(&results, "llm_network");
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_model_rate_limited_for_ever_never_leaves_the_loop_stuck() {
     let results = never_stuck(Fault::RateLimited);
     fell_back_each_time(&results, "llm_http");
@@ -850,6 +859,7 @@ fn a_model_rate_limited_for_ever_never_leaves_the_loop_stuck() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_model_cut_at_its_output_limit_keeps_its_whole_lines() {
     let results = never_stuck(Fault::Cut);
     let failing = &results[..results.len() - 1];
@@ -867,6 +877,7 @@ fn a_model_cut_at_its_output_limit_keeps_its_whole_lines() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_model_that_echoes_the_prompt_never_leaves_the_loop_stuck() {
     let results = never_stuck(Fault::Echoes);
     fell_back_each_time(&results, "invalid_summary");
@@ -878,6 +889,7 @@ fn a_model_that_echoes_the_prompt_never_leaves_the_loop_stuck() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_model_that_answers_junk_points_never_leaves_the_loop_stuck() {
     let results = never_stuck(Fault::Junk);
     fell_back_each_time(&results, "invalid_summary");
@@ -892,7 +904,7 @@ fn a_model_that_answers_junk_points_never_leaves_the_loop_stuck() {
 /// iterations besides the one of iteration 3) every summary still names or counts every open
 /// failure of its range with its iteration, as at 40 compactions.
 #[test]
-#[ignore = "10,000 iterations: scripts/test.sh runs it optimised (cargo test --release -- --ignored)"]
+#[ignore = "10,000 iterations: scripts/test.sh runs it optimised"]
 fn every_open_failure_stays_named_or_counted_over_ten_thousand_iterations() {
     for provider in [
         Box::new(OfflineProvider) as Box<dyn SummaryProvider>,

@@ -212,6 +212,7 @@ fn sixty_turns_with(shape: Shape, settings: CompactorSettings) -> Run {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn an_agent_of_each_shape_stays_within_its_window_with_calls_whole_and_the_users_words_kept() {
     for shape in SHAPES {
         let run = sixty_turns(shape);
@@ -266,6 +267,7 @@ fn an_agent_of_each_shape_stays_within_its_window_with_calls_whole_and_the_users
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_cleared_result_larger_than_the_recall_tools_budget_comes_back_whole_by_its_call_id_in_parts() {
     let run = sixty_turns(Shape::OpenAi);
     let ask = |part: u32| {
@@ -312,6 +314,7 @@ fn a_cleared_result_larger_than_the_recall_tools_budget_comes_back_whole_by_its_
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn recall_gives_a_cleared_result_back_as_a_message_of_the_lists_shape() {
     for shape in SHAPES {
         let run = sixty_turns(shape);
@@ -345,6 +348,7 @@ fn recall_gives_a_cleared_result_back_as_a_message_of_the_lists_shape() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_tools_durability_class_reaches_the_placeholders_of_a_message_list() {
     let mut settings = default_settings();
     if let Clearing::On(rules) = &mut settings.clearing {
@@ -367,6 +371,7 @@ fn a_tools_durability_class_reaches_the_placeholders_of_a_message_list() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_list_whose_last_turn_awaits_its_result_compacts_only_the_turns_before_it() {
     for shape in SHAPES {
         let (front, _) = front_of(shape, "pending_", default_settings());
@@ -400,6 +405,7 @@ fn a_list_whose_last_turn_awaits_its_result_compacts_only_the_turns_before_it() 
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_rollback_gives_the_list_back_with_every_result_as_the_app_gave_it() {
     for shape in SHAPES {
         let (front, _) = front_of(shape, "undo_", default_settings());
@@ -532,6 +538,7 @@ fn resolve(list: &[Value], outs: &[Out]) -> Vec<Value> {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_clearing_rolled_back_gives_the_list_back_byte_for_byte() {
     let (front, _) = front_of(Shape::Gemini, "unclear_", default_settings());
     let original = session(Shape::Gemini, 6);
@@ -545,6 +552,7 @@ fn a_clearing_rolled_back_gives_the_list_back_byte_for_byte() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_chatty_user_never_makes_the_pinned_words_outgrow_the_summary() {
     let settings = default_settings();
     let budget = settings.summary_budget();

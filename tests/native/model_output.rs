@@ -31,6 +31,7 @@ fn nested_answer(depth: usize, objects: bool) -> String {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn an_answer_nested_100_000_deep_is_refused_and_the_next_compaction_works() {
     for objects in [false, true] {
         let deep = nested_answer(100_000, objects);
@@ -86,6 +87,7 @@ fn long_answer(seed: u64) -> String {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_summary_cut_to_its_target_always_passes_the_size_rule() {
     let mut refused = Vec::new();
     for round in 0..1_000u64 {
@@ -113,6 +115,7 @@ fn a_summary_cut_to_its_target_always_passes_the_size_rule() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn the_result_lists_only_the_marked_lines_the_stored_summary_holds() {
     // 2,000 lines naming figures no source holds, far over a 300-token budget: most are cut.
     let mut answer = valid_summary("the totals per region");

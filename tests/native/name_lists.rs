@@ -29,6 +29,7 @@ use context_compactor::core::model::outcome::{
 };
 use context_compactor::core::model::phase::Phase;
 use context_compactor::core::model::reasons::RetryReason;
+use context_compactor::core::model::set_aside::SetAside;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::model::token_usage::TokenUsage;
 use context_compactor::core::ports::events::CompactionEvent;
@@ -350,6 +351,11 @@ fn every_event_detail_has_the_fields_its_typescript_map_declares() {
         CompactionEvent::ArchivesLost {
             keys: vec!["k".into()],
         },
+        CompactionEvent::SetAside(SetAside {
+            key: "k".into(),
+            kept_as: Some("k_corrupt".into()),
+            reason: "r".into(),
+        }),
         CompactionEvent::StoragePressure {
             usage: 850.0,
             quota: 1000.0,

@@ -106,6 +106,7 @@ fn at_each_break(rig: &Rig, at_break: impl Fn(usize) + 'static) {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_cancel_at_any_break_before_the_archive_leaves_every_key_byte_identical() {
     for kind in KINDS {
         let breaks = kind.breaks_of_a_whole_compaction();
@@ -154,6 +155,7 @@ fn a_cancel_at_any_break_before_the_archive_leaves_every_key_byte_identical() {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn at_every_break_a_second_compaction_here_or_in_another_tab_is_busy() {
     for kind in KINDS {
         let breaks = kind.breaks_of_a_whole_compaction();
@@ -255,6 +257,7 @@ impl Timer for SteppingTimer {
 }
 
 #[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn while_the_model_works_the_app_hears_progress_at_least_every_250_ms() {
     let (memory, clock) = (MemoryStore::new(), ManualClock::new(NOV_22_2026));
     let logs = logs_over(&memory, &clock);

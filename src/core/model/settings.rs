@@ -188,7 +188,7 @@ compactor_options! {
         summary_budget_tokens: Option<usize> = "summaryBudgetTokens" opt,
             default None, shown "the smaller of maxOutputTokens and 15% of contextWindowTokens",
             range Range::Between(MIN_SUMMARY_BUDGET as u64, MAX_TOKENS), ts "number";
-        /// Whether a summary is taken from the cache when its exact input was summarised before (the same prompt to the same model), with no provider call. Where storage is full, the cache gives its room to the next append.
+        /// Whether a summary is taken from the cache when its exact input was summarised before (the same prompt to the same model), with no provider call. A summary is cached only where it takes at most a quarter of what its compaction freed (so a compaction frees what it says), and where storage is full the cache gives its room to the next append.
         summary_cache: bool = "summaryCache" fallback,
             default true, range Range::Any, ts "boolean";
         /// The ladder's clearing rung: before a compaction the loop asks for summarises, bulky execution results and tool bodies of older iterations move to an archive and a placeholder takes their place, with no model call; `false` turns it off. Its `keepIterations` adds to `keepRecentIterations`: with 3 and 3, only iterations older than the newest 6 finished ones are cleared (for bulky tool output in a small window, `keepRecentIterations: 1` with `clearing: { keepIterations: 1 }`).
