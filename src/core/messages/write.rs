@@ -45,6 +45,13 @@ pub struct CallOut<'a> {
 /// none (400), and the archive does not keep the one the app had.
 pub const REBUILT_SIGNATURE: &str = "skip_thought_signature_validator";
 
+/// [`REBUILT_SIGNATURE`] as a field of a Gemini part.
+const GEMINI_SIGNED: &str = ",\"thoughtSignature\":\"skip_thought_signature_validator\"";
+
+/// [`REBUILT_SIGNATURE`] as a field of an AI SDK tool call.
+const AI_SDK_SIGNED: &str =
+    ",\"providerOptions\":{\"google\":{\"thoughtSignature\":\"skip_thought_signature_validator\"}}";
+
 /// The model's message of `shape` that says `text` (none when empty) and makes `calls`, made
 /// again from the logs: its first call carries [`REBUILT_SIGNATURE`] where a Gemini model
 /// reads one (Gemini `contents`, the AI SDK's `providerOptions.google`).
@@ -60,11 +67,9 @@ pub fn model_message(shape: Shape, text: &str, calls: &[CallOut<'_>]) -> String 
     for (i, call) in calls.iter().enumerate() {
         let (id, name, args) = (quoted(call.id), quoted(call.name), call.args);
         let signature = match (i, shape) {
-            (0, Shape::Gemini) => format!(",\"thoughtSignature\":\"{REBUILT_SIGNATURE}\""),
-            (0, Shape::AiSdk) => format!(
-                ",\"providerOptions\":{{\"google\":{{\"thoughtSignature\":\"{REBUILT_SIGNATURE}\"}}}}"
-            ),
-            _ => String::new(),
+            (0, Shape::Gemini) => GEMINI_SIGNED,
+            (0, Shape::AiSdk) => AI_SDK_SIGNED,
+            _ => "",
         };
         parts.push(match shape {
             Shape::Gemini => format!("{{\"functionCall\":{{\"id\":{id},\"name\":{name},\"args\":{args}}}{signature}}}"),
@@ -121,6 +126,18 @@ pub fn result_message(shape: Shape, id: &str, name: &str, body: &str, error: boo
             format!(
                 "{{\"role\":\"tool\",\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":{id},\"toolName\":{name},\"output\":{{\"type\":\"{kind}\",\"value\":{body}}}}}]}}"
             )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_signed_fields_carry_the_rebuilt_signature() {
+        for field in [GEMINI_SIGNED, AI_SDK_SIGNED] {
+            assert!(field.contains(&format!("\"{REBUILT_SIGNATURE}\"")), "{field}");
         }
     }
 }

@@ -289,15 +289,6 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         Ok(result)
     }
 
-    /// Sets aside a journal that cannot be obeyed, because its archive key must not be
-    /// guessed, and compactions go on. It holds no data: its compaction wrote its archive
-    /// before any log, so that archive (if written) stays on the shelf with the originals, and
-    /// the logs hold every entry either live or there.
-    fn set_aside(&self, reason: String) -> Result<Option<Recovered>, CompactionError> {
-        let set_aside = set_aside(self.logs.store(), &self.key, reason)?;
-        Ok(Some(Recovered::SetAside(set_aside)))
-    }
-
     /// Finishes or undoes the compaction the journal describes, if there is one: it stands
     /// when all three logs were written, else the logs go back as they were (by position) and
     /// its archive goes. A journal that does not read, or names an archive key not of these
@@ -307,19 +298,26 @@ impl<'a, S: KeyValueStore, C: Clock> Journal<'a, S, C> {
         archives: &StoredArchives<'_, S, C>,
     ) -> Result<Option<Recovered>, CompactionError> {
         let logs = self.logs;
-        let journal = match read_value::<JournalRecord>(logs.store(), &self.key) {
+        let read = match read_value::<JournalRecord>(logs.store(), &self.key) {
             Ok(None) => return Ok(None),
             // Recovery reads and removes the journal's archive: never a key of other code.
-            Ok(Some(journal)) if !archives.owns(&journal.archive_key) => {
-                let reason = format!(
-                    "its archive key \"{}\" is not an archive key of these logs",
-                    journal.archive_key
-                );
-                return self.set_aside(reason);
-            }
-            Ok(Some(journal)) => journal,
-            Err(StorageError::Corrupt { reason, .. }) => return self.set_aside(reason),
+            Ok(Some(journal)) if !archives.owns(&journal.archive_key) => Err(format!(
+                "its archive key \"{}\" is not an archive key of these logs",
+                journal.archive_key
+            )),
+            Ok(Some(journal)) => Ok(journal),
+            Err(StorageError::Corrupt { reason, .. }) => Err(reason),
             Err(err) => return Err(err.into()),
+        };
+        // A journal that cannot be obeyed is set aside, because its archive key must not be
+        // guessed. It holds no data: its compaction wrote its archive before any log, so that
+        // archive (if written) keeps the originals, and the logs hold every entry live or there.
+        let journal = match read {
+            Ok(journal) => journal,
+            Err(reason) => {
+                let set_aside = set_aside(logs.store(), &self.key, reason)?;
+                return Ok(Some(Recovered::SetAside(set_aside)));
+            }
         };
         let archive = archives.read_stored(&journal.archive_key)?;
         let raw = logs.raw_logs()?;

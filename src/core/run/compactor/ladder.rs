@@ -199,11 +199,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         lock: &mut RunLock,
     ) -> Result<CompactionResult, CompactionError> {
         // A journal an interrupted compaction left is settled first (a corrupt one is set
-        // aside: its archive key must not be guessed); the lease is held.
+        // aside: its archive key must not be guessed), and pins that do not read are set
+        // aside; the lease is held.
         self.settle_journal().await?;
-        if let Some(set_aside) = self.logs().borrow().settle_pins()? {
-            self.events.emit(CompactionEvent::SetAside(set_aside));
-        }
         run.clears = self.clears(run)?;
         let observed = self.open(run).await?;
         // Other tabs append while the model works; the swap picks their entries up.

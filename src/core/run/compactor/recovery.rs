@@ -52,11 +52,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         outcome
     }
 
-    /// Settles a journal an interrupted compaction left and tells the app; the lease is checked.
+    /// Settles a journal an interrupted compaction left, sets aside pins that do not read, and
+    /// tells the app; the lease is checked.
     pub(super) async fn settle_journal(&self) -> Result<Option<Recovered>, CompactionError> {
         let settled = self.shelf.settle().await?;
         if let Some(recovered) = &settled {
             self.events.emit(recovered.event());
+        }
+        if let Some(set_aside) = self.logs().borrow().settle_pins()? {
+            self.events.emit(CompactionEvent::SetAside(set_aside));
         }
         Ok(settled)
     }
