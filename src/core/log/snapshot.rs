@@ -50,11 +50,19 @@ impl LogSnapshot {
 
     /// What the entries weigh, placed as `placed` says.
     pub(crate) fn census_of(&self, placed: &PlacedIterations) -> Census {
-        let current = placed.current;
         let mut census = Census {
-            current,
+            current: placed.current,
             ..Census::default()
         };
+        self.count_reasoning(placed, &mut census);
+        self.count_entries(placed, &mut census);
+        census
+    }
+
+    /// Adds what the reasoning entries weigh to `census` (one of the two halves of
+    /// [`LogSnapshot::census_of`], so that a caller sharing the page can let it run between).
+    pub(crate) fn count_reasoning(&self, placed: &PlacedIterations, census: &mut Census) {
+        let current = census.current;
         for (entry, n) in self.reasoning.iter().zip(&placed.entries.reasoning) {
             let tokens = estimate_tokens(entry);
             census.tokens += tokens;
@@ -65,6 +73,11 @@ impl LogSnapshot {
                 }
             }
         }
+    }
+
+    /// Adds what the execution and tool entries weigh to `census` (the other half).
+    pub(crate) fn count_entries(&self, placed: &PlacedIterations, census: &mut Census) {
+        let current = census.current;
         let entries = self
             .execution
             .iter()
@@ -83,7 +96,6 @@ impl LogSnapshot {
                 census.compacted_tokens += tokens;
             }
         }
-        census
     }
 
     /// Estimated tokens of all three logs: reasoning text, and each entry as its JSON.

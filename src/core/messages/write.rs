@@ -137,7 +137,10 @@ mod tests {
     #[test]
     fn the_signed_fields_carry_the_rebuilt_signature() {
         for field in [GEMINI_SIGNED, AI_SDK_SIGNED] {
-            assert!(field.contains(&format!("\"{REBUILT_SIGNATURE}\"")), "{field}");
+            assert!(
+                field.contains(&format!("\"{REBUILT_SIGNATURE}\"")),
+                "{field}"
+            );
         }
     }
 }

@@ -5,6 +5,7 @@
 use crate::core::error::StorageError;
 use crate::core::log::iteration::Unit;
 use crate::core::log::placement::PlacedIterations;
+use crate::core::log::snapshot::Census;
 use crate::core::model::clearing::Rung;
 use crate::core::model::facts::{Carried, Ledger, Pin};
 use crate::core::model::outcome::CompactionPlan;
@@ -14,7 +15,7 @@ use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::usage::PromptUsage;
 use crate::core::steps::clearing::{clearable, ClearedEntry, Clearing};
 use crate::core::steps::digest::Digest;
-use crate::core::steps::ledger::{referenced_identifiers, Drawn};
+use crate::core::steps::ledger::{Drawn, IdentifierScan};
 use crate::core::steps::prompt::build_prompt;
 use crate::core::steps::rules::{plan_of, RuleInput};
 use crate::core::steps::selection::Selection;
@@ -45,6 +46,25 @@ pub struct Observed {
     pub placed: PlacedIterations,
     /// What the rules look at.
     pub input: RuleInput,
+}
+
+/// The logs as read, placed, on their way to [`Observed`]: the count of their tokens is two
+/// steps (the reasoning log, then the other two), so that a caller sharing the page can let it
+/// run between ([`LogView::placing`], [`Counting::count_reasoning`], [`LogView::counted`]).
+pub struct Counting {
+    read: ReadLogs,
+    placed: PlacedIterations,
+    /// The newest iteration (the selection ends before the recent ones the app keeps).
+    newest: u32,
+    census: Census,
+}
+
+impl Counting {
+    /// Counts the reasoning log's tokens.
+    pub fn count_reasoning(&mut self) {
+        let (parsed, placed) = (&self.read.parsed, &self.placed);
+        parsed.count_reasoning(placed, &mut self.census);
+    }
 }
 
 /// What a compaction of the observed logs would work from: the selection, what it says, the
@@ -89,13 +109,41 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
     /// The logs `read` before (a caller that shares the page may let it run between the read
     /// and the count), placed and counted.
     pub fn observed(&self, read: ReadLogs) -> Result<Observed, StorageError> {
+        let mut counting = self.placing(read);
+        counting.count_reasoning();
+        self.counted(counting)
+    }
+
+    /// The logs `read` before, placed: the first step of [`LogView::observed`].
+    pub fn placing(&self, read: ReadLogs) -> Counting {
         let mut placed = read.parsed.placed_iterations();
         // The selection ends before the recent iterations the app keeps verbatim.
         let newest = placed.current;
         placed.current = newest
             .saturating_sub(self.settings.keep_recent_iterations)
             .max(newest.min(1));
-        let census = read.parsed.census_of(&placed);
+        let census = Census {
+            current: placed.current,
+            ..Census::default()
+        };
+        Counting {
+            read,
+            placed,
+            newest,
+            census,
+        }
+    }
+
+    /// The execution and tool logs counted, and what the rules see: the last step of
+    /// [`LogView::observed`], after [`Counting::count_reasoning`].
+    pub fn counted(&self, counting: Counting) -> Result<Observed, StorageError> {
+        let Counting {
+            read,
+            placed,
+            newest,
+            mut census,
+        } = counting;
+        read.parsed.count_entries(&placed, &mut census);
         let input = RuleInput {
             current_iteration: newest,
             kept_recent: newest - placed.current,
@@ -196,15 +244,16 @@ pub fn clearing_of<'a>(
 
 /// A preparation in stages, each linear in the logs and short at a million tokens, so that a
 /// compaction can let the page run between them: the selection, its digest and the summary's
-/// budget; the identifiers iteration N refers to; the facts drawn, bound to the budget when
-/// none has to leave; else what the archive holds of them (read only then, a slice of
-/// [`SCAN_SLICE_BYTES`] a stage), and the bound; the prompt with the last.
+/// budget; the identifiers iteration N refers to (the earlier text read a slice of
+/// [`SCAN_SLICE_BYTES`] a stage); the facts drawn, bound to the budget when none has to leave;
+/// else what the archive holds of them (read only then, a slice a stage), and the bound; the
+/// prompt with the last.
 pub struct Preparing<'o> {
     observed: &'o Observed,
     stage: Stage<'o>,
 }
 
-/// How much of the archive's text one stage reads for the facts' terms: about 10 ms in
+/// How much text one stage reads for the facts' terms or the identifiers: about 10 ms in
 /// Chromium on this machine where few terms are wanted, 35 ms a megabyte where every entry
 /// holds a fetched page (#68's session); so half a megabyte.
 pub const SCAN_SLICE_BYTES: usize = 1 << 19;
@@ -213,6 +262,8 @@ pub const SCAN_SLICE_BYTES: usize = 1 << 19;
 enum Stage<'o> {
     Start,
     Selected(Box<Selected<'o>>),
+    /// The earlier text read for the identifiers the kept iteration names, a slice a stage.
+    Referencing(Box<Selected<'o>>, Box<IdentifierScan>),
     Referenced(Box<Selected<'o>>, Vec<(String, u32)>),
     Drawn(Box<Selected<'o>>, Drawn),
     /// Some fact leaves: what the archive holds of them is read next.
@@ -299,8 +350,15 @@ impl<'o> Preparing<'o> {
                 }))
             }
             Stage::Selected(selected) => {
-                let referenced = referenced_identifiers(&selected.selection);
-                Stage::Referenced(selected, referenced)
+                let scan = Box::new(IdentifierScan::of(&selected.selection));
+                Stage::Referencing(selected, scan)
+            }
+            Stage::Referencing(selected, mut scan) => {
+                if !scan.advance(&selected.selection, SCAN_SLICE_BYTES) {
+                    self.stage = Stage::Referencing(selected, scan);
+                    return Ok(None);
+                }
+                Stage::Referenced(selected, scan.found())
             }
             Stage::Referenced(selected, referenced) => {
                 let Selected {

@@ -3,6 +3,8 @@
 //! result of a computation, a failure no later iteration resolved, an identifier iteration N
 //! still refers to, a fact the app pinned, or a fact an earlier summary was required to keep.
 
+use std::borrow::Cow;
+
 use crate::core::model::facts::{
     Carried, Coverage, Demoted, Fact, FactKind, IndexLine, Ledger, Pin,
 };
@@ -413,67 +415,124 @@ impl Drawn {
 /// first mentions them, each with the first earlier iteration that mentions it. The earlier text is only scanned for N's identifiers (its own are never
 /// collected), and the scan stops once every one is found.
 pub fn referenced_identifiers(selection: &Selection) -> Vec<(String, u32)> {
-    let kept = &selection.kept;
-    let mut current: Vec<String> = Vec::new();
-    let mut add = |text: &str| {
-        for token in identifiers_in(text) {
-            if !current.contains(&token) {
-                current.push(token);
+    let mut scan = IdentifierScan::of(selection);
+    while !scan.advance(selection, usize::MAX) {}
+    scan.found()
+}
+
+/// [`referenced_identifiers`] a slice of the earlier text at a time, so that a caller sharing
+/// the page can let it run between (at 736K tokens the whole scan was one task of 55 ms).
+pub struct IdentifierScan {
+    /// The identifiers iteration N names, in the order it names them.
+    current: Vec<String>,
+    /// Of those, the ones not found yet, sorted, so that each candidate of the earlier text is
+    /// looked up in a few comparisons (an iteration whose tool entry holds a fetched page names
+    /// hundreds); a BTreeSet would add to the package's size.
+    wanted: Vec<String>,
+    /// The first bytes and lengths of `wanted`: most tokens of the earlier text are rejected by
+    /// them alone.
+    first_bytes: [bool; 256],
+    lengths: [bool; MAX_TOKEN_LEN + 1],
+    /// Each identifier found, with the earlier iteration that mentions it first.
+    found: Vec<(String, u32)>,
+    /// The next entry to read: its log (0 reasoning, 1 execution, 2 tools, 3 done) and index.
+    at: (usize, usize),
+}
+
+impl IdentifierScan {
+    /// The scan of `selection`'s earlier text for the identifiers its kept iteration names.
+    pub fn of(selection: &Selection) -> Self {
+        let kept = &selection.kept;
+        let mut current: Vec<String> = Vec::new();
+        let mut add = |text: &str| {
+            for token in identifiers_in(text) {
+                if !current.contains(&token) {
+                    current.push(token);
+                }
             }
+        };
+        kept.reasoning.iter().for_each(|e| add(reasoning_text(e)));
+        kept.execution.iter().for_each(|e| add(&execution_text(e)));
+        kept.tool_activity.iter().for_each(|e| add(&tool_text(e)));
+        let mut wanted = current.clone();
+        sort_unique(&mut wanted);
+        let mut first_bytes = [false; 256];
+        let mut lengths = [false; MAX_TOKEN_LEN + 1];
+        for token in &wanted {
+            first_bytes[usize::from(token.as_bytes()[0])] = true;
+            lengths[token.len().min(MAX_TOKEN_LEN)] = true;
         }
-    };
-    kept.reasoning.iter().for_each(|e| add(reasoning_text(e)));
-    kept.execution.iter().for_each(|e| add(&execution_text(e)));
-    kept.tool_activity.iter().for_each(|e| add(&tool_text(e)));
-    // Sorted, so that each candidate of the earlier text is looked up in a few comparisons (an
-    // iteration whose tool entry holds a fetched page names hundreds: one look each through
-    // them was 50 ms in one task at 736K tokens); a BTreeSet would add to the package's size.
-    let mut wanted: Vec<&str> = current.iter().map(String::as_str).collect();
-    sort_unique(&mut wanted);
-    // Most tokens of the earlier text are rejected by their first byte and length alone.
-    let mut first_bytes = [false; 256];
-    let mut lengths = [false; MAX_TOKEN_LEN + 1];
-    for token in &wanted {
-        first_bytes[usize::from(token.as_bytes()[0])] = true;
-        lengths[token.len().min(MAX_TOKEN_LEN)] = true;
+        IdentifierScan {
+            current,
+            wanted,
+            first_bytes,
+            lengths,
+            found: Vec::new(),
+            at: (0, 0),
+        }
     }
-    let mut found: Vec<(&str, u32)> = Vec::new();
-    let mut look = |n: u32, text: &str| {
-        if wanted.is_empty() {
-            return;
+
+    /// Reads about `bytes` more of the earlier text: whether the scan is complete.
+    pub fn advance(&mut self, selection: &Selection, bytes: usize) -> bool {
+        let mut read = 0;
+        while read < bytes && !self.wanted.is_empty() {
+            let (log, i) = self.at;
+            let entry = match log {
+                0 => selection
+                    .reasoning
+                    .get(i)
+                    .map(|(n, e)| (*n, Cow::Borrowed(reasoning_text(e)))),
+                1 => selection
+                    .execution
+                    .get(i)
+                    .map(|(n, e)| (*n, Cow::Owned(execution_text(e)))),
+                2 => selection
+                    .tool_activity
+                    .get(i)
+                    .map(|(n, e)| (*n, Cow::Owned(tool_text(e)))),
+                _ => return true,
+            };
+            let Some((n, text)) = entry else {
+                self.at = (log + 1, 0);
+                continue;
+            };
+            self.at.1 += 1;
+            read += text.len();
+            self.look(n, &text);
         }
+        self.wanted.is_empty() || self.at.0 > 2
+    }
+
+    /// Takes the wanted identifiers `text`, of earlier iteration `n`, mentions.
+    fn look(&mut self, n: u32, text: &str) {
         let text = without_digit_commas(text);
+        let (wanted, found) = (&mut self.wanted, &mut self.found);
+        let (first_bytes, lengths) = (&self.first_bytes, &self.lengths);
         each_candidate(&text, |token| {
             if first_bytes[usize::from(token.as_bytes()[0])]
                 && token.len() <= MAX_TOKEN_LEN
                 && lengths[token.len()]
             {
-                if let Ok(at) = wanted.binary_search(&token) {
+                if let Ok(at) = wanted.binary_search_by(|w| w.as_str().cmp(token)) {
                     found.push((wanted.remove(at), n));
                 }
             }
         });
-    };
-    selection
-        .reasoning
-        .iter()
-        .for_each(|(n, e)| look(*n, reasoning_text(e)));
-    selection
-        .execution
-        .iter()
-        .for_each(|(n, e)| look(*n, &execution_text(e)));
-    selection
-        .tool_activity
-        .iter()
-        .for_each(|(n, e)| look(*n, &tool_text(e)));
-    current
-        .iter()
-        .filter_map(|token| {
-            let (_, n) = found.iter().find(|(t, _)| t == token)?;
-            Some((token.clone(), *n))
-        })
-        .take(MAX_IDENTIFIERS)
-        .collect()
+    }
+
+    /// What the scan found: each identifier with the first earlier iteration that mentions it,
+    /// in the order iteration N names them.
+    pub fn found(self) -> Vec<(String, u32)> {
+        let found = self.found;
+        self.current
+            .into_iter()
+            .filter_map(|token| {
+                let (_, n) = found.iter().find(|(t, _)| *t == token)?;
+                Some((token, *n))
+            })
+            .take(MAX_IDENTIFIERS)
+            .collect()
+    }
 }
 
 const STOP_WORDS: [&str; 24] = [
