@@ -374,11 +374,10 @@ async fn a_custom_provider_gets_a_signal_that_abort_trips() {
     let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
     let before = dump(prefix);
     let pending = compactor.compact(None);
-    sleep_ms(300).await;
+    // Three engines' tests run side by side: the call may take more than a moment to come.
+    assert!(holds_within("return globalThis.__signal instanceof AbortSignal;", 10_000).await);
     assert_eq!(
-        json_of(&eval(
-            "return globalThis.__signal instanceof AbortSignal && !globalThis.__signal.aborted;"
-        )),
+        json_of(&eval("return !globalThis.__signal.aborted;")),
         serde_json::json!(true)
     );
     compactor.abort();

@@ -63,6 +63,19 @@ pub fn error_message(err: &JsValue) -> String {
 }
 
 /// Waits `ms` milliseconds of the page's clock.
+/// Whether the JavaScript `condition` (a function body returning a boolean) held within
+/// `limit_ms`, asked every 25 ms: a wait for what a busy machine makes slower, never a fixed
+/// guess.
+pub async fn holds_within(condition: &str, limit_ms: i32) -> bool {
+    for _ in 0..=limit_ms / 25 {
+        if eval(condition).as_bool() == Some(true) {
+            return true;
+        }
+        sleep_ms(25).await;
+    }
+    false
+}
+
 pub async fn sleep_ms(ms: i32) {
     let wait = js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window()
