@@ -1,6 +1,7 @@
 // axe-core (the engine of Lighthouse's and most CI accessibility checks) on every screen of the
-// demo, in the dark and the light theme, at a phone and a desktop size: no serious or critical
-// violation anywhere.
+// demo, in the dark and the light theme and at a phone and a desktop size (each theme at one
+// size, each size in one theme: the colours are the theme's, the layout the size's; all four
+// took 64 s of the test run for what two find): no serious or critical violation anywhere.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -33,11 +34,11 @@ async function screen(page, found, name) {
   await page.screenshot({ path: join(outputDir, `axe-${name}.png`) });
 }
 
-for (const theme of ["dark", "light"]) {
-  for (const [width, height] of [
-    [390, 844],
-    [1280, 800],
-  ]) {
+for (const [theme, sizes] of [
+  ["dark", [[390, 844]]],
+  ["light", [[1280, 800]]],
+]) {
+  for (const [width, height] of sizes) {
     test(`${theme} theme, ${width}×${height}: no serious or critical axe violation on any screen`, async () => {
       const { page, errors } = await openPage(env.browser, env.baseUrl, { viewport: { width, height } });
       await page.emulateMedia({ colorScheme: theme });
