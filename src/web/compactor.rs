@@ -34,8 +34,22 @@ use crate::core::model::settings::Trigger;
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
 use crate::core::providers::port::SummaryProvider;
+use crate::core::run::compactor::Started;
 use crate::core::store::journal::Recovered;
 use crate::core::store::rehydrate::Cooldown;
+
+#[wasm_bindgen(module = "/src/web/background.js")]
+extern "C" {
+    /// What `compact({ background: true })` resolves to, as the compaction goes.
+    #[derive(Clone)]
+    type BackgroundStart;
+    #[wasm_bindgen(constructor)]
+    fn new() -> BackgroundStart;
+    #[wasm_bindgen(method)]
+    fn tell(this: &BackgroundStart, first: u32, last: u32);
+    #[wasm_bindgen(method)]
+    fn follow(this: &BackgroundStart, done: &js_sys::Promise) -> js_sys::Promise;
+}
 
 /// The core compactor over the browser's storage and clock.
 pub(super) type Engine = crate::core::run::compactor::Compactor<BrowserStorage, BrowserClock>;
@@ -142,28 +156,44 @@ pub(super) fn compact_request(
 impl JsCompactor {
     fn start_compaction(&self, options: Option<CompactOptionsJs>) -> JsResult<js_sys::Promise> {
         let (parsed, cancel, _) = compact_request(options)?;
-        Ok(self.compaction(
+        let to_result = Box::new(|result| Ok(to_js::<_, JsValue>(&result)?));
+        if !parsed.background {
+            let rung = parsed.rung;
+            return Ok(self.compaction(parsed.trigger, rung, cancel, None, to_result));
+        }
+        let start = BackgroundStart::new();
+        let told = start.clone();
+        let started = Started::new(move |[first, last]| told.tell(first, last));
+        let done = self.compaction(
             parsed.trigger,
             parsed.rung,
             cancel,
-            Box::new(|result| Ok(to_js::<_, JsValue>(&result)?)),
-        ))
+            Some(started),
+            to_result,
+        );
+        Ok(start.follow(&done))
     }
 
-    /// A compaction with `trigger` (only `rung`, when asked), claimed now (a `compact()` called
-    /// while another runs is busy, whenever it is awaited), whose result `finish` turns into
-    /// what the Promise resolves to: one async body for `Compactor` and `MessageCompactor`.
+    /// A compaction with `trigger` (only `rung`, when asked; in the background when `started`
+    /// is given), claimed now (a `compact()` called while another runs is busy, whenever it is
+    /// awaited), whose result `finish` turns into what the Promise resolves to: one async body
+    /// for `Compactor` and `MessageCompactor`.
     pub(super) fn compaction(
         &self,
         trigger: Trigger,
         rung: Option<AskedRung>,
         cancel: Cancel,
+        started: Option<Started>,
         finish: Box<dyn FnOnce(CompactionResult) -> JsResult<JsValue>>,
     ) -> js_sys::Promise {
         let engine = Rc::clone(&self.engine);
-        let claim = engine
-            .claim(trigger, cancel)
-            .map(|claim| claim.with_rung(rung.map(Rung::from)));
+        let claim = engine.claim(trigger, cancel).map(|claim| {
+            let claim = claim.with_rung(rung.map(Rung::from));
+            match started {
+                Some(started) => claim.in_background(started),
+                None => claim,
+            }
+        });
         future_to_promise(async move {
             let outcome = match claim {
                 Ok(claim) => engine.compact_claimed(claim).await,

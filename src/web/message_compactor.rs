@@ -254,6 +254,13 @@ impl JsMessageCompactor {
         let (array, texts, given) = self.working(messages, "compact(messages)")?;
         let (asked, cancel, named) = compact_request(options)?;
         let trigger = if named { asked.trigger } else { Trigger::Auto };
+        if asked.background {
+            return Err(invalid(
+                "compact(messages, options).background",
+                "is for Compactor: a message list is given whole to each call, so its compaction \
+                 resolves to the list to send",
+            ));
+        }
         let front = Rc::clone(&self.front);
         let gave = Rc::clone(&self.gave);
         if front.engine().busy() {
@@ -286,7 +293,7 @@ impl JsMessageCompactor {
         };
         Ok(self
             .inner
-            .compaction(trigger, asked.rung, cancel, Box::new(finish)))
+            .compaction(trigger, asked.rung, cancel, None, Box::new(finish)))
     }
 }
 

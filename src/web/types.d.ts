@@ -165,6 +165,35 @@ export interface CompactOptions {
   trigger?: Trigger;
   /** Cancels the compaction (code "aborted", logs unchanged) until its archive is written. */
   signal?: AbortSignal;
+  /** Resolve as the summary is asked for (`CompactionStarted`), not once it is swapped in: the loop goes on appending meanwhile, the logs are not frozen, and the summary is swapped in as this page's running iteration finishes (`finishIteration()`; at once when none runs), replacing exactly the iterations it summarised. `Compactor` only. */
+  background?: boolean;
+}
+
+/** `compact()` in the background (see `CompactOptions.background`). */
+export interface BackgroundCompactOptions extends CompactOptions {
+  background: true;
+}
+
+/** What `compact({ background: true })` resolves to as the summary is asked for (or, for a compaction that ended before it asked, a clearing, as it ended). A compaction that fails before it asks rejects `compact()` itself. */
+export interface CompactionStarted {
+  started: true;
+  /** First and last iteration the summary replaces. */
+  iterations: [number, number];
+  /** The compaction's end: its result once the summary is swapped in; rejects as `compact()` would (a failure, a cancel), the logs as the loop left them; `compaction_error` tells it too (an app that only listens to events hears no unhandled rejection). */
+  done: Promise<CompactionResult>;
+}
+
+/** `compact()` in the background, beside the class's own `compact(options)`. */
+export interface Compactor {
+  /**
+   * Starts a compaction and resolves as its summary is asked for: the loop goes on; `done` resolves once the summary is swapped in at the next iteration boundary.
+   * @example
+   * if (compactor.shouldAutoCompact()) {
+   *   const { done } = await compactor.compact({ trigger: "auto", background: true });
+   *   done.catch(() => {}); // compaction_error tells it too
+   * }
+   */
+  compact(options: BackgroundCompactOptions): Promise<CompactionStarted>;
 }
 
 /** Entries per log. */

@@ -23,6 +23,7 @@ import type {
   CompactionMetrics,
   CompactionPlan,
   CompactionResult,
+  CompactionStarted,
   CompactorEvents,
   Coverage,
   Fact,
@@ -103,6 +104,14 @@ export async function useTheCompactor(logs: LogStore): Promise<CompactionResult 
   const controller = new AbortController();
   compactor.compact({ signal: controller.signal }).catch(() => null);
   compactor.abort();
+  // In the background: resolves as the summary is asked for; `done` once it is swapped in.
+  const started: CompactionStarted = await compactor.compact({ trigger: "auto", background: true });
+  const range: [number, number] = started.iterations;
+  const swapped: CompactionResult = await started.done;
+  console.log(started.started, range, swapped.tokensSaved);
+  // @ts-expect-error a background compaction resolves to CompactionStarted, not the result
+  const notAResult: CompactionResult = await compactor.compact({ background: true });
+  console.log(notAResult);
   const phase: Phase = compactor.phase;
   const frozen: boolean = compactor.frozen;
   const usage: number = compactor.contextUsage();

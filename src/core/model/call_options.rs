@@ -40,6 +40,9 @@ pub struct CompactOptions {
     pub trigger: Trigger,
     /// The one rung to run, if asked for.
     pub rung: Option<AskedRung>,
+    /// Whether `compact()` resolves as the summary is asked for, the loop going on meanwhile
+    /// (see [`Claim::in_background`](crate::core::run::compactor::Claim::in_background)).
+    pub background: bool,
 }
 
 /// The rungs `compact({ rung })` runs alone (the fallback rung runs only when the model fails).
@@ -71,6 +74,7 @@ json_record! {
     read CompactOptions [deny] {
         trigger: "trigger" default,
         rung: "rung" opt,
+        background: "background" default,
     }
 }
 

@@ -38,6 +38,8 @@ pub struct LogStore<S, C> {
     keys: StorageKeys,
     ids: IdGenerator,
     running: bool,
+    /// Iterations this page finished: a compaction in the background swaps in at a boundary.
+    finished_here: u32,
     page: Rc<PageState>,
     unit: Unit,
 }
@@ -51,6 +53,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             keys,
             ids: IdGenerator::new(id_seed),
             running: false,
+            finished_here: 0,
             page: Rc::default(),
             unit: Unit::Iteration,
         }
@@ -126,6 +129,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// Marks the running iteration finished.
     pub fn finish_iteration(&mut self) {
         self.running = false;
+        self.finished_here = self.finished_here.wrapping_add(1);
         let _ = self.store.remove(&self.keys.iteration_running());
     }
 
@@ -146,6 +150,13 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
     /// this page's loop asks for in the middle of it must not wait for it.
     pub fn iteration_running_here(&self) -> bool {
         self.running
+    }
+
+    /// How many times this page finished an iteration (wrapping): a compaction in the
+    /// background waits for the next boundary by it, even when the loop starts the next
+    /// iteration in the same task.
+    pub fn iterations_finished_here(&self) -> u32 {
+        self.finished_here
     }
 
     /// The highest iteration any log names or implies, 0 when all are empty.

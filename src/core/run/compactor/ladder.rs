@@ -40,6 +40,29 @@ pub struct Claim {
     trigger: Trigger,
     cancel: Cancel,
     rung: Option<Rung>,
+    background: Option<Started>,
+}
+
+/// What a compaction in the background tells as it asks for its summary: the first and last
+/// iteration the summary replaces.
+pub struct Started(Box<dyn FnOnce([u32; 2])>);
+
+impl Started {
+    /// Tells `tell` the iterations, once.
+    pub fn new(tell: impl FnOnce([u32; 2]) + 'static) -> Self {
+        Started(Box::new(tell))
+    }
+
+    /// Tells the iterations the summary replaces.
+    pub(super) fn tell(self, iterations: [u32; 2]) {
+        (self.0)(iterations);
+    }
+}
+
+impl std::fmt::Debug for Started {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Started")
+    }
 }
 
 impl Claim {
@@ -47,6 +70,14 @@ impl Claim {
     /// [`Compactor::compact_claimed`]).
     pub fn with_rung(mut self, rung: Option<Rung>) -> Self {
         self.rung = rung;
+        self
+    }
+
+    /// The compaction runs in the background of the loop: the logs are not frozen (the loop
+    /// goes on appending), `started` is told as the summary is asked for, and the summary is
+    /// swapped in once this page's running iteration has finished.
+    pub fn in_background(mut self, started: Started) -> Self {
+        self.background = Some(started);
         self
     }
 }
@@ -90,6 +121,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             trigger,
             cancel,
             rung: None,
+            background: None,
         })
     }
 
@@ -99,8 +131,13 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// `recommendedUsage` or more; the user's summarises; a claim `Claim::with_rung` runs
     /// that rung. A summary the model cannot give falls back to the package's own where
     /// `fallback` covers the trigger.
-    pub async fn compact_claimed(&self, claim: Claim) -> Result<CompactionResult, CompactionError> {
+    pub async fn compact_claimed(
+        &self,
+        mut claim: Claim,
+    ) -> Result<CompactionResult, CompactionError> {
         let mut run = Run::new(claim.trigger, claim.cancel.clone(), claim.rung, self.now());
+        run.background = claim.background.is_some();
+        run.started = claim.background.take();
         let outcome = self.compact_leased(&mut run).await;
         drop(claim);
         outcome
@@ -216,10 +253,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         // A failure from here on says that the clearing stands, if one ran.
         let stood = |err| after_clearing(err, cleared.as_deref());
         let prepared = self.prepare(run, &observed).await.map_err(stood)?;
+        if let Some(started) = run.started.take() {
+            started.tell([1, prepared.selection.last]);
+        }
         let written = match self.summarise(run, &prepared).await {
             Ok(written) => written,
             Err(failure) => self.fall_back(run, &prepared, failure).map_err(stood)?,
         };
+        self.wait_for_boundary(run).await.map_err(stood)?;
         let rewrite = Rewrite::Summary(&prepared, &written);
         let result = self.end(run, lock, &observed, rewrite).await;
         let result = result.and_then(|result| result.ok_or(NOTHING_TO_COMPACT));
@@ -277,11 +318,41 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             return Ok(false);
         }
         self.advance(run, Phase::Waiting, None);
+        self.wait_while(run, waiting).await?;
+        Ok(true)
+    }
+
+    /// Waits, in a compaction in the background, for the boundary after the iteration this
+    /// page runs as its summary is ready: the summary is swapped in between two iterations of
+    /// the loop, never in the middle of one.
+    async fn wait_for_boundary(&self, run: &mut Run) -> Result<(), CompactionError> {
+        let finished = self.logs().borrow().iterations_finished_here();
+        let running = || {
+            let logs = self.logs().borrow();
+            logs.iteration_running_here() && logs.iterations_finished_here() == finished
+        };
+        if !run.background || !running() {
+            return Ok(());
+        }
+        let message = "The summary is ready: it is swapped in as the running iteration finishes";
+        self.advance(run, Phase::Waiting, Some(message.into()));
+        self.wait_while(run, running).await
+    }
+
+    /// Polls `still` every [`WAIT_POLL_MS`] until it is false, renewing the lease and telling
+    /// the app where `run` stands; a cancel stops the wait.
+    async fn wait_while(
+        &self,
+        run: &mut Run,
+        still: impl Fn() -> bool,
+    ) -> Result<(), CompactionError> {
         let mut since_beat_ms = 0;
-        while waiting() {
+        while still() {
             let poll = self.timer.sleep(WAIT_POLL_MS);
             let polled = race_deadline(poll, run.cancel.cancelled()).await;
-            polled.ok_or(CompactionError::Aborted)?;
+            polled
+                .filter(|_| !run.cancel.is_cancelled())
+                .ok_or(CompactionError::Aborted)?;
             since_beat_ms += WAIT_POLL_MS;
             if since_beat_ms >= PROGRESS_EVERY_MS {
                 since_beat_ms = 0;
@@ -290,7 +361,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 self.shelf.renew_lease();
             }
         }
-        Ok(true)
+        Ok(())
     }
 
     /// Freezes the logs and gathers them: read again after a wait (the swap keeps any appends
@@ -303,7 +374,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         waited: bool,
     ) -> Result<Observed, CompactionError> {
         self.advance(run, Phase::Freezing, None);
-        self.shelf.page().set_frozen(true);
+        // In the background the loop goes on appending.
+        self.shelf.page().set_frozen(!run.background);
         self.advance(run, Phase::Gathering, None);
         if !waited {
             return Ok(observed);

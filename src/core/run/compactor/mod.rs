@@ -13,7 +13,7 @@ mod run;
 mod run_lock;
 mod summarize;
 
-pub use ladder::Claim;
+pub use ladder::{Claim, Started};
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -2,6 +2,7 @@
 //! phase and progress, the beat while a call or a wait lasts, the breaks that keep the page's
 //! tasks short.
 
+use super::ladder::Started;
 use super::Compactor;
 use crate::core::error::CompactionError;
 use crate::core::model::clearing::Rung;
@@ -41,6 +42,10 @@ pub(super) struct Run {
     pub(super) pressed: bool,
     /// The seconds the provider still rests, when this run did not ask it for that reason.
     pub(super) rested_s: Option<u64>,
+    /// Whether it runs in the background of the loop (see [`super::Claim::in_background`]).
+    pub(super) background: bool,
+    /// Told as the summary is asked for, in the background.
+    pub(super) started: Option<Started>,
 }
 
 impl Run {
@@ -61,6 +66,8 @@ impl Run {
             archived: false,
             pressed: false,
             rested_s: None,
+            background: false,
+            started: None,
         }
     }
 }
