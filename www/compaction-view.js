@@ -199,8 +199,9 @@ function showFailure(err) {
   $("error-view").dataset.code = err?.code ?? "unknown";
 }
 
-/** Runs one compaction with the dialog (modal when the person asked, not for Auto); resolves
- * to whether it succeeded. */
+/** Runs one compaction with the dialog (modal when the person asked; for Auto, in the
+ * background, under a panel that does not block the controls); resolves to whether it
+ * succeeded. */
 export async function compact(trigger = "user") {
   if (!state.compactor || state.compacting) return false;
   state.compacting = true;
@@ -218,7 +219,11 @@ export async function compact(trigger = "user") {
     $("progress-elapsed").textContent = `${((performance.now() - state.progressStarted) / 1000).toFixed(1)} s`;
   }, 200);
   try {
-    const result = await state.compactor.compact({ trigger });
+    // Auto compacts in the background: the loop goes on while the model works, and the
+    // summary is swapped in as an iteration finishes.
+    const background = trigger === "auto";
+    const asked = await state.compactor.compact({ trigger, background });
+    const result = background ? await asked.done : asked;
     showSuccess(result);
     if (trigger === "auto") settleAuto(dialog, autoDoneMessage(result), "info");
     return true;

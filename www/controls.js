@@ -35,15 +35,16 @@ async function continueReasoning() {
   }
 }
 
-/** Auto: iterate, and compact when the compactor says it is time; a failed compaction pauses
- * it (each later tick would try again, and might pay again). */
+/** Auto: iterate, and compact in the background when the compactor says it is time (the
+ * iterations go on while the model works); a failed compaction pauses it (each later tick
+ * would try again, and might pay again). */
 function startAuto() {
   if (state.autoTimer) return;
   const tick = async () => {
     if (!state.autoTimer) return;
-    if (!state.compacting && !state.iterating) {
-      if (state.compactor?.shouldAutoCompact()) {
-        if (!(await compact("auto"))) stopAuto();
+    if (!state.iterating) {
+      if (!state.compacting && state.compactor?.shouldAutoCompact()) {
+        compact("auto").then((succeeded) => succeeded || stopAuto());
       } else await continueReasoning();
     }
     if (state.autoTimer) state.autoTimer = setTimeout(tick, AUTO_INTERVAL_MS);

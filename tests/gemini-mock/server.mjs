@@ -375,7 +375,9 @@ export function startMock(port = 0, { answer } = {}) {
       const counter = `${model}|${key}`;
       const attempt = (attempts.get(counter) ?? 0) + 1;
       attempts.set(counter, attempt);
-      const [status, payload] = reply(scenario, attempt, prompt, model, key, body);
+      // `slow_<ms>`: the answer of "ok", after that many milliseconds.
+      const slow = /^slow_(\d+)$/.exec(scenario);
+      const [status, payload] = reply(slow ? "ok" : scenario, attempt, prompt, model, key, body);
       asStructured(payload, body);
       // An answer cut off by maxOutputTokens is cut after it took its shape.
       if (payload?.cutInHalf) {
@@ -387,6 +389,7 @@ export function startMock(port = 0, { answer } = {}) {
         res.on("close", () => hanging.delete(res));
         return;
       }
+      if (slow) return void setTimeout(() => send(status, payload), Number(slow[1]));
       send(status, payload, typeof payload === "string" && status === 502 ? "text/html; charset=UTF-8" : "application/json; charset=UTF-8");
     });
   });

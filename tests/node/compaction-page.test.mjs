@@ -184,6 +184,34 @@ test("with Auto on, the loop runs and compacts by itself at 85%", async () => {
   await page.close();
 });
 
+test("with Auto on, iterations go on while the model works: the summary replaces exactly what it summarised", async () => {
+  const { page, errors } = await openPage(env.browser, env.baseUrl);
+  await page.click("#settings summary");
+  await setWindow(page, 2600);
+  await page.click("#settings summary");
+  // The model takes 6 s: Auto's iterations (one about every 1.5 s) go on meanwhile.
+  await useGemini(page, env.mock.url, "slow_6000", `background-key-${Date.now()}`);
+  await page.check("#toggle-auto");
+  const key = await waitForDatabaseArchive(page, "gdrs_archived_logs_", 60_000);
+  await page.waitForFunction(() => document.getElementById("message").textContent.startsWith("Compacted automatically"), null, { timeout: 20_000 });
+  await page.click("#btn-pause");
+  await page.waitForFunction(() => document.getElementById("stat-state").textContent === "idle", null, { timeout: 10_000 });
+  const archive = JSON.parse((await page.evaluate(databaseArchives, key))[key]);
+  const reasoning = await page.evaluate(() => JSON.parse(localStorage.getItem("gdrs_reasoning_log")));
+  const [first, last] = archive.iterations.length ? [Math.min(...archive.iterations), Math.max(...archive.iterations)] : [0, 0];
+  assert.equal(first, 1);
+  assert.match(reasoning[0], new RegExp(`^=== COMPACTED SUMMARY \\(Iterations 1-${last}\\) ===`));
+  // Every iteration after the summarised ones is there once, in order: those the loop ran
+  // while the model worked included.
+  const headers = reasoning.slice(1).filter((entry) => /^=== ITERATION \d+ ===$/.test(entry)).map((entry) => Number(/\d+/.exec(entry)[0]));
+  assert.deepEqual(headers, Array.from({ length: headers.length }, (_, i) => last + 1 + i), headers.join());
+  assert.ok(headers.length >= 3, `the loop ran ${headers.length} iterations past the summary`);
+  const metrics = await page.evaluate(() => JSON.parse(localStorage.getItem("gdrs_compaction_metrics")));
+  assert.equal(metrics.totalCompactions, 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 /** A page whose Gemini model fails every call, with Auto on under the "When the model fails"
  * setting `fallback`, once the line under the controls starts with `settled`. */
 async function autoWithFailingModel(fallback, settled) {
