@@ -356,6 +356,8 @@ impl JsCompactor {
 
     /// Runs one compaction; rejects with a `ContextCompactorError` whose `code` says why, the
     /// logs unchanged. `options.signal` (an `AbortSignal`) cancels it, as `abort()` does.
+    /// `options.background: true` resolves as the summary is asked for instead
+    /// (`CompactionStarted`: the loop goes on; see `BackgroundCompactOptions`).
     ///
     /// @example
     /// const compactor = new Compactor(logs, { provider: { type: "offline" } });

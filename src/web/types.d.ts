@@ -165,13 +165,18 @@ export interface CompactOptions {
   trigger?: Trigger;
   /** Cancels the compaction (code "aborted", logs unchanged) until its archive is written. */
   signal?: AbortSignal;
-  /** Resolve as the summary is asked for (`CompactionStarted`), not once it is swapped in: the loop goes on appending meanwhile, the logs are not frozen, and the summary is swapped in as this page's running iteration finishes (`finishIteration()`; at once when none runs), replacing exactly the iterations it summarised. `Compactor` only. */
+  /** `true` resolves as the summary is asked for (`CompactionStarted`, see `BackgroundCompactOptions`); `false` or absent, once the compaction ended. */
   background?: boolean;
 }
 
-/** `compact()` in the background (see `CompactOptions.background`). */
+/** `compact()` in the background: it resolves as the summary is asked for (`CompactionStarted`), not once it is swapped in; the loop goes on appending meanwhile, the logs are not frozen, and the summary is swapped in as this page's running iteration finishes (`finishIteration()`; at once when none runs), replacing exactly the iterations it summarised. `Compactor` only. */
 export interface BackgroundCompactOptions extends CompactOptions {
   background: true;
+}
+
+/** `compact()` that waits for the end (`background` false or absent). */
+export interface ForegroundCompactOptions extends CompactOptions {
+  background?: false;
 }
 
 /** What `compact({ background: true })` resolves to as the summary is asked for (or, for a compaction that ended before it asked, a clearing, as it ended). A compaction that fails before it asks rejects `compact()` itself. */
@@ -183,7 +188,7 @@ export interface CompactionStarted {
   done: Promise<CompactionResult>;
 }
 
-/** `compact()` in the background, beside the class's own `compact(options)`. */
+/** `compact()` by its options: in the background, or waiting for the end. */
 export interface Compactor {
   /**
    * Starts a compaction and resolves as its summary is asked for: the loop goes on; `done` resolves once the summary is swapped in at the next iteration boundary.
@@ -194,6 +199,8 @@ export interface Compactor {
    * }
    */
   compact(options: BackgroundCompactOptions): Promise<CompactionStarted>;
+  compact(options?: ForegroundCompactOptions | null): Promise<CompactionResult>;
+  compact(options?: CompactOptions | null): Promise<CompactionResult | CompactionStarted>;
 }
 
 /** Entries per log. */

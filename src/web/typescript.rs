@@ -41,8 +41,10 @@ extern "C" {
     /// `CompactorOptions` in TypeScript.
     #[wasm_bindgen(typescript_type = "CompactorOptions")]
     pub type CompactorOptionsJs;
-    /// `CompactOptions` in TypeScript.
-    #[wasm_bindgen(typescript_type = "CompactOptions")]
+    /// `CompactOptions` in JavaScript; declared as the options of a compaction awaited to its
+    /// end, the form `Compactor.compact`'s own declaration takes (the `Compactor` interface in
+    /// `types.d.ts` adds the background's, `MessageCompactor`'s declares `CompactOptions`).
+    #[wasm_bindgen(typescript_type = "ForegroundCompactOptions")]
     pub type CompactOptionsJs;
     /// `Phase` in TypeScript.
     #[wasm_bindgen(typescript_type = "Phase")]

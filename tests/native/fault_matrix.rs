@@ -26,13 +26,14 @@ use context_compactor::core::model::settings::{
     CompactorSettings, LinePolicy, MissingFacts, Trigger,
 };
 use context_compactor::core::ports::archive_store::{ArchiveStore, MemoryArchiveStore};
+use context_compactor::core::ports::cancel::Cancel;
 use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::events::{CompactionEvent, RecordingSink};
 use context_compactor::core::ports::storage::{KeyValueStore, MemoryStore};
 use context_compactor::core::ports::timer::run_ready;
 use context_compactor::core::providers::offline::OfflineProvider;
 use context_compactor::core::providers::port::SummaryProvider;
-use context_compactor::core::run::compactor::Compactor;
+use context_compactor::core::run::compactor::{Compactor, Started};
 use context_compactor::core::store::journal::Recovered;
 use context_compactor::core::store::keys::StorageKeys;
 use context_compactor::core::store::log_store::LogStore;
@@ -431,6 +432,93 @@ fn corrupt_journal_after_crash_cases(matrix: &Matrix) {
         "tab closed after each write step, its journal then damaged, then reloaded",
         format!("{set_aside} journals set aside (`key_set_aside`) and the next compaction runs; no entry lost (one the half-done compaction archived may be held twice)"),
     );
+}
+
+/// The loop's compaction in the background, the tab closed after each of its writes while the
+/// loop goes on (iteration 10 runs as it starts; while the model works the loop finishes it and
+/// starts 11, which it finishes at the second poll of the wait for the boundary), then
+/// reloaded: every entry held exactly once, the loop's own that landed included.
+fn background_crash_cases(matrix: &Matrix) {
+    let mut tally = (0, 0);
+    for stop_after in 0..200 {
+        let (memory, clock) = seeded_store();
+        let store = FaultyStore::over(memory.clone());
+        let logs: Logs2 = Rc::new(RefCell::new(LogStore::new(
+            store.clone(),
+            clock.clone(),
+            StorageKeys::default(),
+            3,
+        )));
+        logs.borrow_mut().start_iteration().unwrap();
+        logs.borrow_mut()
+            .append_reasoning("loop: iteration 10 begins")
+            .unwrap();
+        let before = census(&memory);
+        let provider = ScriptedProvider::new(vec![Answer::Text(valid_summary("background"))]);
+        let timer = InstantTimer::new(&clock);
+        // The loop's reasoning that landed (a closed tab's writes fail).
+        let landed = Rc::new(RefCell::new(Vec::<String>::new()));
+        let write = {
+            let (logs, landed) = (logs.clone(), landed.clone());
+            move |text: &str, finish: bool, start: bool| {
+                let mut logs = logs.borrow_mut();
+                if logs.append_reasoning(text).is_ok() {
+                    landed.borrow_mut().push(text.to_owned());
+                }
+                if finish {
+                    logs.finish_iteration();
+                }
+                if start {
+                    if let Ok(n) = logs.start_iteration() {
+                        landed.borrow_mut().push(format!("=== ITERATION {n} ==="));
+                    }
+                }
+            }
+        };
+        let during_call = write.clone();
+        *provider.on_call.borrow_mut() = Some(Box::new(move || {
+            during_call("loop: iteration 10 ends", true, true);
+        }));
+        *timer.on_sleep.borrow_mut() = Some(Box::new(move |count| {
+            if count == 2 {
+                write("loop: iteration 11 ends", true, false);
+            }
+        }));
+        let compactor = shelved(
+            Compactor::new(
+                logs.clone(),
+                Box::new(provider),
+                Box::new(timer),
+                Box::new(RecordingSink::default()),
+                small_window(),
+            )
+            .unwrap(),
+            |shelf| shelf.with_owner("closed-tab"),
+        );
+        store.crash_after(stop_after);
+        let claim = compactor.claim(Trigger::Auto, Cancel::default()).unwrap();
+        let claim = claim.in_background(Started::new(|_| {}));
+        let finished = run_ready(compactor.compact_claimed(claim)).unwrap().is_ok();
+        clock.advance(10.0 * 60_000.0);
+        let reload = FaultyStore::over(memory.clone());
+        let reloaded = tab(&reload, &clock, Box::new(OfflineProvider), "new-tab");
+        recovered_in(&reloaded, &memory, &mut tally, stop_after);
+        let case = format!("background, stop after write {stop_after}");
+        let mut expected = before;
+        for text in landed.borrow().iter() {
+            expected.insert(format!("r:{text}"), 1);
+        }
+        assert_nothing_lost(&case, &expected, &memory);
+        if finished {
+            assert_eq!(landed.borrow().len(), 3, "the loop wrote on");
+            matrix.row(
+                &format!("the loop's compaction in the background, the loop appending and finishing iterations meanwhile, the tab closed after each of the {stop_after} write steps, then reloaded"),
+                format!("recovered from the journal: {} finished (`compaction_complete`), {} undone (`compaction_rolled_back`), the rest needed nothing; what the loop wrote meanwhile kept", tally.0, tally.1),
+            );
+            return;
+        }
+    }
+    panic!("the compaction in the background never finished");
 }
 
 /// What recovery does in `reloaded`, a tab that loads after another closed having stopped
@@ -1077,6 +1165,7 @@ fn fault_matrix() {
     quota_cases(&matrix);
     crash_cases(&matrix);
     corrupt_journal_after_crash_cases(&matrix);
+    background_crash_cases(&matrix);
     clearing_crash_cases(&matrix);
     journal_less_clearing_cases(&matrix);
     fallback_crash_cases(&matrix);

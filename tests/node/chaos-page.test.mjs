@@ -1,6 +1,7 @@
-// Two real tabs of one origin in Chromium, for a bounded time: random appends, compactions
-// (the user's, which summarise; the loop's, which clear bulky results first; the clearing rung
-// alone), rollbacks, archive deletions and page reloads. Afterwards every entry ever appended
+// Two real tabs of one origin in Chromium, for a bounded time: random appends, iterations (some
+// spanning several tasks), compactions (the user's, which summarise; the loop's, which clear
+// bulky results first; the loop's in the background, which the tab does not wait for; the
+// clearing rung alone), rollbacks, archive deletions and page reloads. Afterwards every entry ever appended
 // is present exactly once across the live logs and the summaries' archives, and every bulky
 // body exactly once, whole: in its entry, or in a clearing's archive while its placeholder
 // stands in the entry (or gone with an archive the test deleted on purpose).
@@ -46,7 +47,8 @@ async function setUp(page) {
       recommendedUsage: 0.05,
       maxArchives: 1000,
     });
-    window.chaos = { logs, compactor };
+    // The ends of the background compactions this page started.
+    window.chaos = { logs, compactor, pending: [] };
   });
 }
 
@@ -71,9 +73,23 @@ async function openTabs() {
 function act(page, kind, tag) {
   return page.evaluate(
     async ({ kind, tag }) => {
-      const { logs, compactor } = window.chaos;
+      const { logs, compactor, pending } = window.chaos;
       const refused = (err) => ({ refused: err.code ?? String(err) });
+      const compacted = (result) => ({ compacted: result.archiveKey, rung: result.rung, archivedInLocalStorage: localStorage.getItem(result.archiveKey) !== null });
       switch (kind) {
+        case "slow-iteration":
+          // Started in one task and finished in another: a background compaction waits for it.
+          await logs.withLock(() => {
+            logs.startIteration();
+            logs.appendReasoning(`chaos reasoning ${tag}`);
+          });
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          return logs.withLock(() => {
+            logs.appendExecution({ code: `chaos(${JSON.stringify(tag)})`, success: true, source: "chaos", result: { tag, page: bodyOf(tag) } });
+            logs.appendToolActivity({ type: "vault", action: `chaos ${tag}`, status: "success" });
+            logs.finishIteration();
+            return { appended: [tag] };
+          });
         case "iteration":
           return logs.withLock(() => {
             logs.startIteration();
@@ -89,14 +105,18 @@ function act(page, kind, tag) {
             return { appended: [tag] };
           });
         case "compact": {
-          // The user's summarises; the loop's clears bulky results first; or the clearing alone.
+          // The user's summarises; the loop's clears bulky results first; or the clearing alone;
+          // or the loop's in the background: the tab goes on, its end is awaited at the end.
           const n = Number(tag.split("-")[1]);
-          const options = n % 3 === 0 ? { trigger: "auto" } : n % 3 === 1 ? { rung: "clear" } : {};
-          return compactor.compact(options).then(
-            // Where the archive went: the default store is IndexedDB, never localStorage.
-            (result) => ({ compacted: result.archiveKey, rung: result.rung, archivedInLocalStorage: localStorage.getItem(result.archiveKey) !== null }),
-            refused,
-          );
+          if (n % 4 === 3) {
+            return compactor.compact({ trigger: "auto", background: true }).then((started) => {
+              pending.push(started.done.then(compacted, refused));
+              return { background: started.iterations };
+            }, refused);
+          }
+          const options = n % 4 === 0 ? { trigger: "auto" } : n % 4 === 1 ? { rung: "clear" } : {};
+          // Where the archive went: the default store is IndexedDB, never localStorage.
+          return compactor.compact(options).then(compacted, refused);
         }
         case "rollback":
           return compactor.archives().then(([newest]) =>
@@ -156,7 +176,22 @@ function bodiesOf(data) {
   return tags;
 }
 
-const entryTags = (kind, tag) => (kind === "iteration" ? [`r:${tag}`, `e:${tag}`, `t:${tag}`] : [`r:${tag}`]);
+const entryTags = (kind, tag) => (kind.endsWith("iteration") ? [`r:${tag}`, `e:${tag}`, `t:${tag}`] : [`r:${tag}`]);
+
+/** Counts what an action (or a background compaction's end) confirmed. */
+function record(ledger, kind, tag, outcome) {
+  if (outcome.appended) for (const t of entryTags(kind, tag)) ledger.confirmed.add(t);
+  if (outcome.deleted) for (const t of tagsOf(outcome.deleted)) ledger.deleted.add(t);
+  if (outcome.deleted) for (const t of bodiesOf(outcome.deleted)) ledger.deletedBodies.add(t);
+  if (outcome.deletedBodies) for (const t of bodiesOf(outcome.deletedBodies)) ledger.deletedBodies.add(t);
+  if (outcome.compacted) ledger.counts.compact += 1;
+  if (outcome.archivedInLocalStorage) ledger.archivedInLocalStorage += 1;
+  if (outcome.rolledBack) ledger.counts.rollback += 1;
+  if (outcome.deleted || outcome.deletedBodies) ledger.counts.delete += 1;
+  if (outcome.rung) ledger.counts[outcome.rung] += 1;
+  if (outcome.background) ledger.counts.background += 1;
+  if (outcome.refused) ledger.counts.refused[outcome.refused] = (ledger.counts.refused[outcome.refused] ?? 0) + 1;
+}
 
 async function drive(page, tab, random, ledger, deadline) {
   let n = 0;
@@ -164,7 +199,7 @@ async function drive(page, tab, random, ledger, deadline) {
     const roll = random();
     const tag = `t${tab}-${n++}`;
     const kind =
-      roll < 0.45 ? "iteration" : roll < 0.6 ? "append" : roll < 0.78 ? "compact" : roll < 0.86 ? "rollback" : roll < 0.94 ? "delete" : "reload";
+      roll < 0.3 ? "iteration" : roll < 0.45 ? "slow-iteration" : roll < 0.6 ? "append" : roll < 0.78 ? "compact" : roll < 0.86 ? "rollback" : roll < 0.94 ? "delete" : "reload";
     if (kind === "reload") {
       // An action in flight when the page goes: its entries may or may not have landed.
       const inFlight = random() < 0.5 ? "iteration" : "compact";
@@ -180,17 +215,7 @@ async function drive(page, tab, random, ledger, deadline) {
       ledger.counts.reload += 1;
       continue;
     }
-    const outcome = await act(page, kind, tag);
-    if (outcome.appended) for (const t of entryTags(kind, tag)) ledger.confirmed.add(t);
-    if (outcome.deleted) for (const t of tagsOf(outcome.deleted)) ledger.deleted.add(t);
-    if (outcome.deleted) for (const t of bodiesOf(outcome.deleted)) ledger.deletedBodies.add(t);
-    if (outcome.deletedBodies) for (const t of bodiesOf(outcome.deletedBodies)) ledger.deletedBodies.add(t);
-    if (outcome.compacted) ledger.counts.compact += 1;
-    if (outcome.archivedInLocalStorage) ledger.archivedInLocalStorage += 1;
-    if (outcome.rolledBack) ledger.counts.rollback += 1;
-    if (outcome.deleted || outcome.deletedBodies) ledger.counts.delete += 1;
-    if (outcome.rung) ledger.counts[outcome.rung] += 1;
-    if (outcome.refused) ledger.counts.refused[outcome.refused] = (ledger.counts.refused[outcome.refused] ?? 0) + 1;
+    record(ledger, kind, tag, await act(page, kind, tag));
   }
 }
 
@@ -202,13 +227,17 @@ test(`two tabs appending, compacting, rolling back, deleting archives and reload
     maybe: new Set(),
     deleted: new Set(),
     deletedBodies: new Set(),
-    counts: { compact: 0, clear: 0, summarize: 0, rollback: 0, delete: 0, reload: 0, refused: {} },
+    counts: { compact: 0, clear: 0, summarize: 0, rollback: 0, delete: 0, reload: 0, background: 0, refused: {} },
     archivedInLocalStorage: 0,
   };
   const deadline = Date.now() + RUN_MS;
   await Promise.all(pages.map((page, tab) => drive(page, tab, generator(seed * 31 + tab), ledger, deadline)));
 
-  // A compaction a reload interrupted is settled by the next compactor of that tab.
+  // The background compactions still under way end (a tab's loop has stopped: none waits for
+  // a boundary); a compaction a reload interrupted is settled by the next compactor of that tab.
+  for (const page of pages) {
+    for (const outcome of await page.evaluate(() => Promise.all(window.chaos.pending))) record(ledger, "compact", "", outcome);
+  }
   for (const page of pages) await page.evaluate(() => window.chaos.compactor.recover());
   const stored = await pages[0].evaluate(() =>
     window.chaos.logs.withLock(async () => {
@@ -242,8 +271,8 @@ test(`two tabs appending, compacting, rolling back, deleting archives and reload
     report,
   );
   assert.ok(ledger.counts.clear >= 1, `no clearing ran: ${report}`);
-  const { compact, rollback, delete: deleted, reload } = ledger.counts;
-  assert.ok(compact >= 3 && rollback >= 1 && deleted >= 1 && reload >= 1, `too little happened: ${report}`);
+  const { compact, rollback, delete: deleted, reload, background } = ledger.counts;
+  assert.ok(compact >= 3 && rollback >= 1 && deleted >= 1 && reload >= 1 && background >= 1, `too little happened: ${report}`);
   // Every archive went to the default store, IndexedDB; what is left of them is there too.
   assert.equal(ledger.archivedInLocalStorage, 0, report);
   const inDatabase = await pages[0].evaluate(databaseArchives, "gdrs_archived_logs_");

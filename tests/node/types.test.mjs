@@ -34,7 +34,7 @@ test("LogStore and Compactor declarations use named types, never any", () => {
   }
   assert.match(declaration("export class LogStore"), /appendExecution\(entry: ExecutionInput\): ExecutionEntry/);
   const compactor = declaration("export class Compactor");
-  assert.match(compactor, /compact\(options\?: CompactOptions \| null\): Promise<CompactionResult>/);
+  assert.match(compactor, /compact\(options\?: ForegroundCompactOptions \| null\): Promise<CompactionResult>/);
   assert.match(compactor, /rollback\(archiveKey: string\): Promise<void>/);
   assert.match(compactor, /readonly events: CompactorEvents/);
   assert.doesNotMatch(dts, /Symbol\.dispose/, "the declarations compile with lib es2022");

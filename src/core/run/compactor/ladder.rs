@@ -314,38 +314,38 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 trigger,
             )
         };
-        if !waiting() {
-            return Ok(false);
-        }
-        self.advance(run, Phase::Waiting, None);
-        self.wait_while(run, waiting).await?;
-        Ok(true)
+        self.wait_while(run, &waiting, None).await
     }
 
     /// Waits, in a compaction in the background, for the boundary after the iteration this
     /// page runs as its summary is ready: the summary is swapped in between two iterations of
     /// the loop, never in the middle of one.
-    async fn wait_for_boundary(&self, run: &mut Run) -> Result<(), CompactionError> {
+    async fn wait_for_boundary(&self, run: &mut Run) -> Result<bool, CompactionError> {
         let finished = self.logs().borrow().iterations_finished_here();
+        let background = run.background;
         let running = || {
             let logs = self.logs().borrow();
-            logs.iteration_running_here() && logs.iterations_finished_here() == finished
+            background
+                && logs.iteration_running_here()
+                && logs.iterations_finished_here() == finished
         };
-        if !run.background || !running() {
-            return Ok(());
-        }
         let message = "The summary is ready: it is swapped in as the running iteration finishes";
-        self.advance(run, Phase::Waiting, Some(message.into()));
-        self.wait_while(run, running).await
+        self.wait_while(run, &running, Some(message)).await
     }
 
-    /// Polls `still` every [`WAIT_POLL_MS`] until it is false, renewing the lease and telling
-    /// the app where `run` stands; a cancel stops the wait.
+    /// Waits in the phase `waiting` (told with `message`, else the phase's own) while `still`
+    /// holds, polling every [`WAIT_POLL_MS`], renewing the lease and telling the app where
+    /// `run` stands; a cancel stops the wait. Whether it waited.
     async fn wait_while(
         &self,
         run: &mut Run,
-        still: impl Fn() -> bool,
-    ) -> Result<(), CompactionError> {
+        still: &dyn Fn() -> bool,
+        message: Option<&str>,
+    ) -> Result<bool, CompactionError> {
+        if !still() {
+            return Ok(false);
+        }
+        self.advance(run, Phase::Waiting, message.map(str::to_owned));
         let mut since_beat_ms = 0;
         while still() {
             let poll = self.timer.sleep(WAIT_POLL_MS);
@@ -361,7 +361,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 self.shelf.renew_lease();
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Freezes the logs and gathers them: read again after a wait (the swap keeps any appends
