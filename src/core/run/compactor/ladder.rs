@@ -8,7 +8,7 @@ use std::future::Future;
 
 use super::clear::Ladder;
 use super::ending::Rewrite;
-use super::run::Run;
+use super::run::{Run, Started};
 use super::run_lock::RunLock;
 use super::summarize::NOTHING_TO_COMPACT;
 use super::Compactor;
@@ -41,28 +41,6 @@ pub struct Claim {
     cancel: Cancel,
     rung: Option<Rung>,
     background: Option<Started>,
-}
-
-/// What a compaction in the background tells as it asks for its summary: the first and last
-/// iteration the summary replaces.
-pub struct Started(Box<dyn FnOnce([u32; 2])>);
-
-impl Started {
-    /// Tells `tell` the iterations, once.
-    pub fn new(tell: impl FnOnce([u32; 2]) + 'static) -> Self {
-        Started(Box::new(tell))
-    }
-
-    /// Tells the iterations the summary replaces.
-    pub(super) fn tell(self, iterations: [u32; 2]) {
-        (self.0)(iterations);
-    }
-}
-
-impl std::fmt::Debug for Started {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Started")
-    }
 }
 
 impl Claim {

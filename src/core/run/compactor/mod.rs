@@ -13,7 +13,8 @@ mod run;
 mod run_lock;
 mod summarize;
 
-pub use ladder::{Claim, Started};
+pub use ladder::Claim;
+pub use run::Started;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -2,7 +2,6 @@
 //! phase and progress, the beat while a call or a wait lasts, the breaks that keep the page's
 //! tasks short.
 
-use super::ladder::Started;
 use super::Compactor;
 use crate::core::error::CompactionError;
 use crate::core::model::clearing::Rung;
@@ -113,5 +112,27 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Milliseconds since `run` started.
     pub(super) fn elapsed(&self, run: &Run) -> f64 {
         (self.now() - run.started_ms).max(0.0)
+    }
+}
+
+/// What a compaction in the background tells as it asks for its summary: the first and last
+/// iteration the summary replaces.
+pub struct Started(Box<dyn FnOnce([u32; 2])>);
+
+impl Started {
+    /// A `Started` that calls `tell` once, with the iterations.
+    pub fn new(tell: impl FnOnce([u32; 2]) + 'static) -> Self {
+        Started(Box::new(tell))
+    }
+
+    /// Tells the iterations the summary replaces.
+    pub(super) fn tell(self, iterations: [u32; 2]) {
+        (self.0)(iterations);
+    }
+}
+
+impl std::fmt::Debug for Started {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Started")
     }
 }
