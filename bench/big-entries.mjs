@@ -83,6 +83,17 @@ async function inPage([iterations, providerMs, clearing, fetchWords]) {
     for (let i = 0; i < 3; i++) await new Promise(requestAnimationFrame);
   };
   await settle();
+  // The platform's floor beside it: one localStorage write of every log's text, and one read.
+  const written = Object.values(snapshot).join("");
+  const floorStarted = performance.now();
+  localStorage.setItem("bench_floor", written);
+  const floorWriteMs = performance.now() - floorStarted;
+  const readStarted = performance.now();
+  const readBack = localStorage.getItem("bench_floor");
+  const floorReadMs = performance.now() - readStarted;
+  localStorage.removeItem("bench_floor");
+  const floor = { chars: readBack.length, writeMs: floorWriteMs, readMs: floorReadMs };
+  await settle();
 
   // One compaction, measured: its tasks and the frames around it.
   const longTasks = [];
@@ -100,7 +111,11 @@ async function inPage([iterations, providerMs, clearing, fetchWords]) {
   requestAnimationFrame(frame);
   const phases = [];
   const first = compactor(new LogStore());
-  first.events.addEventListener("compaction_phase_change", (e) => phases.push(e.detail.phase));
+  const phaseTimes = [];
+  first.events.addEventListener("compaction_phase_change", (e) => {
+    phases.push(e.detail.phase);
+    phaseTimes.push([e.detail.phase, performance.now()]);
+  });
   const told = [];
   first.events.addEventListener("compaction_progress", () => told.push(performance.now()));
   const metricsBefore = await globalThis.taskMetrics();
@@ -140,7 +155,7 @@ async function inPage([iterations, providerMs, clearing, fetchWords]) {
     cancels.push({ phase, ms: abortedAt ? performance.now() - abortedAt : null, outcome });
   }
   const tasks = during.map((task) => [task.startTime - started, task.duration]);
-  return { iterations, tokens, ms, ownMs: ms - providerMs * result.attempts, workMs, silence, longest, longTasks: during.length, largestGap, tokensAfter: result.tokensAfter, cancels, estimateTokens: estimateTokens(summary), tasks };
+  return { iterations, tokens, ms, ownMs: ms - providerMs * result.attempts, workMs, silence, longest, longTasks: during.length, largestGap, tokensAfter: result.tokensAfter, cancels, estimateTokens: estimateTokens(summary), tasks, floor, phaseTimes: phaseTimes.map(([p, at]) => [p, Math.round(at - started)]) };
 }
 
 /** What ran in each long task of `tasks` (`[start, duration]` in ms from the compaction's start,
@@ -186,12 +201,12 @@ export function longTaskProfiles(profile, tasks, top = 6) {
 /** One row per size. */
 export function bigEntriesTable(runs) {
   const lines = [
-    "| iterations | tokens | compaction (ms) | the package's own (ms) | its script time (ms) | script ms per 100K tokens | long tasks | longest task (ms) | largest frame gap (ms) | longest without progress (ms) | abort() to rejection, per phase (ms) |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| iterations | tokens | compaction (ms) | the package's own (ms) | its script time (ms) | script ms per 100K tokens | long tasks | longest task (ms) | largest frame gap (ms) | longest without progress (ms) | floor: one write / read of the logs' text (ms) | abort() to rejection, per phase (ms) |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
   for (const run of runs) {
     const cancels = run.cancels.map((c) => `${c.phase} ${c.ms === null ? "–" : c.ms.toFixed(0)}${c.outcome === "aborted" ? "" : ` (${c.outcome})`}`).join(", ");
-    lines.push(`| ${run.iterations} | ${run.tokens.toLocaleString("en-US")} | ${run.ms.toFixed(0)} | ${run.ownMs.toFixed(0)} | ${run.workMs.toFixed(0)} | ${((run.workMs / run.tokens) * 100_000).toFixed(0)} | ${run.longTasks} | ${run.longest.toFixed(0)} | ${run.largestGap.toFixed(0)} | ${run.silence.toFixed(0)} | ${cancels} |`);
+    lines.push(`| ${run.iterations} | ${run.tokens.toLocaleString("en-US")} | ${run.ms.toFixed(0)} | ${run.ownMs.toFixed(0)} | ${run.workMs.toFixed(0)} | ${((run.workMs / run.tokens) * 100_000).toFixed(0)} | ${run.longTasks} | ${run.longest.toFixed(0)} | ${run.largestGap.toFixed(0)} | ${run.silence.toFixed(0)} | ${run.floor.writeMs.toFixed(1)} / ${run.floor.readMs.toFixed(1)} (${(run.floor.chars / 1e6).toFixed(2)} M chars) | ${cancels} |`);
   }
   return lines.join("\n");
 }
@@ -222,7 +237,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       });
       try {
         runs.push(await page.evaluate(inPage, [iterations, PROVIDER_MS, process.env.CLEARING === "on", FETCH_WORDS]));
-        if (profile) console.log(longTaskProfiles(profile, runs.at(-1).tasks));
+        if (profile) console.log(longTaskProfiles(profile, runs.at(-1).tasks), "\n  phases (ms from the start):", runs.at(-1).phaseTimes.map(([p, at]) => `${p} ${at}`).join(", "));
       } finally {
         await page.close();
       }
