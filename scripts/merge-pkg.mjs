@@ -42,9 +42,9 @@ const sectionsDts = `/** Titles of the sections a summary must have (as ### head
 const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 /** The path, from `dir`, of the snippet that defines the ContextCompactorError class. */
 const errorsSnippet = (dir) => {
-  const found = walk(join(dir, "snippets")).find((f) => f.endsWith("/src/web/errors.js"));
+  const found = walk(join(dir, "snippets")).find((f) => f.endsWith("/src/web/boundary.js"));
   if (!found) {
-    console.error(`${dir}: the errors.js snippet is missing`);
+    console.error(`${dir}: the boundary.js snippet is missing`);
     process.exit(1);
   }
   return `./${found.slice(dir.length + 1)}`;

@@ -38,7 +38,7 @@ use crate::core::run::compactor::Started;
 use crate::core::store::journal::Recovered;
 use crate::core::store::rehydrate::Cooldown;
 
-#[wasm_bindgen(module = "/src/web/background.js")]
+#[wasm_bindgen(module = "/src/web/boundary.js")]
 extern "C" {
     /// What `compact({ background: true })` resolves to, as the compaction goes.
     #[derive(Clone)]

@@ -41,7 +41,7 @@ pub fn json_to_js<J: JsCast>(json: &str) -> Result<J, ContextCompactorError> {
         })
 }
 
-#[wasm_bindgen(module = "/src/web/errors.js")]
+#[wasm_bindgen(module = "/src/web/boundary.js")]
 extern "C" {
     /// The first option of an object that is `NaN` or infinite, as `name: value`.
     #[wasm_bindgen(js_name = nonFiniteOption)]

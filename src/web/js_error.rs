@@ -118,7 +118,7 @@ impl From<CompactionError> for ContextCompactorError {
     }
 }
 
-#[wasm_bindgen(module = "/src/web/errors.js")]
+#[wasm_bindgen(module = "/src/web/boundary.js")]
 extern "C" {
     /// `new ContextCompactorError(message, code)`, the class the package exports.
     #[wasm_bindgen(js_name = contextCompactorError)]

@@ -11,13 +11,14 @@ mod common;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use common::{grow_session, small_window, valid_summary, Answer, Logs, Rig};
+use common::{grow_session, logs_over, small_window, valid_summary, Answer, Logs, Rig};
 use context_compactor::core::error::{CompactionError, ErrorCode, ProviderError};
 use context_compactor::core::log::entries::ExecutionInput;
 use context_compactor::core::log::iteration::parse_summary_header;
 use context_compactor::core::model::fallback::FallbackPolicy;
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::phase::Phase;
+use context_compactor::core::model::reasons::Refusal;
 use context_compactor::core::model::settings::{CompactorSettings, Trigger};
 use context_compactor::core::ports::cancel::Cancel;
 use context_compactor::core::ports::events::{CompactionEvent, RecordingSink};
@@ -47,6 +48,8 @@ struct Seen {
     /// worked.
     frozen_during_call: Cell<bool>,
     auto_due_during_call: Cell<bool>,
+    /// What a compactor of another tab said of a compaction while the model worked.
+    elsewhere_during_call: RefCell<Option<Refusal>>,
     /// Polls of the boundary wait, and whether a summary was in the logs at one of them.
     polls: Cell<u32>,
     summary_before_boundary: Cell<bool>,
@@ -69,6 +72,14 @@ fn run_with_the_loop(
         small_window(),
     )
     .unwrap();
+    let elsewhere = Compactor::new(
+        logs_over(&rig.memory, &rig.clock),
+        Box::new(OfflineProvider),
+        Box::new(rig.timer.clone()),
+        Box::new(RecordingSink::default()),
+        small_window(),
+    )
+    .unwrap();
     let (logs, during) = (rig.logs.clone(), seen.clone());
     let called = Rc::new(Cell::new(false));
     let answered = called.clone();
@@ -77,6 +88,7 @@ fn run_with_the_loop(
         during
             .auto_due_during_call
             .set(other.should_auto_compact().unwrap());
+        *during.elsewhere_during_call.borrow_mut() = elsewhere.can_compact().unwrap();
         let mut logs = logs.borrow_mut();
         logs.append_reasoning("iteration 9 ends").unwrap();
         logs.append_execution(ExecutionInput {

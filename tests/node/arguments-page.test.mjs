@@ -371,7 +371,7 @@ test("every option object and number argument is checked alike: unknown keys wit
     toolKey: 'invalid_input: recallTool(options): "maxToken" is not an option; did you mean "maxTokens"? (options: maxTokens)',
     toolNegative: "invalid_input: Archives.recallTool(options).maxTokens: got the number `-1`, expected a whole number, at least 1",
     toolFraction: "invalid_input: recallTool(options).maxTokens: got the number `2.5`, expected a whole number, at least 1",
-    compactKey: 'invalid_input: compact(options): "rugn" is not an option; did you mean "rung"? (options: trigger, rung)',
+    compactKey: 'invalid_input: compact(options): "rugn" is not an option; did you mean "rung"? (options: trigger, rung, background)',
     compactSymbol: "invalid_input: compact(options): must be an object, not symbol",
     compactBigInt: "invalid_input: compact(options): must be an object, not bigint",
     compactNumber: "invalid_input: compact(options): must be an object, not number",

@@ -216,7 +216,9 @@ test("what is not a message list is invalid_input", async () => {
       await code(() => compactor.compact([{ role: "user", content: "x" }, 3])),
       await code(() => compactor.shouldCompact([1n])),
       await code(() => compactor.usage(null)),
+      // A list's compaction resolves to the list to send: it has no background form.
+      await code(() => compactor.compact([{ role: "user", content: "x" }], { background: true })),
     ];
   });
-  assert.deepEqual(codes, Array(7).fill("invalid_input"));
+  assert.deepEqual(codes, Array(8).fill("invalid_input"));
 });

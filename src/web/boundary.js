@@ -1,5 +1,10 @@
-// The class of every error the package throws or rejects with: a real `Error` (stack, message),
-// a stable `code`, and the structured fields the package sets where they apply.
+// The JavaScript values the package makes and checks at its boundary: the class of every error
+// it throws or rejects with, what `compact({ background: true })` resolves to, and the check of
+// options JSON cannot carry. (One snippet for the three: Chrome's wasm-bindgen test page stops
+// loading with a fifth snippet module, as it did with a MessageChannel's in #53.)
+
+/** The class of every error the package throws or rejects with: a real `Error` (stack,
+ * message), a stable `code`, and the structured fields the package sets where they apply. */
 export class ContextCompactorError extends Error {
   constructor(message, code) {
     super(message);
@@ -37,5 +42,32 @@ export function nonFiniteOption(options, path = "", depth = 0) {
     }
   } catch {
     return undefined;
+  }
+}
+
+/** What `compact({ background: true })` resolves to, `CompactionStarted`, made as one
+ * compaction in the background goes: `tell` says it asks for its summary (the loop goes on
+ * meanwhile), `follow` gives its end, whichever comes first settling it. */
+export class BackgroundStart {
+  constructor() {
+    this.promise = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** The summary of iterations `first`..`last` is asked for. */
+  tell(first, last) {
+    this.resolve({ started: true, iterations: [first, last], done: this.done });
+  }
+
+  /** What `compact()` resolves to, `done` the compaction's own promise (set before any
+   * `tell`: the compaction's body runs only after this task). A compaction that ended before
+   * it asked for a summary (a clearing, a refusal) settles it as it ended; `done` is handled
+   * here, so that an app that only listens to the events hears no unhandled rejection. */
+  follow(done) {
+    this.done = done;
+    done.then((result) => this.tell(...result.iterations), this.reject);
+    return this.promise;
   }
 }
