@@ -109,13 +109,9 @@ async function inPage([iterations, providerMs, clearing, fetchWords]) {
   };
   await new Promise((resolve) => requestAnimationFrame((at) => { lastFrame = at; resolve(); }));
   requestAnimationFrame(frame);
-  const phases = [];
   const first = compactor(new LogStore());
   const phaseTimes = [];
-  first.events.addEventListener("compaction_phase_change", (e) => {
-    phases.push(e.detail.phase);
-    phaseTimes.push([e.detail.phase, performance.now()]);
-  });
+  first.events.addEventListener("compaction_phase_change", (e) => phaseTimes.push([e.detail.phase, performance.now()]));
   const told = [];
   first.events.addEventListener("compaction_progress", () => told.push(performance.now()));
   const metricsBefore = await globalThis.taskMetrics();
@@ -134,6 +130,7 @@ async function inPage([iterations, providerMs, clearing, fetchWords]) {
 
   // Cancel as each phase begins: the time from `abort()` to the rejection.
   const cancels = [];
+  const phases = phaseTimes.map(([phase]) => phase);
   for (const phase of phases.filter((p) => !["idle", "complete", "error"].includes(p))) {
     restore();
     await settle();

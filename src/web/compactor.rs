@@ -157,21 +157,15 @@ impl JsCompactor {
     fn start_compaction(&self, options: Option<CompactOptionsJs>) -> JsResult<js_sys::Promise> {
         let (parsed, cancel, _) = compact_request(options)?;
         let to_result = Box::new(|result| Ok(to_js::<_, JsValue>(&result)?));
-        if !parsed.background {
-            let rung = parsed.rung;
-            return Ok(self.compaction(parsed.trigger, rung, cancel, None, to_result));
-        }
-        let start = BackgroundStart::new();
-        let told = start.clone();
-        let started = Started::new(move |[first, last]| told.tell(first, last));
-        let done = self.compaction(
-            parsed.trigger,
-            parsed.rung,
-            cancel,
-            Some(started),
-            to_result,
-        );
-        Ok(start.follow(&done))
+        let start = parsed.background.then(BackgroundStart::new);
+        let started = start
+            .clone()
+            .map(|told| Started::new(move |[first, last]| told.tell(first, last)));
+        let done = self.compaction(parsed.trigger, parsed.rung, cancel, started, to_result);
+        Ok(match start {
+            Some(start) => start.follow(&done),
+            None => done,
+        })
     }
 
     /// A compaction with `trigger` (only `rung`, when asked; in the background when `started`

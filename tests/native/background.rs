@@ -145,6 +145,16 @@ const LOOP_REASONING: [&str; 7] = [
     "=== ITERATION 11 ===",
 ];
 
+/// Asserts that nothing of `before` (the reasoning as the compaction began) was replaced, that
+/// the loop's own entries follow it (iteration 9 finished, 10 running), and no archive was
+/// written.
+fn assert_left_as_the_loop_left_them(rig: &Rig, before: &[String]) {
+    let after = rig.logs.borrow().reasoning_log().unwrap();
+    assert_eq!(after[..before.len()], before[..], "nothing replaced");
+    assert_eq!(after[before.len() - 2..], LOOP_REASONING[..5]);
+    assert!(!common::holds_an_archive(&rig.memory));
+}
+
 #[test]
 fn a_background_compaction_swaps_in_at_the_next_boundary_and_keeps_what_the_loop_wrote() {
     let rig = mid_iteration(
@@ -229,10 +239,7 @@ fn a_failed_background_compaction_leaves_the_logs_as_the_loop_left_them() {
     let (seen, outcome) = run_with_the_loop(&rig, Cancel::default(), |_, _| {});
     assert_eq!(outcome.unwrap_err().code(), ErrorCode::LlmNetwork);
     assert_eq!(seen.started.get(), Some([1, 8]));
-    let after = rig.logs.borrow().reasoning_log().unwrap();
-    assert_eq!(after[..before.len()], before[..], "nothing replaced");
-    assert_eq!(after[before.len() - 2..], LOOP_REASONING[..5]);
-    assert!(!common::holds_an_archive(&rig.memory));
+    assert_left_as_the_loop_left_them(&rig, &before);
     let told = rig.events.events().into_iter().any(|event| {
         matches!(
             event,
@@ -264,9 +271,6 @@ fn a_cancel_while_the_swap_waits_for_the_boundary_leaves_the_logs_as_the_loop_le
     let (seen, outcome) = run_with_the_loop(&rig, cancel, at_poll);
     assert_eq!(outcome.unwrap_err().code(), ErrorCode::Aborted);
     assert_eq!(seen.started.get(), Some([1, 8]));
-    let after = rig.logs.borrow().reasoning_log().unwrap();
-    assert_eq!(after[..before.len()], before[..], "nothing replaced");
-    assert_eq!(after[before.len() - 2..], LOOP_REASONING[..5]);
-    assert!(!common::holds_an_archive(&rig.memory));
+    assert_left_as_the_loop_left_them(&rig, &before);
     assert!(!rig.compactor.busy());
 }

@@ -53,6 +53,8 @@ struct Tab {
     logs: Logs2,
     compactor: Engine,
     events: RecordingSink,
+    /// The compactor's timer, whose sleeps can run the tab's loop.
+    timer: InstantTimer,
 }
 
 type Logs2 = Rc<RefCell<LogStore<FaultyStore, ManualClock>>>;
@@ -80,11 +82,12 @@ fn tab_with(
         3,
     )));
     let events = RecordingSink::default();
+    let timer = InstantTimer::new(clock);
     let compactor = shelved(
         Compactor::new(
             logs.clone(),
             provider,
-            Box::new(InstantTimer::new(clock)),
+            Box::new(timer.clone()),
             Box::new(events.clone()),
             settings,
         )
@@ -95,6 +98,7 @@ fn tab_with(
         logs,
         compactor,
         events,
+        timer,
     }
 }
 
@@ -443,19 +447,14 @@ fn background_crash_cases(matrix: &Matrix) {
     for stop_after in 0..200 {
         let (memory, clock) = seeded_store();
         let store = FaultyStore::over(memory.clone());
-        let logs: Logs2 = Rc::new(RefCell::new(LogStore::new(
-            store.clone(),
-            clock.clone(),
-            StorageKeys::default(),
-            3,
-        )));
+        let provider = ScriptedProvider::new(vec![Answer::Text(valid_summary("background"))]);
+        let closing = tab(&store, &clock, Box::new(provider.clone()), "closed-tab");
+        let logs = closing.logs.clone();
         logs.borrow_mut().start_iteration().unwrap();
         logs.borrow_mut()
             .append_reasoning("loop: iteration 10 begins")
             .unwrap();
         let before = census(&memory);
-        let provider = ScriptedProvider::new(vec![Answer::Text(valid_summary("background"))]);
-        let timer = InstantTimer::new(&clock);
         // The loop's reasoning that landed (a closed tab's writes fail).
         let landed = Rc::new(RefCell::new(Vec::<String>::new()));
         let write = {
@@ -479,23 +478,13 @@ fn background_crash_cases(matrix: &Matrix) {
         *provider.on_call.borrow_mut() = Some(Box::new(move || {
             during_call("loop: iteration 10 ends", true, true);
         }));
-        *timer.on_sleep.borrow_mut() = Some(Box::new(move |count| {
+        *closing.timer.on_sleep.borrow_mut() = Some(Box::new(move |count| {
             if count == 2 {
                 write("loop: iteration 11 ends", true, false);
             }
         }));
-        let compactor = shelved(
-            Compactor::new(
-                logs.clone(),
-                Box::new(provider),
-                Box::new(timer),
-                Box::new(RecordingSink::default()),
-                small_window(),
-            )
-            .unwrap(),
-            |shelf| shelf.with_owner("closed-tab"),
-        );
         store.crash_after(stop_after);
+        let compactor = &closing.compactor;
         let claim = compactor.claim(Trigger::Auto, Cancel::default()).unwrap();
         let claim = claim.in_background(Started::new(|_| {}));
         let finished = run_ready(compactor.compact_claimed(claim)).unwrap().is_ok();
