@@ -117,7 +117,7 @@ check "the core depends on no crate at all (its JSON is its own)" bash -c '[ "$(
 tests "cargo test (core, native, no browser crates)" cargo test --no-default-features --features testing
 # Whole sessions (10,000 iterations, 60-turn agents, real answers, shared pages), ignored by a
 # plain cargo test: optimised, they take seconds instead of minutes (Cargo.toml's profile).
-tests "cargo test, optimised (whole sessions)" cargo test --profile native-optimised --no-default-features --features testing --test long_session --test model_output --test messages --test sharing_the_page -- --include-ignored
+tests "cargo test, optimised (whole sessions)" cargo test --profile native-optimised --no-default-features --features testing --test long_session --test model_output --test messages --test sharing_the_page --test read_per_turn -- --include-ignored
 # A browser test has two minutes (wasm-bindgen-test's default is 20 s): the archive memory test
 # takes 8–16 s in WebKit on an idle machine, and more while the machine is busy.
 export WASM_BINDGEN_TEST_TIMEOUT=120

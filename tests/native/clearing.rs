@@ -48,7 +48,7 @@ fn at_ninety_percent(tokens: usize, clearing: Clearing) -> CompactorSettings {
 /// the newest 6) frees too little: a summary follows it in the same compaction.
 fn clearing_then_summary(tokens: usize) -> CompactorSettings {
     let rules = ClearingRules {
-        keep_iterations: 6,
+        keep_iterations: Some(6),
         ..ClearingRules::default()
     };
     at_ninety_percent(tokens, Clearing::On(rules))
@@ -87,15 +87,16 @@ fn the_loops_compaction_clears_bulky_output_first_and_makes_no_model_call_when_t
     assert_eq!(plan.rung, Rung::Clear);
     assert_eq!(
         plan.cleared.len(),
-        10,
-        "iterations 1-5, an execution and a tool entry each"
+        14,
+        "iterations 1-7, an execution and a tool entry each: the newest keeps its bodies, \
+         which take more than a twentieth of the window"
     );
 
     let result = compact(&rig, Trigger::Auto, None).unwrap();
     assert_eq!(result.rung, Rung::Clear);
     assert_eq!((rig.provider.calls(), result.attempts), (0, 0));
     let cleared: Vec<u32> = result.cleared.iter().map(|c| c.iteration).collect();
-    assert_eq!(cleared, [1, 2, 3, 4, 5, 1, 2, 3, 4, 5]);
+    assert_eq!(cleared, [1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(result.cleared, plan.cleared);
     assert!(
         result.context_usage_after < 0.6,
@@ -106,19 +107,17 @@ fn the_loops_compaction_clears_bulky_output_first_and_makes_no_model_call_when_t
     assert!(result.summary.is_empty());
     assert_nothing_lost("a clearing", &before, &rig.memory);
 
-    // The newest iterations keep their bodies whole; the cleared ones keep their figures.
+    // The newest iteration keeps its bodies whole; the cleared ones keep their figures.
     let live = execution_text(&rig);
-    for n in 6..=8 {
-        assert!(live.contains(&format!("Net revenue {}", bulky_figure(n))));
-    }
-    for n in 1..=5 {
+    assert!(live.contains(&format!("Net revenue {}", bulky_figure(8))));
+    for n in 1..=7 {
         assert!(!live.contains(&format!("Net revenue {}", bulky_figure(n))));
         assert!(
             live.contains(&bulky_figure(n)),
             "iteration {n}'s figure is in its placeholder"
         );
     }
-    assert_eq!(live.matches(MARK).count(), 5);
+    assert_eq!(live.matches(MARK).count(), 7);
 
     let phases: Vec<Phase> = rig
         .events
@@ -146,7 +145,7 @@ fn the_loops_compaction_clears_bulky_output_first_and_makes_no_model_call_when_t
         compact(&rig, Trigger::Auto, None),
         Err(CompactionError::NotAllowed(Refusal::UsageTooLow { .. }))
     ));
-    assert_eq!(execution_text(&rig).matches(MARK).count(), 5);
+    assert_eq!(execution_text(&rig).matches(MARK).count(), 7);
 }
 
 #[test]
@@ -450,7 +449,7 @@ fn the_clearing_option_reads_false_or_its_rules_and_refuses_what_it_does_not_kno
     let Clearing::On(rules) = rules else {
         panic!("on")
     };
-    assert_eq!((rules.keep_iterations, rules.above_tokens), (5, 400));
+    assert_eq!((rules.keep_iterations, rules.above_tokens), (Some(5), 400));
     assert_eq!(rules.tools.0.len(), 2);
     assert_eq!(rules.keep_fields.0[0].1, ["url"]);
     let refused = read(r#"{"clearing":{"keepIteration":5}}"#).unwrap_err();

@@ -635,7 +635,7 @@ fn a_tiny_budget_with_bulky_newest_results_still_compacts() {
     let logs = logs_over(&memory, &clock);
     let settings = CompactorSettings {
         context_window_tokens: 1_500,
-        recommended_usage: 0.05,
+        recommended_usage: Some(0.05),
         ..CompactorSettings::default()
     };
     let compactor = Compactor::new(

@@ -33,7 +33,7 @@ pub const KEEP_TURNS: u32 = 1;
 pub fn default_settings() -> CompactorSettings {
     CompactorSettings {
         clearing: Clearing::On(ClearingRules {
-            keep_iterations: KEEP_TURNS,
+            keep_iterations: Some(KEEP_TURNS),
             ..ClearingRules::default()
         }),
         ..CompactorSettings::default()

@@ -83,8 +83,10 @@ impl<T: PartialEq> ByName<T> {
 /// What clearing does (the `clearing` option when it is not `false`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClearingRules {
-    /// The newest iterations keep their bodies whole (the running one always does).
-    pub keep_iterations: u32,
+    /// The newest iterations keep their bodies whole (the running one always does); `None`:
+    /// the newest, and the ones before it (up to [`KEEP_AT_MOST`] in all) while their bulky
+    /// entries take together no more than what a clearing is due at ([`ClearingRules::due_at`]).
+    pub keep_iterations: Option<u32>,
     /// A body larger than this, in tokens, is cleared.
     pub above_tokens: usize,
     /// By tool type or name (an execution's `source`): never clear, or always clear whole.
@@ -99,7 +101,7 @@ pub struct ClearingRules {
 impl Default for ClearingRules {
     fn default() -> Self {
         ClearingRules {
-            keep_iterations: 3,
+            keep_iterations: None,
             above_tokens: 400,
             tools: ByName::default(),
             keep_fields: ByName::default(),
@@ -110,7 +112,7 @@ impl Default for ClearingRules {
 
 json_record! {
     read ClearingRules [deny defaults] {
-        keep_iterations: "keepIterations" fallback,
+        keep_iterations: "keepIterations" opt,
         above_tokens: "aboveTokens" fallback,
         tools: "tools" fallback,
         keep_fields: "keepFields" fallback,
@@ -130,6 +132,10 @@ pub enum Clearing {
 /// When `atLeastTokens` is not given, the loop's compaction is due for a clearing once it frees
 /// one part in this many of the context window (5%).
 pub const CLEARING_DUE_PARTS: usize = 20;
+
+/// When `keepIterations` is not given, at most this many of the newest iterations keep their
+/// bodies whole.
+pub const KEEP_AT_MOST: u32 = 3;
 
 impl ClearingRules {
     /// The tokens a clearing frees at least before the loop's compaction is due for it, in a
@@ -170,10 +176,12 @@ impl FromJson for Clearing {
 
 impl OptionValue for Clearing {
     fn in_range(&self, _: &Range) -> bool {
-        self.rules().is_none_or(|rules| rules.keep_iterations >= 1)
+        self.rules()
+            .and_then(|rules| rules.keep_iterations)
+            .is_none_or(|keep| keep >= 1)
     }
     fn shown(&self) -> String {
-        String::from("on: `keepIterations` 3, `aboveTokens` 400")
+        String::from("on: `keepIterations` by tokens, `aboveTokens` 400")
     }
 }
 

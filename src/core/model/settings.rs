@@ -130,9 +130,9 @@ compactor_options! {
         /// Completed iterations needed before a compaction is allowed.
         min_iterations: u32 = "minIterations" fallback,
             default 3, range Range::Any, ts "number";
-        /// Usage (0..1) below which `canCompact()` says no.
-        recommended_usage: f64 = "recommendedUsage" fallback,
-            default 0.60, range Range::Between(0, 1), ts "number";
+        /// Usage (0..1) below which `canCompact()` says no. Given, it is also the usage after a clearing at which the loop's compaction goes on to summarise (as 0.1 did); absent, the loop's compaction summarises after a clearing when the summary would cut what every later turn reads by at least two thirds, or usage is still at 0.6.
+        recommended_usage: Option<f64> = "recommendedUsage" opt,
+            default None, shown "0.6", range Range::Between(0, 1), ts "number";
         /// Usage (0..1) at which `shouldAutoCompact()` says yes.
         auto_trigger_usage: f64 = "autoTriggerUsage" fallback,
             default 0.85, range Range::Between(0, 1), ts "number";
@@ -193,7 +193,7 @@ compactor_options! {
             default true, range Range::Any, ts "boolean";
         /// The ladder's clearing rung: before a compaction the loop asks for summarises, bulky execution results and tool bodies of older iterations move to an archive and a placeholder takes their place, with no model call; `false` turns it off. Its `keepIterations` adds to `keepRecentIterations`: with 3 and 3, only iterations older than the newest 6 finished ones are cleared (for bulky tool output in a small window, `keepRecentIterations: 1` with `clearing: { keepIterations: 1 }`).
         clearing: Clearing = "clearing" fallback,
-            default Clearing::default(), shown "`{ keepIterations: 3, aboveTokens: 400 }`",
+            default Clearing::default(), shown "`{ aboveTokens: 400 }`, the newest iterations whole by tokens",
             range Range::Rule("false, or an object whose keepIterations is at least 1"),
             ts "false | ClearingOptions";
         /// Finished iterations kept verbatim besides the running one: the newest this many stay whole when the ones before them are compacted (0: only the running iteration stays, as in GDRS). The clearing rung keeps its own `keepIterations` on top of these.
@@ -240,6 +240,9 @@ named_option!(MissingFacts, LinePolicy, ArchiveBackend);
 /// Share of the window a summary takes at most when the app sets no `summaryBudgetTokens`.
 pub const DEFAULT_SUMMARY_SHARE: f64 = 0.15;
 
+/// `recommendedUsage` when the app gives none.
+pub const DEFAULT_RECOMMENDED_USAGE: f64 = 0.60;
+
 /// The smallest `summaryBudgetTokens`: the six headings, the goal, a pin and an index line.
 pub const MIN_SUMMARY_BUDGET: usize = 200;
 
@@ -268,6 +271,11 @@ impl CompactorSettings {
             );
         }
         Ok(())
+    }
+
+    /// `recommendedUsage`, or [`DEFAULT_RECOMMENDED_USAGE`] when the app gives none.
+    pub fn recommended(&self) -> f64 {
+        self.recommended_usage.unwrap_or(DEFAULT_RECOMMENDED_USAGE)
     }
 
     /// The largest summary a compaction stores, in tokens: `summaryBudgetTokens`, or the
@@ -348,7 +356,7 @@ mod tests {
                 ..d()
             },
             CompactorSettings {
-                recommended_usage: 2.0,
+                recommended_usage: Some(2.0),
                 ..d()
             },
             CompactorSettings {
@@ -406,7 +414,7 @@ mod tests {
     #[test]
     fn out_of_range_options_are_named() {
         let s = CompactorSettings {
-            recommended_usage: 1.5,
+            recommended_usage: Some(1.5),
             ..Default::default()
         };
         assert!(s

@@ -17,7 +17,7 @@ use crate::core::steps::clearing::{clearable, ClearedEntry, Clearing};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::ledger::{Drawn, IdentifierScan};
 use crate::core::steps::prompt::build_prompt;
-use crate::core::steps::rules::{plan_of, RuleInput};
+use crate::core::steps::rules::{plan_of, summary_follows_clearing, RuleInput};
 use crate::core::steps::selection::Selection;
 use crate::core::steps::summary_budget::{pinned_tokens, SummaryBudget};
 use crate::core::steps::term_search::{TermScan, TermsFound};
@@ -190,7 +190,8 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         let cleared = self.clearable(&observed, &prepared.archive_key);
         let freed: usize = cleared.iter().map(|entry| entry.tokens).sum();
         let after = self.usage_at(observed.input.log_tokens.saturating_sub(freed), false);
-        if !cleared.is_empty() && after < self.settings.recommended_usage {
+        let compactable = plan.tokens_to_compact.saturating_sub(freed);
+        if !cleared.is_empty() && !summary_follows_clearing(self.settings, after, compactable) {
             plan.rung = Rung::Clear;
         }
         plan.cleared = cleared.iter().map(ClearedEntry::body).collect();
@@ -232,13 +233,15 @@ pub fn clearing_of<'a>(
     archive_key: &'a str,
     unit: Unit,
 ) -> Option<Clearing<'a>> {
+    let rules = settings.clearing.rules()?;
     Some(Clearing {
         logs: &observed.read.parsed,
         placed: &observed.placed,
-        rules: settings.clearing.rules()?,
+        rules,
         keep_whole: KEPT_WHOLE,
         archive_key,
         unit,
+        keep_within: rules.due_at(settings.context_window_tokens),
     })
 }
 

@@ -16,7 +16,7 @@ use crate::core::log::snapshot::LogSnapshot;
 use crate::core::log::stored_entry::{field_text, EntryView, Stored};
 use crate::core::log::text_hash::text_hash;
 use crate::core::log::tokens::estimate_tokens;
-use crate::core::model::clearing::{ByName, ClearedBody, ClearingRules, ToolRule};
+use crate::core::model::clearing::{ByName, ClearedBody, ClearingRules, ToolRule, KEEP_AT_MOST};
 use crate::core::model::per_log::PerLog;
 use crate::core::model::reasons::Conflict;
 use crate::core::order::sort::{sort_unique, unique_in_order};
@@ -98,6 +98,9 @@ pub struct Clearing<'a> {
     pub archive_key: &'a str,
     /// What the placeholders call an iteration.
     pub unit: Unit,
+    /// When `keepIterations` is not given: the tokens the bulky entries of the iterations kept
+    /// whole before the newest may take together.
+    pub keep_within: usize,
 }
 
 /// [`clearable`] in parts, so that a caller can let the page run between them: first which ids
@@ -111,6 +114,8 @@ pub struct ClearingChoice {
     noted: usize,
     /// The ids later iterations name, once every entry is read.
     referred: Option<SortedMap<String, u32>>,
+    /// How many of the newest iterations keep their bodies whole, once every entry is read.
+    keep: Option<u32>,
     /// Executions and tool entries considered so far.
     considered: usize,
     /// The entries whose bodies leave, in log order.
@@ -135,6 +140,7 @@ impl ClearingChoice {
             search,
             noted: 0,
             referred: None,
+            keep: None,
             considered: 0,
             cleared: Vec::new(),
         }
@@ -166,6 +172,7 @@ impl ClearingChoice {
                 })
                 .collect()
         });
+        let keep = *self.keep.get_or_insert_with(|| kept_iterations(clearing));
         // Then each execution's result and each tool entry's details.
         let executions = logs.execution.len();
         loop {
@@ -194,7 +201,7 @@ impl ClearingChoice {
             read = read.saturating_add(candidate.text.len());
             self.considered += 1;
             if let Some(&n) = iterations.get(position) {
-                let chosen = consider(clearing, referred, log, position, n, candidate);
+                let chosen = consider(clearing, referred, keep, (log, position, n), candidate);
                 self.cleared.extend(chosen);
             }
         }
@@ -224,14 +231,49 @@ fn nth_entry<'a>(
     Some((json, n.copied()))
 }
 
-/// The entry `candidate` (at `position` of `log`, in iteration `iteration`) cleared, if the
-/// rules clear its body now.
+/// How many of the newest iterations keep their bodies whole: `keepIterations`, else as many of
+/// the newest [`KEEP_AT_MOST`] as keep, after the newest, no more than `keep_within` tokens of
+/// executions and tool entries larger than `aboveTokens` (those whose bodies the rules clear by
+/// size).
+fn kept_iterations(clearing: &Clearing<'_>) -> u32 {
+    if let Some(keep) = clearing.rules.keep_iterations {
+        return keep;
+    }
+    let logs = clearing.logs;
+    let mut tokens = [0; KEEP_AT_MOST as usize];
+    let executions = logs.reasoning.len() + logs.execution.len();
+    let tools = executions + logs.tool_activity.len();
+    for entries in [logs.reasoning.len()..executions, executions..tools] {
+        for index in entries.rev() {
+            let Some((json, Some(n))) = nth_entry(logs, &clearing.placed.entries, index) else {
+                break;
+            };
+            let age = clearing.placed.current.saturating_sub(n) as usize;
+            let Some(sum) = tokens.get_mut(age) else {
+                break;
+            };
+            let size = estimate_tokens(json);
+            if size > clearing.rules.above_tokens {
+                *sum += size;
+            }
+        }
+    }
+    let mut within = clearing.keep_within;
+    let older = tokens[1..].iter().take_while(|&&sum| {
+        let left = within.checked_sub(sum);
+        within = left.unwrap_or(0);
+        left.is_some()
+    });
+    1 + older.count() as u32
+}
+
+/// The entry `candidate` (at a position of a log, in an iteration) cleared, if the rules clear
+/// its body now, the newest `keep` iterations keeping theirs.
 fn consider(
     clearing: &Clearing<'_>,
     referred: &SortedMap<String, u32>,
-    log: ClearedLog,
-    position: usize,
-    iteration: u32,
+    keep: u32,
+    (log, position, iteration): (ClearedLog, usize, u32),
     entry: Candidate<'_>,
 ) -> Option<ClearedEntry> {
     let rules = clearing.rules;
@@ -242,7 +284,7 @@ fn consider(
         || referred
             .get(&id.to_ascii_lowercase())
             .is_some_and(|&m| m > iteration);
-    let keep = rules.keep_iterations.saturating_add(u32::from(protected));
+    let keep = keep.saturating_add(u32::from(protected));
     if rule == Some(ToolRule::Keep) || iteration.saturating_add(keep) > clearing.placed.current {
         return None;
     }

@@ -95,14 +95,36 @@ pub fn refusal(
             needed,
         });
     }
-    let usage = input.usage;
-    if trigger != Trigger::ContextLimitError && usage < settings.recommended_usage {
-        return Some(Refusal::UsageTooLow {
-            usage,
-            recommended: settings.recommended_usage,
-        });
+    let (usage, recommended) = (input.usage, settings.recommended());
+    if trigger != Trigger::ContextLimitError && usage < recommended {
+        return Some(Refusal::UsageTooLow { usage, recommended });
     }
     None
+}
+
+/// The share of what every later turn reads that a summary must cut, after a clearing, to be
+/// worth its call when the app gives no `recommendedUsage`: the call reads about what a turn
+/// reads, so it repays itself within two turns; waiting until that much has gathered keeps the
+/// calls few (the bulky-output agent of `tests/native/read_per_turn.rs`: 1.3 calls per 100
+/// iterations and 21,600 tokens a turn at two thirds, 2.3 and 16,100 at a half, 0.7 and 26,500
+/// at three quarters).
+pub const TURN_CUT: f64 = 2.0 / 3.0;
+
+/// Whether the loop's compaction goes on to summarise after a clearing that left usage at
+/// `usage_after` (0..1) and `compactable` tokens a summary would replace: at `recommendedUsage`
+/// when the app gives it; else when the summary (at most its budget) would cut what every later
+/// turn reads by [`TURN_CUT`], or usage is still at the default `recommendedUsage`.
+pub fn summary_follows_clearing(
+    settings: &CompactorSettings,
+    usage_after: f64,
+    compactable: usize,
+) -> bool {
+    if let Some(recommended) = settings.recommended_usage {
+        return usage_after >= recommended;
+    }
+    let read = usage_after * settings.context_window_tokens as f64;
+    let cut = compactable.saturating_sub(settings.summary_budget()) as f64;
+    usage_after >= settings.recommended() || cut >= read * TURN_CUT
 }
 
 /// What `compact()` would do with `selection` now: its entries and tokens, the ledger (what
@@ -203,6 +225,19 @@ pub fn allowed_to_clear(
     trigger: Trigger,
 ) -> Result<(), CompactionError> {
     admitted_by(refusal_to_clear, settings, input, trigger)
+}
+
+/// [`allowed`] for the summary that follows a clearing ([`summary_follows_clearing`] decided
+/// that its usage is enough).
+pub fn allowed_after_clearing(
+    settings: &CompactorSettings,
+    input: &RuleInput,
+    trigger: Trigger,
+) -> Result<(), CompactionError> {
+    match allowed(settings, input, trigger) {
+        Err(CompactionError::NotAllowed(Refusal::UsageTooLow { .. })) => Ok(()),
+        other => other,
+    }
 }
 
 /// Why `rule` refuses the running compaction (itself not counted as one that runs).

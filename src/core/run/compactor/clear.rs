@@ -1,7 +1,7 @@
 //! The ladder's clearing rung: bulky bodies of older iterations move to an archive of their
-//! own and placeholders take their place, with no model call. It ends the compaction when usage
-//! falls under `recommendedUsage` (or it was asked for alone); else a summary follows, of the
-//! logs as they are then.
+//! own and placeholders take their place, with no model call. It ends the compaction unless a
+//! summary is worth its call after it ([`summary_follows_clearing`]) and was not asked for alone;
+//! else a summary follows, of the logs as they are then.
 
 use super::ending::Rewrite;
 use super::run::Run;
@@ -16,11 +16,11 @@ use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::run::view::{clearing_of, Observed};
 use crate::core::steps::clearing::{ClearedEntry, ClearingChoice};
-use crate::core::steps::rules::allowed;
+use crate::core::steps::rules::{allowed, allowed_after_clearing, summary_follows_clearing};
 
 /// Where the ladder stands after its clearing rung.
 pub(super) enum Ladder {
-    /// The clearing was asked for alone, or brought usage under `recommendedUsage`.
+    /// The clearing was asked for alone, or left too little for a summary to be worth its call.
     Done(CompactionResult),
     /// A summary follows, of the logs as now observed, after the clearing's result (if one ran).
     Summarise(Observed, Option<Box<CompactionResult>>),
@@ -63,14 +63,19 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             allowed(&self.settings, &observed.input, run.trigger)?;
             return Ok(Ladder::Summarise(observed, None));
         };
-        if only || result.context_usage_after < self.settings.recommended_usage {
+        let input = &observed.input;
+        let compactable =
+            (input.summary_tokens + input.new_tokens).saturating_sub(result.tokens_saved);
+        if only
+            || !summary_follows_clearing(&self.settings, result.context_usage_after, compactable)
+        {
             return Ok(Ladder::Done(result));
         }
         lock.give_up();
         self.take_a_break(run).await?;
         let observed = self.view(&self.logs().borrow()).observe()?;
-        // A summary of what is left only where its own rules allow it.
-        if allowed(&self.settings, &observed.input, run.trigger).is_err() {
+        // A summary of what is left only where its other rules allow it.
+        if allowed_after_clearing(&self.settings, &observed.input, run.trigger).is_err() {
             return Ok(Ladder::Done(result));
         }
         Ok(Ladder::Summarise(observed, Some(Box::new(result))))

@@ -61,6 +61,7 @@ fn clearing_by<'a>(
         keep_whole: &["recall_archived_iterations"],
         archive_key: "gdrs_archived_logs_7",
         unit: Unit::Iteration,
+        keep_within: usize::MAX,
     }
 }
 
@@ -74,6 +75,38 @@ fn field_of(json: &str, field: &str) -> String {
     crate::core::json::scan::field(json, field)
         .unwrap()
         .to_owned()
+}
+
+#[test]
+fn without_keep_iterations_the_newest_keep_their_bodies_while_they_fit_in_keep_within() {
+    // Each execution with its page is about 2,000 tokens; the tool entries are small.
+    let logs = logs(6, |n| page(n, "9"), |_| "{\"ok\":true}".into());
+    let placed = logs.placed_iterations();
+    let rules = ClearingRules::default();
+    let cleared_with = |keep_within| {
+        let clearing = Clearing {
+            keep_within,
+            ..clearing_by(&logs, &placed, &rules)
+        };
+        let cleared = clearable(&clearing);
+        cleared.iter().map(|c| c.iteration).collect::<Vec<u32>>()
+    };
+    // The newest always; the next newest while their bodies fit; never more than three.
+    assert_eq!(cleared_with(0), [1, 2, 3, 4, 5]);
+    assert_eq!(cleared_with(2_500), [1, 2, 3, 4]);
+    assert_eq!(cleared_with(5_000), [1, 2, 3]);
+    assert_eq!(cleared_with(usize::MAX), [1, 2, 3]);
+    // `keepIterations` given is kept to, whatever the tokens.
+    let two = ClearingRules {
+        keep_iterations: Some(2),
+        ..ClearingRules::default()
+    };
+    let clearing = Clearing {
+        keep_within: 0,
+        ..clearing_by(&logs, &placed, &two)
+    };
+    let iterations: Vec<u32> = clearable(&clearing).iter().map(|c| c.iteration).collect();
+    assert_eq!(iterations, [1, 2, 3, 4]);
 }
 
 #[test]
