@@ -6,8 +6,9 @@
 // model calls and prompt tokens per 100 iterations, the tokens the app's model reads per turn
 // (`contextUsage()` × window, after each iteration), localStorage at its peak, and how many of
 // the figures inside the bodies are found again (in the live logs, by `recall(n)`, by the
-// recall tool's query). Settings: without clearing, and with it (the `clearing` option) when the
-// build has the rung; a build without it says so.
+// recall tool's query). Settings: without clearing, with it at the defaults, as 0.1's defaults
+// had it (`recommendedUsage` 0.6 given, `keepIterations` 3), and with lower `recommendedUsage`s;
+// a build without the rung says so.
 // `node bench/bulky-session.mjs [iterations]` prints the table (after `bash scripts/build.sh pkg`).
 import { fileURLToPath } from "node:url";
 import { archiveFootprint, footprintTable, freshPage, withBenchBrowser } from "./browser.mjs";
@@ -124,7 +125,7 @@ export function bulkyTable(runs) {
 /** Every setting over a running browser and a server of the demo mounts. */
 export async function measureBulkySessions(browser, baseUrl, iterations = 300) {
   const runs = [];
-  for (const [clearing, recommendedUsage] of [[false, undefined], [undefined, undefined], [undefined, 0.25], [undefined, 0.27], [undefined, 0.3]]) {
+  for (const [clearing, recommendedUsage] of [[false, undefined], [undefined, undefined], [{ keepIterations: 3 }, 0.6], [undefined, 0.25], [undefined, 0.27], [undefined, 0.3]]) {
     const page = await freshPage(browser, baseUrl);
     try {
       const run = await page.evaluate(inPage, [iterations, clearing, recommendedUsage]);
