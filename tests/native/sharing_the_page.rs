@@ -54,9 +54,12 @@ impl Kind {
                 let logs = logs_over(&memory, &clock);
                 bulky_session(&logs, &clock, 50);
                 let tokens = logs.borrow().estimate_tokens().unwrap();
+                // `recommendedUsage` given: no summary follows a clearing that brings usage
+                // under it (by default one would, as it cuts two thirds of what a turn reads).
                 let settings = CompactorSettings {
                     context_window_tokens: tokens * 10 / 9,
                     summary_budget_tokens: Some(2_000),
+                    recommended_usage: Some(0.6),
                     ..Default::default()
                 };
                 Rig::offline(memory, clock, settings)
