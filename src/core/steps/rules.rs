@@ -124,7 +124,7 @@ pub fn summary_follows_clearing(
     }
     let read = usage_after * settings.context_window_tokens as f64;
     let cut = compactable.saturating_sub(settings.summary_budget()) as f64;
-    usage_after >= settings.recommended() || cut >= read * TURN_CUT
+    usage_after >= settings.recommended() || (cut > 0.0 && cut >= read * TURN_CUT)
 }
 
 /// What `compact()` would do with `selection` now: its entries and tokens, the ledger (what
@@ -436,6 +436,28 @@ mod tests {
             .unwrap()
             .to_string()
             .contains("already running"));
+    }
+
+    #[test]
+    fn a_summary_follows_a_clearing_when_it_cuts_two_thirds_of_a_turn_or_by_recommended_usage() {
+        // A 100,000-token window, a summary of at most 4,000 tokens.
+        let s = CompactorSettings {
+            context_window_tokens: 100_000,
+            ..CompactorSettings::default()
+        };
+        // 30,000 tokens read a turn: a cut of 20,000 (24,000 replaced) is two thirds.
+        assert!(summary_follows_clearing(&s, 0.3, 24_000));
+        assert!(!summary_follows_clearing(&s, 0.3, 23_999));
+        // At the default recommendedUsage, whatever the cut; nothing to cut, no summary.
+        assert!(summary_follows_clearing(&s, 0.6, 0));
+        assert!(!summary_follows_clearing(&s, 0.0, 4_000));
+        // recommendedUsage given: by usage alone, as 0.1 did.
+        let given = CompactorSettings {
+            recommended_usage: Some(0.25),
+            ..s
+        };
+        assert!(!summary_follows_clearing(&given, 0.24, 24_000));
+        assert!(summary_follows_clearing(&given, 0.25, 0));
     }
 
     #[test]
