@@ -190,8 +190,8 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         let cleared = self.clearable(&observed, &prepared.archive_key);
         let freed: usize = cleared.iter().map(|entry| entry.tokens).sum();
         let after = self.usage_at(observed.input.log_tokens.saturating_sub(freed), false);
-        let compactable = plan.tokens_to_compact.saturating_sub(freed);
-        if !cleared.is_empty() && !summary_follows_clearing(self.settings, after, compactable) {
+        let follows = summary_follows_clearing(self.settings, &observed.input, freed, after);
+        if !cleared.is_empty() && !follows {
             plan.rung = Rung::Clear;
         }
         plan.cleared = cleared.iter().map(ClearedEntry::body).collect();

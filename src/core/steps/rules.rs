@@ -110,18 +110,21 @@ pub fn refusal(
 /// at three quarters).
 pub const TURN_CUT: f64 = 2.0 / 3.0;
 
-/// Whether the loop's compaction goes on to summarise after a clearing that left usage at
-/// `usage_after` (0..1) and `compactable` tokens a summary would replace: at `recommendedUsage`
-/// when the app gives it; else when the summary (at most its budget) would cut what every later
-/// turn reads by [`TURN_CUT`], or usage is still at the default `recommendedUsage`.
+/// Whether the loop's compaction goes on to summarise after a clearing of the logs `before`
+/// counts that freed `freed` tokens and left usage at `usage_after` (0..1): at
+/// `recommendedUsage` when the app gives it; else when the summary (at most its budget) of what
+/// is left to replace would cut what every later turn reads by [`TURN_CUT`], or usage is still
+/// at the default `recommendedUsage`.
 pub fn summary_follows_clearing(
     settings: &CompactorSettings,
+    before: &RuleInput,
+    freed: usize,
     usage_after: f64,
-    compactable: usize,
 ) -> bool {
     if let Some(recommended) = settings.recommended_usage {
         return usage_after >= recommended;
     }
+    let compactable = (before.summary_tokens + before.new_tokens).saturating_sub(freed);
     let read = usage_after * settings.context_window_tokens as f64;
     let cut = compactable.saturating_sub(settings.summary_budget()) as f64;
     usage_after >= settings.recommended() || (cut > 0.0 && cut >= read * TURN_CUT)
@@ -445,19 +448,30 @@ mod tests {
             context_window_tokens: 100_000,
             ..CompactorSettings::default()
         };
+        // Logs whose iterations before N hold `compactable` tokens, nothing freed.
+        let follows = |s: &CompactorSettings, usage, compactable| {
+            summary_follows_clearing(s, &input(9, false, compactable), 0, usage)
+        };
         // 30,000 tokens read a turn: a cut of 20,000 (24,000 replaced) is two thirds.
-        assert!(summary_follows_clearing(&s, 0.3, 24_000));
-        assert!(!summary_follows_clearing(&s, 0.3, 23_999));
+        assert!(follows(&s, 0.3, 24_000));
+        assert!(!follows(&s, 0.3, 23_999));
+        // What the clearing freed is no longer there to replace.
+        assert!(!summary_follows_clearing(
+            &s,
+            &input(9, false, 24_000),
+            1,
+            0.3
+        ));
         // At the default recommendedUsage, whatever the cut; nothing to cut, no summary.
-        assert!(summary_follows_clearing(&s, 0.6, 0));
-        assert!(!summary_follows_clearing(&s, 0.0, 4_000));
+        assert!(follows(&s, 0.6, 0));
+        assert!(!follows(&s, 0.0, 4_000));
         // recommendedUsage given: by usage alone, as 0.1 did.
         let given = CompactorSettings {
             recommended_usage: Some(0.25),
             ..s
         };
-        assert!(!summary_follows_clearing(&given, 0.24, 24_000));
-        assert!(summary_follows_clearing(&given, 0.25, 0));
+        assert!(!follows(&given, 0.24, 24_000));
+        assert!(follows(&given, 0.25, 0));
     }
 
     #[test]

@@ -63,12 +63,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             allowed(&self.settings, &observed.input, run.trigger)?;
             return Ok(Ladder::Summarise(observed, None));
         };
-        let input = &observed.input;
-        let compactable =
-            (input.summary_tokens + input.new_tokens).saturating_sub(result.tokens_saved);
-        if only
-            || !summary_follows_clearing(&self.settings, result.context_usage_after, compactable)
-        {
+        let (freed, after) = (result.tokens_saved, result.context_usage_after);
+        if only || !summary_follows_clearing(&self.settings, &observed.input, freed, after) {
             return Ok(Ladder::Done(result));
         }
         lock.give_up();
