@@ -277,13 +277,14 @@ async function commitOnce(known, keys, values) {
   });
 }
 
-/** The archive text under `key` as the database holds it (`undefined` when absent). */
+/** The archive text under `key` as the database holds it (`undefined` when absent, `{ damaged }`
+ * when its compressed text does not decompress). */
 export async function readCommitted(key) {
   const what = "IndexedDB could not be read";
   const tx = await transaction("readonly", what);
   return new Promise((resolve, reject) => {
     const read = tx.objectStore(ARCHIVES).get(key);
-    tx.oncomplete = () => resolve(texts([read.result], what).then(([text]) => text));
+    tx.oncomplete = () => resolve(texts([read.result], what, true).then(([text]) => text));
     tx.onabort = () => reject(failure(what, tx.error));
   });
 }

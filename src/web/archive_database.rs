@@ -233,7 +233,10 @@ impl ArchiveStore for ArchiveDatabase {
         let reading = JsFuture::from(read_committed(key));
         Box::pin(async move {
             let value = reading.await.map_err(|err| failed(&err))?;
-            Ok(text_of(value))
+            Ok(match field(&value, "damaged").is_string() {
+                true => Some(String::new()),
+                false => text_of(value),
+            })
         })
     }
 

@@ -193,6 +193,7 @@ impl JsCompactor {
                 Ok(claim) => engine.compact_claimed(claim).await,
                 Err(err) => Err(err),
             };
+            digest_while_idle(&engine);
             finish(
                 outcome
                     .map_err(|err| ContextCompactorError::from(err).with_model(engine.model()))?,
@@ -260,14 +261,25 @@ fn engine_over(
 
 /// `engine`, shared, after scheduling the recovery of a compaction a closed tab left half
 /// done: it runs once the caller has had the chance to add listeners (they hear the outcome,
-/// and any archive found lost, as events).
+/// and any archive found lost, as events); the kept archives' digests are read after it.
 fn recovering(engine: Engine) -> Rc<Engine> {
     let engine = Rc::new(engine);
     let recovering = Rc::clone(&engine);
     wasm_bindgen_futures::spawn_local(async move {
         let _ = recovering.recover().await;
+        digest_while_idle(&recovering);
     });
     engine
+}
+
+/// Starts reading the digests of the kept archives while the page runs no compaction
+/// (`Compactor::digest_archives_while_idle`); an archive it cannot read now is read by the
+/// next read that needs it.
+fn digest_while_idle(engine: &Rc<Engine>) {
+    let engine = Rc::clone(engine);
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = engine.digest_archives_while_idle().await;
+    });
 }
 
 #[wasm_bindgen(js_class = Compactor)]

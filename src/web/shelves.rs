@@ -166,7 +166,7 @@ pub(super) fn archive_call(shelf: &Rc<BrowserShelf>, call: ArchiveCall) -> js_sy
             }
             ArchiveCall::Purge => JsValue::from(shelf.purge().await?),
             // One refresh for every read (each await adds to the download).
-            read => read_call(&shelf.refreshed().await?, read).await?,
+            read => read_call(&shelf.refreshed(true).await?, read).await?,
         })
     })
 }

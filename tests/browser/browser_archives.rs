@@ -83,22 +83,7 @@ fn session(prefix: &str, iterations: u32) -> JsLogStore {
         js(&format!(r#"{{"prefix":"{prefix}"}}"#)).unchecked_into(),
     ))
     .unwrap();
-    for n in 1..=iterations {
-        logs.start_iteration().unwrap();
-        let text = format!(
-            "Iteration {n}: grouped sales.csv by region; total {} rows.",
-            40_000 + n * 17
-        );
-        logs.append_reasoning(JsValue::from(&text)).unwrap();
-        logs.append_execution(
-            js(&format!(
-                r#"{{"success":true,"code":"return {n};","result":1180591620717411303424,"executionTime":{n}}}"#
-            ))
-            .unchecked_into(),
-        )
-        .unwrap();
-        logs.finish_iteration();
-    }
+    grow(&logs, 1, iterations);
     // A lone surrogate, as a JavaScript string can hold it.
     let reasoning = s
         .get_item(&format!("{prefix}reasoning_log"))
@@ -369,4 +354,63 @@ async fn at_eighty_percent_of_the_quota_a_compaction_tells_the_app_with_the_brow
     assert_eq!(detail["quota"], 1000000.0);
     assert_eq!(detail["share"], 0.9);
     assert_eq!(detail["purged"], serde_json::json!([]));
+}
+
+/// Appends `count` finished iterations to `logs`, numbered from `first`; each execution
+/// returns a number beyond 2^53 (as GDRS stores them).
+fn grow(logs: &JsLogStore, first: u32, count: u32) {
+    for n in first..first + count {
+        logs.start_iteration().unwrap();
+        let text = format!(
+            "Iteration {n}: grouped sales.csv by region; total {} rows.",
+            40_000 + n * 17
+        );
+        logs.append_reasoning(JsValue::from(&text)).unwrap();
+        logs.append_execution(
+            js(&format!(
+                r#"{{"success":true,"code":"return {n};","result":1180591620717411303424,"executionTime":{n}}}"#
+            ))
+            .unchecked_into(),
+        )
+        .unwrap();
+        logs.finish_iteration();
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_pages_first_compaction_reads_no_kept_archive_and_the_idle_page_reads_their_digests() {
+    let prefix = "idb_idle_";
+    // Two archives of an earlier page, expired by the time the next page opens (2.6 s of
+    // life); the live summary names the second (its facts are carried), none the first.
+    let logs = session(prefix, 6);
+    let expiring = r#","archiveExpiryDays":0.00003"#;
+    let earlier = offline(&logs, expiring);
+    let first = json_of(&settle(earlier.compact(None)).await.unwrap());
+    let first = first["archiveKey"].as_str().unwrap().to_owned();
+    grow(&logs, 7, 6);
+    settle(earlier.compact(None)).await.unwrap();
+    sleep_ms(3000).await;
+    let stored = |key: String| async move {
+        database_archives(prefix)
+            .await
+            .iter()
+            .any(|(stored, _)| *stored == key)
+    };
+
+    // The next page's compaction, made at once, reads no archive's text but the one the live
+    // summary names: the first archive's digest is not read, so it is not removed yet.
+    let opened = JsLogStore::new(Some(
+        js(&format!(r#"{{"prefix":"{prefix}"}}"#)).unchecked_into(),
+    ))
+    .unwrap();
+    grow(&opened, 13, 6);
+    let compactor = offline(&opened, expiring);
+    settle(compactor.compact(None)).await.unwrap();
+    assert!(stored(first.clone()).await, "{first} was read at once");
+
+    // Once the page has been idle its digest is read, and the next compaction removes it.
+    sleep_ms(600).await;
+    grow(&opened, 19, 6);
+    settle(compactor.compact(None)).await.unwrap();
+    assert!(!stored(first.clone()).await, "{first} was never read");
 }

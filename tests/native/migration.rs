@@ -154,7 +154,7 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
             &clock,
             Rc::new(db.clone()),
         );
-        let err = run_ready(tab.shelf().refreshed()).unwrap().unwrap_err();
+        let err = run_ready(tab.shelf().refreshed(true)).unwrap().unwrap_err();
         assert!(err.to_string().contains("the tab was closed"), "{err}");
         // Nothing is lost: every archive is in localStorage or committed to the database.
         for (key, text) in &before {
@@ -188,7 +188,7 @@ fn an_interrupted_migration_resumes_with_nothing_lost_or_doubled() {
         let store = FaultyStore::over(memory.clone());
         store.crash_after(removed);
         let tab = opened(&store, &clock, Rc::new(db.clone()));
-        assert!(run_ready(tab.shelf().refreshed()).unwrap().is_err());
+        assert!(run_ready(tab.shelf().refreshed(true)).unwrap().is_err());
         let reopened = opened(
             &FaultyStore::over(memory.clone()),
             &clock,

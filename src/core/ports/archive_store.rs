@@ -29,7 +29,9 @@ pub trait ArchiveStore: KeyValueStore {
     /// Makes every write since the last commit durable, all or none. On a failure none of them
     /// is stored and this copy is as it was at the last commit.
     fn commit(&self) -> LocalBoxFuture<'static, Result<(), StorageError>>;
-    /// The value of `key` as committed, read from the store itself rather than this copy.
+    /// The value of `key` as committed, read from the store itself rather than this copy; an
+    /// empty text when the stored value gives none (its compression damaged), which reads as
+    /// no archive.
     fn read_committed(
         &self,
         key: &str,
@@ -97,7 +99,7 @@ pub struct MemoryArchiveStore {
     unfetched: Rc<RefCell<Vec<String>>>,
     failure: Rc<RefCell<Option<FailureCheck>>>,
     commits: Rc<RefCell<usize>>,
-    fetched: Rc<RefCell<usize>>,
+    fetched: Rc<RefCell<Vec<String>>>,
     estimate: Rc<RefCell<Option<StorageEstimate>>>,
 }
 
@@ -173,7 +175,15 @@ impl MemoryArchiveStore {
 
     /// How many values were fetched from the committed state in all.
     pub fn values_fetched(&self) -> usize {
-        *self.fetched.borrow()
+        self.fetched.borrow().len()
+    }
+
+    /// The keys whose values were fetched from the committed state, each once.
+    pub fn keys_fetched(&self) -> Vec<String> {
+        let mut keys = self.fetched.borrow().clone();
+        crate::core::order::sort::sort_by(&mut keys, |a, b| a.cmp(b));
+        keys.dedup();
+        keys
     }
 
     fn reload(&self) -> Result<(), StorageError> {
@@ -262,7 +272,7 @@ impl ArchiveStore for MemoryArchiveStore {
             }
             match self.committed.get(&key) {
                 Ok(Some(value)) => {
-                    *self.fetched.borrow_mut() += 1;
+                    self.fetched.borrow_mut().push(key.clone());
                     copy.insert(key, Some(value));
                 }
                 Ok(None) => {

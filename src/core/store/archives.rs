@@ -52,6 +52,10 @@ pub struct StoredArchives<'a, S, C> {
     keys: &'a StorageKeys,
     store: &'a dyn KeyValueStore,
     digests: &'a ArchiveDigests,
+    /// Whether the digests are read ahead of what needs them (an archive store, whose texts
+    /// come asynchronously): an archive whose digest is not read yet is passed over by what
+    /// reads every archive's digest, rather than read there.
+    read_ahead: bool,
 }
 
 impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
@@ -69,7 +73,19 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
             keys,
             store,
             digests,
+            read_ahead: false,
         }
+    }
+
+    /// These archives with their digests read ahead ([`Shelf::digest_while_idle`], and
+    /// [`Shelf::refreshed`] before every read the app asks for): a compaction's eviction
+    /// passes over an archive whose digest is not read yet.
+    ///
+    /// [`Shelf::digest_while_idle`]: crate::core::store::shelf::Shelf::digest_while_idle
+    /// [`Shelf::refreshed`]: crate::core::store::shelf::Shelf::refreshed
+    pub fn with_digests_read_ahead(mut self) -> Self {
+        self.read_ahead = true;
+        self
     }
 
     /// The time now (epoch ms) by the logs' clock.
@@ -163,10 +179,13 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     }
 
     /// The digest of the archive under `key`, read once and then kept; `None` when it is
-    /// gone.
+    /// gone, or not read yet where digests are read ahead.
     pub(crate) fn digest(&self, key: &str) -> Result<Option<Rc<ArchiveDigest>>, StorageError> {
         if let Some(digest) = self.digests.get(key) {
             return Ok(Some(digest));
+        }
+        if self.read_ahead {
+            return Ok(None);
         }
         let text = match self.store.get(key) {
             Ok(Some(text)) => text,

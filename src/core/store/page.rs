@@ -6,6 +6,17 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+thread_local! {
+    /// How many compactions and rollbacks run in this page, over any logs.
+    static RUNNING_IN_PAGE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Whether a compaction or rollback runs in this page over any logs: work that waits for the
+/// page to be idle (reading the kept archives' digests) waits for every one of them.
+pub fn compacting_in_page() -> bool {
+    RUNNING_IN_PAGE.with(|running| running.get() > 0)
+}
+
 /// The compaction state of one page over one `LogStore`.
 #[derive(Debug, Default)]
 pub struct PageState {
@@ -34,6 +45,7 @@ impl PageState {
         if self.compacting.replace(true) {
             return None;
         }
+        RUNNING_IN_PAGE.with(|running| running.set(running.get() + 1));
         Some(PageClaim {
             page: Rc::clone(self),
         })
@@ -51,5 +63,6 @@ impl Drop for PageClaim {
     fn drop(&mut self) {
         self.page.frozen.set(false);
         self.page.compacting.set(false);
+        RUNNING_IN_PAGE.with(|running| running.set(running.get().saturating_sub(1)));
     }
 }

@@ -7,6 +7,7 @@
 //! in the page cannot delete or roll back the archive a running compaction is writing.
 
 use std::cell::{Cell, RefCell};
+use std::future::Future;
 use std::rc::Rc;
 
 use crate::core::error::{CompactionError, StorageError};
@@ -19,14 +20,14 @@ use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::store_lock::{LockHeld, StoreLock, Unshared};
 use crate::core::ports::timer::{Timer, SLICE_MS};
-use crate::core::store::archive_digests::ArchiveDigests;
+use crate::core::store::archive_digests::{ArchiveDigest, ArchiveDigests};
 use crate::core::store::archives::StoredArchives;
 use crate::core::store::journal::{Journal, Recovered};
 use crate::core::store::keys::StorageKeys;
 use crate::core::store::lease::LeaseHolder;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::migration::{migrate, waiting};
-use crate::core::store::page::PageState;
+use crate::core::store::page::{compacting_in_page, PageState};
 use crate::core::store::recall_tool::{RecallArgs, RecallQuery};
 
 /// A write of the logs under the journal, with the archives as last refreshed.
@@ -51,6 +52,29 @@ pub struct Shelf<S, C> {
     page: Rc<PageState>,
     /// What each archive read so far says of itself.
     digests: ArchiveDigests,
+    /// Whether [`Shelf::digest_while_idle`] runs.
+    digesting: Cell<bool>,
+}
+
+/// The gap (ms) before each archive [`Shelf::digest_while_idle`] reads: one archive's digest is
+/// a read, a decompression and a parse (a task of 20–40 ms at 200 iterations), so a page that
+/// opens over many archives gives the app most of its time while they are read.
+pub const IDLE_GAP_MS: u32 = 100;
+
+/// A running [`Shelf::digest_while_idle`], which ends when this is dropped.
+struct IdlePass<'a>(&'a Cell<bool>);
+
+impl<'a> IdlePass<'a> {
+    /// The pass, unless one already runs.
+    fn claim(running: &'a Cell<bool>) -> Option<Self> {
+        (!running.replace(true)).then_some(Self(running))
+    }
+}
+
+impl Drop for IdlePass<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
 }
 
 /// How many rounds of fetches a read may take: a chain of summaries `recall` follows fetches
@@ -77,6 +101,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
             lease: LeaseHolder::new(String::from("compactor")),
             page,
             digests: ArchiveDigests::default(),
+            digesting: Cell::new(false),
         }
     }
 
@@ -132,11 +157,11 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     /// read (each read's closure would otherwise carry its own copy into the download).
     #[inline(never)]
     fn stored<'a>(&'a self, logs: &'a LogStore<S, C>) -> StoredArchives<'a, S, C> {
-        let store: &dyn KeyValueStore = match &self.archive_store {
-            Some(store) => store.as_ref(),
-            None => logs.store(),
-        };
-        StoredArchives::new(logs, &self.keys, store, &self.digests)
+        match &self.archive_store {
+            Some(store) => StoredArchives::new(logs, &self.keys, store.as_ref(), &self.digests)
+                .with_digests_read_ahead(),
+            None => StoredArchives::new(logs, &self.keys, logs.store(), &self.digests),
+        }
     }
 
     /// Runs `work` over the archives as last refreshed, fetching the texts it reads that the
@@ -186,21 +211,56 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
         })
     }
 
-    /// Reads the digest of every archive not read yet, one text at a time (each in a task of
-    /// its own: the fetch gives the page back between two), then lets go of every text but
-    /// those of the archives the live summaries name, which a compaction reads for the facts
-    /// they carry: what every hold and refresh ends with.
-    async fn warm(&self, store: &dyn ArchiveStore) -> Result<(), StorageError> {
-        // What reads outside `fetching` lacked (`plan()`'s, say) is not fetched for them.
+    /// Lets go of every text but those of the archives the live summaries name, which a
+    /// compaction reads for the facts they carry (a read the app makes meanwhile keeps them);
+    /// their keys. What every hold (which fetches them) and refresh ends with.
+    fn release_unnamed(&self, store: &dyn ArchiveStore) -> Result<Vec<String>, StorageError> {
         store.take_unfetched();
-        let (undigested, named) = self.with_archives(|a| Ok((a.undigested()?, a.named()?)))?;
-        for key in undigested {
-            store.fetch(vec![key.clone()]).await?;
-            self.with_archives(|a| a.digest(&key))?;
-            store.release(&named);
-        }
+        let named = self.with_archives(|a| a.named())?;
         store.release(&named);
-        store.fetch(named).await
+        Ok(named)
+    }
+
+    /// Reads the digest of every archive not read yet, while this page runs no compaction
+    /// ([`IDLE_GAP_MS`] apart, none once a compaction or rollback begins in the page, over
+    /// these logs or others: the next one's end starts the pass again). A compaction over archives kept from earlier sessions then
+    /// reads none of their texts to choose what expired. One pass at a time; it ends at an
+    /// archive that does not read (a read the app asks for reads it, and says why).
+    pub fn digest_while_idle<'a>(
+        &'a self,
+        timer: &'a dyn Timer,
+    ) -> impl Future<Output = Result<(), StorageError>> + 'a {
+        self.read_digests(Some(timer))
+    }
+
+    /// Reads the digest of every archive not read yet, one at a time (each in a task of its
+    /// own), from the store itself: the copy a compaction reads is left as it is. `idle`: as
+    /// [`Shelf::digest_while_idle`]; else at once, for a read the app asks for.
+    async fn read_digests(&self, idle: Option<&dyn Timer>) -> Result<(), StorageError> {
+        let Some(store) = &self.archive_store else {
+            return Ok(());
+        };
+        let pass = IdlePass::claim(&self.digesting);
+        if idle.is_some() && pass.is_none() {
+            return Ok(());
+        }
+        let compacting = || idle.is_some() && compacting_in_page();
+        for key in self.with_archives(|a| a.undigested())? {
+            if let Some(timer) = idle {
+                timer.sleep(IDLE_GAP_MS).await;
+            }
+            if compacting() {
+                break;
+            }
+            let read = store.read_committed(&key).await;
+            if compacting() {
+                break;
+            }
+            if let (Some(text), None) = (read?, self.digests.get(&key)) {
+                self.digests.insert(Rc::new(ArchiveDigest::of(&key, &text)));
+            }
+        }
+        Ok(())
     }
 
     /// Takes the store lock alone.
@@ -218,15 +278,19 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
                 migrate(&self.logs, store.as_ref(), &self.keys).await?;
                 self.migrated.set(true);
             }
-            self.warm(store.as_ref()).await?;
+            // No other archive's text is read: a compaction's eviction passes over the
+            // archives whose digests were not read yet (`digest_while_idle` reads them).
+            let named = self.release_unnamed(store.as_ref())?;
+            store.fetch(named).await?;
         }
         Ok(held)
     }
 
     /// The archives brought up to date with every tab's commits, moving any the logs' own
-    /// store still holds (under the store lock only when there are some): what every read the
-    /// app asks for starts with.
-    pub async fn refreshed(&self) -> Result<Refreshed<'_, S, C>, StorageError> {
+    /// store still holds (under the store lock only when there are some), with the digest of
+    /// every archive read where `read_digests` (what every read the app asks for starts with;
+    /// a read of the keys alone, the lost archives, reads none).
+    pub async fn refreshed(&self, read_digests: bool) -> Result<Refreshed<'_, S, C>, StorageError> {
         let Some(store) = &self.archive_store else {
             return Ok(Refreshed(self));
         };
@@ -238,7 +302,10 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
             }
         }
         store.refresh().await?;
-        self.warm(store.as_ref()).await?;
+        if read_digests {
+            self.read_digests(None).await?;
+            self.release_unnamed(store.as_ref())?;
+        }
         Ok(Refreshed(self))
     }
 
@@ -292,7 +359,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     /// Removes one archive; refused while a compaction runs here or in another tab (its
     /// archive may be the only copy of the originals until the swap is done).
     pub async fn delete(&self, key: &str) -> Result<(), CompactionError> {
-        self.refreshed().await?;
+        self.refreshed(true).await?;
         self.may_delete()?;
         self.fetching(|a| a.delete(key)).await?;
         Ok(self.commit().await?)
@@ -321,7 +388,7 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
 
     /// Removes the expired archives; their keys.
     async fn purge_expired(&self) -> Result<Vec<String>, CompactionError> {
-        self.refreshed().await?;
+        self.refreshed(true).await?;
         let purged = self.with_archives(|a| a.enforce_limit(usize::MAX, None))?;
         if !purged.is_empty() {
             self.commit().await?;

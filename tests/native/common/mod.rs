@@ -628,7 +628,7 @@ pub fn archives_now<S: KeyValueStore, C: Clock>(
     compactor: &Compactor<S, C>,
 ) -> ArchivesNow<'_, S, C> {
     ArchivesNow(
-        context_compactor::core::ports::timer::run_ready(compactor.shelf().refreshed())
+        context_compactor::core::ports::timer::run_ready(compactor.shelf().refreshed(true))
             .expect("an archive store in memory answers at once")
             .expect("the archive store refreshes"),
     )

@@ -2,8 +2,10 @@
 //! with what the app hears of them. The reads and writes are the shelf's (`Shelf::settle`,
 //! `Shelf::rollback`); this decides when recovery may run and reports both.
 
+use std::future::Future;
+
 use super::Compactor;
-use crate::core::error::CompactionError;
+use crate::core::error::{CompactionError, StorageError};
 use crate::core::model::phase::Phase;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::events::CompactionEvent;
@@ -20,8 +22,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         if self.busy() {
             return Ok(None);
         }
-        // Archives that cannot be read now, or have not moved yet, are not reported lost.
-        if self.shelf.refreshed().await.is_ok() {
+        // Archives that cannot be listed now, or have not moved yet, are not reported lost.
+        if self.shelf.refreshed(false).await.is_ok() {
             if let Some(keys) = self
                 .shelf
                 .with_archives(|a| a.lost())
@@ -50,6 +52,18 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         drop(held);
         outcome
+    }
+
+    /// Reads the digests of the archives kept from earlier sessions and compactions while this
+    /// page runs no compaction ([`Shelf::digest_while_idle`]): what the browser layer starts
+    /// after every recovery and every compaction, so that a compaction reads no archive's text
+    /// it does not carry facts from.
+    ///
+    /// [`Shelf::digest_while_idle`]: crate::core::store::shelf::Shelf::digest_while_idle
+    pub fn digest_archives_while_idle(
+        &self,
+    ) -> impl Future<Output = Result<(), StorageError>> + '_ {
+        self.shelf.digest_while_idle(self.timer.as_ref())
     }
 
     /// Settles a journal an interrupted compaction left, sets aside pins that do not read, and
