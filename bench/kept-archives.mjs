@@ -5,11 +5,15 @@
 // iterations after the page loaded), and the same compaction made at once after `new
 // Compactor` (as `scripts/bench.sh` times it). In headless Chromium with the built package.
 // `node bench/kept-archives.mjs [runs]` (after `bash scripts/build.sh pkg`; `BENCH_PKG=<dir>`
-// serves another build as `/pkg/`).
+// serves another build as `/pkg/`). Each run is a page of its own (a new browser context): a
+// page opens over the kept archives once, and compactors of earlier runs, still alive in one
+// page, would read their digests beside it.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEMO_MOUNTS } from "../scripts/serve.mjs";
 import { freshPage, withBenchBrowser } from "./browser.mjs";
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 /** The bench's modules and the demo's simulated loop beside the package. */
@@ -17,15 +21,16 @@ const MOUNTS = [["/bench/", join(root, "bench")], ["/www/", join(root, "www")], 
 
 const IDLE_MS = Number(process.env.IDLE_MS ?? 1000);
 
-/** In the page: `runs` timed compactions of each kind, with and without ten kept archives. */
-async function inPage([runs, idleMs]) {
+/** In a page of its own (a new browser context: its storage starts empty): one timed
+ * compaction, with the ten archives kept when `kept`, made `idleMs` after `new Compactor`. */
+async function inPage([kept, idleMs]) {
   const { default: init, LogStore, Compactor } = await import("/pkg/context_compactor.js");
-  const { buildSession, generate, median, restore } = await import("/bench/session.mjs");
+  const { buildSession, generate, restore } = await import("/bench/session.mjs");
   await init();
   const { snapshot, tokens } = buildSession(LogStore, 200, 4);
   const options = { provider: { type: "custom", generate }, contextWindowTokens: tokens, retryDelayMs: 0, archiveStore: "indexedDB" };
   // Ten archives as ten earlier compactions left them, a day apart (the stored values as the
-  // package wrote them: compressed).
+  // package wrote them: compressed); the same compaction made without them too, alike.
   await restore(snapshot);
   const { archiveKey } = await new Compactor(new LogStore(), options).compact({ trigger: "context_limit_error" });
   const db = await new Promise((resolve) => {
@@ -40,38 +45,39 @@ async function inPage([runs, idleMs]) {
   const written = Number(archiveKey.split("_").pop());
   const ten = {};
   for (let day = 1; day <= 10; day++) ten[archiveKey.replace(String(written), String(written - day * 86_400_000))] = stored;
-  const time = async (archives, idle) => {
-    await restore(snapshot, { indexedDB: archives });
-    const compactor = new Compactor(new LogStore(), options);
-    await new Promise((resolve) => setTimeout(resolve, idle));
-    const started = performance.now();
-    await compactor.compact({ trigger: "context_limit_error" });
-    return performance.now() - started;
-  };
-  const rows = [];
-  for (const [name, archives] of [["no archive kept", {}], ["ten archives kept", ten]]) {
-    for (const idle of [idleMs, 0]) {
-      const ms = [];
-      for (let run = 0; run < runs; run++) ms.push(await time(archives, idle));
-      rows.push({ name, idle, median: median(ms), ms });
-    }
-  }
-  return { tokens, rows };
+  await restore(snapshot, { indexedDB: kept ? ten : {} });
+  const compactor = new Compactor(new LogStore(), options);
+  await new Promise((resolve) => setTimeout(resolve, idleMs));
+  const started = performance.now();
+  await compactor.compact({ trigger: "context_limit_error" });
+  return { tokens, ms: performance.now() - started };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const runs = Number(process.argv[2] ?? 7);
   await withBenchBrowser(async (browser, baseUrl) => {
-    const page = await freshPage(browser, baseUrl);
-    // A page of the origin that runs nothing of its own (the demo has a compactor of its own).
-    await page.goto(`${baseUrl}pkg/package.json`);
-    const { tokens, rows } = await page.evaluate(inPage, [runs, IDLE_MS]);
-    console.log(`200 iterations, ${tokens.toLocaleString("en-US")} tokens; ${runs} runs each\n`);
+    const rows = [];
+    let tokens = 0;
+    for (const [name, kept] of [["no archive kept", false], ["ten archives kept", true]]) {
+      for (const idle of [IDLE_MS, 0]) {
+        const ms = [];
+        for (let run = 0; run < runs; run++) {
+          const page = await freshPage(browser, baseUrl);
+          // A page of the origin that runs nothing of its own (the demo has a compactor of its own).
+          await page.goto(`${baseUrl}pkg/package.json`);
+          const timed = await page.evaluate(inPage, [kept, idle]);
+          await page.close();
+          tokens = timed.tokens;
+          ms.push(timed.ms);
+        }
+        rows.push({ name, idle, median: median(ms), ms });
+      }
+    }
+    console.log(`200 iterations, ${tokens.toLocaleString("en-US")} tokens; ${runs} runs each, a page each\n`);
     console.log("| archives in IndexedDB | compaction made | median (ms) | runs (ms) |\n| --- | --- | ---: | --- |");
     for (const row of rows) {
       const when = row.idle ? `${row.idle} ms after new Compactor` : "at once after new Compactor";
       console.log(`| ${row.name} | ${when} | ${row.median.toFixed(0)} | ${row.ms.map((ms) => ms.toFixed(0)).join(", ")} |`);
     }
-    await page.close();
   }, MOUNTS);
 }

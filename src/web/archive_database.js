@@ -284,7 +284,9 @@ export async function readCommitted(key) {
   const tx = await transaction("readonly", what);
   return new Promise((resolve, reject) => {
     const read = tx.objectStore(ARCHIVES).get(key);
-    tx.oncomplete = () => resolve(texts([read.result], what, true).then(([text]) => text));
+    // Resolved in a task after the one that made the text, where the package copies it in
+    // (2.4 M characters: 20 ms to make, 25 to copy, once a task of 53 ms).
+    tx.oncomplete = () => resolve(texts([read.result], what, true).then(([text]) => new Promise((next) => setTimeout(next, 0, text))));
     tx.onabort = () => reject(failure(what, tx.error));
   });
 }

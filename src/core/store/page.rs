@@ -7,14 +7,35 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 thread_local! {
-    /// How many compactions and rollbacks run in this page, over any logs.
-    static RUNNING_IN_PAGE: Cell<usize> = const { Cell::new(0) };
+    /// How many compactions, rollbacks and archive reads the app asked for run in this page,
+    /// over any logs.
+    static BUSY_IN_PAGE: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Whether a compaction or rollback runs in this page over any logs: work that waits for the
-/// page to be idle (reading the kept archives' digests) waits for every one of them.
-pub fn compacting_in_page() -> bool {
-    RUNNING_IN_PAGE.with(|running| running.get() > 0)
+/// Whether this page runs a compaction or rollback, or reads archives for the app, over any
+/// logs: work that waits for the page to be idle (reading the kept archives' digests) waits for
+/// every one of them.
+pub fn busy_in_page() -> bool {
+    BUSY_IN_PAGE.with(|busy| busy.get() > 0)
+}
+
+/// A compaction, rollback or archive read of this page, counted by [`busy_in_page`] while it
+/// is held.
+#[derive(Debug)]
+pub struct PageBusy(());
+
+impl PageBusy {
+    /// Counts one more piece of work in the page until dropped.
+    pub fn mark() -> Self {
+        BUSY_IN_PAGE.with(|busy| busy.set(busy.get() + 1));
+        Self(())
+    }
+}
+
+impl Drop for PageBusy {
+    fn drop(&mut self) {
+        BUSY_IN_PAGE.with(|busy| busy.set(busy.get() - 1));
+    }
 }
 
 /// The compaction state of one page over one `LogStore`.
@@ -45,9 +66,9 @@ impl PageState {
         if self.compacting.replace(true) {
             return None;
         }
-        RUNNING_IN_PAGE.with(|running| running.set(running.get() + 1));
         Some(PageClaim {
             page: Rc::clone(self),
+            _busy: PageBusy::mark(),
         })
     }
 }
@@ -57,12 +78,12 @@ impl PageState {
 #[derive(Debug)]
 pub struct PageClaim {
     page: Rc<PageState>,
+    _busy: PageBusy,
 }
 
 impl Drop for PageClaim {
     fn drop(&mut self) {
         self.page.frozen.set(false);
         self.page.compacting.set(false);
-        RUNNING_IN_PAGE.with(|running| running.set(running.get().saturating_sub(1)));
     }
 }

@@ -27,7 +27,7 @@ use crate::core::store::keys::StorageKeys;
 use crate::core::store::lease::LeaseHolder;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::migration::{migrate, waiting};
-use crate::core::store::page::{compacting_in_page, PageState};
+use crate::core::store::page::{busy_in_page, PageBusy, PageState};
 use crate::core::store::recall_tool::{RecallArgs, RecallQuery};
 
 /// A write of the logs under the journal, with the archives as last refreshed.
@@ -52,30 +52,12 @@ pub struct Shelf<S, C> {
     page: Rc<PageState>,
     /// What each archive read so far says of itself.
     digests: ArchiveDigests,
-    /// Whether [`Shelf::digest_while_idle`] runs.
-    digesting: Cell<bool>,
 }
 
 /// The gap (ms) before each archive [`Shelf::digest_while_idle`] reads: one archive's digest is
 /// a read, a decompression and a parse (a task of 20–40 ms at 200 iterations), so a page that
 /// opens over many archives gives the app most of its time while they are read.
 pub const IDLE_GAP_MS: u32 = 100;
-
-/// A running [`Shelf::digest_while_idle`], which ends when this is dropped.
-struct IdlePass<'a>(&'a Cell<bool>);
-
-impl<'a> IdlePass<'a> {
-    /// The pass, unless one already runs.
-    fn claim(running: &'a Cell<bool>) -> Option<Self> {
-        (!running.replace(true)).then_some(Self(running))
-    }
-}
-
-impl Drop for IdlePass<'_> {
-    fn drop(&mut self) {
-        self.0.set(false);
-    }
-}
 
 /// How many rounds of fetches a read may take: a chain of summaries `recall` follows fetches
 /// one archive a round (see `MAX_SUMMARY_CHAIN`).
@@ -101,7 +83,6 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
             lease: LeaseHolder::new(String::from("compactor")),
             page,
             digests: ArchiveDigests::default(),
-            digesting: Cell::new(false),
         }
     }
 
@@ -222,10 +203,12 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
     }
 
     /// Reads the digest of every archive not read yet, while this page runs no compaction
-    /// ([`IDLE_GAP_MS`] apart, none once a compaction or rollback begins in the page, over
-    /// these logs or others: the next one's end starts the pass again). A compaction over archives kept from earlier sessions then
-    /// reads none of their texts to choose what expired. One pass at a time; it ends at an
-    /// archive that does not read (a read the app asks for reads it, and says why).
+    /// ([`IDLE_GAP_MS`] apart, none once a compaction, a rollback or an archive read the app
+    /// asks for begins in the page, over these logs or others: the next compaction's end starts
+    /// the pass again, and the app's read reads the digests it needs). A compaction over archives kept from earlier sessions then
+    /// reads none of their texts to choose what expired. Of two passes, one ends at the first
+    /// archive the other read; a pass ends at an archive that does not read (a read the app
+    /// asks for reads it, and says why).
     pub fn digest_while_idle<'a>(
         &'a self,
         timer: &'a dyn Timer,
@@ -240,20 +223,24 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
         let Some(store) = &self.archive_store else {
             return Ok(());
         };
-        let pass = IdlePass::claim(&self.digesting);
-        if idle.is_some() && pass.is_none() {
-            return Ok(());
-        }
-        let compacting = || idle.is_some() && compacting_in_page();
+        // A digest read meanwhile was read by a read the app asked for, which read them all,
+        // or by another pass, which goes on.
+        let stop =
+            |key: &str| idle.is_some() && (busy_in_page() || self.digests.get(key).is_some());
         for key in self.with_archives(|a| a.undigested())? {
             if let Some(timer) = idle {
                 timer.sleep(IDLE_GAP_MS).await;
             }
-            if compacting() {
+            if stop(&key) {
                 break;
             }
             let read = store.read_committed(&key).await;
-            if compacting() {
+            if let Some(timer) = idle {
+                // The parse in a task of its own: the copy of a text of 2.4 M characters into
+                // the module and its parse were a task of 61 ms.
+                timer.sleep(0).await;
+            }
+            if stop(&key) {
                 break;
             }
             if let (Some(text), None) = (read?, self.digests.get(&key)) {
@@ -303,6 +290,8 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
         }
         store.refresh().await?;
         if read_digests {
+            // A pass of the idle page meeting it ends: this read reads what it needs.
+            let _busy = PageBusy::mark();
             self.read_digests(None).await?;
             self.release_unnamed(store.as_ref())?;
         }
