@@ -55,8 +55,8 @@ pub struct Shelf<S, C> {
 }
 
 /// The gap (ms) before each archive [`Shelf::digest_while_idle`] reads: one archive's digest is
-/// a read, a decompression and a parse (a task of 20–40 ms at 200 iterations), so a page that
-/// opens over many archives gives the app most of its time while they are read.
+/// a read, a decompression and a parse (20–40 ms at 200 iterations, in three tasks), so a page
+/// that opens over many archives gives the app most of its time while they are read.
 pub const IDLE_GAP_MS: u32 = 100;
 
 /// How many rounds of fetches a read may take: a chain of summaries `recall` follows fetches
@@ -204,11 +204,11 @@ impl<S: KeyValueStore, C: Clock> Shelf<S, C> {
 
     /// Reads the digest of every archive not read yet, while this page runs no compaction
     /// ([`IDLE_GAP_MS`] apart, none once a compaction, a rollback or an archive read the app
-    /// asks for begins in the page, over these logs or others: the next compaction's end starts
-    /// the pass again, and the app's read reads the digests it needs). A compaction over archives kept from earlier sessions then
-    /// reads none of their texts to choose what expired. Of two passes, one ends at the first
-    /// archive the other read; a pass ends at an archive that does not read (a read the app
-    /// asks for reads it, and says why).
+    /// asks for begins in the page, over these logs or others: the next compaction's end
+    /// starts the pass again, and the app's read reads the digests it needs). A compaction
+    /// over archives kept from earlier sessions then reads none of their texts to choose what
+    /// expired. Of two passes, one ends at the first archive the other read; a pass ends at an
+    /// archive that does not read (a read the app asks for reads it, and says why).
     pub fn digest_while_idle<'a>(
         &'a self,
         timer: &'a dyn Timer,
