@@ -62,7 +62,9 @@ export function callsAndResults(list) {
 
 /** Runs the agent of `shape` over `compactor` (a MessageCompactor of that shape); returns what
  * it sent and what the compactions did. With `ownList`, the agent keeps its own list whole and
- * sends what `compact` returns for one request only, as the AI SDK's `prepareStep` does. */
+ * sends what `compact` returns for one request only, as the AI SDK 7 does across calls; every
+ * third turn takes a second step, before which it compacts the list it sent grown by the first
+ * step, as `prepareStep` does within a call. */
 export async function runAgent(compactor, estimateTokens, shape, { turns = 60, ownList = false } = {}) {
   const make = shapes[shape];
   let list = [make.user(GOAL)];
@@ -84,12 +86,26 @@ export async function runAgent(compactor, estimateTokens, shape, { turns = 60, o
       sent = done.messages;
     }
     if (!ownList) list = sent;
+    const sentNow = sent.slice(); // `sent` may be `list` itself, which grows below
     run.requests.push(estimateTokens(JSON.stringify(sent)));
     const { calls, results } = callsAndResults(sent);
     if (JSON.stringify(calls) !== JSON.stringify(results)) run.unpaired++;
     const id = `call_${turn}`;
     list.push(make.call(`Step ${turn}: fetching page ${turn}.`, id, "fetch_page", { url: `https://example.com/sales/${turn}` }));
     list.push(make.result(id, "fetch_page", table(turn, turn === BIG_TURN ? 800 : 225 + (turn % 5) * 75)));
+    if (ownList && turn % 3 === 1) {
+      // A second step within the call: `prepareStep` gets the list sent, with both steps'
+      // calls and results after it.
+      const second = `call_${turn}b`;
+      list.push(make.call(`Step ${turn}b: fetching page ${turn}b.`, second, "fetch_page", { url: `https://example.com/sales/${turn}b` }));
+      list.push(make.result(second, "fetch_page", table(turn, 225)));
+      const within = await compactor.compact([...sentNow, ...list.slice(-4)]);
+      if (within.compacted) {
+        run.rungs.push(within.rung);
+        run.clearedIds.push(...within.cleared.map((c) => c.callId));
+        if (within.summary) run.summaries.push(within.summary);
+      }
+    }
     if (turn === 12) list.push(make.user(LATER));
   }
   run.last = ownList ? (await compactor.compact(list)).messages : list;

@@ -204,22 +204,22 @@ impl JsMessageCompactor {
 
 impl JsMessageCompactor {
     /// The list to work on for `messages` (`what` names the method in an error): as an array
-    /// and as texts, and the texts of `messages` itself.
+    /// and as texts, and the list in the app's own terms (see `messages::stitch`).
     fn working(
         &self,
         messages: &JsValue,
         what: &str,
     ) -> JsResult<(js_sys::Array, Vec<String>, Vec<String>)> {
         let (array, given) = message_texts(messages, what)?;
-        let (texts, stitched) = self.front.working(&given);
-        let array = match stitched {
+        let stitched = self.front.working(&given);
+        let array = match stitched.head {
             Some(n) => self
                 .gave
                 .borrow()
                 .concat(&array.slice(n as u32, array.length())),
             None => array,
         };
-        Ok((array, texts, given))
+        Ok((array, stitched.working, stitched.app))
     }
 
     fn start_rollback(&self, key: &JsValue, messages: &JsValue) -> JsResult<js_sys::Promise> {
@@ -251,7 +251,7 @@ impl JsMessageCompactor {
         messages: &JsValue,
         options: Option<CompactOptionsJs>,
     ) -> JsResult<js_sys::Promise> {
-        let (array, texts, given) = self.working(messages, "compact(messages)")?;
+        let (array, texts, app) = self.working(messages, "compact(messages)")?;
         let (asked, cancel, named) = compact_request(options)?;
         let trigger = if named { asked.trigger } else { Trigger::Auto };
         if asked.background {
@@ -283,11 +283,12 @@ impl JsMessageCompactor {
         }
         let finish = move |result| {
             let done = front.finish(&texts, &conversation, result)?;
-            let report: js_sys::Object =
-                to_js(&MessageReport::of(&done.result, done.summary, done.turns))?;
+            let report: js_sys::Object = to_js(&MessageReport::of(&done))?;
             let (list, texts_given_back) = list_of(&array, &texts, done.list)?;
-            front.remember(&given, texts_given_back);
-            *gave.borrow_mut() = list.clone();
+            if done.compacted {
+                front.remember(&app, texts_given_back);
+                *gave.borrow_mut() = list.clone();
+            }
             let _ = js_sys::Reflect::set(&report, &"messages".into(), &list);
             Ok(report.into())
         };

@@ -660,6 +660,8 @@ export interface MessageCompactor {
 export interface MessageCompaction<M = unknown> {
   /** The list to send next: the input array itself when nothing was due; else the app's own message objects wherever nothing changed. */
   messages: M[];
+  /** Whether this call compacted anything new; `false` when the list came back as it was given or as the last compaction left it (then `rung` is `"none"`, `archiveKey` `null` and `tokensBefore` equals `tokensAfter`). */
+  compacted: boolean;
   rung: "none" | "clear" | "summarize" | "fallback";
   /** The summary message's text, when one was written. */
   summary: string | null;

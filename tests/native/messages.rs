@@ -591,3 +591,128 @@ fn a_chatty_user_never_makes_the_pinned_words_outgrow_the_summary() {
         "{pinned} pinned tokens of a {budget}-token summary"
     );
 }
+
+#[test]
+fn calls_with_one_id_in_every_turn_are_told_apart_by_position() {
+    for shape in SHAPES {
+        let (front, _) = front_of(shape, "same_id_", default_settings());
+        // A local server that numbers its calls per request: `call_0` at every step.
+        let mut list = vec![user(shape, GOAL)];
+        for turn in 0..6u32 {
+            let text = format!("Step {turn}.");
+            let args = json!({ "page": turn });
+            list.push(model_call(shape, &text, "call_0", "fetch_page", args));
+            list.push(tool_result(
+                shape,
+                "call_0",
+                "fetch_page",
+                &bulky(turn, 900),
+            ));
+        }
+        let (sent, done) = compact_list(&front, &list, Trigger::Auto, Some(Rung::Clear));
+        assert!(done.result.cleared.len() >= 3, "{shape:?}");
+        for turn in 0..6u32 {
+            let at = 2 + 2 * turn as usize;
+            let body = sent[at].to_string();
+            let own = body.contains(&format!("(page {turn})"));
+            let named = |end: char| body.contains(&format!(" of turn {}{end}", turn + 1));
+            let placeholder = body.contains(CLEARED_MARK) && (named(';') || named('.'));
+            assert!(
+                (own && !body.contains(CLEARED_MARK)) || (placeholder && !own),
+                "{shape:?} turn {turn}: {}",
+                &body[..body.len().min(300)]
+            );
+        }
+        assert_eq!(sent[12], list[12], "{shape:?}: the newest result whole");
+        let mut turns: Vec<u32> = done.result.cleared.iter().map(|c| c.iteration).collect();
+        turns.dedup();
+        assert_eq!(
+            turns.len(),
+            done.result.cleared.len(),
+            "{shape:?}: one result a turn"
+        );
+    }
+}
+
+/// What the page's `compact(list)` does, natively: the list stitched to what the last
+/// compaction returned, compacted when the loop's rule says so (`None` otherwise), and
+/// remembered in the app's terms.
+fn compact_like_the_page(
+    front: &MessageFront<MemoryStore, ManualClock>,
+    list: &[Value],
+) -> (Vec<Value>, Option<MessageCompaction>) {
+    let texts: Vec<String> = list.iter().map(Value::to_string).collect();
+    let stitched = front.working(&texts);
+    let working: Vec<Value> = (stitched.working.iter())
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect();
+    if !front.should_compact(&stitched.working).unwrap() {
+        return (working, None);
+    }
+    let (sent, done) = compact_list(front, &working, Trigger::Auto, None);
+    if done.compacted {
+        front.remember(&stitched.app, sent.iter().map(Value::to_string).collect());
+    }
+    (sent, Some(done))
+}
+
+/// An app that sends its own history at every call (the AI SDK 7's across calls), and the
+/// list `compact` returned, grown by one step, in between (its `prepareStep` within a call),
+/// for `turns` turns: the compactions made.
+fn own_history_session(shape: Shape, turns: u32) -> Vec<MessageCompaction> {
+    let (front, clock) = front_of(shape, "own_", default_settings());
+    let mut history = vec![user(shape, GOAL)];
+    let mut made = Vec::new();
+    for turn in 0..turns {
+        let (sent, done) = compact_like_the_page(&front, &history);
+        made.extend(done.filter(|done| done.compacted));
+        let step = call_and_result(shape, turn, 900 + (turn % 4) * 300);
+        history.extend(step.iter().cloned());
+        if turn % 3 == 1 {
+            // A step inside the call: the list returned, grown by that step.
+            let mut within = sent;
+            within.extend(step);
+            let (_, done) = compact_like_the_page(&front, &within);
+            made.extend(done.filter(|done| done.compacted));
+        }
+        if turn % 9 == 4 {
+            history.push(user(shape, &format!("Also check region {turn}.")));
+        }
+        clock.advance(60_000.0);
+    }
+    made
+}
+
+#[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
+fn an_app_that_sends_its_own_history_every_time_has_nothing_cleared_or_folded_twice() {
+    for shape in SHAPES {
+        let made = own_history_session(shape, 70);
+        let summaries = made.iter().filter(|done| done.summary.is_some()).count();
+        assert!(
+            summaries >= 1 && made.len() >= 4,
+            "{shape:?}: {} compactions, {summaries} summaries",
+            made.len()
+        );
+        // No result cleared twice, no turn folded twice.
+        let mut cleared: Vec<u32> = Vec::new();
+        let mut folded_to = 0;
+        for done in &made {
+            for body in &done.result.cleared {
+                assert!(
+                    !cleared.contains(&body.iteration),
+                    "{shape:?}: turn {} cleared twice",
+                    body.iteration
+                );
+                cleared.push(body.iteration);
+            }
+            if let Some([first, last]) = done.turns {
+                assert!(
+                    first > folded_to,
+                    "{shape:?}: turns {first}-{last} after {folded_to}"
+                );
+                folded_to = last;
+            }
+        }
+    }
+}

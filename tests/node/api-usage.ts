@@ -193,7 +193,8 @@ export async function useAMessageList(messages: ChatMessage[]): Promise<ChatMess
   if (compactor.shouldCompact(messages)) {
     const done: MessageCompaction<ChatMessage> = await compactor.compact(messages, { trigger: "auto" });
     messages = done.messages; // the app's own message type back
-    console.log(done.rung, done.turns?.[0], done.cleared.map((c) => c.callId), done.archiveKey);
+    const compacted: boolean = done.compacted;
+    console.log(done.rung, compacted, done.turns?.[0], done.cleared.map((c) => c.callId), done.archiveKey);
   }
   const back: ChatMessage[] = await compactor.recall<ChatMessage>("call_1");
   const schema: RecallToolJsonSchemaDeclaration = compactor.recallTool({ maxTokens: 2_000 }).declarationJsonSchema;

@@ -86,12 +86,13 @@ for (const shape of ["gemini", "openai", "anthropic", "ai-sdk"]) {
   });
 }
 
-test("an agent that keeps its own list whole (the AI SDK's prepareStep) never has a turn cleared or folded twice", async () => {
+test("an agent that sends its own history at every call (the AI SDK 7's), and the list it got grown by a step within a call, never has a turn cleared or folded twice", async () => {
   const run = await page.evaluate(async () => {
     const { MessageCompactor, estimateTokens } = window.pkg;
     const compactor = new MessageCompactor({ provider: { type: "offline" }, shape: "ai-sdk", conversation: "own-list" });
     const run = await window.agent.runAgent(compactor, estimateTokens, "ai-sdk", { ownList: true });
-    return { ...run, last: undefined };
+    const again = await compactor.compact(run.last);
+    return { ...run, last: undefined, again: { same: again.messages === run.last, compacted: again.compacted, rung: again.rung } };
   });
   const summaries = run.rungs.filter((rung) => rung !== "clear").length;
   assert.ok(Math.max(...run.requests) <= 32_768, `a request over the window: ${Math.max(...run.requests)}`);
@@ -99,6 +100,7 @@ test("an agent that keeps its own list whole (the AI SDK's prepareStep) never ha
   assert.ok(summaries >= 1 && summaries <= 3, `summary calls: ${run.rungs}`);
   assert.equal(new Set(run.clearedIds).size, run.clearedIds.length, `a result cleared twice: ${run.clearedIds}`);
   for (const summary of run.summaries) assert.match(summary, /DQ-2291/);
+  assert.deepEqual(run.again, { same: true, compacted: false, rung: "none" }, "the list returned, given again: nothing new, the same array");
 });
 
 test("rollback(archiveKey, messages) gives the list back with every result as the app gave it", async () => {

@@ -185,8 +185,9 @@ impl Reading {
         });
     }
 
-    /// The results of `read` (message `index`) given to the calls of the last turn: by id, or
-    /// by name to the first call of that name without a result.
+    /// The results of `read` (message `index`) given to the calls of the last turn: by id to
+    /// the first call of that id without a result (two calls may have one id), or by name to
+    /// the first call of that name without a result.
     fn answer(&mut self, index: usize, json: &str, read: &MessageRead<'_>) {
         let Some(turn) = self.conversation.turns.last_mut() else {
             return;
@@ -196,7 +197,7 @@ impl Reading {
             let by_id = result
                 .call_id
                 .as_deref()
-                .and_then(|id| turn.calls.iter().position(|c| c.id == id));
+                .and_then(|id| (turn.calls.iter()).position(|c| c.result.is_none() && c.id == id));
             let by_name = || {
                 turn.calls.iter().position(|c| {
                     c.result.is_none() && result.name.as_deref().is_none_or(|n| n == c.name)

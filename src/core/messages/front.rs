@@ -13,7 +13,7 @@ use crate::core::messages::logs::{reasoning_log, tool_log, ToolEntry};
 use crate::core::messages::rebuild::{rebuild, Compacted, Out};
 use crate::core::messages::rollback::rolled_back;
 use crate::core::messages::shape::Shape;
-use crate::core::messages::stitch::LastCompaction;
+use crate::core::messages::stitch::{LastCompaction, Stitched};
 use crate::core::messages::wording::in_turns;
 use crate::core::model::clearing::{Clearing, ClearingRules};
 use crate::core::model::facts::Pin;
@@ -79,7 +79,7 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
     }
 
     /// The list to work on for `messages` (see [`LastCompaction::stitch`]).
-    pub fn working(&self, messages: &[String]) -> (Vec<String>, Option<usize>) {
+    pub fn working(&self, messages: &[String]) -> Stitched {
         self.last.borrow().stitch(messages)
     }
 
@@ -105,7 +105,8 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
         ))
     }
 
-    /// A compaction that changed the list was given `given` (the app's list) and gave `gave`.
+    /// A compaction that changed the list was given `given` (the app's list, in its own terms:
+    /// [`Stitched::app`]) and gave `gave`.
     pub fn remember(&self, given: &[String], gave: Vec<String>) {
         self.last.borrow_mut().record(given.to_vec(), gave);
     }
@@ -176,7 +177,10 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
         let compacted = self.compacted()?;
         let list = rebuild(self.shape, conversation, messages, &compacted);
         let written = compacted.new_summary(conversation);
+        let changed = list.len() != messages.len()
+            || (list.iter().enumerate()).any(|(k, out)| *out != Out::Keep(k));
         Ok(MessageCompaction {
+            compacted: changed,
             list,
             turns: written.map(|(_, last)| [conversation.first_iteration(), last]),
             summary: written.map(|(entry, _)| in_turns(entry)),
@@ -190,6 +194,8 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
 pub struct MessageCompaction {
     /// The list to send.
     pub list: Vec<Out>,
+    /// Whether the compaction changed the list (else it made nothing new of it).
+    pub compacted: bool,
     /// The first and last iteration (turn) the new summary covers, when one was written.
     pub turns: Option<[u32; 2]>,
     /// The summary message's text, when one was written.

@@ -23,8 +23,10 @@ pub enum Out {
 pub struct Compacted {
     /// The summary entry at the head of the reasoning log, and the last iteration it covers.
     pub summary: Option<(String, u32)>,
-    /// The `details` of each tool entry, by the call's id.
-    pub details: Vec<(String, String)>,
+    /// The iteration and the `details` of each tool entry, in the log's order: a turn's calls
+    /// are its iteration's entries in order (told apart by position, never by an id two calls
+    /// may share).
+    pub details: Vec<(u32, Option<String>)>,
 }
 
 impl Compacted {
@@ -38,11 +40,10 @@ impl Compacted {
             .map(|(entry, last)| (entry.as_str(), *last))
     }
 
-    /// The `details` of `tools` by call id (those without a body left out).
-    pub fn details_of(tools: &[ToolEntry<'_>]) -> Vec<(String, String)> {
-        tools
-            .iter()
-            .filter_map(|tool| Some((tool.id.clone(), tool.details?.to_owned())))
+    /// The iteration and `details` of each of `tools`.
+    pub fn details_of(tools: &[ToolEntry<'_>]) -> Vec<(u32, Option<String>)> {
+        (tools.iter())
+            .map(|tool| (tool.iteration, tool.details.map(str::to_owned)))
             .collect()
     }
 }
@@ -77,21 +78,25 @@ pub fn rebuild(
 /// The messages of `turn`, each the app's own but where a result's body in `compacted` is no
 /// longer the one the message holds (its new body spliced in).
 pub fn rebuild_turn(turn: &Turn, messages: &[String], compacted: &Compacted) -> Vec<Out> {
-    let mut out = Vec::new();
-    for index in turn.messages.clone() {
-        let mut splices: Vec<(usize, usize, &str)> = Vec::new();
-        for call in &turn.calls {
-            let Some(at) = call.result.filter(|at| at.message == index) else {
-                continue;
-            };
-            let now = compacted.details.iter().find(|(id, _)| *id == call.id);
-            if let Some((_, body)) = now.filter(|(_, b)| *b != messages[index][at.start..at.end]) {
-                splices.push((at.start, at.end, body));
+    let mut bodies = (compacted.details.iter()).filter(|(n, _)| *n == turn.iteration);
+    let mut splices: Vec<(usize, usize, usize, &str)> = Vec::new();
+    for call in &turn.calls {
+        let now = bodies.next().and_then(|(_, body)| body.as_deref());
+        if let (Some(at), Some(body)) = (call.result, now) {
+            if *body != messages[at.message][at.start..at.end] {
+                splices.push((at.message, at.start, at.end, body));
             }
         }
-        out.push(spliced(index, &messages[index], splices));
     }
-    out
+    (turn.messages.clone())
+        .map(|index| {
+            let mine = splices.iter().filter(|splice| splice.0 == index);
+            let mine = mine
+                .map(|&(_, start, end, body)| (start, end, body))
+                .collect();
+            spliced(index, &messages[index], mine)
+        })
+        .collect()
 }
 
 /// Message `index` with each `(start, end, body)` of `splices` in place of its bytes.

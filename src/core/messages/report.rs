@@ -3,9 +3,10 @@
 //! iteration `n` is turn `n - 1`).
 
 use crate::core::json::record::json_record;
+use crate::core::messages::front::MessageCompaction;
 use crate::core::model::clearing::ClearedBody;
 use crate::core::model::facts::{Coverage, Injection};
-use crate::core::model::outcome::{CompactionPlan, CompactionResult};
+use crate::core::model::outcome::CompactionPlan;
 
 /// A tool result the clearing rung moved to an archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +48,8 @@ fn cleared_calls(cleared: &[ClearedBody]) -> Vec<ClearedCall> {
 pub struct MessageReport {
     /// `none`, `clear`, `summarize` or `fallback`.
     pub rung: &'static str,
+    /// Whether this call compacted anything new (else the list came back as it was).
+    pub compacted: bool,
     /// The summary message's text, when one was written.
     pub summary: Option<String>,
     /// The results cleared.
@@ -68,6 +71,7 @@ pub struct MessageReport {
 json_record! {
     write MessageReport {
         rung: "rung" req,
+        compacted: "compacted" req,
         summary: "summary" null,
         cleared: "cleared" req,
         turns: "turns" null,
@@ -84,6 +88,7 @@ impl MessageReport {
     pub fn nothing(tokens: usize) -> Self {
         MessageReport {
             rung: "none",
+            compacted: false,
             summary: None,
             cleared: Vec::new(),
             turns: None,
@@ -95,23 +100,23 @@ impl MessageReport {
         }
     }
 
-    /// The report of `result`, whose summary (when it wrote one) is `summary` over
-    /// iterations `iterations`.
-    pub fn of(
-        result: &CompactionResult,
-        summary: Option<String>,
-        iterations: Option<[u32; 2]>,
-    ) -> Self {
-        let summarised = summary.is_some();
+    /// The report of a compaction of a list: what it made, or [`MessageReport::nothing`]
+    /// when the list came back as it was (a compaction that made nothing new of it).
+    pub fn of(done: &MessageCompaction) -> Self {
+        let result = &done.result;
+        if !done.compacted {
+            return MessageReport::nothing(result.tokens_before);
+        }
         MessageReport {
             rung: result.rung.as_str(),
-            summary,
+            compacted: true,
+            summary: done.summary.clone(),
             cleared: cleared_calls(&result.cleared),
-            turns: iterations.map(|[first, last]| [turn(first), turn(last)]),
+            turns: done.turns.map(|[first, last]| [turn(first), turn(last)]),
             archive_key: Some(result.archive_key.clone()).filter(|key| !key.is_empty()),
             tokens_before: result.tokens_before,
             tokens_after: result.tokens_after,
-            coverage: summarised.then(|| result.coverage.clone()),
+            coverage: done.summary.is_some().then(|| result.coverage.clone()),
             injections: result.injections.clone(),
         }
     }

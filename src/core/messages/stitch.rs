@@ -1,8 +1,28 @@
 //! A list given again from its start. An app that keeps its own list whole and sends what
-//! `compact` returned for one request only (the AI SDK's `prepareStep`) gives, at the next
-//! step, the list it gave last time and what came after it. The front then works on the list
-//! it returned last time followed by that tail, so that no turn is cleared or folded twice;
-//! a list that does not begin with what the last compaction was given is taken as it is.
+//! `compact` returned for one request only (the AI SDK's `prepareStep`, and its own history
+//! across calls in `ai` 7) gives, at the next step, the list it gave last time and what came
+//! after it. The front then works on the list it returned last time followed by that tail, so
+//! that no turn is cleared or folded twice. A list that begins with what the last compaction
+//! returned is worked on as it is, and stands, in the app's own terms, for what that compaction
+//! was given followed by the same tail: a compaction of it is remembered in those terms, so the
+//! app's own history, given next, is recognised too. Any other list is taken as it is.
+
+/// A list given, as the front works on it (see [`LastCompaction::stitch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stitched {
+    /// The list to work on.
+    pub working: Vec<String>,
+    /// How many messages at the head of the list given the last compaction's list replaced.
+    pub head: Option<usize>,
+    /// The list in the app's own terms, which a compaction of it is remembered by.
+    pub app: Vec<String>,
+}
+
+/// How many messages `head` holds, when `messages` begins with all of them (and has any).
+fn begins_with(messages: &[String], head: &[String]) -> Option<usize> {
+    let n = head.len();
+    (n > 0 && messages.len() >= n && messages[..n] == *head).then_some(n)
+}
 
 /// What the last compaction that changed a list was given, and the list it gave back.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,21 +35,31 @@ impl LastCompaction {
     /// How many messages at the head of `messages` the last compaction was given (all of
     /// them, in order), when `messages` begins with them.
     pub fn covers(&self, messages: &[String]) -> Option<usize> {
-        let n = self.given.len();
-        (n > 0 && messages.len() >= n && messages[..n] == self.given[..]).then_some(n)
+        begins_with(messages, &self.given)
     }
 
     /// The list to work on: what the last compaction gave, then `messages` after what it was
-    /// given (`messages` itself when it does not begin with that); and how many messages of
-    /// `messages` the head replaced.
-    pub fn stitch(&self, messages: &[String]) -> (Vec<String>, Option<usize>) {
-        match self.covers(messages) {
-            Some(n) => {
-                let mut working = self.gave.clone();
-                working.extend_from_slice(&messages[n..]);
-                (working, Some(n))
-            }
-            None => (messages.to_vec(), None),
+    /// given (`messages` itself when it does not begin with that); how many messages of
+    /// `messages` the head replaced; and `messages` in the app's own terms (what the last
+    /// compaction was given, then the rest, where `messages` begins with what it gave).
+    pub fn stitch(&self, messages: &[String]) -> Stitched {
+        if let Some(n) = self.covers(messages) {
+            let mut working = self.gave.clone();
+            working.extend_from_slice(&messages[n..]);
+            return Stitched {
+                working,
+                head: Some(n),
+                app: messages.to_vec(),
+            };
+        }
+        let mut app = messages.to_vec();
+        if let Some(m) = begins_with(messages, &self.gave) {
+            app.splice(..m, self.given.iter().cloned());
+        }
+        Stitched {
+            working: messages.to_vec(),
+            head: None,
+            app,
         }
     }
 
@@ -51,15 +81,28 @@ mod tests {
     #[test]
     fn a_list_given_again_works_on_what_was_given_back_and_its_tail() {
         let mut last = LastCompaction::default();
-        assert_eq!(last.stitch(&texts(&["a", "b"])), (texts(&["a", "b"]), None));
+        let stitched = |working: &[&str], head, app: &[&str]| Stitched {
+            working: texts(working),
+            head,
+            app: texts(app),
+        };
+        let ab = stitched(&["a", "b"], None, &["a", "b"]);
+        assert_eq!(last.stitch(&texts(&["a", "b"])), ab);
         last.record(texts(&["a", "b", "c"]), texts(&["a", "S"]));
         assert_eq!(
             last.stitch(&texts(&["a", "b", "c", "d"])),
-            (texts(&["a", "S", "d"]), Some(3))
+            stitched(&["a", "S", "d"], Some(3), &["a", "b", "c", "d"])
         );
-        // The list it gave back, grown, is a list of its own; so is another list.
-        assert_eq!(last.stitch(&texts(&["a", "S", "d"])).1, None);
-        assert_eq!(last.stitch(&texts(&["a", "x", "c", "d"])).1, None);
-        assert_eq!(last.stitch(&texts(&["a", "b"])).1, None);
+        // The list it gave back, grown, is worked on as it is, and stands for the app's list.
+        assert_eq!(
+            last.stitch(&texts(&["a", "S", "d"])),
+            stitched(&["a", "S", "d"], None, &["a", "b", "c", "d"])
+        );
+        // Another list is taken as it is.
+        assert_eq!(
+            last.stitch(&texts(&["a", "x", "c", "d"])).app,
+            texts(&["a", "x", "c", "d"])
+        );
+        assert_eq!(last.stitch(&texts(&["a", "b"])), ab);
     }
 }

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use crate::core::json::scan::{items, members};
+use crate::core::json::scan::{field, items, members};
 use crate::core::json::write::write_string;
 use crate::core::log::entries::{HasFacts, Part};
 use crate::core::log::iteration::Unit;
@@ -543,7 +543,8 @@ fn title_of(text: &str) -> Option<String> {
 }
 
 /// The body that replaces `body` (JSON), of its JSON type: a string for a string, an array of
-/// one placeholder for an array, an object that keeps its short fields (and `kept`) with each
+/// one placeholder for an array (a text part `{"type":"text","text":…}` where its items are
+/// typed parts, as a message's content is in every provider's schema), an object that keeps its short fields (and `kept`) with each
 /// long one replaced (every field but `kept` when `whole`, or when short fields alone still
 /// weigh more than `above_tokens`).
 fn placeholder_body(
@@ -592,8 +593,14 @@ fn placeholder_body(
         out.push_str(&body[copied..]);
         return out;
     }
-    if items(body).is_some() {
-        return format!("[{}]", placeholder(body));
+    if let Some(mut parts) = items(body) {
+        let typed = parts
+            .next()
+            .is_some_and(|first| field(first, "type").is_some());
+        return match typed {
+            true => format!("[{{\"type\":\"text\",\"text\":{}}}]", placeholder(body)),
+            false => format!("[{}]", placeholder(body)),
+        };
     }
     placeholder(body)
 }

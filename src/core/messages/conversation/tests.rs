@@ -56,3 +56,22 @@ fn an_earlier_summary_numbers_the_turns_after_it_and_calls_without_ids_pair_by_n
         Err(NotAMessage { index: 0 })
     );
 }
+
+#[test]
+fn two_parallel_calls_with_one_id_each_get_their_own_result() {
+    let messages = list(&[
+        r#"{"role":"user","content":"Read both shards."}"#,
+        r#"{"role":"assistant","content":null,"tool_calls":[{"id":"call_0","function":{"name":"read","arguments":"{\"shard\":1}"}},{"id":"call_0","function":{"name":"read","arguments":"{\"shard\":2}"}}]}"#,
+        r#"{"role":"tool","tool_call_id":"call_0","content":"shard 1"}"#,
+        r#"{"role":"tool","tool_call_id":"call_0","content":"shard 2"}"#,
+    ]);
+    let read = Conversation::read(Shape::OpenAi, &messages).unwrap();
+    let results: Vec<usize> = (read.turns[0].calls.iter())
+        .map(|call| call.result.unwrap().message)
+        .collect();
+    assert_eq!(
+        results,
+        vec![2, 3],
+        "each result answers its own call, none dropped"
+    );
+}

@@ -479,3 +479,24 @@ fn each_durability_class_clears_as_it_says_and_its_placeholder_tells_the_model()
     assert_eq!(sources.len(), 1);
     assert_eq!(sources[0].0, 1);
 }
+
+#[test]
+fn an_array_of_typed_parts_becomes_one_text_part() {
+    let parts = |n: u32| {
+        format!(
+            r#"[{{"type":"text","text":{}}},{{"type":"text","text":"more {n}"}}]"#,
+            page(n, "5")
+        )
+    };
+    let logs = logs(5, |n| format!("[{}]", page(n, "9")), parts);
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    let tool = cleared
+        .iter()
+        .find(|c| c.log == ClearedLog::ToolActivity)
+        .unwrap();
+    let details = field_of(&tool.placeholder, "details");
+    let items: Vec<&str> = items(&details).unwrap().collect();
+    assert_eq!(items.len(), 1, "{details}");
+    assert_eq!(field_of(items[0], "type"), "\"text\"");
+    assert!(field_of(items[0], "text").starts_with(&format!("\"{CLEARED_MARK}")));
+}
