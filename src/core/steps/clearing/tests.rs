@@ -165,6 +165,19 @@ fn a_placeholder_entry_keeps_every_other_byte_the_app_wrote() {
     assert_eq!(field_of(&read.0, "iteration"), "1");
 }
 
+/// What a clearing of five iterations (execution results arrays, tool bodies `tool_body` of each)
+/// chose, and the `details` of its first tool entry's placeholder.
+fn cleared_tool_details(tool_body: impl Fn(u32) -> String) -> (Vec<ClearedEntry>, String) {
+    let logs = logs(5, |n| format!("[{}]", page(n, "9")), tool_body);
+    let cleared = clear_now(&logs, &ClearingRules::default());
+    let tool = cleared
+        .iter()
+        .find(|c| c.log == ClearedLog::ToolActivity)
+        .unwrap();
+    let details = field_of(&tool.placeholder, "details");
+    (cleared, details)
+}
+
 #[test]
 fn an_object_keeps_its_short_fields_an_array_stays_an_array() {
     let object = |n: u32| {
@@ -173,13 +186,7 @@ fn an_object_keeps_its_short_fields_an_array_stays_an_array() {
             page(n, "5")
         )
     };
-    let logs = logs(5, |n| format!("[{}]", page(n, "9")), object);
-    let cleared = clear_now(&logs, &ClearingRules::default());
-    let tool = cleared
-        .iter()
-        .find(|c| c.log == ClearedLog::ToolActivity)
-        .unwrap();
-    let details = field_of(&tool.placeholder, "details");
+    let (cleared, details) = cleared_tool_details(object);
     assert_eq!(field_of(&details, "status"), "200");
     assert_eq!(field_of(&details, "url"), "\"https://example.com/r1\"");
     let body = crate::core::json::scan::string(&field_of(&details, "body"))
@@ -488,13 +495,7 @@ fn an_array_of_typed_parts_becomes_one_text_part() {
             page(n, "5")
         )
     };
-    let logs = logs(5, |n| format!("[{}]", page(n, "9")), parts);
-    let cleared = clear_now(&logs, &ClearingRules::default());
-    let tool = cleared
-        .iter()
-        .find(|c| c.log == ClearedLog::ToolActivity)
-        .unwrap();
-    let details = field_of(&tool.placeholder, "details");
+    let (_, details) = cleared_tool_details(parts);
     let items: Vec<&str> = items(&details).unwrap().collect();
     assert_eq!(items.len(), 1, "{details}");
     assert_eq!(field_of(items[0], "type"), "\"text\"");

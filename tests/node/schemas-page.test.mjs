@@ -1,0 +1,115 @@
+// What a message list's compactor returns passes the provider's own schema (#78): lists of the
+// AI SDK's shape generated with what apps send (parallel calls, calls that share an id, images
+// and files, results as text, JSON, content arrays and errors, tool approvals in their own
+// messages, a call still waiting for its result, words over several lines, fields of the
+// providers' own), compacted in Chromium with the built package (a clearing, then a summary),
+// rolled back and recalled; every list that comes back is checked in Node by the real `ai`
+// package's `modelMessageSchema`.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { modelMessageSchema } from "ai";
+import { z } from "zod";
+import { launch } from "./browser.mjs";
+
+let env;
+let page;
+before(async () => {
+  env = await launch();
+  page = await (await env.browser.newContext()).newPage();
+  await page.goto(`${env.baseUrl}pkg/package.json`);
+  await page.evaluate(async () => {
+    const pkg = await import("/pkg/context_compactor.js");
+    await pkg.default();
+    window.pkg = pkg;
+  });
+});
+after(async () => {
+  await env?.close();
+});
+
+/** `count` lists of the AI SDK's `ModelMessage[]`, from `seed` (in the page). */
+function generate(seed, count) {
+  let state = seed;
+  const below = (n) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+  const rows = (turn, n) => Array.from({ length: n }, (_, r) => `r${r % 12},${turn},${1000 + r * 7 + turn}`).join("\n");
+  const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  const output = (turn) => {
+    switch (below(5)) {
+      case 0: return { type: "text", value: `page ${turn}\n${rows(turn, 120)}` };
+      case 1: return { type: "json", value: { page: turn, rows: rows(turn, 120).split("\n") } };
+      case 2: return { type: "content", value: [{ type: "text", text: `page ${turn}\n${rows(turn, 120)}` }, { type: "text", text: "end of page" }] };
+      case 3: return { type: "error-text", value: `fetch failed for page ${turn}: 503` };
+      default: return { type: "json", value: `${turn}` };
+    }
+  };
+  const lists = [];
+  for (let n = 0; n < count; n++) {
+    const list = [];
+    if (below(2)) list.push({ role: "system", content: "You are a careful analyst." });
+    list.push(below(3)
+      ? { role: "user", content: "Which regions missed the Q3 target?\nRead the sales pages.\nLeave region 7 out." }
+      : { role: "user", content: [{ type: "text", text: "Which regions missed the target in this chart?" }, { type: "image", image: png, mediaType: "image/png" }, { type: "file", data: "cmVnaW9uLHRhcmdldAo=", mediaType: "text/csv", filename: "targets.csv" }] });
+    const turns = 4 + below(6);
+    for (let turn = 0; turn < turns; turn++) {
+      if (below(4) === 0) list.push({ role: "user", content: `Also look at region ${turn}.\nAnd say which file you read.` });
+      const calls = Array.from({ length: 1 + below(3) }, (_, k) => ({
+        type: "tool-call",
+        toolCallId: below(3) === 0 ? "call_0" : `call_${turn}_${k}`,
+        toolName: "fetch_page",
+        input: { page: turn, part: k },
+        ...(below(2) ? { providerOptions: { google: { thoughtSignature: "c2lnbmF0dXJl" } } } : {}),
+      }));
+      const last = turn === turns - 1;
+      const approval = !last && below(4) === 0;
+      const assistant = [{ type: "text", text: `Step ${turn}: reading page ${turn}.\nThen the next one.` }, ...calls];
+      if (approval) assistant.push({ type: "tool-approval-request", approvalId: `approve_${turn}`, toolCallId: calls[0].toolCallId });
+      list.push({ role: "assistant", content: assistant });
+      if (last && below(2)) break; // the newest call still waits for its result
+      if (approval) list.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId: `approve_${turn}`, approved: true }] });
+      const results = calls.map((call) => ({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: output(turn) }));
+      if (below(2)) list.push({ role: "tool", content: results });
+      else for (const result of results) list.push({ role: "tool", content: [result] });
+    }
+    lists.push(list);
+  }
+  return lists;
+}
+
+test("every list compact, rollback and recall return over generated AI SDK lists passes the ai package's modelMessageSchema", async () => {
+  const seen = await page.evaluate(async ({ source }) => {
+    const generate = new Function(`return (${source})`)();
+    const { MessageCompactor } = window.pkg;
+    const out = [];
+    for (const [n, list] of generate(7, 60).entries()) {
+      const compactor = new MessageCompactor({ provider: { type: "offline" }, shape: "ai-sdk", conversation: `schemas-${n}`, contextWindowTokens: 16_000 });
+      const entry = { n, given: list, lists: [], errors: [] };
+      try {
+        const cleared = await compactor.compact(list, { trigger: "user", rung: "clear" });
+        entry.lists.push(["clear", cleared.messages]);
+        const summarised = await compactor.compact(cleared.messages, { trigger: "user" });
+        entry.lists.push(["summarize", summarised.messages]);
+        if (summarised.archiveKey) entry.lists.push(["rollback", await compactor.rollback(summarised.archiveKey, summarised.messages)]);
+        for (let turn = 0; turn < 10; turn++) entry.lists.push([`recall ${turn}`, await compactor.recall(turn)]);
+      } catch (err) {
+        entry.errors.push(`${err.code}: ${err.message}`);
+      }
+      out.push(entry);
+    }
+    return out;
+  }, { source: generate.toString() });
+  const schema = z.array(modelMessageSchema);
+  let checked = 0;
+  for (const entry of seen) {
+    assert.equal(schema.safeParse(entry.given).success, true, `list ${entry.n} as given: ${JSON.stringify(schema.safeParse(entry.given).error?.issues?.[0])}`);
+    for (const error of entry.errors) assert.match(error, /^not_allowed/, `list ${entry.n}: ${error}`);
+    for (const [what, list] of entry.lists) {
+      const parsed = schema.safeParse(list);
+      assert.ok(parsed.success, `list ${entry.n}, ${what}: ${JSON.stringify(parsed.error?.issues?.[0])}\n${JSON.stringify(list).slice(0, 600)}`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 200, `${checked} lists checked`);
+});
