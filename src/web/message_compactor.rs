@@ -285,10 +285,8 @@ impl JsMessageCompactor {
             let done = front.finish(&texts, &conversation, result)?;
             let report: js_sys::Object = to_js(&MessageReport::of(&done))?;
             let (list, texts_given_back) = list_of(&array, &texts, done.list)?;
-            if done.compacted {
-                front.remember(&app, texts_given_back);
-                *gave.borrow_mut() = list.clone();
-            }
+            front.remember(&app, texts_given_back);
+            *gave.borrow_mut() = list.clone();
             let _ = js_sys::Reflect::set(&report, &"messages".into(), &list);
             Ok(report.into())
         };

@@ -650,7 +650,7 @@ export interface MessageCompactor {
    * messages = done.messages; // send these
    */
   compact<M>(messages: M[], options?: CompactOptions | null): Promise<MessageCompaction<M>>;
-  /** The archived results of a call (its id) or of a turn (from 0), each as a result message of the list's shape made again from its archive (the call's id, the tool's name, the body as the app gave it); empty when the list still holds them. Rejects `archive_missing` when the archive that held them is no longer stored. */
+  /** The archived results of a call (its id) or of a turn (from 0), as result messages of the list's shape made again from its archive (the call's id, the tool's name, the body as the app gave it; a turn's results in one message where the shape answers a model message in one: Gemini, Anthropic, the AI SDK); empty when the list still holds them. Rejects `archive_missing` when the archive that held them is no longer stored. */
   recall<M = unknown>(callIdOrTurn: string | number): Promise<M[]>;
   /** Undoes the compaction that wrote `archiveKey`, in `messages` (the list it gave, perhaps grown since): resolves to the list with the originals back (each placeholder's body spliced back in; the turns a summary folded made again from its archive: the user's and the model's words, the calls and their results as the app gave them; fields the archive does not keep, a `thoughtSignature`, are not restored). Refused `busy` while a compaction runs. */
   rollback<M>(archiveKey: string, messages: M[]): Promise<M[]>;

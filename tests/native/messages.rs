@@ -650,9 +650,7 @@ fn compact_like_the_page(
         return (working, None);
     }
     let (sent, done) = compact_list(front, &working, Trigger::Auto, None);
-    if done.compacted {
-        front.remember(&stitched.app, sent.iter().map(Value::to_string).collect());
-    }
+    front.remember(&stitched.app, sent.iter().map(Value::to_string).collect());
     (sent, Some(done))
 }
 

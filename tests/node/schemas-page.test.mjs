@@ -235,6 +235,23 @@ test("every list compact, rollback and recall return over generated OpenAI, Anth
       const nonEmpty = seen[shape].filter((list) => list.length > 0).length;
       assert.ok(nonEmpty >= 150, `${shape}: ${nonEmpty} lists checked`);
     }
+    // What the types cannot say and the APIs require: Anthropic and Gemini answer every call of
+    // a model message in the one user message right after it (a 400 otherwise).
+    for (const shape of ["anthropic", "gemini"]) {
+      for (const list of seen[shape]) {
+        for (const [at, message] of list.entries()) {
+          const calls = shape === "gemini"
+            ? (message.role === "model" ? message.parts.filter((p) => p.functionCall).map((p) => p.functionCall.id) : [])
+            : (message.role === "assistant" && Array.isArray(message.content) ? message.content.filter((b) => b.type === "tool_use").map((b) => b.id) : []);
+          if (calls.length === 0 || at === list.length - 1) continue;
+          const next = list[at + 1];
+          const answers = shape === "gemini"
+            ? (next.parts ?? []).filter((p) => p.functionResponse).map((p) => p.functionResponse.id)
+            : (Array.isArray(next.content) ? next.content : []).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id);
+          assert.deepEqual(answers, calls, `${shape}: the results of message ${at} all in the next one\n${JSON.stringify(list).slice(0, 800)}`);
+        }
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

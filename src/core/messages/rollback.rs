@@ -5,14 +5,17 @@
 //! summary had folded made again from its entries (the user's words, the model's words and
 //! calls, the results as the app gave them; fields of those messages the logs do not keep are
 //! not restored: a call's `thoughtSignature` is the one Gemini documents for history it did
-//! not write, `write::REBUILT_SIGNATURE`).
+//! not write, `write::REBUILT_SIGNATURE`); a turn's results in one message where the shape
+//! requires it.
 
 use crate::core::log::iteration::{named_iteration, parse_summary_header};
 use crate::core::messages::conversation::Conversation;
 use crate::core::messages::logs::{ToolEntry, CALLED, USER_WROTE};
 use crate::core::messages::rebuild::{rebuild_turn, Compacted, Out};
 use crate::core::messages::shape::Shape;
-use crate::core::messages::write::{model_message, result_message, user_message, CallOut};
+use crate::core::messages::write::{
+    model_message, result_part, results_message, user_message, CallOut,
+};
 
 /// The list after the rollback of the compaction of `messages` (read as `conversation`): the
 /// logs hold `reasoning` and `tools` (the tool log's JSON text) again.
@@ -72,12 +75,22 @@ fn turn_again(shape: Shape, n: u32, entry: &str, tools: &[ToolEntry<'_>]) -> Vec
         })
         .collect();
     out.push(Out::New(model_message(shape, &said.join("\n"), &calls)));
+    // OpenAI's results are messages of their own; the other shapes answer in one message.
+    let mut parts = String::new();
     for t in mine {
-        if let Some(body) = t.details {
-            out.push(Out::New(result_message(
-                shape, &t.id, &t.name, body, t.error,
-            )));
+        let Some(body) = t.details else { continue };
+        let part = result_part(shape, &t.id, &t.name, body, t.error);
+        if shape == Shape::OpenAi {
+            out.push(Out::New(part));
+            continue;
         }
+        if !parts.is_empty() {
+            parts.push(',');
+        }
+        parts.push_str(&part);
+    }
+    if !parts.is_empty() {
+        out.push(Out::New(results_message(shape, &parts)));
     }
     out
 }

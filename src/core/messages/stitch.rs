@@ -52,10 +52,11 @@ impl LastCompaction {
                 app: messages.to_vec(),
             };
         }
-        let mut app = messages.to_vec();
-        if let Some(m) = begins_with(messages, &self.gave) {
-            app.splice(..m, self.given.iter().cloned());
-        }
+        let (mut app, rest) = match begins_with(messages, &self.gave) {
+            Some(m) => (self.given.clone(), &messages[m..]),
+            None => (Vec::new(), messages),
+        };
+        app.extend_from_slice(rest);
         Stitched {
             working: messages.to_vec(),
             head: None,

@@ -98,8 +98,10 @@ pub fn model_message(shape: Shape, text: &str, calls: &[CallOut<'_>]) -> String 
     }
 }
 
-/// The message of `shape` that answers call `id` of tool `name` with `body` (JSON).
-pub fn result_message(shape: Shape, id: &str, name: &str, body: &str, error: bool) -> String {
+/// What answers call `id` of tool `name` with `body` (JSON) in `shape`: a part of a message
+/// (Gemini's `functionResponse`, Anthropic's `tool_result`, the AI SDK's `tool-result`), or for
+/// OpenAI, whose results have no parts, a message of its own.
+pub fn result_part(shape: Shape, id: &str, name: &str, body: &str, error: bool) -> String {
     let (id, name) = (quoted(id), quoted(name));
     match shape {
         Shape::Gemini => {
@@ -108,12 +110,12 @@ pub fn result_message(shape: Shape, id: &str, name: &str, body: &str, error: boo
                 false => format!("{{\"result\":{body}}}"),
             };
             format!(
-                "{{\"role\":\"user\",\"parts\":[{{\"functionResponse\":{{\"id\":{id},\"name\":{name},\"response\":{response}}}}}]}}"
+                "{{\"functionResponse\":{{\"id\":{id},\"name\":{name},\"response\":{response}}}}}"
             )
         }
         Shape::OpenAi => format!("{{\"role\":\"tool\",\"tool_call_id\":{id},\"content\":{body}}}"),
         Shape::Anthropic => format!(
-            "{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":{id},\"content\":{body}{}}}]}}",
+            "{{\"type\":\"tool_result\",\"tool_use_id\":{id},\"content\":{body}{}}}",
             if error { ",\"is_error\":true" } else { "" }
         ),
         Shape::AiSdk => {
@@ -124,10 +126,23 @@ pub fn result_message(shape: Shape, id: &str, name: &str, body: &str, error: boo
                 (true, false) => "error-json",
             };
             format!(
-                "{{\"role\":\"tool\",\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":{id},\"toolName\":{name},\"output\":{{\"type\":\"{kind}\",\"value\":{body}}}}}]}}"
+                "{{\"type\":\"tool-result\",\"toolCallId\":{id},\"toolName\":{name},\"output\":{{\"type\":\"{kind}\",\"value\":{body}}}}}"
             )
         }
     }
+}
+
+/// The message of `shape` that holds `parts`, the [`result_part`]s of one turn apart by
+/// commas: the answers to one model message in one message, as Gemini and Anthropic require;
+/// for OpenAI, whose results are messages, `parts` itself (items of the same JSON array).
+pub fn results_message(shape: Shape, parts: &str) -> String {
+    let (role, field) = match shape {
+        Shape::OpenAi => return parts.to_owned(),
+        Shape::Gemini => ("user", "parts"),
+        Shape::Anthropic => ("user", "content"),
+        Shape::AiSdk => ("tool", "content"),
+    };
+    format!("{{\"role\":\"{role}\",\"{field}\":[{parts}]}}")
 }
 
 #[cfg(test)]

@@ -594,13 +594,14 @@ fn placeholder_body(
         return out;
     }
     if let Some(mut parts) = items(body) {
-        let typed = parts
+        let (head, tail) = match parts
             .next()
-            .is_some_and(|first| field(first, "type").is_some());
-        return match typed {
-            true => format!("[{{\"type\":\"text\",\"text\":{}}}]", placeholder(body)),
-            false => format!("[{}]", placeholder(body)),
+            .is_some_and(|first| field(first, "type").is_some())
+        {
+            true => ("{\"type\":\"text\",\"text\":", "}"),
+            false => ("", ""),
         };
+        return format!("[{head}{}{tail}]", placeholder(body));
     }
     placeholder(body)
 }
