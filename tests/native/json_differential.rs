@@ -6,24 +6,12 @@
 // about the package's size).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod common;
+
+use common::seeded::Seeded;
 use context_compactor::core::json::read::FromJson;
 use context_compactor::core::json::scan::{document, items, members, string};
 use serde_json::Value;
-
-/// A small deterministic generator, so a failure replays from its seed.
-struct Seeded(u64);
-
-impl Seeded {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % below.max(1)
-    }
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.next(from.len() as u64) as usize]
-    }
-}
 
 const STRINGS: [&str; 12] = [
     "",

@@ -8,6 +8,7 @@ mod common;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use common::seeded::Seeded;
 use common::{InstantTimer, NOV_22_2026};
 use context_compactor::core::json::read::FromJson;
 use context_compactor::core::log::iteration::Unit;
@@ -715,35 +716,23 @@ fn an_app_that_sends_its_own_history_every_time_has_nothing_cleared_or_folded_tw
     }
 }
 
-/// A small generator (xorshift), so that the property tests need no crate.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
-}
-
 /// A list of `shape` generated from `rng`: the goal, turns of one to three calls whose ids are
 /// often shared (`call_0`), results one message each or (Anthropic, Gemini) one message a turn,
 /// bodies as text, a content array of typed parts or an object, the user's words over several
 /// lines between turns, now and then a result that answers no call and a newest call still
 /// waiting for its result.
-fn generated_list(shape: Shape, rng: &mut Rng) -> Vec<Value> {
+fn generated_list(shape: Shape, rng: &mut Seeded) -> Vec<Value> {
     let mut list = vec![user(
         shape,
         "Which regions missed the target?\nRead every page.",
     )];
-    let turns = 3 + rng.below(5) as u32;
+    let turns = 3 + rng.next(5) as u32;
     for turn in 0..turns {
-        if rng.below(4) == 0 && shape == Shape::OpenAi {
+        if rng.next(4) == 0 && shape == Shape::OpenAi {
             list.push(user(shape, &format!("Also region {turn}.\nAnd its file.")));
         }
-        let calls: Vec<String> = (0..1 + rng.below(3))
-            .map(|k| match rng.below(3) {
+        let calls: Vec<String> = (0..1 + rng.next(3))
+            .map(|k| match rng.next(3) {
                 0 => "call_0".to_owned(),
                 _ => format!("call_{turn}_{k}"),
             })
@@ -766,20 +755,20 @@ fn generated_list(shape: Shape, rng: &mut Rng) -> Vec<Value> {
             model[field].as_array_mut().unwrap().push(part);
         }
         list.push(model);
-        if turn == turns - 1 && rng.below(2) == 0 {
+        if turn == turns - 1 && rng.next(2) == 0 {
             break;
         }
         let mut results: Vec<Value> = Vec::new();
         for id in &calls {
-            let text = bulky(turn, 300 + rng.below(600) as u32);
-            let body = match rng.below(3) {
+            let text = bulky(turn, 300 + rng.next(600) as u32);
+            let body = match rng.next(3) {
                 0 => json!(text),
                 1 => json!([{ "type": "text", "text": text }, { "type": "text", "text": "end" }]),
                 _ => json!({ "page": turn, "rows": text }),
             };
             results.push(result_with(shape, id, body));
         }
-        if rng.below(6) == 0 {
+        if rng.next(6) == 0 {
             results.push(result_with(shape, "call_orphan", json!("answers no call")));
         }
         match shape {
@@ -856,8 +845,8 @@ fn every_clearing_of_a_generated_list_keeps_each_message_or_its_placeholder_and_
 ) {
     let mut cleared_lists = 0;
     for seed in 1..=1_000u64 {
-        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let shape = SHAPES[rng.below(4) as usize];
+        let mut rng = Seeded(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let shape = SHAPES[rng.next(4) as usize];
         let list: Vec<String> = (generated_list(shape, &mut rng).iter())
             .map(Value::to_string)
             .collect();

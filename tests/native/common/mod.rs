@@ -4,6 +4,7 @@
 pub mod census;
 pub mod hostile;
 pub mod locked;
+pub mod seeded;
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
