@@ -100,8 +100,9 @@ export async function runAgent(compactor, estimateTokens, shape, { turns = 60, o
       list.push(make.call(`Step ${turn}b: fetching page ${turn}b.`, second, "fetch_page", { url: `https://example.com/sales/${turn}b` }));
       list.push(make.result(second, "fetch_page", table(turn, 225)));
       const within = await compactor.compact([...sentNow, ...list.slice(-4)]);
-      if (within.compacted) {
+      if (within.rung !== "none") {
         run.rungs.push(within.rung);
+        run.cleared += within.cleared.length;
         run.clearedIds.push(...within.cleared.map((c) => c.callId));
         if (within.summary) run.summaries.push(within.summary);
       }
