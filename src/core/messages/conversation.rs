@@ -186,24 +186,23 @@ impl Reading {
     }
 
     /// The results of `read` (message `index`) given to the calls of the last turn: by id to
-    /// the first call of that id without a result (two calls may have one id), or by name to
-    /// the first call of that name without a result.
+    /// the first call of that id without a result (two calls may have one id), or, where the
+    /// result names no call, by name to the first call of that name without a result.
     fn answer(&mut self, index: usize, json: &str, read: &MessageRead<'_>) {
         let Some(turn) = self.conversation.turns.last_mut() else {
             return;
         };
         turn.messages.end = index + 1;
         for result in &read.results {
-            let by_id = result
-                .call_id
-                .as_deref()
-                .and_then(|id| (turn.calls.iter()).position(|c| c.result.is_none() && c.id == id));
-            let by_name = || {
-                turn.calls.iter().position(|c| {
+            // A result that names its call answers the first call of that id still without one
+            // (never a call of another id); one that names none, by the tool's name.
+            let at = match result.call_id.as_deref() {
+                Some(id) => (turn.calls.iter()).position(|c| c.result.is_none() && c.id == id),
+                None => turn.calls.iter().position(|c| {
                     c.result.is_none() && result.name.as_deref().is_none_or(|n| n == c.name)
-                })
+                }),
             };
-            let (Some(at), Some(body)) = (by_id.or_else(by_name), result.body) else {
+            let (Some(at), Some(body)) = (at, result.body) else {
                 continue;
             };
             let start = body.as_ptr() as usize - json.as_ptr() as usize;

@@ -75,3 +75,19 @@ fn two_parallel_calls_with_one_id_each_get_their_own_result() {
         "each result answers its own call, none dropped"
     );
 }
+
+#[test]
+fn a_second_result_for_an_answered_call_answers_no_other_call() {
+    let messages = list(&[
+        r#"{"role":"user","content":"Read both shards."}"#,
+        r#"{"role":"assistant","content":null,"tool_calls":[{"id":"a","function":{"name":"read","arguments":"{}"}},{"id":"b","function":{"name":"read","arguments":"{}"}}]}"#,
+        r#"{"role":"tool","tool_call_id":"a","content":"shard 1"}"#,
+        r#"{"role":"tool","tool_call_id":"a","content":"shard 1 again"}"#,
+        r#"{"role":"tool","tool_call_id":"b","content":"shard 2"}"#,
+    ]);
+    let read = Conversation::read(Shape::OpenAi, &messages).unwrap();
+    let results: Vec<usize> = (read.turns[0].calls.iter())
+        .map(|call| call.result.unwrap().message)
+        .collect();
+    assert_eq!(results, vec![2, 4], "b keeps its own result");
+}
