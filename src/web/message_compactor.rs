@@ -21,6 +21,7 @@ use crate::core::messages::front::{FrontError, MessageFront, KEEP_TURNS};
 use crate::core::messages::rebuild::Out;
 use crate::core::messages::report::{MessagePlan, MessageReport};
 use crate::core::messages::shape::Shape;
+use crate::core::messages::stitch::Stitched;
 use crate::core::model::reasons::BusyReason;
 use crate::core::model::settings::Trigger;
 use crate::core::store::keys::StorageKeys;
@@ -117,7 +118,7 @@ impl JsMessageCompactor {
     /// Share (0..1, can exceed 1) of `contextWindowTokens` that `messages` take.
     #[wasm_bindgen(skip_typescript)]
     pub fn usage(&self, messages: MessageListJs) -> JsResult<f64> {
-        let (_, texts, _) = self.working(&messages, "usage(messages)")?;
+        let (_, Stitched { working: texts, .. }) = self.working(&messages, "usage(messages)")?;
         if self.front.engine().busy() {
             return Err(ContextCompactorError::new(
                 ErrorCode::Busy,
@@ -132,14 +133,15 @@ impl JsMessageCompactor {
     /// Whether the loop should compact `messages` now (false while a compaction runs).
     #[wasm_bindgen(js_name = shouldCompact, skip_typescript)]
     pub fn should_compact(&self, messages: MessageListJs) -> JsResult<bool> {
-        let (_, texts, _) = self.working(&messages, "shouldCompact(messages)")?;
+        let (_, Stitched { working: texts, .. }) =
+            self.working(&messages, "shouldCompact(messages)")?;
         self.front.should_compact(&texts).map_err(front_error)
     }
 
     /// What `compact(messages)` would do now: no provider call, nothing written.
     #[wasm_bindgen(skip_typescript)]
     pub fn plan(&self, messages: MessageListJs) -> JsResult<JsValue> {
-        let (_, texts, _) = self.working(&messages, "plan(messages)")?;
+        let (_, Stitched { working: texts, .. }) = self.working(&messages, "plan(messages)")?;
         let due = self.front.should_compact(&texts).map_err(front_error)?;
         let engine = self.front.engine();
         let tokens = engine.logs().borrow().estimate_tokens()?;
@@ -203,15 +205,11 @@ impl JsMessageCompactor {
 }
 
 impl JsMessageCompactor {
-    /// The list to work on for `messages` (`what` names the method in an error): as an array
-    /// and as texts, and the list in the app's own terms (see `messages::stitch`).
-    fn working(
-        &self,
-        messages: &JsValue,
-        what: &str,
-    ) -> JsResult<(js_sys::Array, Vec<String>, Vec<String>)> {
+    /// The list to work on for `messages` (`what` names the method in an error): as an array,
+    /// and as texts with the list in the app's own terms (see `messages::stitch`).
+    fn working(&self, messages: &JsValue, what: &str) -> JsResult<(js_sys::Array, Stitched)> {
         let (array, given) = message_texts(messages, what)?;
-        let stitched = self.front.working(&given);
+        let stitched = self.front.working(given);
         let array = match stitched.head {
             Some(n) => self
                 .gave
@@ -219,11 +217,12 @@ impl JsMessageCompactor {
                 .concat(&array.slice(n as u32, array.length())),
             None => array,
         };
-        Ok((array, stitched.working, stitched.app))
+        Ok((array, stitched))
     }
 
     fn start_rollback(&self, key: &JsValue, messages: &JsValue) -> JsResult<js_sys::Promise> {
-        let (array, texts, _) = self.working(messages, "rollback(archiveKey, messages)")?;
+        let (array, Stitched { working: texts, .. }) =
+            self.working(messages, "rollback(archiveKey, messages)")?;
         // Refused as called: the logs hold the list of the compaction running.
         self.front
             .engine()
@@ -251,7 +250,7 @@ impl JsMessageCompactor {
         messages: &JsValue,
         options: Option<CompactOptionsJs>,
     ) -> JsResult<js_sys::Promise> {
-        let (array, texts, app) = self.working(messages, "compact(messages)")?;
+        let (array, stitched) = self.working(messages, "compact(messages)")?;
         let (asked, cancel, named) = compact_request(options)?;
         let trigger = if named { asked.trigger } else { Trigger::Auto };
         if asked.background {
@@ -270,7 +269,7 @@ impl JsMessageCompactor {
         }
         // The list written into the logs once: what decides whether anything is due, and what
         // the compaction reads.
-        let conversation = front.load(&texts).map_err(front_error)?;
+        let conversation = front.load(&stitched.working).map_err(front_error)?;
         if trigger == Trigger::Auto
             && asked.rung.is_none()
             && !front.engine().should_auto_compact()?
@@ -282,10 +281,11 @@ impl JsMessageCompactor {
             return Ok(js_sys::Promise::resolve(&report));
         }
         let finish = move |result| {
-            let done = front.finish(&texts, &conversation, result)?;
+            let texts = &stitched.working;
+            let done = front.finish(texts, &conversation, result)?;
             let report: js_sys::Object = to_js(&MessageReport::of(&done))?;
-            let (list, texts_given_back) = list_of(&array, &texts, done.list)?;
-            front.remember(&app, texts_given_back);
+            let (list, texts_given_back) = list_of(&array, texts, done.list)?;
+            front.remember(stitched.app(), texts_given_back);
             *gave.borrow_mut() = list.clone();
             let _ = js_sys::Reflect::set(&report, &"messages".into(), &list);
             Ok(report.into())

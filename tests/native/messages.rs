@@ -643,7 +643,7 @@ fn compact_like_the_page(
     list: &[Value],
 ) -> (Vec<Value>, Option<MessageCompaction>) {
     let texts: Vec<String> = list.iter().map(Value::to_string).collect();
-    let stitched = front.working(&texts);
+    let stitched = front.working(texts);
     let working: Vec<Value> = (stitched.working.iter())
         .map(|json| serde_json::from_str(json).unwrap())
         .collect();
@@ -651,7 +651,7 @@ fn compact_like_the_page(
         return (working, None);
     }
     let (sent, done) = compact_list(front, &working, Trigger::Auto, None);
-    front.remember(&stitched.app, sent.iter().map(Value::to_string).collect());
+    front.remember(stitched.app(), sent.iter().map(Value::to_string).collect());
     (sent, Some(done))
 }
 

@@ -79,7 +79,7 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
     }
 
     /// The list to work on for `messages` (see [`LastCompaction::stitch`]).
-    pub fn working(&self, messages: &[String]) -> Stitched {
+    pub fn working(&self, messages: Vec<String>) -> Stitched {
         self.last.borrow().stitch(messages)
     }
 
@@ -177,8 +177,9 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
         let compacted = self.compacted()?;
         let list = rebuild(self.shape, conversation, messages, &compacted);
         let written = compacted.new_summary(conversation);
-        let changed = list.len() != messages.len()
-            || (list.iter().enumerate()).any(|(k, out)| *out != Out::Keep(k));
+        // The rebuild keeps every message in place but what it writes: a new summary, a body
+        // cleared.
+        let changed = list.iter().any(|out| matches!(out, Out::New(_)));
         Ok(MessageCompaction {
             compacted: changed,
             list,

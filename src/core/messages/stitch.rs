@@ -14,8 +14,16 @@ pub struct Stitched {
     pub working: Vec<String>,
     /// How many messages at the head of the list given the last compaction's list replaced.
     pub head: Option<usize>,
-    /// The list in the app's own terms, which a compaction of it is remembered by.
-    pub app: Vec<String>,
+    /// The list in the app's own terms, which a compaction of it is remembered by, where it
+    /// is not `working` itself ([`Stitched::app`]).
+    pub app: Option<Vec<String>>,
+}
+
+impl Stitched {
+    /// The list in the app's own terms.
+    pub fn app(&self) -> &[String] {
+        self.app.as_deref().unwrap_or(&self.working)
+    }
 }
 
 /// How many messages `head` holds, when `messages` begins with all of them (and has any).
@@ -40,25 +48,26 @@ impl LastCompaction {
 
     /// The list to work on: what the last compaction gave, then `messages` after what it was
     /// given (`messages` itself when it does not begin with that); how many messages of
-    /// `messages` the head replaced; and `messages` in the app's own terms (what the last
-    /// compaction was given, then the rest, where `messages` begins with what it gave).
-    pub fn stitch(&self, messages: &[String]) -> Stitched {
-        if let Some(n) = self.covers(messages) {
+    /// `messages` the head replaced; and `messages` in the app's own terms where they differ
+    /// from the list to work on (`messages` itself when stitched; what the last compaction was
+    /// given, then the rest, where `messages` begins with what it gave).
+    pub fn stitch(&self, messages: Vec<String>) -> Stitched {
+        if let Some(n) = self.covers(&messages) {
             let mut working = self.gave.clone();
             working.extend_from_slice(&messages[n..]);
             return Stitched {
                 working,
                 head: Some(n),
-                app: messages.to_vec(),
+                app: Some(messages),
             };
         }
-        let (mut app, rest) = match begins_with(messages, &self.gave) {
-            Some(m) => (self.given.clone(), &messages[m..]),
-            None => (Vec::new(), messages),
-        };
-        app.extend_from_slice(rest);
+        let app = begins_with(&messages, &self.gave).map(|m| {
+            let mut app = self.given.clone();
+            app.extend_from_slice(&messages[m..]);
+            app
+        });
         Stitched {
-            working: messages.to_vec(),
+            working: messages,
             head: None,
             app,
         }
@@ -82,28 +91,26 @@ mod tests {
     #[test]
     fn a_list_given_again_works_on_what_was_given_back_and_its_tail() {
         let mut last = LastCompaction::default();
-        let stitched = |working: &[&str], head, app: &[&str]| Stitched {
+        let stitched = |working: &[&str], head, app: Option<&[&str]>| Stitched {
             working: texts(working),
             head,
-            app: texts(app),
+            app: app.map(texts),
         };
-        let ab = stitched(&["a", "b"], None, &["a", "b"]);
-        assert_eq!(last.stitch(&texts(&["a", "b"])), ab);
+        let ab = stitched(&["a", "b"], None, None);
+        assert_eq!(last.stitch(texts(&["a", "b"])), ab);
         last.record(texts(&["a", "b", "c"]), texts(&["a", "S"]));
         assert_eq!(
-            last.stitch(&texts(&["a", "b", "c", "d"])),
-            stitched(&["a", "S", "d"], Some(3), &["a", "b", "c", "d"])
+            last.stitch(texts(&["a", "b", "c", "d"])),
+            stitched(&["a", "S", "d"], Some(3), Some(&["a", "b", "c", "d"]))
         );
         // The list it gave back, grown, is worked on as it is, and stands for the app's list.
         assert_eq!(
-            last.stitch(&texts(&["a", "S", "d"])),
-            stitched(&["a", "S", "d"], None, &["a", "b", "c", "d"])
+            last.stitch(texts(&["a", "S", "d"])),
+            stitched(&["a", "S", "d"], None, Some(&["a", "b", "c", "d"]))
         );
         // Another list is taken as it is.
-        assert_eq!(
-            last.stitch(&texts(&["a", "x", "c", "d"])).app,
-            texts(&["a", "x", "c", "d"])
-        );
-        assert_eq!(last.stitch(&texts(&["a", "b"])), ab);
+        let other = last.stitch(texts(&["a", "x", "c", "d"]));
+        assert_eq!(other.app(), texts(&["a", "x", "c", "d"]));
+        assert_eq!(last.stitch(texts(&["a", "b"])), ab);
     }
 }
