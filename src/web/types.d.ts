@@ -469,6 +469,8 @@ export interface Archive {
   index?: IndexLine[];
   /** In a clearing's archive: the hash of the placeholder that took each original's place, beside it. */
   placeholders?: PerEntry<string>;
+  /** In the archive of a `MessageCompactor`'s summary: the messages it folded, exactly as the app gave them, each `[turn, message]` (turn `0`: an earlier summary message); its rollback gives them back. */
+  originals?: [number, object][];
 }
 
 /** One value per archived entry, log by log, in the order of `data`. */
@@ -504,7 +506,7 @@ export interface IndexLine {
 }
 
 /** An archive without its data, plus its key, stored size (bytes, UTF-16) and entry counts. */
-export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index" | "placeholders"> {
+export interface ArchiveInfo extends Omit<Archive, "data" | "positions" | "entryIterations" | "ledger" | "index" | "placeholders" | "originals"> {
   key: string;
   bytes: number;
   entries: EntryCounts;
@@ -652,7 +654,7 @@ export interface MessageCompactor {
   compact<M>(messages: M[], options?: CompactOptions | null): Promise<MessageCompaction<M>>;
   /** The archived results of a call (its id) or of a turn (from 0), as result messages of the list's shape made again from its archive (the call's id, the tool's name, the body as the app gave it; a turn's results in one message where the shape answers a model message in one: Gemini, Anthropic, the AI SDK); empty when the list still holds them. Rejects `archive_missing` when the archive that held them is no longer stored. */
   recall<M = unknown>(callIdOrTurn: string | number): Promise<M[]>;
-  /** Undoes the compaction that wrote `archiveKey`, in `messages` (the list it gave, perhaps grown since): resolves to the list with the originals back (each placeholder's body spliced back in; the turns a summary folded made again from its archive: the user's and the model's words, the calls and their results as the app gave them; fields the archive does not keep, a `thoughtSignature`, are not restored). Refused `busy` while a compaction runs. */
+  /** Undoes the compaction that wrote `archiveKey`, in `messages` (the list it gave, perhaps grown since): resolves to the list with the originals back, deep-equal to the app's, plus what it appended since (each placeholder's body spliced back in, byte for byte; the messages a summary folded as the app gave them, kept in its archive: images, signatures, fields of the app's own). Refused `busy` while a compaction runs. */
   rollback<M>(archiveKey: string, messages: M[]): Promise<M[]>;
 }
 

@@ -141,6 +141,25 @@ async function compacted(shape, lists) {
   return out.filter((list) => list.length > 0);
 }
 
+/** Each of `lists` of `shape` summarised (run in the page), a message appended, then rolled
+ * back: `[given, back]` for each list a summary took. */
+async function summarisedAndBack(shape, lists) {
+  const { MessageCompactor } = window.pkg;
+  const pairs = [];
+  for (const [n, list] of lists.entries()) {
+    const compactor = new MessageCompactor({ provider: { type: "offline" }, shape, conversation: `back-${shape}-${n}`, contextWindowTokens: 16_000, clearing: false });
+    const done = await compactor.compact(list, { trigger: "context_limit_error" }).catch((err) => {
+      if (err.code !== "not_allowed") throw err;
+      return null;
+    });
+    if (!done?.compacted) continue;
+    const later = shape === "gemini" ? { role: "user", parts: [{ text: "And now?" }] } : { role: "user", content: "And now?" };
+    const back = await compactor.rollback(done.archiveKey, [...done.messages, later]);
+    pairs.push([[...list, later], back]);
+  }
+  return pairs;
+}
+
 /** `shape`'s lists generated, compacted, rolled back and recalled in the page. */
 function run(shape, seed, count) {
   return page.evaluate(async ({ shape, seed, count, generate, compacted }) => {
@@ -148,6 +167,19 @@ function run(shape, seed, count) {
     return await new Function(`return (${compacted})`)()(shape, made);
   }, { shape, seed, count, generate: generate.toString(), compacted: compacted.toString() });
 }
+
+test("a summary of a generated list of every shape rolls back to the app's list, deep-equal (images, ids, every field)", async () => {
+  for (const shape of ["ai-sdk", "openai", "anthropic", "gemini"]) {
+    const pairs = await page.evaluate(async ({ shape, generate, summarisedAndBack }) => {
+      const made = new Function(`return (${generate})`)()(shape, 5, 30);
+      return await new Function(`return (${summarisedAndBack})`)()(shape, made);
+    }, { shape, generate: generate.toString(), summarisedAndBack: summarisedAndBack.toString() });
+    assert.ok(pairs.length >= 15, `${shape}: ${pairs.length} lists summarised`);
+    for (const [n, [given, back]] of pairs.entries()) {
+      assert.deepEqual(back, given, `${shape} list ${n}`);
+    }
+  }
+});
 
 test("every list compact, rollback and recall return over generated AI SDK lists passes the ai package's modelMessageSchema", async () => {
   const lists = await run("ai-sdk", 7, 60);

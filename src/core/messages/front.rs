@@ -9,7 +9,7 @@ use crate::core::error::StorageError;
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::messages::conversation::{Conversation, NotAMessage};
-use crate::core::messages::logs::{reasoning_log, tool_log, ToolEntry};
+use crate::core::messages::logs::{originals, reasoning_log, tool_log, ToolEntry};
 use crate::core::messages::rebuild::{rebuild, Compacted, Out};
 use crate::core::messages::rollback::rolled_back;
 use crate::core::messages::shape::Shape;
@@ -96,12 +96,13 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
         conversation: &Conversation,
     ) -> Result<Vec<Out>, StorageError> {
         let logs = self.engine.logs().borrow();
+        let originals = logs.originals()?.unwrap_or_default();
         Ok(rolled_back(
-            self.shape,
             conversation,
             messages,
             &logs.reasoning_log()?,
             &logs.tool_activity_log_json()?,
+            &originals,
         ))
     }
 
@@ -135,6 +136,7 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
             &keys.tool_activity(),
             &tool_log(&conversation, messages, &stamp),
         )?;
+        logs.set_originals(&originals(&conversation, messages))?;
         pin_user_words(
             &mut logs,
             &conversation,

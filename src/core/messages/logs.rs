@@ -1,12 +1,15 @@
 //! A conversation as the core's three logs: each turn an iteration of the reasoning log (the
 //! user's words, the model's, the calls it made), each call with its result one tool entry
 //! whose id is the call's id and whose `details` is the result's body, so that the clearing
-//! rung's placeholder goes back where the body was. The execution log stays empty.
+//! rung's placeholder goes back where the body was. The execution log stays empty. Beside
+//! them, each message of the list exactly as the app gave it, by its turn's iteration
+//! (`store::originals`): what a summary folds comes back as it was.
 
 use crate::core::json::scan::{array_document, field, string};
 use crate::core::json::write::{write_string, ObjectOut};
 use crate::core::log::iteration::iteration_header;
 use crate::core::messages::conversation::{Conversation, Turn};
+use crate::core::store::originals::push_pair;
 
 /// The longest part of a call's arguments the reasoning log repeats, in characters.
 const ARGS_SHOWN: usize = 300;
@@ -92,6 +95,22 @@ pub fn tool_log(conversation: &Conversation, messages: &[String], timestamp: &st
             if let Some(at) = call.result {
                 entry.raw("details", &messages[at.message][at.start..at.end]);
             }
+        }
+    }
+    out.push(']');
+    out
+}
+
+/// The messages a summary may fold (an earlier summary of ours, `0`, and each turn's), each
+/// by its iteration, as `store::originals` keeps them.
+pub fn originals(conversation: &Conversation, messages: &[String]) -> String {
+    let mut out = String::from("[");
+    if let Some(earlier) = &conversation.earlier {
+        push_pair(&mut out, 0, &messages[earlier.message]);
+    }
+    for turn in &conversation.turns {
+        for message in &messages[turn.messages.clone()] {
+            push_pair(&mut out, turn.iteration, message);
         }
     }
     out.push(']');

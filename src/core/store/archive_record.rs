@@ -2,7 +2,7 @@
 //! writes, lists and removes them.
 
 use crate::core::error::StorageError;
-use crate::core::json::read::FromJson;
+use crate::core::json::read::{FromJson, RawJson};
 use crate::core::json::record::{json_record, Record};
 use crate::core::json::scan::members;
 use crate::core::json::write::{write_array, ObjectOut, ToJson};
@@ -96,6 +96,9 @@ pub struct Archive<D = ArchiveData> {
     /// In a clearing's archive: the hash of the placeholder that took each original's place,
     /// beside it (absent in a summary's archive).
     pub placeholders: Option<PerEntry<String>>,
+    /// In a summary's archive of a front that keeps the app's own records: those of what it
+    /// folded, exactly as the app gave them (`store::originals`).
+    pub originals: Option<RawJson>,
 }
 
 /// What took the place of an archive's originals in the logs.
@@ -139,14 +142,15 @@ impl<D> Archive<D> {
 
 impl<'a> Archive<SelectedData<'a>> {
     /// The archive of `selection`'s originals, written at `timestamp` to be kept `lifetime_ms`,
-    /// by a compaction that `trigger` started and that had to keep `ledger`.
+    /// by a compaction that `trigger` started and that had to keep `ledger`, with the app's
+    /// own records of what it folds (`originals`, where a front keeps them).
     pub fn of(
         selection: &'a Selection<'a>,
         ledger: &Ledger,
         trigger: Trigger,
-        timestamp: u64,
-        lifetime_ms: f64,
+        (timestamp, lifetime_ms): (u64, f64),
         metadata: ArchiveMetadata,
+        originals: Option<String>,
     ) -> Self {
         Archive {
             timestamp,
@@ -160,6 +164,7 @@ impl<'a> Archive<SelectedData<'a>> {
             ledger: Some(ledger.facts.clone()),
             index: (!ledger.index.is_empty()).then(|| ledger.index.clone()),
             placeholders: None,
+            originals: originals.map(RawJson),
         }
     }
 }
@@ -241,6 +246,7 @@ impl Archive<ArchiveData> {
             ledger: None,
             index: None,
             placeholders: Some(placeholders),
+            originals: None,
         }
     }
 }
@@ -368,6 +374,7 @@ json_record! {
         ledger: "ledger" opt,
         index: "index" opt,
         placeholders: "placeholders" opt,
+        originals: "originals" opt,
     }
 }
 

@@ -502,10 +502,12 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     }
 
     /// Puts the originals of the archive under `key` back in place of the summary that
-    /// replaced them (entries appended since stay), then removes the archive once the logs read
-    /// back as written: it is the only other copy. The caller holds the store lock.
+    /// replaced them (entries appended since stay), and the app's own records of them where the
+    /// archive keeps any (`store::originals`), then removes the archive once the logs read back
+    /// as written: it is the only other copy. The caller holds the store lock.
     pub fn put_back(&self, key: &str) -> Result<(), CompactionError> {
-        let archive = self.read(key)?;
+        let mut archive = self.read(key)?;
+        let originals = archive.originals.take();
         let last = archive.iterations.iter().copied().max().unwrap_or(0);
         let now = self.logs.read()?;
         let refused = |conflict| CompactionError::NotAllowed(Refusal::Conflict(conflict));
@@ -526,6 +528,9 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
         }
         if self.logs.raw_logs()? != restored {
             return Err(CompactionError::Busy(BusyReason::LogsChangedDuringRollback));
+        }
+        if let Some(originals) = originals {
+            self.logs.set_originals(originals.get())?;
         }
         Ok(self.remove(key)?)
     }

@@ -98,6 +98,12 @@ impl StorageKeys {
         format!("{}summary_cache", self.prefix)
     }
 
+    /// `[[iteration, record], …]`: the app's own records each iteration was written from, where
+    /// a front keeps them (`store::originals`).
+    pub fn originals(&self) -> String {
+        format!("{}originals", self.prefix)
+    }
+
     /// The journal of a compaction in progress.
     pub fn journal(&self) -> String {
         format!("{}compaction_journal", self.prefix)

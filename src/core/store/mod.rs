@@ -11,6 +11,7 @@ pub mod lease;
 pub mod log_store;
 pub mod metrics;
 pub mod migration;
+pub mod originals;
 pub mod page;
 pub mod raw_logs;
 pub mod recall_tool;

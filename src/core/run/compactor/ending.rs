@@ -64,13 +64,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 self.advance(run, Phase::Archiving, None);
                 honour_cancel(run)?;
                 let (selection, ledger) = (&prepared.selection, &prepared.ledger);
+                let originals = self.logs().borrow().originals()?;
                 let archive = Archive::of(
                     selection,
                     ledger,
                     run.trigger,
-                    timestamp,
-                    lifetime_ms,
+                    (timestamp, lifetime_ms),
                     metadata,
+                    originals,
                 );
                 Ready::Summary(archive, prepared, written)
             }
