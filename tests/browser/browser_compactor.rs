@@ -116,7 +116,7 @@ async fn a_whole_compaction_swaps_the_summary_in_archives_and_reports_events() {
     let archive_key = result["archiveKey"].as_str().unwrap();
     assert!(first.starts_with(&format!(
         "=== COMPACTED SUMMARY (Iterations 1-5) ===\n(Originals of iterations 1-5: archive \
-         {archive_key}; compactor.recall(n) reads them back.)\n### 🎯 OBJECTIVE ACHIEVED"
+         {archive_key}; the recall tool reads them back.)\n### 🎯 OBJECTIVE ACHIEVED"
     )));
     assert_eq!(result["coverage"]["missing"], serde_json::json!([]));
     assert_eq!(result["coverage"]["required"], plan["ledger"]);

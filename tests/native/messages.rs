@@ -414,6 +414,13 @@ fn a_rollback_gives_the_list_back_with_every_result_as_the_app_gave_it() {
         original.insert(9, user(shape, LATER));
         let (compacted, done) = compact_list(&front, &original, Trigger::User, None);
         assert!(compacted.len() < original.len(), "{shape:?}: folded");
+        // What the model reads names what it can call: its recall tool, not the app's method.
+        let summary = done.summary.as_deref().unwrap_or_default();
+        assert!(
+            summary.contains("; the recall tool reads them back.")
+                && !summary.contains("compactor.recall"),
+            "{shape:?}: {summary}"
+        );
         let back = rolled_back_list(&front, &compacted, &done.result.archive_key);
         assert_eq!(back[0], original[0], "{shape:?}: the goal first");
         let text = serde_json::to_string(&back).unwrap();

@@ -72,7 +72,7 @@ pub(crate) fn summary_source_line(
         })
         .unwrap_or_default();
     format!(
-        "(Originals of iterations {first}-{last}: archive {archive_key}; compactor.recall(n) reads them back.{note})"
+        "(Originals of iterations {first}-{last}: archive {archive_key}; the recall tool reads them back.{note})"
     )
 }
 

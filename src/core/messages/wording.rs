@@ -54,7 +54,7 @@ mod tests {
     use crate::core::log::iteration::{parse_summary_header, parse_summary_source};
 
     const ENTRY: &str = "=== COMPACTED SUMMARY (Iterations 1-40) ===\n\
-        (Originals of iterations 1-40: archive msgs_archived_logs_1; compactor.recall(n) reads them back.)\n\
+        (Originals of iterations 1-40: archive msgs_archived_logs_1; the recall tool reads them back.)\n\
         ### 📊 KEY DISCOVERIES\n\
         - Iterations 1–38 (archive msgs_archived_logs_1): 38 results of fetch_page; recall(1..38)\n\
         - Iteration 40 (this archive): 1 result of fetch_page; recall(40..40)\n\
