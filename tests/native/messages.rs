@@ -421,6 +421,8 @@ fn a_rollback_gives_the_list_back_with_every_result_as_the_app_gave_it() {
                 && !summary.contains("compactor.recall"),
             "{shape:?}: {summary}"
         );
+        // The offline summary of a list whose model only called tools speaks of no code run.
+        assert!(!summary.contains("code executions"), "{shape:?}: {summary}");
         let back = rolled_back_list(&front, &compacted, &done.result.archive_key);
         assert_eq!(back[0], original[0], "{shape:?}: the goal first");
         let text = serde_json::to_string(&back).unwrap();
@@ -979,4 +981,31 @@ fn every_summary_of_a_generated_list_keeps_the_rest_and_rolls_back_byte_for_byte
         );
     }
     assert!(summarised >= 500, "{summarised} lists summarised");
+}
+
+#[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
+fn an_approval_answered_on_its_own_keeps_its_result_with_the_call_through_a_summary() {
+    let shape = Shape::AiSdk;
+    let (front, _) = front_of(shape, "approve_", default_settings());
+    let mut list = session(shape, 5);
+    // Turn 5: a call that asked for approval, answered in a tool message of its own, its
+    // result in the next one; then the model's answer (turn 6, kept whole).
+    let [mut call, result] = call_and_result(shape, 5, 900);
+    call["content"].as_array_mut().unwrap().push(
+        json!({ "type": "tool-approval-request", "approvalId": "a5", "toolCallId": "call_5" }),
+    );
+    list.push(call);
+    list.push(json!({ "role": "tool", "content": [
+        { "type": "tool-approval-response", "approvalId": "a5", "approved": true },
+    ] }));
+    list.push(result);
+    list.push(json!({ "role": "assistant", "content": [{ "type": "text", "text": "Done." }] }));
+    let (sent, done) = compact_list(&front, &list, Trigger::User, None);
+    assert!(done.summary.is_some(), "folded");
+    let (calls, results) = calls_and_results(&sent);
+    assert!(
+        results.iter().all(|id| calls.contains(id)),
+        "every result with its call: calls {calls:?}, results {results:?}"
+    );
 }

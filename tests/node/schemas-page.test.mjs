@@ -39,7 +39,7 @@ after(async () => {
  * schema names: the goal (with an image, and for the AI SDK a file, now and then), turns of one to
  * three calls whose ids are often shared (`call_0`, made apart within a turn, where results name
  * them), results as text, content arrays of text parts and objects (the AI SDK: every output
- * type, a tool approval in its own message first), the user's words over several lines between
+ * type, a tool approval answered in its own message or beside the results), the user's words over several lines between
  * turns where the shape's roles allow it, and a newest call still waiting for its result. */
 function generate(shape, seed, count) {
   let state = seed;
@@ -106,8 +106,14 @@ function generate(shape, seed, count) {
       if (approval) message.content.push({ type: "tool-approval-request", approvalId: `approve_${turn}`, toolCallId: calls[0].id });
       list.push(message);
       if (last && below(2)) break; // the newest call still waits for its result
-      if (approval) list.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId: `approve_${turn}`, approved: true }] });
-      list.push(...results(turn, calls));
+      const answered = results(turn, calls);
+      if (approval) {
+        // The approval answered in a tool message of its own, or beside the results.
+        const response = { type: "tool-approval-response", approvalId: `approve_${turn}`, approved: true };
+        if (below(2)) list.push({ role: "tool", content: [response] });
+        else answered[0].content.unshift(response);
+      }
+      list.push(...answered);
     }
     lists.push(list);
   }
@@ -136,9 +142,14 @@ async function compacted(shape, lists) {
     const summarised = await step(() => compactor.compact(cleared?.messages ?? list, { trigger: "context_limit_error" }));
     if (summarised) out.push(summarised.messages);
     if (summarised?.archiveKey) out.push(await compactor.rollback(summarised.archiveKey, summarised.messages));
-    for (let turn = 0; turn < 10; turn++) out.push(await compactor.recall(turn));
+    // A recall answer is the archived results of a turn, not a list to send: marked.
+    for (let turn = 0; turn < 10; turn++) {
+      const recalled = await compactor.recall(turn);
+      recalled.recalled = true;
+      out.push(recalled);
+    }
   }
-  return out.filter((list) => list.length > 0);
+  return out.filter((list) => list.length > 0).map((list) => ({ list, recalled: list.recalled === true }));
 }
 
 /** Each of `lists` of `shape` summarised (run in the page), a message appended, then rolled
@@ -184,16 +195,25 @@ test("a summary of a generated list of every shape rolls back to the app's list,
 test("every list compact, rollback and recall return over generated AI SDK lists passes the ai package's modelMessageSchema", async () => {
   const lists = await run("ai-sdk", 7, 60);
   const schema = z.array(modelMessageSchema);
-  for (const [n, list] of lists.entries()) {
+  for (const [n, { list, recalled }] of lists.entries()) {
     const parsed = schema.safeParse(list);
     assert.ok(parsed.success, `list ${n}: ${JSON.stringify(parsed.error?.issues?.[0])}\n${JSON.stringify(list).slice(0, 600)}`);
+    // What the schema cannot say and every provider the SDK sends to requires: each result
+    // answers a call made before it in the list (an approval's turn kept whole).
+    const called = new Set();
+    for (const message of recalled ? [] : list) {
+      for (const part of Array.isArray(message.content) ? message.content : []) {
+        if (part.type === "tool-call") called.add(part.toolCallId);
+        if (part.type === "tool-result") assert.ok(called.has(part.toolCallId), `list ${n}: the result of ${part.toolCallId} without its call\n${JSON.stringify(list).slice(0, 1500)}`);
+      }
+    }
   }
   assert.ok(lists.length >= 200, `${lists.length} lists checked`);
 });
 
 test("every list compact, rollback and recall return over generated OpenAI, Anthropic and Gemini lists type-checks as the official SDKs' request messages", async () => {
   const seen = {};
-  for (const shape of ["openai", "anthropic", "gemini"]) seen[shape] = await run(shape, 11, 30);
+  for (const shape of ["openai", "anthropic", "gemini"]) seen[shape] = (await run(shape, 11, 30)).map(({ list }) => list);
   const dir = mkdtempSync(join(here, ".schemas-"));
   try {
     const lists = (shape) => seen[shape].map((list) => JSON.stringify(list)).join(",\n");

@@ -116,7 +116,11 @@ impl Reading {
                 self.take_lead(index, words)
             }
             _ => {
-                if !read.results.is_empty() && started {
+                // A tool message answers the turn's calls even when it holds no result (an
+                // approval answered: the result comes in the next one).
+                let answers =
+                    !read.results.is_empty() || (read.role == Role::Tool && self.pending.is_none());
+                if answers && started {
                     self.answer(index, json, &read);
                     if !words.trim().is_empty() {
                         if let Some(turn) = self.conversation.turns.last_mut() {

@@ -39,6 +39,9 @@ pub enum Role {
     User,
     /// The model (`model`, `assistant`).
     Model,
+    /// The app answering tool calls in messages of their own (`tool`): results, and the AI
+    /// SDK's answers to tool approvals.
+    Tool,
 }
 
 /// A tool call a model message makes.
@@ -88,6 +91,7 @@ fn role_of(json: &str) -> Role {
     match text(json, "role").as_deref() {
         Some("system" | "developer") => Role::System,
         Some("model" | "assistant") => Role::Model,
+        Some("tool") => Role::Tool,
         _ => Role::User,
     }
 }

@@ -91,3 +91,21 @@ fn a_second_result_for_an_answered_call_answers_no_other_call() {
         .collect();
     assert_eq!(results, vec![2, 4], "b keeps its own result");
 }
+
+#[test]
+fn an_approval_answered_in_a_tool_message_of_its_own_is_its_calls_turn() {
+    // The AI SDK's tool approval: the call and its request, the answer in a tool message, the
+    // result in the next one. Before, the answer began the next turn, which took the result
+    // from its call (a summary of the call's turn kept the result alone).
+    let messages = list(&[
+        r#"{"role":"user","content":"Deploy it."}"#,
+        r#"{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c1","toolName":"deploy","input":{}},{"type":"tool-approval-request","approvalId":"a1","toolCallId":"c1"}]}"#,
+        r#"{"role":"tool","content":[{"type":"tool-approval-response","approvalId":"a1","approved":true}]}"#,
+        r#"{"role":"tool","content":[{"type":"tool-result","toolCallId":"c1","toolName":"deploy","output":{"type":"text","value":"done"}}]}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"Deployed."}]}"#,
+    ]);
+    let read = Conversation::read(Shape::AiSdk, &messages).unwrap();
+    assert_eq!(read.turns[0].messages, 1..4);
+    assert_eq!(read.turns[0].calls[0].result.map(|at| at.message), Some(3));
+    assert_eq!(read.turns[1].messages, 4..5);
+}

@@ -30,17 +30,21 @@ fn objective(digest: &Digest, caps: Caps) -> Vec<String> {
             clip(first_sentence(text), caps.chars)
         ));
     }
+    // Said only of a session that runs code: "0 of 0 code executions" tells a model that only
+    // called tools of runs that never were.
     let ok = digest
         .runs
         .iter()
         .filter(|run| run.success == Some(true))
         .count();
-    points.push(format!(
-        "{ok} of {} code executions in iterations {}-{} succeeded.",
-        digest.runs.len(),
-        digest.first,
-        digest.last
-    ));
+    if !digest.runs.is_empty() {
+        points.push(format!(
+            "{ok} of {} code executions in iterations {}-{} succeeded.",
+            digest.runs.len(),
+            digest.first,
+            digest.last
+        ));
+    }
     points
 }
 
