@@ -208,15 +208,21 @@ function reply(scenario, attempt, prompt, model, key, body) {
     }
     // An agent's model with a tool declared (the AI SDK's example): its n-th request (per key)
     // calls the first tool declared for page n - 1, with an id and a thoughtSignature as Gemini 3
-    // gives them, and the 11th answers in words. A request whose function calls and responses do
-    // not pair is refused as Gemini refuses it.
+    // gives them; the 11th, where a recall tool is declared too, asks it for page 0's result by
+    // its call id; then it answers in words. A request whose function calls and responses do not
+    // pair is refused as Gemini refuses it.
     case "tool_agent": {
       if (!toolsOf(body).length) return [200, candidateReply(summary, {}, model)];
       const parts = (body.contents ?? []).flatMap((content) => content.parts ?? []);
       if (parts.filter((part) => part.functionCall).length !== parts.filter((part) => part.functionResponse).length) {
         return [400, googleError(400, "INVALID_ARGUMENT", "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.")];
       }
-      if (attempt > 10) return [200, candidateReply(`Read ${attempt - 1} pages: regions 3 and 9 missed the Q3 target.`, {}, model)];
+      const recall = toolsOf(body).find((name) => name.startsWith("recall_archived_"));
+      if (attempt === 11 && recall) {
+        const call = { functionCall: { id: "recall_0", name: recall, args: { query: "page_0" } }, thoughtSignature: "c2lnLXJlY2FsbA" };
+        return [200, { ...candidateReply("", {}, model), candidates: [{ content: { role: "model", parts: [call] }, finishReason: "STOP", index: 0 }] }];
+      }
+      if (attempt > 10) return [200, candidateReply(`Read 10 pages: regions 3 and 9 missed the Q3 target.`, {}, model)];
       const page = attempt - 1;
       const call = { functionCall: { id: `page_${page}`, name: toolsOf(body)[0], args: { url: `https://example.com/sales/${page}` } }, thoughtSignature: `c2lnLSR7${page}` };
       return [200, { ...candidateReply("", {}, model), candidates: [{ content: { role: "model", parts: [call] }, finishReason: "STOP", index: 0 }] }];

@@ -269,7 +269,12 @@ test("the README's AI SDK example, bundled by esbuild with the real ai package, 
     assert.ok(logged.includes("Read 10 pages: regions 3 and 9 missed the Q3 target."), logged.join("\n"));
     assert.ok(logged.some((line) => /^(clear|summarize): \d+ → \d+ tokens$/.test(line)), logged.join("\n"));
     const calls = mock.requests.filter((r) => r.method === "POST");
-    assert.equal(calls.length, 11, "ten steps with a call and the answer");
+    assert.equal(calls.length, 12, "ten steps with a call, the recall tool's, and the answer");
+    // The recall tool, wired as the README wires it, gave page 0's result back whole by its
+    // call id while that result was cleared in the list sent.
+    const recalled = (calls.at(-1).body.contents ?? []).flatMap((c) => c.parts ?? []).find((p) => p.functionResponse?.id === "recall_0");
+    const answer = JSON.stringify(recalled?.functionResponse.response ?? null);
+    assert.ok(answer.includes("https://example.com/sales/0") && answer.includes("r3,1180,1200"), answer.slice(0, 400));
     // Each request held every call with its result (the mock refuses any other with a 400),
     // and the calls Gemini signed were sent back signed.
     const sent = calls.map((r) => JSON.stringify(r.body));

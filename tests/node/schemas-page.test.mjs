@@ -211,9 +211,14 @@ test("every list compact, rollback and recall return over generated AI SDK lists
   assert.ok(lists.length >= 200, `${lists.length} lists checked`);
 });
 
-test("every list compact, rollback and recall return over generated OpenAI, Anthropic and Gemini lists type-checks as the official SDKs' request messages", async () => {
+test("every list compact, rollback and recall return over generated OpenAI, Anthropic and Gemini lists, and the recall tool as the README wires it, type-check as the official SDKs' request types", async () => {
   const seen = {};
   for (const shape of ["openai", "anthropic", "gemini"]) seen[shape] = (await run(shape, 11, 30)).map(({ list }) => list);
+  // The recall tool as the README wires it into each SDK, from the package's own declarations.
+  const declared = await page.evaluate(() => {
+    const tool = new window.pkg.MessageCompactor({ provider: { type: "offline" }, shape: "openai", conversation: "schemas-tool" }).recallTool();
+    return { json: tool.declarationJsonSchema };
+  });
   const dir = mkdtempSync(join(here, ".schemas-"));
   try {
     const lists = (shape) => seen[shape].map((list) => JSON.stringify(list)).join(",\n");
@@ -224,6 +229,11 @@ test("every list compact, rollback and recall return over generated OpenAI, Anth
       `export const openai: ChatCompletionMessageParam[][] = [\n${lists("openai")}];`,
       `export const anthropic: MessageParam[][] = [\n${lists("anthropic")}];`,
       `export const gemini: Content[][] = [\n${lists("gemini")}];`,
+      'import type { ChatCompletionTool } from "openai/resources/chat/completions";',
+      'import type { Tool } from "@anthropic-ai/sdk/resources/messages";',
+      `const json = ${JSON.stringify(declared.json)} as const;`,
+      "export const openaiTools: ChatCompletionTool[] = [{ type: \"function\", function: json }];",
+      "export const anthropicTool: Tool = { name: json.name, description: json.description, input_schema: json.parameters };",
     ].join("\n"));
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ES2022", moduleResolution: "bundler", lib: ["ESNext", "DOM"], skipLibCheck: true, types: [] },
