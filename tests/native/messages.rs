@@ -1009,3 +1009,54 @@ fn an_approval_answered_on_its_own_keeps_its_result_with_the_call_through_a_summ
         "every result with its call: calls {calls:?}, results {results:?}"
     );
 }
+
+#[test]
+#[ignore = "a thousand lists, slow unoptimised: scripts/test.sh runs it optimised"]
+fn a_list_compact_returned_compacted_again_changes_only_by_a_compaction_it_reports() {
+    let mut again = 0;
+    for seed in 1..=300u64 {
+        let mut rng = Seeded(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5555);
+        let shape = SHAPES[rng.next(4) as usize];
+        let list = generated_list(shape, &mut rng);
+        let (front, _) = front_of(shape, &format!("idem_{seed}_"), default_settings());
+        let (sent, _) = compact_like_the_page(&front, &list);
+        // The loop's own question: nothing is due on what it returned.
+        let (same, done) = compact_like_the_page(&front, &sent);
+        assert!(
+            done.is_none() && same == sent,
+            "seed {seed} {shape:?}: auto again"
+        );
+        // The app's model says the context is too long: whatever comes back is what the
+        // compaction says it did.
+        let engine = front.engine();
+        let archives = || engine.shelf().with_archives(|a| a.list().unwrap().len());
+        for _ in 0..2 {
+            let texts: Vec<String> = sent.iter().map(Value::to_string).collect();
+            let stitched = front.working(texts);
+            let conversation = front.load(&stitched.working).unwrap();
+            let before = archives();
+            let Ok(claim) = engine.claim(Trigger::ContextLimitError, Cancel::default()) else {
+                break;
+            };
+            let Ok(result) = run_ready(engine.compact_claimed(claim)).unwrap() else {
+                break;
+            };
+            let done = front
+                .finish(&stitched.working, &conversation, result)
+                .unwrap();
+            let now = resolve_texts(&stitched.working, &done.list);
+            assert_eq!(
+                done.compacted,
+                now != stitched.working,
+                "seed {seed} {shape:?}: compacted says whether the list changed"
+            );
+            assert!(
+                done.compacted || archives() == before,
+                "seed {seed} {shape:?}: an archive written for a compaction that changed nothing"
+            );
+            again += usize::from(done.compacted);
+            front.remember(stitched.app(), now);
+        }
+    }
+    println!("{again} compactions of returned lists changed them");
+}
