@@ -170,10 +170,8 @@ impl JsMessageCompactor {
         self.inner.recall_tool(options)
     }
 
-    /// The archived results of a call (its id) or of a turn (from 0), each as a result message
-    /// of the list's shape made again from its archive (the call's id, the tool's name, the
-    /// body as the app gave it); empty when the list still holds them. Rejects
-    /// `archive_missing` when the archive that held them is no longer stored.
+    /// The archived results of a call (its id) or of a turn (from 0): the messages that held
+    /// them, exactly as the app gave them; empty when the list still holds them.
     #[wasm_bindgen(skip_typescript)]
     pub fn recall(&self, call_id_or_turn: JsValue) -> js_sys::Promise {
         archive_call(

@@ -652,7 +652,7 @@ export interface MessageCompactor {
    * messages = done.messages; // send these
    */
   compact<M>(messages: M[], options?: CompactOptions | null): Promise<MessageCompaction<M>>;
-  /** The archived results of a call (its id) or of a turn (from 0), as result messages of the list's shape made again from its archive (the call's id, the tool's name, the body as the app gave it; a turn's results in one message where the shape answers a model message in one: Gemini, Anthropic, the AI SDK); empty when the list still holds them. Rejects `archive_missing` when the archive that held them is no longer stored. */
+  /** The archived results of a call (its id, or the id a cleared call's report names) or of a turn (from 0): the messages that held them, exactly as the app gave them (from the oldest archive that keeps them, so a cleared body comes back whole); empty when the list still holds them. */
   recall<M = unknown>(callIdOrTurn: string | number): Promise<M[]>;
   /** Undoes the compaction that wrote `archiveKey`, in `messages` (the list it gave, perhaps grown since): resolves to the list with the originals back, deep-equal to the app's, plus what it appended since (each placeholder's body spliced back in, byte for byte; the messages a summary folded as the app gave them, kept in its archive: images, signatures, fields of the app's own). Refused `busy` while a compaction runs. */
   rollback<M>(archiveKey: string, messages: M[]): Promise<M[]>;

@@ -908,6 +908,27 @@ fn every_clearing_of_a_generated_list_keeps_each_message_or_its_placeholder_and_
             let ids = |json: &str| calls_and_results(&[serde_json::from_str(json).unwrap()]);
             assert_eq!(ids(now), ids(was), "seed {seed} {shape:?} message {at}");
         }
+        // Each cleared result recalled by its call id and by its turn: messages the app gave,
+        // byte for byte, one of them the one that held it.
+        for body in &done.result.cleared {
+            for asked in [
+                Asked::Call(body.entry_id.clone()),
+                Asked::Turn(body.iteration - 1),
+            ] {
+                let recalled = engine
+                    .shelf()
+                    .with_archives(|a| recalled_results(a, shape, &asked))
+                    .unwrap();
+                let recalled: Vec<Value> = serde_json::from_str(&recalled).unwrap();
+                assert!(!recalled.is_empty(), "seed {seed} {shape:?} {asked:?}");
+                for message in &recalled {
+                    assert!(
+                        list.contains(&message.to_string()),
+                        "seed {seed} {shape:?} {asked:?}: {message} is not one the app gave"
+                    );
+                }
+            }
+        }
         // The clearing rolled back: the app's texts, byte for byte.
         let conversation = front.load(&sent).unwrap();
         run_ready(engine.rollback(&done.result.archive_key))
@@ -1059,4 +1080,36 @@ fn a_list_compact_returned_compacted_again_changes_only_by_a_compaction_it_repor
         }
     }
     println!("{again} compactions of returned lists changed them");
+}
+
+#[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
+fn a_call_without_an_id_is_recalled_by_the_id_its_placeholder_names_as_the_app_gave_it() {
+    let shape = Shape::Gemini;
+    let (front, _) = front_of(shape, "noid_", default_settings());
+    let mut list = vec![user(shape, GOAL)];
+    for turn in 0..6u32 {
+        list.push(json!({ "role": "model", "parts": [
+            { "functionCall": { "name": "fetch_page", "args": { "page": turn } } },
+        ] }));
+        list.push(json!({ "role": "user", "parts": [
+            { "functionResponse": { "name": "fetch_page", "response": { "rows": bulky(turn, 900) } } },
+        ] }));
+    }
+    let (_, done) = compact_list(&front, &list, Trigger::Auto, Some(Rung::Clear));
+    // The id the report gives the app for the first cleared call: the tool's name, its turn.
+    let first = &done.result.cleared[0];
+    assert_eq!(first.entry_id, format!("fetch_page#{}.0", first.iteration));
+    let recalled = front
+        .engine()
+        .shelf()
+        .with_archives(|a| recalled_results(a, shape, &Asked::Call(first.entry_id.clone())))
+        .unwrap();
+    let recalled: Vec<Value> = serde_json::from_str(&recalled).unwrap();
+    let held = 2 * first.iteration as usize;
+    assert_eq!(
+        recalled,
+        vec![list[held].clone()],
+        "the message that held it, as given"
+    );
 }

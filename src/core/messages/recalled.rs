@@ -1,14 +1,13 @@
-//! The archived results of a call or a turn, as messages of the list's shape (a turn's results
-//! in one message where the shape holds them so): each result made again from its tool entry (the call's id, the tool's name, the body as the app
-//! gave it), for an app that shows or sends an original the list no longer holds.
+//! The archived results of a call or a turn, as the app gave them: the messages that held
+//! them, exactly (`store::originals`), from the oldest archive that keeps them — a clearing's,
+//! taken before any placeholder, or the summary's that folded the turn whole.
 
 use crate::core::error::StorageError;
-use crate::core::messages::logs::ToolEntry;
 use crate::core::messages::shape::Shape;
-use crate::core::messages::write::{result_part, results_message};
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::store::archives::StoredArchives;
+use crate::core::store::originals::pairs;
 
 /// What `recall` is asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,38 +18,53 @@ pub enum Asked {
     Turn(u32),
 }
 
+impl Asked {
+    /// Whether message `json` of `shape`, of iteration `n`, holds a result asked for. A call
+    /// the shape gives no id is asked for by the id the front made (`name#iteration.k`).
+    fn holds(&self, shape: Shape, n: u32, json: &str) -> bool {
+        let Some(read) = shape.read(json) else {
+            return false;
+        };
+        read.results
+            .iter()
+            .any(|result| match (self, &result.call_id) {
+                (Asked::Turn(turn), _) => n == turn + 1,
+                (Asked::Call(id), Some(call)) => call == id,
+                (Asked::Call(id), None) => {
+                    let name = result.name.as_deref().unwrap_or_default();
+                    id.starts_with(&format!("{name}#{n}."))
+                }
+            })
+    }
+}
+
 /// The result messages (a JSON array) of what `asked` names, read from `archives`: empty
-/// when none is archived (the list still holds them whole).
+/// when none is archived (the list still holds them).
 pub fn recalled_results<S: KeyValueStore, C: Clock>(
     archives: &StoredArchives<'_, S, C>,
     shape: Shape,
     asked: &Asked,
 ) -> Result<String, StorageError> {
-    let (range, query) = match asked {
-        Asked::Call(id) => ((1, u32::MAX), vec![id.to_ascii_lowercase()]),
-        Asked::Turn(turn) => ((turn + 1, turn + 1), Vec::new()),
-    };
-    let (found, _) = archives.entries_in(range.0, range.1, &query)?;
-    // A turn's results in one message, as the list held them; calls of one id, each its own.
-    let mut parts = String::new();
-    for entry in found.iter().filter(|entry| entry.log == "tool activity") {
-        let tool = ToolEntry::read(entry.body());
-        if matches!(asked, Asked::Call(asked) if *asked != tool.id) {
+    let (heads, _) = archives.heads(None)?;
+    let mut found = String::from("[");
+    // Oldest first: the first archive that holds them has them as the app gave them.
+    for head in heads.iter().rev() {
+        if matches!(asked, Asked::Turn(turn) if !head.iterations.contains(&(turn + 1))) {
             continue;
         }
-        if let Some(details) = tool.details {
-            if !parts.is_empty() {
-                parts.push(',');
-            }
-            let part = result_part(shape, &tool.id, &tool.name, details, tool.error);
-            match asked {
-                Asked::Call(_) => parts.push_str(&results_message(shape, &part)),
-                Asked::Turn(_) => parts.push_str(&part),
+        let originals = archives.read_stored(&head.key)?.and_then(|a| a.originals);
+        for (n, message) in pairs(originals.as_ref().map_or("", |o| o.get())) {
+            if asked.holds(shape, n, message) {
+                if found.len() > 1 {
+                    found.push(',');
+                }
+                found.push_str(message);
             }
         }
+        if found.len() > 1 {
+            break;
+        }
     }
-    if matches!(asked, Asked::Turn(_)) && !parts.is_empty() {
-        parts = results_message(shape, &parts);
-    }
-    Ok(format!("[{parts}]"))
+    found.push(']');
+    Ok(found)
 }

@@ -19,6 +19,7 @@ use crate::core::order::sort::sort_unique;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::clearing::{restore, ClearedEntry, ClearedLog};
 use crate::core::steps::selection::{EntryIterations, PerEntry, Positions, Selection};
+use crate::core::store::originals::pairs_of;
 use crate::core::store::stored_json::parse;
 
 /// The latest expiry JavaScript can hold exactly (`Number.MAX_SAFE_INTEGER` ms).
@@ -164,7 +165,10 @@ impl<'a> Archive<SelectedData<'a>> {
             ledger: Some(ledger.facts.clone()),
             index: (!ledger.index.is_empty()).then(|| ledger.index.clone()),
             placeholders: None,
-            originals: originals.map(RawJson),
+            originals: originals.map(|text| {
+                let (first, last) = (selection.first, selection.last);
+                RawJson(pairs_of(&text, &|n| n == 0 || (first..=last).contains(&n)))
+            }),
         }
     }
 }
@@ -192,14 +196,15 @@ impl Archive<ArchiveData> {
 
     /// The archive of the bodies `cleared` takes from `logs`: each original entry whole, where
     /// it stood, its iteration and the hash of its placeholder, written at `timestamp` to be
-    /// kept `lifetime_ms`, by a compaction that `trigger` started.
+    /// kept `lifetime_ms`, by a compaction that `trigger` started, with the app's own records
+    /// of those iterations (of `originals`, where a front keeps them).
     pub fn cleared(
         logs: &LogSnapshot,
         cleared: &[ClearedEntry],
         trigger: Trigger,
-        timestamp: u64,
-        lifetime_ms: f64,
+        (timestamp, lifetime_ms): (u64, f64),
         metadata: ArchiveMetadata,
+        originals: Option<String>,
     ) -> Self {
         let mut data = ArchiveData::default();
         let mut positions = Positions::default();
@@ -232,6 +237,11 @@ impl Archive<ArchiveData> {
                 hash.push(text_hash(Some(&entry.placeholder)));
             }
         }
+        let originals = originals.map(|text| {
+            RawJson(pairs_of(&text, &|n| {
+                cleared.iter().any(|c| c.iteration == n)
+            }))
+        });
         let mut iterations: Vec<u32> = cleared.iter().map(|entry| entry.iteration).collect();
         sort_unique(&mut iterations);
         Archive {
@@ -246,7 +256,7 @@ impl Archive<ArchiveData> {
             ledger: None,
             index: None,
             placeholders: Some(placeholders),
-            originals: None,
+            originals,
         }
     }
 }

@@ -2,9 +2,10 @@
 //! logs (a message front: each message of the list, exactly as the app gave it), so that what
 //! a summary folds comes back exactly: a JSON array of `[iteration, record]` pairs under
 //! [`StorageKeys::originals`](crate::core::store::keys::StorageKeys::originals), iteration `0`
-//! for a summary of ours the records begin with. A summary's archive keeps them
-//! ([`LogStore::originals`]: those of the turns it leaves whole too, which a rollback does not
-//! read), and its rollback puts them back ([`LogStore::set_originals`]).
+//! for a summary of ours the records begin with. An archive keeps those of the iterations it
+//! took ([`pairs_of`]: a summary's with the summary of ours it folded, a clearing's of the
+//! iterations whose bodies it cleared), and a summary's rollback puts them back
+//! ([`LogStore::set_originals`]).
 
 use crate::core::error::StorageError;
 use crate::core::json::scan::array_document;
@@ -22,6 +23,19 @@ pub fn pairs(text: &str) -> Vec<(u32, &str)> {
             _ => None,
         })
         .collect()
+}
+
+/// The pairs of `text` whose iteration `keep` takes, as the text stored (what an archive
+/// keeps of them: those of the iterations it took).
+pub fn pairs_of(text: &str, keep: &dyn Fn(u32) -> bool) -> String {
+    let mut out = String::from("[");
+    for (n, record) in pairs(text) {
+        if keep(n) {
+            push_pair(&mut out, n, record);
+        }
+    }
+    out.push(']');
+    out
 }
 
 /// Appends the pair `(n, record)` to `out`, the text of pairs begun with `[` (a comma before

@@ -86,11 +86,9 @@ json_record! {
     }
 }
 
-/// One archived entry found: its iteration, which log, its text.
+/// One archived entry found: its iteration, its text (which log it is in named by its label).
 pub(crate) struct Found {
     pub(crate) iteration: u32,
-    /// The log it is in: `reasoning`, `execution` or `tool activity`.
-    pub(crate) log: &'static str,
     /// `[iteration 3 · execution] ` and the entry as stored.
     pub(crate) text: String,
     /// Where the entry as stored starts in `text`.
@@ -371,7 +369,6 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                     let label = format!("[{} {iteration} · {log}] ", self.logs.unit().word());
                     found.push(Found {
                         iteration,
-                        log,
                         body: label.len(),
                         text: label + text,
                     });

@@ -55,6 +55,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         honour_cancel(run)?;
         let (key, timestamp) = self.shelf.next_key()?;
         let lifetime_ms = self.settings.archive_lifetime_ms();
+        let originals = self.logs().borrow().originals()?;
         let metadata = ArchiveMetadata {
             context_usage_before: observed.input.usage,
             total_tokens_before: observed.input.log_tokens,
@@ -64,7 +65,6 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                 self.advance(run, Phase::Archiving, None);
                 honour_cancel(run)?;
                 let (selection, ledger) = (&prepared.selection, &prepared.ledger);
-                let originals = self.logs().borrow().originals()?;
                 let archive = Archive::of(
                     selection,
                     ledger,
@@ -88,9 +88,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
                     logs,
                     &cleared,
                     run.trigger,
-                    timestamp,
-                    lifetime_ms,
+                    (timestamp, lifetime_ms),
                     metadata,
+                    originals,
                 );
                 Ready::Clearing(archive, cleared)
             }
