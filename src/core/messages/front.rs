@@ -127,13 +127,9 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
     pub fn load(&self, messages: &[String]) -> Result<Conversation, FrontError> {
         let conversation = Conversation::read(self.shape, messages)?;
         let mut logs = self.engine.logs().borrow_mut();
-        let keys = logs.keys().clone();
         let stamp = iso_timestamp(logs.clock().now_ms());
-        let store = logs.store();
-        store.set(&keys.reasoning(), &reasoning_log(&conversation))?;
-        store.remove(&keys.execution())?;
-        store.set(
-            &keys.tool_activity(),
+        logs.replace(
+            &reasoning_log(&conversation),
             &tool_log(&conversation, messages, &stamp),
         )?;
         logs.set_originals(&originals(&conversation, messages))?;

@@ -426,6 +426,14 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         read_value(&self.store, &self.keys.goal())
     }
 
+    /// Writes the logs whole, as a front that holds the app's state elsewhere does before each
+    /// question: the reasoning log's and the tool log's JSON texts, no execution log.
+    pub fn replace(&self, reasoning: &str, tool_activity: &str) -> Result<(), StorageError> {
+        self.store.set(&self.keys.reasoning(), reasoning)?;
+        self.store.remove(&self.keys.execution())?;
+        self.store.set(&self.keys.tool_activity(), tool_activity)
+    }
+
     /// Removes the three logs and the goal (archives and metrics stay; the pins too unless
     /// `pins`) and ends any running iteration.
     pub fn clear(&mut self, pins: bool) -> Result<(), StorageError> {
