@@ -224,3 +224,23 @@ test("what is not a message list is invalid_input", async () => {
   });
   assert.deepEqual(codes, Array(8).fill("invalid_input"));
 });
+
+test("a message list's clearing keeps the newest turn's results whole by default, and as many turns as `clearing.keepIterations` says when given", async () => {
+  const cleared = await page.evaluate(async () => {
+    const { MessageCompactor } = window.pkg;
+    const { shapes, table } = window.agent;
+    const list = [shapes.openai.user("Which regions missed the Q3 target?")];
+    for (let turn = 0; turn < 6; turn++) {
+      list.push(shapes.openai.call(`Step ${turn}.`, `call_${turn}`, "fetch_page", { page: turn }));
+      list.push(shapes.openai.result(`call_${turn}`, "fetch_page", table(turn, 300)));
+    }
+    const turnsCleared = async (options) => {
+      const compactor = new MessageCompactor({ provider: { type: "offline" }, shape: "openai", conversation: `keep-${JSON.stringify(options)}`, ...options });
+      const done = await compactor.compact(list, { trigger: "user", rung: "clear" });
+      return done.cleared.map((c) => c.callId);
+    };
+    return { byDefault: await turnsCleared({}), three: await turnsCleared({ clearing: { keepIterations: 3 } }) };
+  });
+  assert.deepEqual(cleared.byDefault, ["call_0", "call_1", "call_2", "call_3", "call_4"]);
+  assert.deepEqual(cleared.three, ["call_0", "call_1", "call_2"]);
+});
