@@ -1,0 +1,166 @@
+// What the user said, through chained compactions (#79): a session in which the user states,
+// among ordinary messages, rules, limits, facts, the task's state and preferences, each with a
+// value nobody could guess (seeded), some limits later replaced; the agent's turns between them
+// call a tool that reads a bulky page. Run in a page, with the package's classes given to it.
+// After each compaction: which statements' values stand in what the model reads next, which
+// replaced values still stand there, and which are one recall-tool query away.
+// Used by bench/user-words.mjs.
+
+/** A generator of numbers from `seed` (the same statements for the same seed). */
+function seeded(seed) {
+  let state = seed >>> 0;
+  return (n) => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state % n;
+  };
+}
+
+const WORDS = ["zephyr", "quartz", "ember", "tundra", "saffron", "cobalt", "juniper", "obsidian", "lichen", "marlin", "sorrel", "basalt"];
+const LANGUAGES = ["Portuguese", "Finnish", "Catalan", "Estonian", "Welsh", "Icelandic"];
+
+/** Statements of each kind: `(value) => words`, in the phrasings people use. */
+const KINDS = {
+  rule: [
+    (v) => `Never run the deploy tool without the code word ${v.word}.`,
+    (v) => `Do not delete anything under /srv/${v.word} without asking me first.`,
+    (v) => `From now on you must tag every release ${v.word}-${v.n}.`,
+  ],
+  limit: [
+    (v) => `Spend at most $${v.n} on cloud resources for this.`,
+    (v) => `Keep every answer under ${v.n} words.`,
+    (v) => `No more than ${v.n} requests an hour to the billing API, please.`,
+  ],
+  fact: [
+    (v) => `The base commit is ${v.hex}.`,
+    (v) => `My customer id is ${v.word}-${v.n}.`,
+    (v) => `The staging host is ${v.word}.${v.n}.internal.`,
+  ],
+  task: [
+    (v) => `The migration of table ${v.word}_${v.n} is done; next is table ${v.word}_${v.n + 1}.`,
+    (v) => `Ticket ${v.word.toUpperCase()}-${v.n} is closed, so move on to the report.`,
+  ],
+  preference: [
+    (v) => `Answer in ${v.language}, please.`,
+    (v) => `I prefer tables with a ${v.word} header over prose.`,
+  ],
+};
+
+/** The statements of a session of `segments` parts from `seed`: each `{ kind, text, values,
+ * at }` (`at`: its turn), some limits replaced later (`replaces`: the earlier value). */
+export function statements(seed, segments, turnsPerSegment) {
+  const below = seeded(seed);
+  const out = [];
+  const kinds = Object.keys(KINDS);
+  for (let at = 1; at < segments * turnsPerSegment; at += 1 + below(2)) {
+    const kind = kinds[below(kinds.length)];
+    const phrasings = KINDS[kind];
+    const v = {
+      word: `${WORDS[below(WORDS.length)]}${below(90) + 10}`,
+      n: 1000 + below(9000),
+      hex: (0x10000000 + below(0x7fffffff)).toString(16),
+      language: LANGUAGES[below(LANGUAGES.length)],
+    };
+    const phrase = phrasings[below(phrasings.length)];
+    const text = phrase(v);
+    // The values the statement names: what must stand in what the model reads.
+    const values = [v.word, String(v.n), v.hex, v.language].filter((value) => text.includes(value));
+    out.push({ kind, text, values, at });
+    if (kind === "limit" && below(3) === 0) {
+      const later = at + 3 + below(turnsPerSegment);
+      const n = 1000 + below(9000);
+      out.push({ kind, text: text.replace(String(v.n), String(n)).replace(/^/, "Change of plan: "), values: [String(n)], at: later, replaces: String(v.n) });
+    }
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+/** A page the agent's tool read: about 300 rows, distinct for `turn`. */
+function page(turn) {
+  let out = `region,quarter,revenue,target (page ${turn})\n`;
+  for (let row = 0; row < 300; row++) out += `r${row % 12},${turn},${1000 + row * 7 + turn},${1200 + row}\n`;
+  return out;
+}
+
+const ORDINARY = ["Thanks, go on.", "Looks good so far.", "OK.", "Keep going."];
+
+/** An ordinary message of the user at `turn`: one of a few repeated ones, or one of its own
+ * (every other time), none a statement to keep. */
+function ordinary(turn) {
+  return turn % 2 === 0 ? ORDINARY[turn % ORDINARY.length] : `Also have a look at the chart on page ${turn + 7} when you get there; no rush.`;
+}
+
+/** What survives of `said` (the statements made so far) in `text` (what the model reads), and
+ * which replaced values still stand there. */
+function survival(said, text) {
+  const current = said.filter((s) => !said.some((later) => later.replaces && later.at > s.at && s.values.includes(later.replaces)));
+  const kept = {};
+  for (const s of current) {
+    kept[s.kind] ??= [0, 0];
+    kept[s.kind][1] += 1;
+    if (s.values.every((value) => text.includes(value))) kept[s.kind][0] += 1;
+  }
+  const stale = said.filter((s) => s.replaces && text.includes(s.replaces)).length;
+  return { kept, stale };
+}
+
+/** How many of `said` the recall tool finds by their values (one query each). */
+async function recallable(tool, said) {
+  let found = 0;
+  for (const s of said) {
+    const value = s.values[0];
+    const answer = await tool.call({ query: value });
+    if (answer.includes(value)) found += 1;
+  }
+  return found;
+}
+
+/** The session on a `MessageCompactor` (OpenAI chat messages, the list it returns sent):
+ * a compaction after each segment; the survival after each. */
+export async function messageFront(pkg, seed, segments, turnsPerSegment) {
+  const said = statements(seed, segments, turnsPerSegment);
+  const compactor = new pkg.MessageCompactor({ provider: { type: "offline" }, shape: "openai", conversation: `words-${seed}` });
+  let list = [{ role: "user", content: "Prepare the quarterly sales report from the pages you can fetch." }];
+  const rounds = [];
+  let k = 0;
+  for (let turn = 1; turn <= segments * turnsPerSegment; turn++) {
+    while (k < said.length && said[k].at === turn) list.push({ role: "user", content: said[k++].text });
+    if (turn % 3 === 0) list.push({ role: "user", content: ordinary(turn) });
+    const id = `call_${turn}`;
+    list.push({ role: "assistant", content: `Step ${turn}: reading page ${turn}.`, tool_calls: [{ id, type: "function", function: { name: "fetch_page", arguments: JSON.stringify({ page: turn }) } }] });
+    list.push({ role: "tool", tool_call_id: id, content: page(turn) });
+    if (turn % turnsPerSegment === 0) {
+      const done = await pkg.compactOrSay(() => compactor.compact(list, { trigger: "user" }));
+      if (done) list = done.messages;
+      const sofar = said.slice(0, k);
+      rounds.push({ ...survival(sofar, JSON.stringify(list)), recall: [await recallable(compactor.recallTool(), sofar), sofar.length], rung: done?.rung ?? "refused" });
+    }
+  }
+  return rounds;
+}
+
+/** The session on a `LogStore` (each statement recorded as the guide says, `The user wrote:
+ * …`; the model reading the latest summary and the last 6 entries): a compaction after each
+ * segment; the survival after each. */
+export async function logStoreFront(pkg, seed, segments, turnsPerSegment) {
+  const said = statements(seed, segments, turnsPerSegment);
+  const logs = new pkg.LogStore({ prefix: `words_${seed}_` });
+  logs.setGoal("Prepare the quarterly sales report from the pages you can fetch.");
+  const compactor = new pkg.Compactor(logs, { provider: { type: "offline" } });
+  const rounds = [];
+  let k = 0;
+  for (let turn = 1; turn <= segments * turnsPerSegment; turn++) {
+    logs.startIteration();
+    while (k < said.length && said[k].at === turn) logs.appendReasoning(`The user wrote: ${said[k++].text}`);
+    if (turn % 3 === 0) logs.appendReasoning(`The user wrote: ${ordinary(turn)}`);
+    logs.appendReasoning(`Step ${turn}: reading page ${turn}.`);
+    logs.appendToolActivity({ type: "fetch_page", action: "read", status: "success", details: page(turn) });
+    logs.finishIteration();
+    if (turn % turnsPerSegment === 0) {
+      const done = await pkg.compactOrSay(() => compactor.compact({ trigger: "user" }));
+      const reads = [logs.pins().map((p) => p.text).join("\n"), logs.recentReasoning(6).join("\n\n")].join("\n");
+      const sofar = said.slice(0, k);
+      rounds.push({ ...survival(sofar, reads), recall: [await recallable(compactor.recallTool(), sofar), sofar.length], rung: done ? "summarize" : "refused" });
+    }
+  }
+  return rounds;
+}
