@@ -64,12 +64,14 @@ export function callsAndResults(list) {
  * it sent and what the compactions did. With `ownList`, the agent keeps its own list whole and
  * sends what `compact` returns for one request only, as the AI SDK 7 does across calls; every
  * third turn takes a second step, before which it compacts the list it sent grown by the first
- * step, as `prepareStep` does within a call. */
-export async function runAgent(compactor, estimateTokens, shape, { turns = 60, ownList = false } = {}) {
+ * step, as `prepareStep` does within a call. With `until`, it stops before that turn and
+ * returns its state too (`list`), which `resume` takes up again: a page reloaded in between,
+ * the app's own list kept by the app. */
+export async function runAgent(compactor, estimateTokens, shape, { turns = 60, ownList = false, until = turns, resume } = {}) {
   const make = shapes[shape];
-  let list = [make.user(GOAL)];
-  const run = { requests: [], rungs: [], summaries: [], cleared: 0, clearedIds: [], unpaired: 0, kept: 0, sameWhenDue: 0 };
-  for (let turn = 0; turn < turns; turn++) {
+  let list = resume?.list ?? [make.user(GOAL)];
+  const run = resume?.run ?? { requests: [], rungs: [], summaries: [], turns: [], cleared: 0, clearedIds: [], unpaired: 0, kept: 0, sameWhenDue: 0 };
+  for (let turn = resume?.turn ?? 0; turn < until; turn++) {
     let sent = list;
     if (compactor.shouldCompact(list)) {
       const before = list;
@@ -78,6 +80,7 @@ export async function runAgent(compactor, estimateTokens, shape, { turns = 60, o
       run.cleared += done.cleared.length;
       run.clearedIds.push(...done.cleared.map((c) => c.callId));
       if (done.summary) run.summaries.push(done.summary);
+      if (done.turns) run.turns.push(done.turns);
       run.kept += done.messages.filter((m) => before.includes(m)).length;
       sent = done.messages;
     } else {
@@ -105,10 +108,12 @@ export async function runAgent(compactor, estimateTokens, shape, { turns = 60, o
         run.cleared += within.cleared.length;
         run.clearedIds.push(...within.cleared.map((c) => c.callId));
         if (within.summary) run.summaries.push(within.summary);
+        if (within.turns) run.turns.push(within.turns);
       }
     }
     if (turn === 12) list.push(make.user(LATER));
   }
+  if (until < turns) return { run, list, turn: until };
   run.last = ownList ? (await compactor.compact(list)).messages : list;
   return run;
 }

@@ -12,6 +12,7 @@ use crate::core::error::ErrorCode;
 use crate::core::json::read::{from_text, FromJson, ReadError};
 use crate::core::json::write::{to_json, ToJson};
 use crate::core::model::option_rows::Range;
+use crate::core::order::join::Joined;
 
 /// A core value as a plain JS object, cast to its typed stand-in.
 pub fn to_js<T: ToJson + ?Sized, J: JsCast>(value: &T) -> Result<J, ContextCompactorError> {
@@ -119,7 +120,7 @@ fn in_js_terms(error: &ReadError) -> String {
     match closest {
         Some(closest) => format!(
             "\"{name}\" is not an option; did you mean \"{closest}\"? (options: {})",
-            known.join(", ")
+            known.joined(", ")
         ),
         None => format!("\"{name}\" is not an option"),
     }

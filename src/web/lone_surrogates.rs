@@ -9,6 +9,7 @@
 //! the mark U+10F7FF, so that the mapping is one to one and [`to_js`] gives back exactly the
 //! string [`from_js`] was given. The core sees ordinary text.
 
+use crate::core::order::text_search::TextSearch;
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -102,7 +103,7 @@ pub fn to_js(text: &str) -> JsString {
 /// escaped lone surrogate replaced by the character that stands for it, so that the core reads
 /// it (a pair of escapes stays as it is).
 pub fn unescape_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
-    if !json.contains("\\u") {
+    if !json.contains_text("\\u") {
         return json.into();
     }
     let bytes = json.as_bytes();

@@ -52,8 +52,6 @@ const MAX_CONVERSATION_CHARS: usize = 64;
 pub struct JsMessageCompactor {
     inner: JsCompactor,
     front: Rc<Front>,
-    /// The list the last compaction that changed one gave back (see `messages::stitch`).
-    gave: Rc<RefCell<js_sys::Array>>,
 }
 
 #[wasm_bindgen(js_class = MessageCompactor)]
@@ -101,12 +99,11 @@ impl JsMessageCompactor {
             LogStore::new(BrowserStorage::memory(), BrowserClock, keys, seed).with_unit(Unit::Turn),
         ));
         let inner = JsCompactor::over(logs, copy.unchecked_into())?;
-        let front = Rc::new(MessageFront::new(shape, Rc::clone(&inner.engine)));
-        Ok(JsMessageCompactor {
-            inner,
-            front,
-            gave: Rc::default(),
-        })
+        // The last compaction lasts across reloads where the page has localStorage (a worker
+        // keeps it for its own life).
+        let kept = BrowserStorage::local().unwrap_or_else(|_| BrowserStorage::memory());
+        let front = Rc::new(MessageFront::new(shape, Rc::clone(&inner.engine), kept));
+        Ok(JsMessageCompactor { inner, front })
     }
 
     /// Where the compaction events are dispatched: the same as `Compactor`'s.
@@ -118,7 +115,7 @@ impl JsMessageCompactor {
     /// Share (0..1, can exceed 1) of `contextWindowTokens` that `messages` take.
     #[wasm_bindgen(skip_typescript)]
     pub fn usage(&self, messages: MessageListJs) -> JsResult<f64> {
-        let (_, Stitched { working: texts, .. }) = self.working(&messages, "usage(messages)")?;
+        let (_, Stitched { working: texts, .. }) = self.stitched(&messages, "usage(messages)")?;
         if self.front.engine().busy() {
             return Err(ContextCompactorError::new(
                 ErrorCode::Busy,
@@ -134,14 +131,14 @@ impl JsMessageCompactor {
     #[wasm_bindgen(js_name = shouldCompact, skip_typescript)]
     pub fn should_compact(&self, messages: MessageListJs) -> JsResult<bool> {
         let (_, Stitched { working: texts, .. }) =
-            self.working(&messages, "shouldCompact(messages)")?;
+            self.stitched(&messages, "shouldCompact(messages)")?;
         self.front.should_compact(&texts).map_err(front_error)
     }
 
     /// What `compact(messages)` would do now: no provider call, nothing written.
     #[wasm_bindgen(skip_typescript)]
     pub fn plan(&self, messages: MessageListJs) -> JsResult<JsValue> {
-        let (_, Stitched { working: texts, .. }) = self.working(&messages, "plan(messages)")?;
+        let (_, Stitched { working: texts, .. }) = self.stitched(&messages, "plan(messages)")?;
         let due = self.front.should_compact(&texts).map_err(front_error)?;
         let engine = self.front.engine();
         let tokens = engine.logs().borrow().estimate_tokens()?;
@@ -203,17 +200,19 @@ impl JsMessageCompactor {
 }
 
 impl JsMessageCompactor {
-    /// The list to work on for `messages` (`what` names the method in an error): as an array,
-    /// and as texts with the list in the app's own terms (see `messages::stitch`).
-    fn working(&self, messages: &JsValue, what: &str) -> JsResult<(js_sys::Array, Stitched)> {
+    /// The list to work on for `messages` (`what` names the method in an error), as texts
+    /// with the list in the app's own terms (see `messages::stitch`), and the array given.
+    fn stitched(&self, messages: &JsValue, what: &str) -> JsResult<(js_sys::Array, Stitched)> {
         let (array, given) = message_texts(messages, what)?;
-        let stitched = self.front.working(given);
-        let array = match stitched.head {
-            Some(n) => self
-                .gave
-                .borrow()
-                .concat(&array.slice(n as u32, array.length())),
-            None => array,
+        Ok((array, self.front.working(given)))
+    }
+
+    /// [`Self::stitched`], with the list to work on as an array.
+    fn working(&self, messages: &JsValue, what: &str) -> JsResult<(js_sys::Array, Stitched)> {
+        let (array, stitched) = self.stitched(messages, what)?;
+        let array = match stitched.made {
+            true => list_of(&array, &stitched.to_app)?,
+            false => array,
         };
         Ok((array, stitched))
     }
@@ -229,13 +228,11 @@ impl JsMessageCompactor {
             .map_err(ContextCompactorError::from)?;
         let conversation = self.front.load(&texts).map_err(front_error)?;
         let front = Rc::clone(&self.front);
-        let gave = Rc::clone(&self.gave);
         // `Compactor.rollback`'s own Promise, then the list read back: no async body of its own.
         let finish = Closure::once_into_js(move |_: JsValue| -> JsResult<JsValue> {
             let outs = front.rolled_back(&texts, &conversation)?;
-            front.forget();
-            *gave.borrow_mut() = js_sys::Array::new();
-            Ok(list_of(&array, &texts, outs)?.0.into())
+            front.forget()?;
+            Ok(list_of(&array, &outs)?.into())
         });
         let rolled: JsValue = self.inner.rollback(key.clone()).into();
         let then: js_sys::Function =
@@ -259,7 +256,6 @@ impl JsMessageCompactor {
             ));
         }
         let front = Rc::clone(&self.front);
-        let gave = Rc::clone(&self.gave);
         if front.engine().busy() {
             // The logs hold the list of the compaction running: they are not written over.
             let busy = CompactionError::Busy(BusyReason::Compacting);
@@ -279,12 +275,10 @@ impl JsMessageCompactor {
             return Ok(js_sys::Promise::resolve(&report));
         }
         let finish = move |result| {
-            let texts = &stitched.working;
-            let done = front.finish(texts, &conversation, result)?;
+            let done = front.finish(&stitched.working, &conversation, result)?;
             let report: js_sys::Object = to_js(&MessageReport::of(&done))?;
-            let (list, texts_given_back) = list_of(&array, texts, done.list)?;
-            front.remember(stitched.app(), texts_given_back);
-            *gave.borrow_mut() = list.clone();
+            front.remember(&stitched, &done.list);
+            let list = list_of(&array, &done.list)?;
             let _ = js_sys::Reflect::set(&report, &"messages".into(), &list);
             Ok(report.into())
         };
@@ -294,27 +288,16 @@ impl JsMessageCompactor {
     }
 }
 
-/// The list `outs` names over `array` (whose texts are `texts`), and its texts.
-fn list_of(
-    array: &js_sys::Array,
-    texts: &[String],
-    outs: Vec<Out>,
-) -> JsResult<(js_sys::Array, Vec<String>)> {
+/// The list `outs` names over `array`.
+fn list_of(array: &js_sys::Array, outs: &[Out]) -> JsResult<js_sys::Array> {
     let list = js_sys::Array::new();
-    let mut list_texts = Vec::with_capacity(outs.len());
     for out in outs {
         match out {
-            Out::Keep(index) => {
-                list.push(&array.get(index as u32));
-                list_texts.push(texts[index].clone());
-            }
-            Out::New(json) => {
-                list.push(&json_to_js::<JsValue>(&json)?);
-                list_texts.push(json);
-            }
+            Out::Keep(index) => list.push(&array.get(*index as u32)),
+            Out::New(json) => list.push(&json_to_js::<JsValue>(json)?),
         };
     }
-    Ok((list, list_texts))
+    Ok(list)
 }
 
 /// `messages` as an array and each message's JSON text; `invalid_input` naming `what` for

@@ -103,6 +103,40 @@ test("an agent that sends its own history at every call (the AI SDK 7's), and th
   assert.deepEqual(run.again, { same: true, compacted: false, rung: "none" }, "the list returned, given again: nothing new, the same array");
 });
 
+test("the same agent with its page reloaded twice (a new MessageCompactor each time, the app's own list kept by the app) never has a turn cleared or folded twice either", async () => {
+  const context = await env.browser.newContext();
+  const tab = await context.newPage();
+  await tab.goto(`${env.baseUrl}pkg/package.json`);
+  let state;
+  for (const until of [20, 40, 60]) {
+    if (state) await tab.reload();
+    state = await tab.evaluate(
+      async ({ agent, until, state }) => {
+        const pkg = await import("/pkg/context_compactor.js");
+        await pkg.default();
+        const { runAgent } = await import(URL.createObjectURL(new Blob([agent], { type: "text/javascript" })));
+        const compactor = new pkg.MessageCompactor({ provider: { type: "offline" }, shape: "ai-sdk", conversation: "reloaded" });
+        const made = state ? state.run.rungs.length : 0;
+        const next = await runAgent(compactor, pkg.estimateTokens, "ai-sdk", { ownList: true, until, resume: state ?? undefined });
+        const run = next.run ?? next;
+        return { ...next, last: undefined, madeHere: run.rungs.length - made };
+      },
+      { agent: AGENT, until, state },
+    );
+    assert.ok(state.madeHere >= 1, `no compaction in the load up to turn ${until}`);
+  }
+  await context.close();
+  assert.equal(new Set(state.clearedIds).size, state.clearedIds.length, `a result cleared twice: ${state.clearedIds}`);
+  let foldedTo = -1;
+  for (const [first, last] of state.turns) {
+    assert.ok(first > foldedTo, `turns ${first}-${last} folded again (folded to ${foldedTo}): ${JSON.stringify(state.turns)}`);
+    foldedTo = last;
+  }
+  assert.ok(state.turns.length >= 1, `summaries: ${state.rungs}`);
+  assert.ok(Math.max(...state.requests) <= 32_768, `a request over the window: ${Math.max(...state.requests)}`);
+  assert.equal(state.unpaired, 0);
+});
+
 test("rollback(archiveKey, messages) gives the list back with every result as the app gave it", async () => {
   const seen = await page.evaluate(async () => {
     const { MessageCompactor } = window.pkg;

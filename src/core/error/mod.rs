@@ -4,6 +4,7 @@
 pub mod redact;
 
 use crate::core::json::record::json_names;
+use crate::core::order::join::Joined;
 use std::fmt;
 
 use crate::core::model::clearing::ClearedBody;
@@ -274,13 +275,13 @@ impl fmt::Display for CompactionError {
             CompactionError::InvalidSummary(errors) => write!(
                 f,
                 "the model's summary was rejected on every attempt: {}",
-                errors.join("; ")
+                errors.joined("; ")
             ),
             CompactionError::SameInvalidSummary(errors) => write!(
                 f,
                 "the model's summary was rejected, and asked again it gave the same answer, so \
                  trying again will not help: {}",
-                errors.join("; ")
+                errors.joined("; ")
             ),
             CompactionError::Storage(err) => write!(f, "{err}"),
             CompactionError::Aborted => write!(

@@ -2,6 +2,7 @@
 //! like a Google API key (`AIza` and 35 more characters), which Google's own error bodies quote
 //! ("Consumer 'api_key:AIza…' has been suspended", `DebugInfo` "Invalid API key: …").
 
+use crate::core::order::text_search::TextSearch;
 use std::borrow::Cow;
 
 /// What a removed secret reads as.
@@ -23,18 +24,18 @@ fn key_char(b: u8) -> bool {
 pub fn redact<'a>(text: &'a str, secret: Option<&str>) -> Cow<'a, str> {
     let mut out: Cow<'a, str> = Cow::Borrowed(text);
     if let Some(secret) = secret.map(str::trim).filter(|s| s.len() >= MIN_SECRET_LEN) {
-        if out.contains(secret) {
-            out = Cow::Owned(out.replace(secret, REDACTED));
+        if out.contains_text(secret) {
+            out = Cow::Owned(out.replace_text(secret, REDACTED, usize::MAX));
         }
     }
-    if !out.contains(GOOGLE_KEY_PREFIX) {
+    if !out.contains_text(GOOGLE_KEY_PREFIX) {
         return out;
     }
     let bytes = out.as_bytes();
     let mut cleaned = String::with_capacity(out.len());
     let mut copied = 0;
     let mut at = 0;
-    while let Some(found) = out[at..].find(GOOGLE_KEY_PREFIX) {
+    while let Some(found) = out[at..].find_text(GOOGLE_KEY_PREFIX) {
         let start = at + found;
         let run = bytes[start..].iter().take_while(|&&b| key_char(b)).count();
         let preceded = start > 0 && key_char(bytes[start - 1]);

@@ -1,6 +1,7 @@
 //! Typed values read from JSON text: [`FromJson`] for the package's records and the options
 //! it is given, with errors that name the field and say what was found.
 
+use crate::core::order::join::Joined;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -336,7 +337,7 @@ pub fn one_of<T: Copy>(json: &str, names: &[(&'static str, T)]) -> Result<T, Rea
                 .iter()
                 .map(|(name, _)| format!("\"{name}\""))
                 .collect();
-            ReadError::invalid(json, format!("one of {}", list.join(", ")))
+            ReadError::invalid(json, format!("one of {}", list.joined(", ")))
         })
 }
 

@@ -327,7 +327,7 @@ pub fn field<'a>(json: &'a str, name: &str) -> Option<&'a str> {
 pub fn string(json: &str) -> Option<Cow<'_, str>> {
     let inner = json.trim();
     let inner = inner.strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.contains('\\') {
+    if !inner.as_bytes().contains(&b'\\') {
         return Some(Cow::Borrowed(inner));
     }
     let mut out = String::with_capacity(inner.len());

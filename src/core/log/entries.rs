@@ -5,6 +5,7 @@
 //! tab). They are kept as their stored text ([`Stored`]); the views below read the fields the
 //! package needs, leniently: any field may be absent or of another type.
 
+use crate::core::order::text_search::TextSearch;
 use std::borrow::Cow;
 
 use crate::core::log::stored_entry::{
@@ -67,7 +68,7 @@ impl<'a> ExecutionFields<'a> {
     /// recorded around it, not the agent's own words.
     pub fn without_code(&self) -> Cow<'a, str> {
         match self.part(Part::Code) {
-            Some(code) => Cow::Owned(self.0.text.replacen(code, "\"\"", 1)),
+            Some(code) => Cow::Owned(self.0.text.replace_text(code, "\"\"", 1)),
             None => Cow::Borrowed(self.0.text),
         }
     }

@@ -1,5 +1,7 @@
 //! Iteration boundaries: the reasoning-log header lines and where un-numbered entries belong.
 
+use crate::core::order::text_search::TextSearch;
+
 /// What the texts a model reads (placeholders, the recall tool's answers) call an iteration:
 /// the logs' own word, or a message list's turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -82,14 +84,14 @@ const WITHOUT_MODEL: &str = "Summarised without the model, which failed";
 /// Whether a compacted-summary entry is the package's own summary (the fallback rung's).
 pub fn written_without_model(entry: &str) -> bool {
     let second = entry.trim_start().lines().nth(1).unwrap_or_default();
-    second.starts_with("(Originals of iterations ") && second.contains(WITHOUT_MODEL)
+    second.starts_with("(Originals of iterations ") && second.contains_text(WITHOUT_MODEL)
 }
 
 /// The archive key a compacted-summary entry's second line names, if it names one.
 pub fn parse_summary_source(entry: &str) -> Option<&str> {
     let second = entry.trim_start().lines().nth(1)?.trim();
     let rest = second.strip_prefix("(Originals of iterations ")?;
-    let (_, rest) = rest.split_once(": archive ")?;
+    let (_, rest) = rest.split_once_text(": archive ")?;
     let (key, _) = rest.split_once(';')?;
     Some(key.trim())
 }

@@ -3,6 +3,7 @@
 //! to parse the package's header formats.
 
 use crate::core::json::record::{json_names, json_record};
+use crate::core::order::join::Joined;
 
 use crate::core::log::iteration::{
     parse_iteration_header, parse_summary_header, parse_summary_source, SUMMARY_END,
@@ -78,7 +79,7 @@ impl ReasoningEntry {
                 Some((last, rest)) if last.trim() == SUMMARY_END => rest,
                 _ => &body[..],
             };
-            body.join("\n").trim().to_owned()
+            body.joined("\n").trim().to_owned()
         });
         Self {
             text: text.to_owned(),
@@ -95,6 +96,7 @@ impl ReasoningEntry {
 mod tests {
     use super::*;
     use crate::core::log::iteration::{iteration_header, summary_header, summary_source_line};
+    use crate::core::order::text_search::TextSearch;
 
     #[test]
     fn headers_summaries_and_text_are_told_apart() {
@@ -141,7 +143,7 @@ mod tests {
         assert_eq!(before_any.iteration, None);
         let json = crate::core::json::write::to_json(&summary);
         assert!(
-            json.contains(r#""kind":"summary","iterations":[1,6],"archiveKey":"#),
+            json.contains_text(r#""kind":"summary","iterations":[1,6],"archiveKey":"#),
             "{json}"
         );
     }

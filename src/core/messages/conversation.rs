@@ -3,6 +3,7 @@
 //! answering it. A turn is the core's iteration; a cut between turns never parts a call from
 //! its result.
 
+use crate::core::order::join::Joined;
 use std::ops::Range;
 
 use crate::core::log::iteration::parse_summary_header;
@@ -107,7 +108,7 @@ struct Reading {
 
 impl Reading {
     fn take(&mut self, index: usize, json: &str, read: MessageRead<'_>) {
-        let words = read.texts.join("\n");
+        let words = read.texts.joined("\n");
         let started = !self.conversation.turns.is_empty();
         match read.role {
             Role::Model => self.start_turn(index, &words, &read),

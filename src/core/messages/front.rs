@@ -22,6 +22,7 @@ use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::run::compactor::Compactor;
+use crate::core::store::last_compaction::StoredLast;
 use crate::core::store::log_store::{LogStore, PinError};
 
 /// The newest turns whose tool results stay whole by default: the model has read the others
@@ -66,15 +67,23 @@ pub struct MessageFront<S, C> {
     shape: Shape,
     engine: Rc<Compactor<S, C>>,
     last: RefCell<LastCompaction>,
+    /// Where the last compaction is kept (across reloads where it is the page's
+    /// `localStorage`).
+    kept: StoredLast<S>,
 }
 
 impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
-    /// A front for lists of `shape` over `engine` (whose logs hold nothing of the app's own).
-    pub fn new(shape: Shape, engine: Rc<Compactor<S, C>>) -> Self {
+    /// A front for lists of `shape` over `engine` (whose logs hold nothing of the app's own),
+    /// its last compaction kept in `store` (read from it now: a record that cannot be read is
+    /// none, every list then taken as it is).
+    pub fn new(shape: Shape, engine: Rc<Compactor<S, C>>, store: S) -> Self {
+        let kept = StoredLast::new(store, engine.logs().borrow().keys());
+        let last = kept.read().map(|text| LastCompaction::read(&text));
         MessageFront {
             shape,
             engine,
-            last: RefCell::default(),
+            last: RefCell::new(last.unwrap_or_default()),
+            kept,
         }
     }
 
@@ -84,8 +93,9 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
     }
 
     /// Forgets what the last compaction was given and gave (a rollback undid it).
-    pub fn forget(&self) {
+    pub fn forget(&self) -> Result<(), StorageError> {
         *self.last.borrow_mut() = LastCompaction::default();
+        self.kept.remove()
     }
 
     /// The list after `Compactor::rollback` put an archive of the compaction of `messages`
@@ -106,10 +116,13 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
         ))
     }
 
-    /// A compaction that changed the list was given `given` (the app's list, in its own terms:
-    /// [`Stitched::app`]) and gave `gave`.
-    pub fn remember(&self, given: &[String], gave: Vec<String>) {
-        self.last.borrow_mut().record(given.to_vec(), gave);
+    /// A compaction of `stitched`'s list gave `outs` over it. Kept in memory whatever storage
+    /// does: a record storage refused costs, after a reload, one compaction of what this one
+    /// did, never a message.
+    pub fn remember(&self, stitched: &Stitched, outs: &[Out]) {
+        let mut last = self.last.borrow_mut();
+        last.record(stitched, outs);
+        let _ = self.kept.write(&last.text());
     }
 
     /// The core's compactor underneath.

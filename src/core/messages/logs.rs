@@ -9,6 +9,7 @@ use crate::core::json::scan::{array_document, field, string};
 use crate::core::json::write::{write_string, ObjectOut};
 use crate::core::log::iteration::iteration_header;
 use crate::core::messages::conversation::{Conversation, Turn};
+use crate::core::order::join::Joined;
 use crate::core::store::originals::push_pair;
 
 /// The longest part of a call's arguments the reasoning log repeats, in characters.
@@ -27,7 +28,7 @@ pub fn reasoning_log(conversation: &Conversation) -> String {
         (Some(earlier), _) => entries.push(earlier.entry.clone()),
         (None, Some(goal)) => entries.push(format!(
             "=== SESSION START ===\nQuery: {}",
-            goal.split_whitespace().collect::<Vec<_>>().join(" ")
+            goal.split_whitespace().collect::<Vec<_>>().joined(" ")
         )),
         (None, None) => {}
     }

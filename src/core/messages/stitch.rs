@@ -6,77 +6,146 @@
 //! returned is worked on as it is, and stands, in the app's own terms, for what that compaction
 //! was given followed by the same tail: a compaction of it is remembered in those terms, so the
 //! app's own history, given next, is recognised too. Any other list is taken as it is.
+//!
+//! What the last compaction was given is remembered by the hash of each message's exact JSON
+//! and what it gave as messages of that list or written by it ([`Out`]): a record small enough
+//! to be stored ([`LastCompaction::text`]), so that it holds across reloads.
+
+use crate::core::json::write::to_json;
+use crate::core::log::text_hash::text_hash;
+use crate::core::messages::rebuild::Out;
+use crate::core::store::originals::{pairs, push_pair};
+
+/// The hash a message is known by: that of its exact JSON text.
+fn message_hash(json: &str) -> String {
+    text_hash(Some(json))
+}
 
 /// A list given, as the front works on it (see [`LastCompaction::stitch`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stitched {
     /// The list to work on.
     pub working: Vec<String>,
-    /// How many messages at the head of the list given the last compaction's list replaced.
-    pub head: Option<usize>,
-    /// The list in the app's own terms, which a compaction of it is remembered by, where it
-    /// is not `working` itself ([`Stitched::app`]).
-    pub app: Option<Vec<String>>,
+    /// Whether the list to work on is made of the list given as `to_app` says (each message
+    /// one of its own, or one the last compaction wrote); else it is that list itself.
+    pub made: bool,
+    /// Each message of the list to work on as a message of the app's own list (`app`) or one
+    /// a compaction wrote.
+    pub to_app: Vec<Out>,
+    /// The hash of each message of the list in the app's own terms.
+    app: Vec<String>,
 }
 
-impl Stitched {
-    /// The list in the app's own terms.
-    pub fn app(&self) -> &[String] {
-        self.app.as_deref().unwrap_or(&self.working)
-    }
-}
-
-/// How many messages `head` holds, when `messages` begins with all of them (and has any).
-fn begins_with(messages: &[String], head: &[String]) -> Option<usize> {
-    let n = head.len();
-    (n > 0 && messages.len() >= n && messages[..n] == *head).then_some(n)
-}
-
-/// What the last compaction that changed a list was given, and the list it gave back.
+/// What the last compaction that changed a list was given (the hash of each message, in the
+/// app's own terms), and the list it gave back, over it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LastCompaction {
     given: Vec<String>,
-    gave: Vec<String>,
+    gave: Vec<Out>,
 }
 
 impl LastCompaction {
-    /// How many messages at the head of `messages` the last compaction was given (all of
-    /// them, in order), when `messages` begins with them.
-    pub fn covers(&self, messages: &[String]) -> Option<usize> {
-        begins_with(messages, &self.given)
-    }
-
     /// The list to work on: what the last compaction gave, then `messages` after what it was
-    /// given (`messages` itself when it does not begin with that); how many messages of
-    /// `messages` the head replaced; and `messages` in the app's own terms where they differ
-    /// from the list to work on (`messages` itself when stitched; what the last compaction was
-    /// given, then the rest, where `messages` begins with what it gave).
+    /// given, when `messages` begins with that; else `messages` itself — in the app's own
+    /// terms what the last compaction was given, then the rest, where `messages` begins with
+    /// what it gave.
     pub fn stitch(&self, messages: Vec<String>) -> Stitched {
-        if let Some(n) = self.covers(&messages) {
-            let mut working = self.gave.clone();
-            working.extend_from_slice(&messages[n..]);
-            return Stitched {
-                working,
-                head: Some(n),
-                app: Some(messages),
-            };
+        let mut app: Vec<String> = Vec::with_capacity(messages.len());
+        for json in &messages {
+            app.push(message_hash(json));
         }
-        let app = begins_with(&messages, &self.gave).map(|m| {
-            let mut app = self.given.clone();
-            app.extend_from_slice(&messages[m..]);
-            app
-        });
+        let (n, m, len) = (self.given.len(), self.gave.len(), messages.len());
+        let made = n > 0 && app.starts_with(&self.given);
+        let gave_first = !made
+            && m > 0
+            && len >= m
+            && self.gave.iter().zip(&app).all(|(out, hash)| match out {
+                Out::Keep(index) => self.given[*index] == *hash,
+                Out::New(json) => message_hash(json) == *hash,
+            });
+        // The messages of the list given that what the last compaction gave stands for, and
+        // where the rest stand in the app's list.
+        let (skip, base) = match (made, gave_first) {
+            (true, _) => (n, n),
+            (_, true) => {
+                let rest = app.split_off(m);
+                app.clone_from(&self.given);
+                app.extend(rest);
+                (m, n)
+            }
+            _ => (0, 0),
+        };
+        let mut to_app = match skip {
+            0 => Vec::new(),
+            _ => self.gave.clone(),
+        };
+        for k in 0..len - skip {
+            to_app.push(Out::Keep(base + k));
+        }
+        let working = match made {
+            false => messages,
+            true => (to_app.iter())
+                .map(|out| match out {
+                    Out::Keep(index) => messages[*index].clone(),
+                    Out::New(json) => json.clone(),
+                })
+                .collect(),
+        };
         Stitched {
-            working: messages,
-            head: None,
+            working,
+            made,
+            to_app,
             app,
         }
     }
 
-    /// A compaction was given `given` (the app's list) and gave `gave`.
-    pub fn record(&mut self, given: Vec<String>, gave: Vec<String>) {
-        self.given = given;
-        self.gave = gave;
+    /// A compaction of `stitched`'s list to work on gave `outs` over it.
+    pub fn record(&mut self, stitched: &Stitched, outs: &[Out]) {
+        self.gave.clear();
+        for out in outs {
+            self.gave.push(match out {
+                Out::Keep(index) => stitched.to_app[*index].clone(),
+                Out::New(json) => Out::New(json.clone()),
+            });
+        }
+        self.given.clone_from(&stitched.app);
+    }
+
+    /// The record as the text stored: `store::originals`' pairs, `[0, hash]` for each hash,
+    /// then `[1, index]` for each message given back that is one of the app's, `[2, message]`
+    /// for one written.
+    pub fn text(&self) -> String {
+        let mut out = String::from("[");
+        for hash in &self.given {
+            let mut quoted = String::from("\"");
+            quoted.push_str(hash);
+            quoted.push('"');
+            push_pair(&mut out, 0, &quoted);
+        }
+        for given_back in &self.gave {
+            match given_back {
+                Out::Keep(index) => push_pair(&mut out, 1, &to_json(&(*index as u32))),
+                Out::New(json) => push_pair(&mut out, 2, json),
+            }
+        }
+        out.push(']');
+        out
+    }
+
+    /// The record [`LastCompaction::text`] wrote as `text`; none (every list taken as it is)
+    /// when it does not read.
+    pub fn read(text: &str) -> LastCompaction {
+        let mut last = LastCompaction::default();
+        for (kind, item) in pairs(text) {
+            let index = item.parse::<u32>().ok().map(|i| i as usize);
+            match (kind, index.filter(|i| *i < last.given.len())) {
+                (0, _) => last.given.push(item.trim_matches('"').to_owned()),
+                (1, Some(index)) => last.gave.push(Out::Keep(index)),
+                (2, _) => last.gave.push(Out::New(item.to_owned())),
+                _ => return LastCompaction::default(),
+            }
+        }
+        last
     }
 }
 
@@ -84,33 +153,54 @@ impl LastCompaction {
 mod tests {
     use super::*;
 
-    fn texts(list: &[&str]) -> Vec<String> {
-        list.iter().map(|t| (*t).to_owned()).collect()
+    /// Messages as JSON texts, one for each name.
+    fn texts(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| format!("{{\"m\":\"{n}\"}}")).collect()
+    }
+
+    fn new(name: &str) -> Out {
+        Out::New(texts(&[name]).remove(0))
     }
 
     #[test]
     fn a_list_given_again_works_on_what_was_given_back_and_its_tail() {
         let mut last = LastCompaction::default();
-        let stitched = |working: &[&str], head, app: Option<&[&str]>| Stitched {
-            working: texts(working),
-            head,
-            app: app.map(texts),
-        };
-        let ab = stitched(&["a", "b"], None, None);
-        assert_eq!(last.stitch(texts(&["a", "b"])), ab);
-        last.record(texts(&["a", "b", "c"]), texts(&["a", "S"]));
+        let ab = last.stitch(texts(&["a", "b"]));
+        assert_eq!((ab.working, ab.made), (texts(&["a", "b"]), false));
+        let abc = last.stitch(texts(&["a", "b", "c"]));
+        // Given a, b, c; gave a and a summary S.
+        last.record(&abc, &[Out::Keep(0), new("S")]);
+        let grown = last.stitch(texts(&["a", "b", "c", "d"]));
+        assert_eq!(grown.working, texts(&["a", "S", "d"]));
+        assert!(grown.made);
+        assert_eq!(grown.to_app, vec![Out::Keep(0), new("S"), Out::Keep(3)]);
+        // The list it gave back, grown, is worked on as it is, and stands for the app's list:
+        // a compaction of it (a clearing of d into D) is remembered in the app's terms.
+        let returned = last.stitch(texts(&["a", "S", "d"]));
         assert_eq!(
-            last.stitch(texts(&["a", "b", "c", "d"])),
-            stitched(&["a", "S", "d"], Some(3), Some(&["a", "b", "c", "d"]))
+            (returned.working.clone(), returned.made),
+            (texts(&["a", "S", "d"]), false)
         );
-        // The list it gave back, grown, is worked on as it is, and stands for the app's list.
-        assert_eq!(
-            last.stitch(texts(&["a", "S", "d"])),
-            stitched(&["a", "S", "d"], None, Some(&["a", "b", "c", "d"]))
-        );
+        last.record(&returned, &[Out::Keep(0), Out::Keep(1), new("D")]);
+        let history = last.stitch(texts(&["a", "b", "c", "d", "e"]));
+        assert_eq!(history.working, texts(&["a", "S", "D", "e"]));
+        // The record read back from its text stitches the same (a reload).
+        let again = LastCompaction::read(&last.text());
+        assert_eq!(again, last);
+        assert_eq!(again.stitch(texts(&["a", "b", "c", "d", "e"])), history);
         // Another list is taken as it is.
         let other = last.stitch(texts(&["a", "x", "c", "d"]));
-        assert_eq!(other.app(), texts(&["a", "x", "c", "d"]));
-        assert_eq!(last.stitch(texts(&["a", "b"])), ab);
+        assert_eq!(
+            (other.working, other.made),
+            (texts(&["a", "x", "c", "d"]), false)
+        );
+        // A record that does not read is none: an index past the hashes, a kind of its own.
+        for junk in ["[[0,\"h\"],[1,7]]", "[[1,0]]", "[[3,{}]]"] {
+            assert_eq!(
+                LastCompaction::read(junk),
+                LastCompaction::default(),
+                "{junk}"
+            );
+        }
     }
 }

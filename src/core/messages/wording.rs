@@ -52,6 +52,7 @@ fn reworded(text: &str, from_to: fn((&'static str, &'static str)) -> (&str, &str
 mod tests {
     use super::*;
     use crate::core::log::iteration::{parse_summary_header, parse_summary_source};
+    use crate::core::order::text_search::TextSearch;
 
     const ENTRY: &str = "=== COMPACTED SUMMARY (Iterations 1-40) ===\n\
         (Originals of iterations 1-40: archive msgs_archived_logs_1; the recall tool reads them back.)\n\
@@ -67,7 +68,10 @@ mod tests {
         assert!(
             said.starts_with("=== COMPACTED SUMMARY (Turns 1-40) ===\n(Originals of turns 1-40")
         );
-        assert!(said.contains("\n- Turns 1–38 (archive") && said.contains("\n- Turn 40 (this"));
+        assert!(
+            said.contains_text("\n- Turns 1–38 (archive")
+                && said.contains_text("\n- Turn 40 (this")
+        );
         assert_eq!(parse_summary_header(&said), None, "not the core's header");
         let back = in_iterations(&said).expect("a summary of ours");
         assert_eq!(back, ENTRY);

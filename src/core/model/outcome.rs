@@ -5,6 +5,7 @@ use crate::core::json::record::{json_names, json_record};
 use crate::core::json::write::{to_json, write_string, ObjectOut, ToJson};
 use crate::core::model::clearing::{ClearedBody, Rung};
 use crate::core::model::per_log::PerLog;
+use crate::core::order::text_search::TextSearch;
 
 use crate::core::model::facts::{Coverage, Demoted, Injection, UnverifiedLine};
 use crate::core::model::fallback::FallbackReason;
@@ -298,7 +299,7 @@ impl ToJson for RecordedResult {
     fn write_json(&self, out: &mut String) {
         // Strings are escaped, so the unescaped member is the result's own.
         let json = self.json.get();
-        match json.split_once(NO_SUMMARY) {
+        match json.split_once_text(NO_SUMMARY) {
             Some((head, tail)) => {
                 out.push_str(head);
                 out.push_str("\"summary\":");

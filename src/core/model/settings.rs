@@ -317,6 +317,7 @@ impl CompactorSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::order::text_search::TextSearch;
 
     #[test]
     fn defaults_are_the_documented_ones_and_valid() {
@@ -407,7 +408,7 @@ mod tests {
                 "{}",
                 err.field
             );
-            assert!(err.message.contains(err.field), "{err}");
+            assert!(err.message.contains_text(err.field), "{err}");
         }
     }
 
@@ -421,12 +422,16 @@ mod tests {
             .validate()
             .unwrap_err()
             .message
-            .contains("recommendedUsage"));
+            .contains_text("recommendedUsage"));
         let s = CompactorSettings {
             max_archives: 0,
             ..Default::default()
         };
-        assert!(s.validate().unwrap_err().message.contains("maxArchives"));
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .message
+            .contains_text("maxArchives"));
         for (s, named) in [
             (
                 CompactorSettings {
@@ -457,7 +462,10 @@ mod tests {
                 "summaryBudgetTokens",
             ),
         ] {
-            assert!(s.validate().unwrap_err().message.contains(named), "{named}");
+            assert!(
+                s.validate().unwrap_err().message.contains_text(named),
+                "{named}"
+            );
         }
     }
 

@@ -198,6 +198,7 @@ impl KeyValueStore for MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::order::text_search::TextSearch;
 
     #[test]
     fn utf16_units_match_javascript_length() {
@@ -232,7 +233,7 @@ mod tests {
         // The key counts in what the write needs; the value it replaces is free.
         let described = with_free_space(&store, err).to_string();
         assert!(
-            described.contains("needs 22 bytes and only 20 bytes are free"),
+            described.contains_text("needs 22 bytes and only 20 bytes are free"),
             "{described}"
         );
     }

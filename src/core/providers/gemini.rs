@@ -1,6 +1,8 @@
 //! The Gemini `generateContent` protocol: the request body and the reading of the reply.
 //! Transport (fetch, headers, abort) lives in the web layer; everything here is plain data.
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use std::borrow::Cow;
 
 use crate::core::error::redact::redact;
@@ -47,10 +49,7 @@ pub enum Family {
 impl Family {
     /// The family of a model id, with or without the `models/` prefix ListModels returns.
     pub fn of(model: &str) -> Family {
-        let id = model
-            .trim()
-            .trim_start_matches("models/")
-            .to_ascii_lowercase();
+        let id = model.trim().trim_start_text("models/").to_ascii_lowercase();
         if id.starts_with("gemma") {
             return Family::Gemma;
         }
@@ -141,16 +140,16 @@ pub fn response_schema() -> String {
         .collect();
     let list = r#"{"type":"ARRAY","items":{"type":"STRING"}}"#;
     let properties: Vec<String> = keys.iter().map(|key| format!("{key}:{list}")).collect();
-    let keys = keys.join(",");
+    let keys = keys.joined(",");
     format!(
         r#"{{"type":"OBJECT","properties":{{{}}},"required":[{keys}],"propertyOrdering":[{keys}]}}"#,
-        properties.join(",")
+        properties.joined(",")
     )
 }
 
 /// `POST {base}/v1beta/models/{model}:generateContent`; the key never goes into the URL.
 pub fn endpoint(base_url: &str, model: &str) -> String {
-    let model = model.trim().trim_start_matches("models/");
+    let model = model.trim().trim_start_text("models/");
     format!(
         "{}/v1beta/models/{}:generateContent",
         base_url.trim().trim_end_matches('/'),
@@ -403,12 +402,14 @@ fn lasting_quota(error: Option<&str>, message: &str) -> bool {
     for violation in violations {
         let id = text_at(violation, &["quotaId"]).unwrap_or_default();
         let value = field(violation, "quotaValue").and_then(|v| match string(v) {
-            Some(s) => Some(s.contains('0') && s.trim().bytes().all(|b| b == b'0' || b == b'.')),
+            Some(s) => Some(
+                s.as_bytes().contains(&b'0') && s.trim().bytes().all(|b| b == b'0' || b == b'.'),
+            ),
             None => f64::from_json(v).ok().map(|n| n == 0.0),
         });
-        lasting |= id.contains("PerDay") || value == Some(true);
+        lasting |= id.contains_text("PerDay") || value == Some(true);
     }
-    lasting || message.contains("limit: 0") || message.contains("per day")
+    lasting || message.contains_text("limit: 0") || message.contains_text("per day")
 }
 
 fn http_error(status: u16, parsed: Option<&str>, body: &str, model: &str) -> ProviderError {
@@ -421,7 +422,7 @@ fn http_error(status: u16, parsed: Option<&str>, body: &str, model: &str) -> Pro
     let lasting = status == 429 && lasting_quota(error, &google_message);
     let message = match status {
         404 => format!("the model id \"{model}\" is unknown or retired ({google_message})"),
-        400 if google_message.contains("API key") => {
+        400 if google_message.contains_text("API key") => {
             format!("the API key was rejected ({google_message})")
         }
         403 => format!("the API key was rejected or lacks access ({google_message})"),

@@ -7,6 +7,7 @@ use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::Ledger;
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::CompactorSettings;
+use crate::core::order::join::Joined;
 use crate::core::providers::attempts::{Asking, AttemptEvent, Attempts};
 use crate::core::providers::port::{SummaryProvider, SummaryRequest};
 use crate::core::steps::check::{Accepted, SummaryCheck, Verdict};
@@ -165,7 +166,7 @@ impl Asking<'_> {
                         .await;
                 }
                 let texts: Vec<&str> = group.iter().map(|p| p.summary.as_str()).collect();
-                let ledger = facts_held(whole.ledger, &texts.join("\n"));
+                let ledger = facts_held(whole.ledger, &texts.joined("\n"));
                 let prompt = build_merge_prompt(
                     &group,
                     (last, last + 1),

@@ -3,6 +3,8 @@
 //! JSON on its own) rendered as the six sections, then the canonical markdown of
 //! `validation::canonicalize`.
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use std::borrow::Cow;
 
 use crate::core::json::scan::{depth, items, members, string, value_end};
@@ -52,7 +54,7 @@ fn without_reasoning(answer: &str) -> &str {
         rest.trim_start_matches('*').trim_start_matches('_'),
         "thinking:",
     ) {
-        let paragraph_end = rest.find("\n\n").unwrap_or(rest.len());
+        let paragraph_end = rest.find_text("\n\n").unwrap_or(rest.len());
         let section = rest.len() - from_first_section(rest).len();
         rest = rest[paragraph_end.min(section)..].trim_start();
     }
@@ -125,10 +127,14 @@ fn json_sections(answer: &str) -> Option<String> {
         .zip(SECTIONS)
         .filter(|(points, _)| !points.is_empty())
         .map(|(points, (emoji, title))| {
-            format!("{}\n{}", canonical_heading(emoji, title), points.join("\n"))
+            format!(
+                "{}\n{}",
+                canonical_heading(emoji, title),
+                points.joined("\n")
+            )
         })
         .collect();
-    Some(blocks.join("\n\n"))
+    Some(blocks.joined("\n\n"))
 }
 
 /// The points of a section's JSON `value`, as list lines: each string of an array (or the
@@ -163,7 +169,7 @@ fn labelled_points(key: &str, value: &str, out: &mut Vec<String>) {
     out.extend(
         inner
             .iter()
-            .map(|point| format!("- {key}: {}", point.trim_start_matches("- "))),
+            .map(|point| format!("- {key}: {}", point.trim_start_text("- "))),
     );
 }
 

@@ -9,7 +9,9 @@ use crate::core::model::facts::{Coverage, Fact, Injection, Ledger, UnverifiedLin
 use crate::core::model::outcome::AnswerFormat;
 use crate::core::model::reasons::RetryReason;
 use crate::core::model::settings::{CompactorSettings, LinePolicy, MissingFacts};
+use crate::core::order::join::Joined;
 use crate::core::order::sort::sort_unique;
+use crate::core::order::text_search::TextSearch;
 use crate::core::steps::fit::{facts_alone, fit};
 use crate::core::steps::index::{index_tokens, with_index, without_index};
 use crate::core::steps::provenance::{injected_lines, mark_injected, INJECTED_MARK};
@@ -41,10 +43,14 @@ pub struct SummaryCheck<'a> {
 /// `summary` without the marks a model wrote at the end of its lines: a line it marked is
 /// judged like any other, and an honest one keeps no mark.
 fn without_marks(summary: &str) -> String {
-    if !summary.contains(INJECTED_MARK) && !summary.contains(UNVERIFIED_MARK) {
+    if !summary.contains_text(INJECTED_MARK) && !summary.contains_text(UNVERIFIED_MARK) {
         return summary.to_owned();
     }
-    summary.lines().map(unmarked).collect::<Vec<_>>().join("\n")
+    summary
+        .lines()
+        .map(unmarked)
+        .collect::<Vec<_>>()
+        .joined("\n")
 }
 
 /// `line` without the package's marks at its end.
@@ -383,7 +389,7 @@ pub fn missing_fact_error(fact: &Fact) -> String {
 fn unbacked_error(unbacked: &Unbacked) -> String {
     format!(
         "Found nowhere in the logs: {} (in the line \"{}\")",
-        unbacked.line.items.join(", "),
+        unbacked.line.items.joined(", "),
         unbacked.line.line
     )
 }

@@ -5,6 +5,8 @@
 //! app's own reader still parses the entry. The caller archives the originals before it writes
 //! a placeholder (the journal's order).
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use std::borrow::Cow;
 
 use crate::core::json::scan::{field, items, members};
@@ -376,7 +378,7 @@ pub fn original_of<'o, V: EntryView>(
     originals: &'o [Stored<V>],
     placeholders: &[String],
 ) -> Option<&'o Stored<V>> {
-    if !entry.json().contains(CLEARED_MARK) {
+    if !entry.json().contains_text(CLEARED_MARK) {
         return None;
     }
     let hash = text_hash(Some(entry.json()));
@@ -396,16 +398,18 @@ pub fn placeholder_naming(archive_key: &str) -> String {
 pub fn placeholder_sources(text: &str) -> impl Iterator<Item = (u32, &str)> {
     // Its own ending is the last `. recall(n)… brings it back from key]` in it (a title
     // before it may quote one).
-    text.split(CLEARED_MARK).skip(1).filter_map(|placeholder| {
-        let endings = placeholder.split(". recall(").skip(1);
-        endings
-            .filter_map(|ending| {
-                let (n, rest) = ending.split_once(')')?;
-                let (_, key) = rest.split_once(" brings it back from ")?;
-                Some((n.parse().ok()?, key.split_once(']')?.0))
-            })
-            .last()
-    })
+    text.split_text(CLEARED_MARK)
+        .skip(1)
+        .filter_map(|placeholder| {
+            let endings = placeholder.split_text(". recall(").skip(1);
+            endings
+                .filter_map(|ending| {
+                    let (n, rest) = ending.split_once(')')?;
+                    let (_, key) = rest.split_once_text(" brings it back from ")?;
+                    Some((n.parse().ok()?, key.split_once(']')?.0))
+                })
+                .last()
+        })
 }
 
 /// An entry as clearing reads it.
@@ -476,7 +480,7 @@ fn placeholder_text(body: &str, how: &Recovery<'_>) -> String {
     }
     let terms = kept_terms(&text);
     if !terms.is_empty() {
-        out.push_str(&format!("; holds {}", terms.join(", ")));
+        out.push_str(&format!("; holds {}", terms.joined(", ")));
     }
     // The entry's id stands beside the placeholder, in its own field.
     let query = match how.id.is_empty() {
@@ -506,10 +510,11 @@ fn kept_terms(text: &str) -> Vec<String> {
     sort_unique(&mut wholes);
     let has = |v: Option<u64>| v.is_some_and(|v| wholes.binary_search(&v).is_ok());
     let in_run = |n: &str| whole(n).is_some_and(|v| has(v.checked_sub(1)) || has(v.checked_add(1)));
-    let short = |n: &String| n.len() == 3 && !n.contains('.');
+    let short = |n: &String| n.len() == 3 && !n.as_bytes().contains(&b'.');
     let table = numbers.iter().filter(|n| short(n)).count() > MAX_KEPT_TERMS;
-    let figure =
-        |n: &String| (n.contains('.') || n.len() >= 3) && !in_run(n) && !(table && short(n));
+    let figure = |n: &String| {
+        (n.as_bytes().contains(&b'.') || n.len() >= 3) && !in_run(n) && !(table && short(n))
+    };
     terms.extend(numbers.iter().filter(|n| figure(n)).cloned());
     unique_in_order(&mut terms);
     terms.truncate(MAX_KEPT_TERMS);
@@ -532,8 +537,8 @@ fn title_of(text: &str) -> Option<String> {
     }
     // Lower-casing ASCII keeps every byte where it was: offsets in `lower` are offsets in `text`.
     let lower = text[..head].to_ascii_lowercase();
-    if let Some(start) = lower.find("<title>").map(|at| at + "<title>".len()) {
-        let end = start + lower[start..].find("</title>")?;
+    if let Some(start) = lower.find_text("<title>").map(|at| at + "<title>".len()) {
+        let end = start + lower[start..].find_text("</title>")?;
         return Some(text[start..end].trim().chars().take(120).collect());
     }
     text.lines()

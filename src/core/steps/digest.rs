@@ -6,6 +6,7 @@ use crate::core::log::entries::StoredToolActivity;
 use crate::core::log::iteration::{parse_iteration_header, parse_summary_header};
 use crate::core::order::sort::sort_by_key;
 use crate::core::order::sorted_map::SortedMap;
+use crate::core::order::text_search::TextSearch;
 use crate::core::steps::label::label_of;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::heading_section;
@@ -68,11 +69,11 @@ fn marker(entry: &str) -> Option<(&str, &str)> {
 /// The block of a `=== JAVASCRIPT EXECUTION ===` entry that follows `label:` up to the next
 /// label.
 fn block<'t>(text: &'t str, label: &str, next: &[&str]) -> Option<&'t str> {
-    let start = text.find(&format!("{label}:\n"))? + label.len() + 2;
+    let start = text.find_text(&format!("{label}:\n"))? + label.len() + 2;
     let rest = &text[start..];
     let end = next
         .iter()
-        .filter_map(|n| rest.find(&format!("\n{n}:\n")))
+        .filter_map(|n| rest.find_text(&format!("\n{n}:\n")))
         .min()
         .unwrap_or(rest.len());
     Some(rest[..end].trim())
@@ -209,10 +210,10 @@ impl Digest {
                 let Some(item) = line.trim().strip_prefix("- [") else {
                     continue;
                 };
-                let Some((kind, rest)) = item.split_once("] ") else {
+                let Some((kind, rest)) = item.split_once_text("] ") else {
                     continue;
                 };
-                let (id, message) = rest.split_once(": ").unwrap_or((rest, ""));
+                let (id, message) = rest.split_once_text(": ").unwrap_or((rest, ""));
                 let subject = if kind == "execution" {
                     id.to_owned()
                 } else {

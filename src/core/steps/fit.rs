@@ -6,7 +6,9 @@
 
 use crate::core::log::tokens::estimate_tokens;
 use crate::core::model::facts::{Fact, Ledger};
+use crate::core::order::join::Joined;
 use crate::core::order::sort::sort_by;
+use crate::core::order::text_search::TextSearch;
 use crate::core::steps::provenance::INJECTED_MARK;
 use crate::core::steps::repair::{repair, section_of};
 use crate::core::steps::terms::{identifiers_in, Normalised};
@@ -40,7 +42,7 @@ pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize)
     let mentions = |unit: &Unit| {
         lines[unit.start..unit.end]
             .iter()
-            .any(|line| terms.iter().any(|term| line.contains(term.as_str())))
+            .any(|line| terms.iter().any(|term| line.contains_text(term.as_str())))
     };
     let mut removable: Vec<(bool, &Unit)> = units
         .iter()
@@ -60,7 +62,7 @@ pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize)
             .filter(|(_, gone)| !**gone)
             .map(|(line, _)| *line)
             .collect();
-        kept.join("\n")
+        kept.joined("\n")
     };
     // Units are counted line by line; the whole is counted again once they seem to fit.
     let mut total = estimate_tokens(summary);
@@ -77,9 +79,9 @@ pub fn fit(summary: &str, ledger: &Ledger, max_tokens: usize) -> (String, usize)
     // A fact the cut took, or whose id, file or figure it took (a task's file named only in a
     // code block that went), is put back in the ledger's words.
     let took_a_name = |fact: &Fact| {
-        identifiers_in(&fact.text)
-            .iter()
-            .any(|name| summary.contains(name.as_str()) && !trimmed.contains(name.as_str()))
+        identifiers_in(&fact.text).iter().any(|name| {
+            summary.contains_text(name.as_str()) && !trimmed.contains_text(name.as_str())
+        })
     };
     let lost = ledger.missing_in(&trimmed);
     let missing: Vec<&Fact> = ledger
@@ -172,7 +174,7 @@ fn facts_and(ledger: &Ledger, points: &[(usize, &str)]) -> String {
         }
         out.append(&mut sections[at]);
     }
-    out.join("\n")
+    out.joined("\n")
 }
 
 /// The ids, file names, URLs and long numbers the ledger's facts name (a task's file, say, that
@@ -289,12 +291,12 @@ mod tests {
         let (fitted, cut) = fit(&summary, &ledger, 50);
         assert!(estimate_tokens(&fitted) <= 50, "{fitted}");
         assert!(
-            fitted.contains("latency_p95 stays at or under 350 ms"),
+            fitted.contains_text("latency_p95 stays at or under 350 ms"),
             "{fitted}"
         );
-        assert!(!fitted.contains("```"), "{fitted}");
+        assert!(!fitted.contains_text("```"), "{fitted}");
         assert_eq!(cut, 5);
-        assert!(fitted.contains("- short point"));
+        assert!(fitted.contains_text("- short point"));
         // The one point of ✅ was too long to keep: the section says where it went.
         assert!(
             fitted.ends_with("### ✅ SUCCESSFUL SOLUTIONS\n- See the archive this summary names."),
@@ -328,7 +330,7 @@ mod tests {
         let (fitted, _) = fit(&summary, &ledger, room);
         assert!(estimate_tokens(&fitted) <= room, "{fitted}");
         assert!(
-            fitted.contains("exec_a1") && fitted.contains("exec_b2"),
+            fitted.contains_text("exec_a1") && fitted.contains_text("exec_b2"),
             "{fitted}"
         );
     }
@@ -348,7 +350,7 @@ mod tests {
         let room = estimate_tokens(&summary) - 5;
         let (fitted, cut) = fit(&summary, &ledger, room);
         assert_eq!(cut, 1, "{fitted}");
-        assert!(fitted.contains("ledger_1.csv"), "{fitted}");
+        assert!(fitted.contains_text("ledger_1.csv"), "{fitted}");
     }
 
     #[test]
@@ -382,7 +384,7 @@ mod tests {
         );
         let (fitted, _) = fit(&summary, &ledger, 60);
         assert!(fitted.starts_with("### 🎯 OBJECTIVE ACHIEVED"), "{fitted}");
-        assert!(fitted.contains("- port 443"), "{fitted}");
+        assert!(fitted.contains_text("- port 443"), "{fitted}");
         assert!(estimate_tokens(&fitted) <= 60, "{fitted}");
     }
 }

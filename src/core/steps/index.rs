@@ -3,6 +3,8 @@
 //! package writes these lines itself (a model's copy of them is dropped) and folds the oldest
 //! into wider ranges, so that the index stays as small as the summary around it.
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use std::fmt::Write;
 
 use crate::core::log::tokens::estimate_tokens;
@@ -149,7 +151,7 @@ impl IndexLine {
             .collect();
         let range = match spans.as_slice() {
             [[a, b]] if a == b => format!("Iteration {a}"),
-            _ => format!("Iterations {}", ranges.join(", ")),
+            _ => format!("Iterations {}", ranges.joined(", ")),
         };
         let recall: Vec<String> = spans
             .iter()
@@ -195,8 +197,8 @@ impl IndexLine {
             }
             format!(
                 "- {range} ({archive}): {}; {}",
-                what.join(", "),
-                recall.join(", ")
+                what.joined(", "),
+                recall.joined(", ")
             )
         };
         // Within the bound: without the labels, then without the archives' keys (an app's
@@ -383,19 +385,19 @@ pub fn is_index_line(line: &str) -> bool {
         .trim()
         .trim_end_matches(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != ')'));
     let ours = line.starts_with("- Iteration") || line.starts_with(OPEN_FAILURES);
-    ours && line.contains(" recall(") && line.ends_with(')')
+    ours && line.contains_text(" recall(") && line.ends_with(')')
 }
 
 /// `summary` without any index line (a model may copy the earlier summary's).
 pub fn without_index(summary: &str) -> String {
-    if !summary.contains(" recall(") {
+    if !summary.contains_text(" recall(") {
         return summary.to_owned();
     }
     summary
         .lines()
         .filter(|line| !is_index_line(line))
         .collect::<Vec<_>>()
-        .join("\n")
+        .joined("\n")
 }
 
 /// `summary` (canonical, without index lines) with `index` at the end of its 📝 section.
@@ -508,13 +510,13 @@ mod tests {
         line.last_archive = Some("gdrs_archived_logs_17954".into());
         assert!(line
             .render()
-            .contains("archives gdrs_archived_logs_17953…17954"));
+            .contains_text("archives gdrs_archived_logs_17953…17954"));
         // Prefixes the app changed between compactions, alike in their first byte only.
         line.archive = Some("ü_archived_logs_1".into());
         line.last_archive = Some("ö_archived_logs_2".into());
         assert!(line
             .render()
-            .contains("archives ü_archived_logs_1…ö_archived_logs_2"));
+            .contains_text("archives ü_archived_logs_1…ö_archived_logs_2"));
     }
 
     #[test]
@@ -579,7 +581,10 @@ mod tests {
         let many: Vec<Fact> = (1..=20).map(|n| failure(n * 35)).collect();
         let line = IndexLine::of(&many, &[], [1, 1]).remove(0).render();
         assert!(line.chars().count() <= MAX_LINE_CHARS, "{line}");
-        assert!(line.contains("readMetrics(shard_0700) (700)"), "{line}");
+        assert!(
+            line.contains_text("readMetrics(shard_0700) (700)"),
+            "{line}"
+        );
         assert!(line.ends_with(" more in recall(35..700)"), "{line}");
     }
 
@@ -588,7 +593,7 @@ mod tests {
         let summary = "### 🎯 OBJECTIVE ACHIEVED\n- a\n### 📝 IMPORTANT CONTEXT FOR FUTURE \
                        REASONING\n- keep\n- Iterations 1–4 (archive x): 2 results; recall(1..4)";
         let stripped = without_index(summary);
-        assert!(!stripped.contains("recall("));
+        assert!(!stripped.contains_text("recall("));
         let line = IndexLine::of(&[result("t", 3)], &[], [1, 1]).remove(0);
         assert_eq!(
             with_index(&stripped, &[line]),

@@ -3,6 +3,8 @@
 //! line repeated over and over under a heading — leaves an answer before it is checked. An answer left with
 //! no point is invalid, and the retry says why in words the model can act on.
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use crate::core::steps::validation::heading_section;
 
 /// The shortest line taken for an echo of the prompt's instructions, in bytes: shorter ones
@@ -57,7 +59,9 @@ pub fn without_junk(summary: &str, prompt: &str) -> Cleaned {
         let point = point_text(line);
         let junk = if !point.chars().any(char::is_alphabetic) {
             Some(0)
-        } else if point.len() >= MIN_ECHO_BYTES && instructions.iter().any(|i| i.contains(point)) {
+        } else if point.len() >= MIN_ECHO_BYTES
+            && instructions.iter().any(|i| i.contains_text(point))
+        {
             Some(1)
         } else if seen.contains(&point) {
             Some(2)
@@ -74,7 +78,7 @@ pub fn without_junk(summary: &str, prompt: &str) -> Cleaned {
         }
     }
     Cleaned {
-        text: kept.join("\n"),
+        text: kept.joined("\n"),
         removed,
         points,
     }
@@ -105,11 +109,11 @@ fn instructions_of(prompt: &str) -> [&str; 2] {
     ];
     let head_end = data
         .iter()
-        .filter_map(|heading| prompt.find(heading))
+        .filter_map(|heading| prompt.find_text(heading))
         .min()
         .unwrap_or(prompt.len());
     let tail = prompt
-        .find("\n## OUTPUT FORMAT")
+        .find_text("\n## OUTPUT FORMAT")
         .map_or("", |at| &prompt[at..]);
     [&prompt[..head_end], tail]
 }
@@ -153,7 +157,10 @@ mod tests {
         assert_eq!(cleaned.points, 0);
         assert_eq!(cleaned.removed, [0, 20, 0]);
         let why = cleaned.emptied().expect("no summary");
-        assert!(why.contains("lines copied from the instructions"), "{why}");
+        assert!(
+            why.contains_text("lines copied from the instructions"),
+            "{why}"
+        );
         let loop_ = "### 🎯 OBJECTIVE ACHIEVED\n- 1.1.0\n- 1.1.0\n- 2.0.1";
         assert_eq!(without_junk(loop_, PROMPT).removed, [3, 0, 0]);
         // A clean answer is left as it is.

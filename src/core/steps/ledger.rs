@@ -3,6 +3,7 @@
 //! result of a computation, a failure no later iteration resolved, an identifier iteration N
 //! still refers to, a fact the app pinned, or a fact an earlier summary was required to keep.
 
+use crate::core::order::join::Joined;
 use std::borrow::Cow;
 
 use crate::core::model::facts::{
@@ -49,7 +50,7 @@ impl Fact {
 
     /// The fact on one line, as a summary's bullet states it.
     pub fn one_line(&self) -> String {
-        self.text.split_whitespace().collect::<Vec<_>>().join(" ")
+        self.text.split_whitespace().collect::<Vec<_>>().joined(" ")
     }
 
     /// A fact shown as `text` whose terms are drawn from `content` (the text without its

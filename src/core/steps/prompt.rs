@@ -1,5 +1,7 @@
 //! The compaction prompt: what to keep, what to drop, the history, the output format.
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use std::borrow::Cow;
 use std::fmt::Write;
 
@@ -51,7 +53,7 @@ pub(crate) fn cut_to(text: &str, max_chars: usize) -> Cow<'_, str> {
 /// Log text that could pass for a heading of the prompt or the summary is escaped: a line
 /// starting with `#` gets a backslash, and `===` header lines are marked as quoted.
 fn neutralise(text: &str) -> Cow<'_, str> {
-    if !text.contains('#') && !text.contains("===") {
+    if !text.as_bytes().contains(&b'#') && !text.contains_text("===") {
         return Cow::Borrowed(text);
     }
     let escaped = text
@@ -67,7 +69,7 @@ fn neutralise(text: &str) -> Cow<'_, str> {
             }
         })
         .collect::<Vec<_>>()
-        .join("\n");
+        .joined("\n");
     Cow::Owned(escaped)
 }
 
@@ -411,7 +413,7 @@ pub(crate) fn retry_prompt(prompt: &str, rejected: &Validation) -> String {
                 .iter()
                 .map(|title| heading_of(title))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .joined(", ")
         );
     }
     out.push_str("Answer again with the complete summary.");
@@ -431,7 +433,7 @@ mod tests {
     fn long_text_is_cut_with_a_visible_marker() {
         let text = "a".repeat(5000);
         let cut = cut_to(&text, 300);
-        assert!(cut.contains("[… 4700 characters cut by context-compactor …]"));
+        assert!(cut.contains_text("[… 4700 characters cut by context-compactor …]"));
         assert!(cut.chars().count() < 400);
         assert_eq!(cut_to("short", 300), "short");
     }

@@ -7,7 +7,9 @@
 
 use crate::core::log::iteration::parse_summary_header;
 use crate::core::model::facts::{FactKind, Injection, Ledger};
+use crate::core::order::join::Joined;
 use crate::core::order::sort::sort_unique;
+use crate::core::order::text_search::TextSearch;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::validation::heading_section;
 
@@ -160,8 +162,10 @@ fn speaks(text: &str, words: &[&str]) -> bool {
     attributed_to_the_user(text, words)
         || opens_with_an_order(words)
         || after_label.is_some_and(|rest| opens_with_an_order(&rest))
-        || text.contains("do not ask")
-        || PERMISSIONS.split('|').any(|phrase| text.contains(phrase))
+        || text.contains_text("do not ask")
+        || PERMISSIONS
+            .split('|')
+            .any(|phrase| text.contains_text(phrase))
 }
 
 /// Whether the `words` of a line (outside what it quotes) name the user (`User: leave region 7
@@ -185,7 +189,10 @@ fn content_words(line: &str) -> Vec<String> {
 
 /// The share of `words` that `text` (lower-cased) holds.
 fn share_in(words: &[String], text: &str) -> f64 {
-    let held = words.iter().filter(|w| text.contains(w.as_str())).count();
+    let held = words
+        .iter()
+        .filter(|w| text.contains_text(w.as_str()))
+        .count();
     held as f64 / words.len().max(1) as f64
 }
 
@@ -292,7 +299,7 @@ pub fn mark_injected(summary: &str, injected: &[Injection]) -> String {
             }
         })
         .collect::<Vec<_>>()
-        .join("\n")
+        .joined("\n")
 }
 
 #[cfg(test)]

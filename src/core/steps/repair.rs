@@ -2,6 +2,7 @@
 //! point under the section it belongs to (the section is added when the answer has none).
 
 use crate::core::model::facts::{Fact, FactKind};
+use crate::core::order::join::Joined;
 use crate::core::steps::validation::{canonical_heading, heading_section, SECTIONS};
 
 /// The section (an index into [`SECTIONS`]) a fact of `kind` belongs under.
@@ -45,7 +46,7 @@ pub fn insert_at_section_end(summary: &str, section: usize, points: &[String]) -
         }
     };
     lines.splice(at..at, points.iter().cloned());
-    lines.join("\n")
+    lines.joined("\n")
 }
 
 /// Where a point added to the section headed at `heading` goes: after its last non-blank line.

@@ -336,6 +336,7 @@ impl AutoGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::order::text_search::TextSearch;
 
     fn input(current: u32, running: bool, tokens: usize) -> RuleInput {
         RuleInput {
@@ -390,7 +391,7 @@ mod tests {
             ..input(9, false, 24_000)
         };
         let reason = refusal(&s, &little, Trigger::Auto).unwrap().to_string();
-        assert!(reason.contains("Too little is new"), "{reason}");
+        assert!(reason.contains_text("Too little is new"), "{reason}");
         // A full window is never refused for it: the summary itself is compacted.
         assert!(refusal(&s, &little, Trigger::ContextLimitError).is_none());
         let full = RuleInput {
@@ -412,16 +413,16 @@ mod tests {
         assert!(refusal(&s, &input(0, false, 30_000), Trigger::User)
             .unwrap()
             .to_string()
-            .contains("no reasoning session"));
+            .contains_text("no reasoning session"));
         assert!(refusal(&s, &input(3, true, 30_000), Trigger::User)
             .unwrap()
             .to_string()
-            .contains("at least 3 completed"));
+            .contains_text("at least 3 completed"));
         assert!(refusal(&s, &input(3, false, 30_000), Trigger::User).is_none());
         assert!(refusal(&s, &input(5, false, 1_000), Trigger::User)
             .unwrap()
             .to_string()
-            .contains("worth it from 60%"));
+            .contains_text("worth it from 60%"));
         assert!(refusal(&s, &input(5, false, 1_000), Trigger::ContextLimitError).is_none());
         let elsewhere = RuleInput {
             compacting_elsewhere: true,
@@ -430,7 +431,7 @@ mod tests {
         assert!(refusal(&s, &elsewhere, Trigger::User)
             .unwrap()
             .to_string()
-            .contains("in another tab"));
+            .contains_text("in another tab"));
         let busy = RuleInput {
             compacting: true,
             ..input(5, false, 30_000)
@@ -438,7 +439,7 @@ mod tests {
         assert!(refusal(&s, &busy, Trigger::User)
             .unwrap()
             .to_string()
-            .contains("already running"));
+            .contains_text("already running"));
     }
 
     #[test]

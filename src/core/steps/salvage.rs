@@ -3,6 +3,8 @@
 //! block the cut left open). What the cut took is the check's to name: a missing section is
 //! asked for again, a lost fact repaired in.
 
+use crate::core::order::join::Joined;
+
 /// What of `answer`, cut at the model's output limit, is whole.
 pub fn salvaged(answer: &str) -> String {
     let trimmed = answer.trim_start();
@@ -34,7 +36,7 @@ fn whole_lines(text: &str) -> String {
             lines.truncate(open);
         }
     }
-    lines.join("\n").trim_end().to_owned()
+    lines.joined("\n").trim_end().to_owned()
 }
 
 /// A JSON object cut inside: closed after its last complete value in an array, or after its

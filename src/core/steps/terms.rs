@@ -1,6 +1,8 @@
 //! The terms facts are made of, read from text: identifiers (ids, file names, URLs, long
 //! numbers), numbers, digit grouping; and the text of each kind of entry they are read from.
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use std::borrow::Cow;
 
 use crate::core::log::entries::{StoredExecution, StoredReasoning, StoredToolActivity};
@@ -72,7 +74,7 @@ pub(crate) fn tool_text(entry: &StoredToolActivity) -> String {
     .into_iter()
     .flatten()
     .collect::<Vec<_>>()
-    .join("\n")
+    .joined("\n")
 }
 
 /// Bytes that end a token: ASCII whitespace and the punctuation around identifiers in text,
@@ -96,7 +98,7 @@ pub(crate) fn each_candidate<'t>(text: &'t str, mut each: impl FnMut(&'t str)) {
         let colon = token.bytes().any(|b| b == b':');
         if !token.is_empty() && (!colon || is_url(token)) {
             each(token);
-        } else if colon && !token.contains("://") {
+        } else if colon && !token.contains_text("://") {
             for part in token.split(':') {
                 let part = trim(part);
                 if !part.is_empty() {
@@ -181,7 +183,7 @@ pub(crate) fn is_identifier(token: &str) -> bool {
     // `exec_mi9x2k1c`, `supplier_notes` (a vault key), `report-7a2f`; not `follow-up`.
     let joined_id = token.len() >= 6
         && letters > 0
-        && (token.contains('_') || (token.contains('-') && digits > 0));
+        && (token.as_bytes().contains(&b'_') || (token.as_bytes().contains(&b'-') && digits > 0));
     file_name || joined_id
 }
 
@@ -214,8 +216,8 @@ pub(crate) fn is_number(term: &str) -> bool {
 /// longer one (`350` is not in `3500` nor in `1.350`).
 pub(crate) fn has_number(text: &str, number: &str) -> bool {
     let bytes = text.as_bytes();
-    text.match_indices(number)
-        .any(|(start, found)| number_stands_alone(bytes, start, start + found.len()))
+    text.offsets_of(number)
+        .any(|start| number_stands_alone(bytes, start, start + number.len()))
 }
 
 /// Whether the number at `start..end` of `bytes` has no digit joined to either end (directly
@@ -287,12 +289,12 @@ impl Normalised {
         if is_number(&term) {
             has_number(&self.text, &term)
         } else {
-            self.text.contains(&*term)
+            self.text.contains_text(&term)
         }
     }
 
     pub(crate) fn has_word(&self, word: &str) -> bool {
-        self.lower.contains(&word.to_ascii_lowercase())
+        self.lower.contains_text(&word.to_ascii_lowercase())
     }
 
     /// The text, digit-group commas removed.

@@ -3,6 +3,8 @@
 //! around it; `### emoji TITLE` headings).
 
 use crate::core::json::record::json_record;
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 
 /// The six sections of a summary, in order: emoji and title.
 pub const SECTIONS: [(&str, &str); 6] = [
@@ -103,7 +105,7 @@ pub(crate) fn heading_parts(line: &str) -> Option<(usize, &str)> {
     let rest = rest.trim();
     let bold = ["**", "__"]
         .into_iter()
-        .find_map(|mark| rest.strip_prefix(mark)?.split_once(mark));
+        .find_map(|mark| rest.strip_prefix(mark)?.split_once_text(mark));
     let (rest, after) = match bold {
         Some((label, after)) => (label.trim(), after.trim_start_matches(':').trim()),
         None => (rest, ""),
@@ -129,7 +131,7 @@ pub(crate) fn heading_parts(line: &str) -> Option<(usize, &str)> {
             .iter()
             .position(|(emoji, _)| label.starts_with(emoji))?;
         let words = label.split_whitespace().count();
-        let short = words <= MAX_TITLE_WORDS && !label.contains(|c: char| c.is_ascii_digit());
+        let short = words <= MAX_TITLE_WORDS && !label.bytes().any(|b| b.is_ascii_digit());
         (short && (marked || words <= 5 && !label.ends_with('.'))).then_some(section)
     };
     let section = titled_section(label)
@@ -195,7 +197,7 @@ pub(crate) fn filled(text: &str) -> String {
             out.push(SEE_THE_ARCHIVE);
         }
     }
-    out.join("\n")
+    out.joined("\n")
 }
 
 /// The required sections whose heading has no line under it before the next heading.
@@ -238,7 +240,9 @@ fn refusal(text: &str) -> Option<&'static str> {
         cut -= 1;
     }
     let opening = text[..cut].to_ascii_lowercase();
-    REFUSALS.into_iter().find(|phrase| opening.contains(phrase))
+    REFUSALS
+        .into_iter()
+        .find(|phrase| opening.contains_text(phrase))
 }
 
 /// The longest text before the first section that is dropped as a preamble ("Here is the
@@ -279,7 +283,7 @@ pub(crate) fn canonicalize(text: &str) -> String {
         .iter()
         .position(|line| heading_section(line).is_some())
     {
-        let preamble = lines[..first].join("\n");
+        let preamble = lines[..first].joined("\n");
         let fenced = lines[..first].last().is_some_and(|line| is_fence(line));
         if preamble.chars().count() <= MAX_PREAMBLE_CHARS && refusal(&preamble).is_none() {
             lines.drain(..first);
@@ -306,7 +310,7 @@ pub(crate) fn canonicalize(text: &str) -> String {
             None => line.trim_end().to_owned(),
         })
         .collect::<Vec<_>>()
-        .join("\n")
+        .joined("\n")
         .trim()
         .to_owned()
 }
@@ -369,7 +373,7 @@ mod tests {
             v.missing_sections,
             vec!["KEY DISCOVERIES", "SUCCESSFUL SOLUTIONS"]
         );
-        assert!(v.errors[0].contains("### 📊 KEY DISCOVERIES"));
+        assert!(v.errors[0].contains_text("### 📊 KEY DISCOVERIES"));
         let v = validate_summary(&summary(&[
             "####### OBJECTIVE ACHIEVED",
             "- Key discoveries: none yet",
@@ -471,7 +475,7 @@ mod tests {
         let v = validate_summary(
             "### OBJECTIVE ACHIEVED\n### KEY DISCOVERIES\n### SUCCESSFUL SOLUTIONS",
         );
-        assert!(v.errors.iter().any(|e| e.contains("too short")));
+        assert!(v.errors.iter().any(|e| e.contains_text("too short")));
         let refusal = format!(
             "I cannot help with that.\n{}",
             summary(&[
@@ -483,7 +487,7 @@ mod tests {
         assert!(validate_summary(&refusal)
             .errors
             .iter()
-            .any(|e| e.contains("refused")));
+            .any(|e| e.contains_text("refused")));
         let quoted = summary(&[
             "### OBJECTIVE ACHIEVED",
             "### KEY DISCOVERIES",

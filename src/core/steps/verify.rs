@@ -4,6 +4,8 @@
 //! number that does appear (`991.4` for `991.402745709`, `98,800` for `98,765`), and the
 //! session's own figures (its iteration numbers, the counts of its entries) need no source.
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use std::borrow::Cow;
 
 use crate::core::model::facts::{Ledger, UnverifiedLine};
@@ -106,7 +108,7 @@ pub fn mark_unbacked(summary: &str, lines: &[Unbacked]) -> String {
             }
         })
         .collect::<Vec<_>>()
-        .join("\n")
+        .joined("\n")
 }
 
 /// What a line names that must be backed: URLs, ids and file names, numbers of three or more
@@ -129,7 +131,7 @@ pub(crate) fn each_item(line: &str, mut each: impl FnMut(&str)) {
         }
         each_number(token, |run| {
             let digits = run.bytes().filter(u8::is_ascii_digit).count();
-            if digits >= 3 || run.contains('.') {
+            if digits >= 3 || run.as_bytes().contains(&b'.') {
                 each(run);
             }
         });
@@ -390,7 +392,7 @@ impl Pending {
         }
         if !self.names.is_empty() {
             for text in texts {
-                self.names.retain(|name| !text.contains(name.as_str()));
+                self.names.retain(|name| !text.contains_text(name.as_str()));
             }
         }
     }
@@ -404,9 +406,9 @@ fn entry_texts<'a>(selection: &'a Selection) -> Vec<Cow<'a, str>> {
     let mut texts: Vec<Cow<'a, str>> = Vec::new();
     for (_, entry) in &selection.reasoning {
         let text: &str = entry;
-        if text.bytes().any(|b| b == b'[') && text.contains(UNVERIFIED_MARK) {
+        if text.bytes().any(|b| b == b'[') && text.contains_text(UNVERIFIED_MARK) {
             let lines = text.lines().filter(|line| !line.ends_with(UNVERIFIED_MARK));
-            let kept = lines.collect::<Vec<_>>().join("\n");
+            let kept = lines.collect::<Vec<_>>().joined("\n");
             texts.push(Cow::Owned(without_digit_commas(&kept).into_owned()));
         } else {
             texts.push(without_digit_commas(text));

@@ -4,6 +4,7 @@
 //! `list`, `read`, `delete`, `purge`, `enforce_limit`, `recall`, `carried`, `lost`
 //! and `put_back` (a rollback's reads and writes).
 
+use crate::core::order::text_search::TextSearch;
 use std::rc::Rc;
 
 use crate::core::error::{CompactionError, StorageError};
@@ -37,7 +38,7 @@ fn names_live(live: &RawLogs, key: &str) -> bool {
     [&live.execution, &live.tool_activity]
         .into_iter()
         .flatten()
-        .any(|text| text.contains(&named))
+        .any(|text| text.contains_text(&named))
 }
 
 /// Sorts archives newest first by the timestamp and key `written` gives each (the later key
@@ -466,7 +467,7 @@ impl<'a, S: KeyValueStore, C: Clock> StoredArchives<'a, S, C> {
     ) -> Result<ArchiveData, StorageError> {
         for head in heads {
             let named = placeholder_naming(&head.key);
-            let names = |json: &str| json.contains(CLEARED_MARK) && json.contains(&named);
+            let names = |json: &str| json.contains_text(CLEARED_MARK) && json.contains_text(&named);
             let named_here = data.execution_log.iter().any(|e| names(e.json()))
                 || data.tool_activity_log.iter().any(|e| names(e.json()));
             if !named_here {

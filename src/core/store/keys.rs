@@ -104,6 +104,12 @@ impl StorageKeys {
         format!("{}originals", self.prefix)
     }
 
+    /// A message list's last compaction (`messages::stitch::LastCompaction`): what it was
+    /// given and gave, kept across reloads.
+    pub fn last_compaction(&self) -> String {
+        format!("{}last_compaction", self.prefix)
+    }
+
     /// The journal of a compaction in progress.
     pub fn journal(&self) -> String {
         format!("{}compaction_journal", self.prefix)

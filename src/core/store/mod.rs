@@ -7,6 +7,7 @@ pub mod archive_record;
 pub mod archives;
 pub mod journal;
 pub mod keys;
+pub mod last_compaction;
 pub mod lease;
 pub mod log_store;
 pub mod metrics;

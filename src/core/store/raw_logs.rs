@@ -113,6 +113,7 @@ pub struct ReadLogs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::order::join::Joined;
 
     fn logs(reasoning: Option<&str>, execution: Option<&str>, tools: Option<&str>) -> RawLogs {
         RawLogs {
@@ -208,7 +209,7 @@ mod tests {
                     chosen.push(*item);
                 }
             }
-            (seed % 7 != 0).then(|| format!("[{}]", chosen.join(", ")))
+            (seed % 7 != 0).then(|| format!("[{}]", chosen.joined(", ")))
         };
         for _ in 0..3000 {
             let raw = RawLogs {

@@ -7,6 +7,8 @@ use crate::core::error::StorageError;
 use crate::core::json::record::json_record;
 use crate::core::log::iteration::{parse_summary_header, Unit};
 use crate::core::log::tokens::{estimate_tokens, head_within};
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::clearing::{placeholder_naming, CLEARED_MARK};
@@ -50,7 +52,7 @@ pub const DECLARATION: &str = concat!(
 pub fn declaration(unit: Unit) -> String {
     match unit {
         Unit::Iteration => DECLARATION.to_owned(),
-        Unit::Turn => DECLARATION.replace(" iteration", " turn"),
+        Unit::Turn => DECLARATION.replace_text(" iteration", " turn", usize::MAX),
     }
 }
 
@@ -58,9 +60,9 @@ pub fn declaration(unit: Unit) -> String {
 /// tools of OpenAI (`function.parameters`), Anthropic (`input_schema`) and the AI SDK.
 pub fn declaration_json_schema(unit: Unit) -> String {
     declaration(unit)
-        .replace("\"OBJECT\"", "\"object\"")
-        .replace("\"INTEGER\"", "\"integer\"")
-        .replace("\"STRING\"", "\"string\"")
+        .replace_text("\"OBJECT\"", "\"object\"", usize::MAX)
+        .replace_text("\"INTEGER\"", "\"integer\"", usize::MAX)
+        .replace_text("\"STRING\"", "\"string\"", usize::MAX)
 }
 
 /// What the model asks for.
@@ -265,7 +267,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             true => String::new(),
             false => format!(
                 "Left out: {} damaged (its stored text is not an archive).\n",
-                damaged.join(", ")
+                damaged.joined(", ")
             ),
         };
         if found.is_empty() {
@@ -296,7 +298,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                 )
             });
             let part = query.part.unwrap_or(1);
-            return Ok(left_out + &part_of(&text.join("\n"), max_tokens, part, rest));
+            return Ok(left_out + &part_of(&text.joined("\n"), max_tokens, part, rest));
         }
         let paged = page(found, max_tokens, self.logs.unit().word(), again);
         Ok(left_out + &paged)
@@ -330,7 +332,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         // A placeholder whose clearing's archive is stored: its original is found there.
         let named: Vec<String> = heads.iter().map(|h| placeholder_naming(&h.key)).collect();
         let followed = |text: &str| {
-            text.contains(CLEARED_MARK) && named.iter().any(|named| text.contains(named))
+            text.contains_text(CLEARED_MARK) && named.iter().any(|named| text.contains_text(named))
         };
         let (mut left, mut damaged) = match &search.left {
             Some(left) => (left.clone(), Vec::new()),
@@ -363,7 +365,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
             let mut keep = |iteration: u32, log: &'static str, text: &str| {
                 let lower = text.to_ascii_lowercase();
                 if (first..=last).contains(&iteration)
-                    && search.words.iter().all(|w| lower.contains(w))
+                    && search.words.iter().all(|w| lower.contains_text(w))
                     && !followed(text)
                 {
                     let label = format!("[{} {iteration} · {log}] ", self.logs.unit().word());
@@ -590,15 +592,21 @@ mod tests {
         assert_eq!(schema.len(), DECLARATION.len());
         let turns = declaration(Unit::Turn);
         assert!(turns.starts_with(r#"{"name":"recall_archived_iterations""#));
-        assert!(turns.contains("The first turn, from 1.") && !turns.contains(" iteration"));
-        assert!(schema
-            .contains(r#""parameters":{"type":"object","properties":{"from":{"type":"integer""#));
+        assert!(
+            turns.contains_text("The first turn, from 1.") && !turns.contains_text(" iteration")
+        );
+        assert!(schema.contains_text(
+            r#""parameters":{"type":"object","properties":{"from":{"type":"integer""#
+        ));
         for gemini in ["OBJECT", "INTEGER", "STRING"] {
-            assert!(!schema.contains(&format!("\"{gemini}\"")), "{gemini} left");
+            assert!(
+                !schema.contains_text(&format!("\"{gemini}\"")),
+                "{gemini} left"
+            );
         }
         assert!(
-            schema.contains(r#""query":{"type":"string""#)
-                && schema.contains(r#""part":{"type":"integer""#)
+            schema.contains_text(r#""query":{"type":"string""#)
+                && schema.contains_text(r#""part":{"type":"integer""#)
         );
     }
 }

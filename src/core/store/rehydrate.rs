@@ -6,7 +6,9 @@
 use crate::core::error::StorageError;
 use crate::core::json::record::json_record;
 use crate::core::log::tokens::estimate_tokens;
+use crate::core::order::join::Joined;
 use crate::core::order::sort::sort_unique;
+use crate::core::order::text_search::TextSearch;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::clearing::CLEARED_MARK;
@@ -95,9 +97,9 @@ pub fn named_ranges(text: &str) -> Vec<(u32, u32)> {
     let mut named = Vec::new();
     for (word, skip) in [("iteration", "s "), ("recall(", "")] {
         let mut rest = lower.as_str();
-        while let Some(at) = rest.find(word) {
+        while let Some(at) = rest.find_text(word) {
             rest = &rest[at + word.len()..];
-            let after = rest.trim_start_matches(|c: char| skip.contains(c));
+            let after = rest.trim_start_matches(|c: char| skip.chars().any(|s| s == c));
             let (first, tail) = leading_number(after);
             let Some(first) = first else { continue };
             let tail = tail.trim_start();
@@ -176,7 +178,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
         for entry in [entries.reasoning, entries.execution, entries.tool_activity]
             .iter()
             .flatten()
-            .filter(|entry| !entry.contains(CLEARED_MARK))
+            .filter(|entry| !entry.contains_text(CLEARED_MARK))
         {
             items.each_in(entry, |at| live_items[at] = true);
         }
@@ -208,7 +210,7 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                 .iter()
                 .map(|entry| entry.text.as_str())
                 .collect();
-            let block = lines.join("\n");
+            let block = lines.joined("\n");
             let tokens = estimate_tokens(&block);
             if lines.is_empty() {
                 continue;

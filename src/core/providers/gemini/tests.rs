@@ -1,4 +1,5 @@
 use super::*;
+use crate::core::order::text_search::TextSearch;
 use serde_json::Value;
 
 /// The request body as a value, to look into.
@@ -156,7 +157,7 @@ fn blocks_are_read_as_google_reads_them_with_their_explanations() {
         .unwrap_err()
         .split_usage();
     assert!(
-        matches!(&err, ProviderError::Blocked(r) if r.contains("PROHIBITED_CONTENT") && r.contains("violates policy")),
+        matches!(&err, ProviderError::Blocked(r) if r.contains_text("PROHIBITED_CONTENT") && r.contains_text("violates policy")),
         "{err:?}"
     );
     assert_eq!(
@@ -181,13 +182,13 @@ fn blocks_are_read_as_google_reads_them_with_their_explanations() {
             r#"{{"candidates":[{{"finishReason":"{finish}","finishMessage":"stopped here"}}]}}"#
         );
         assert!(
-            matches!(reply(&body), Err(ProviderError::Blocked(r)) if r.contains(finish) && r.contains("stopped here")),
+            matches!(reply(&body), Err(ProviderError::Blocked(r)) if r.contains_text(finish) && r.contains_text("stopped here")),
             "{finish}"
         );
     }
     let other = r#"{"candidates":[{"content":{"parts":[{"text":"half"}]},"finishReason":"OTHER","finishMessage":"internal"}]}"#;
     assert!(
-        matches!(reply(other), Err(ProviderError::Incomplete(r)) if r.contains("OTHER") && r.contains("internal"))
+        matches!(reply(other), Err(ProviderError::Incomplete(r)) if r.contains_text("OTHER") && r.contains_text("internal"))
     );
     let no_candidates = r#"{"candidates":[]}"#;
     assert!(matches!(
@@ -222,7 +223,7 @@ fn an_answer_cut_with_text_is_kept_as_cut_and_one_cut_before_any_text_is_incompl
         .unwrap_err()
         .split_usage()
         .0;
-    assert!(err.to_string().contains("before any text"), "{err}");
+    assert!(err.to_string().contains_text("before any text"), "{err}");
 }
 
 #[test]
@@ -234,7 +235,7 @@ fn quotas_that_last_the_day_are_not_retried_and_short_ones_are() {
     let per_day = r#"{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"47s"}]}}"#;
     let err = failed(429, per_day, "gemini-3-pro", KEY).unwrap_err();
     assert!(!err.is_retryable());
-    assert!(err.to_string().contains("for today"), "{err}");
+    assert!(err.to_string().contains_text("for today"), "{err}");
     let zero = r#"{"error":{"code":429,"message":"Quota exceeded for metric: generate_content_free_tier_requests, limit: 0, model: gemini-3-pro. Please retry in 45.5s.","status":"RESOURCE_EXHAUSTED"}}"#;
     assert!(!failed(429, zero, "gemini-3-pro", KEY)
         .unwrap_err()
@@ -282,16 +283,16 @@ fn retry_delays_and_zero_quotas_are_read_without_a_float_parser() {
 fn http_errors_name_their_cause_and_never_the_key() {
     let gone = r#"{"error":{"code":404,"message":"models/gemini-1.5-pro is not found for API version v1beta","status":"NOT_FOUND"}}"#;
     let err = failed(404, gone, "gemini-1.5-pro", KEY).unwrap_err();
-    assert!(err.to_string().contains("unknown or retired"));
+    assert!(err.to_string().contains_text("unknown or retired"));
     let suspended = format!(
         r#"{{"error":{{"code":403,"message":"Permission denied: Consumer 'api_key:{KEY}' has been suspended.","status":"PERMISSION_DENIED"}}}}"#
     );
     let err = failed(403, &suspended, "m", KEY).unwrap_err();
-    assert!(!err.to_string().contains(KEY), "{err}");
-    assert!(err.to_string().contains("api_key:[redacted]"), "{err}");
+    assert!(!err.to_string().contains_text(KEY), "{err}");
+    assert!(err.to_string().contains_text("api_key:[redacted]"), "{err}");
     let own_key = r#"{"error":{"code":400,"message":"Invalid API key: my-test-key-1234","status":"INVALID_ARGUMENT"}}"#;
     let err = failed(400, own_key, "m", "my-test-key-1234").unwrap_err();
-    assert!(!err.to_string().contains("my-test-key-1234"), "{err}");
+    assert!(!err.to_string().contains_text("my-test-key-1234"), "{err}");
     assert!(matches!(
         failed(502, "Bad Gateway", "m", KEY),
         Err(ProviderError::Http { status: 502, .. })

@@ -1,5 +1,7 @@
 //! The six sections of an offline summary, each drawn from the [`Digest`] within its caps.
 
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 use std::fmt::Write;
 
 use super::caps::Caps;
@@ -73,7 +75,7 @@ fn discoveries(digest: &Digest, caps: Caps) -> Vec<String> {
         .rev()
         .flat_map(|(n, text)| {
             text.split('\n')
-                .flat_map(|line| line.split(". "))
+                .flat_map(|line| line.split_text(". "))
                 .filter(|s| s.chars().any(|c| c.is_ascii_digit()) && s.trim().len() > 12)
                 .map(move |s| format!("Iteration {n}: {}", clip(s, caps.chars)))
         })
@@ -105,7 +107,7 @@ fn solutions(digest: &Digest, caps: Caps) -> (Vec<String>, Vec<String>) {
             .take(caps.code_lines)
             .copied()
             .collect::<Vec<_>>()
-            .join("\n");
+            .joined("\n");
         if lines.len() > caps.code_lines {
             let _ = write!(
                 shown,
@@ -133,7 +135,7 @@ fn tools_used(digest: &Digest, caps: Caps) -> Vec<String> {
             .iter()
             .map(|(a, c)| format!("{a} ×{c}"))
             .collect::<Vec<_>>()
-            .join(", ");
+            .joined(", ");
         let last = last
             .as_deref()
             .map(|d| format!(" (last: {})", clip(d, caps.chars / 2)))

@@ -2,6 +2,8 @@ use super::*;
 use crate::core::json::read::{from_text, RawJson};
 use crate::core::log::iteration::Unit;
 use crate::core::log::stored_entry::parse_entries;
+use crate::core::order::join::Joined;
+use crate::core::order::text_search::TextSearch;
 
 /// Logs of `iterations` iterations, each with a reasoning header, one execution whose result
 /// is `result(n)` and one tool entry whose details are `details(n)`.
@@ -24,7 +26,7 @@ fn logs(
             details(n)
         ));
     }
-    let array = |items: Vec<String>| format!("[{}]", items.join(","));
+    let array = |items: Vec<String>| format!("[{}]", items.joined(","));
     LogSnapshot {
         reasoning: parse_entries("r", Some(&array(reasoning))).unwrap(),
         execution: parse_entries("e", Some(&array(execution))).unwrap(),
@@ -127,23 +129,32 @@ fn bodies_of_iterations_older_than_the_newest_three_leave_and_the_rest_stay() {
         let text = crate::core::json::scan::string(&result).unwrap();
         assert!(text.starts_with(CLEARED_MARK), "{text}");
         let n = c.iteration;
-        assert!(text.contains(&format!("recall({n})")), "{text}");
+        assert!(text.contains_text(&format!("recall({n})")), "{text}");
         assert!(
             text.ends_with("from gdrs_archived_logs_7]"),
             "its archive: {text}"
         );
-        assert!(text.contains("the recall tool's query of its id"), "{text}");
         assert!(
-            text.contains(&format!("Quarterly report {n}")),
+            text.contains_text("the recall tool's query of its id"),
+            "{text}"
+        );
+        assert!(
+            text.contains_text(&format!("Quarterly report {n}")),
             "the title: {text}"
         );
         assert!(
-            text.contains(&format!("sales_q{n}.csv")),
+            text.contains_text(&format!("sales_q{n}.csv")),
             "a file name: {text}"
         );
-        assert!(text.contains(&format!("{n}48213")), "the total: {text}");
+        assert!(
+            text.contains_text(&format!("{n}48213")),
+            "the total: {text}"
+        );
         // The page's rows are numbered 0..119: a numbered run is not a finding.
-        assert!(!text.contains("101") && !text.contains("119"), "{text}");
+        assert!(
+            !text.contains_text("101") && !text.contains_text("119"),
+            "{text}"
+        );
     }
 }
 
@@ -158,7 +169,7 @@ fn a_placeholder_entry_keeps_every_other_byte_the_app_wrote() {
     assert_eq!(c.placeholder[..at], original[..at]);
     let tail = &original[at + body.len()..];
     assert!(c.placeholder.ends_with(tail), "{}", c.placeholder);
-    assert!(tail.contains(r#""appField":{"keep":"me"}"#));
+    assert!(tail.contains_text(r#""appField":{"keep":"me"}"#));
     // Still an entry the store reads: its id, iteration and fields in place.
     let read: RawJson = from_text(&c.placeholder).unwrap();
     assert_eq!(field_of(&read.0, "id"), "\"exec_1_abc\"");
@@ -193,7 +204,8 @@ fn an_object_keeps_its_short_fields_an_array_stays_an_array() {
         .unwrap()
         .into_owned();
     assert!(
-        body.starts_with(CLEARED_MARK) && body.contains("recall(1) or the recall tool's query"),
+        body.starts_with(CLEARED_MARK)
+            && body.contains_text("recall(1) or the recall tool's query"),
         "{body}"
     );
     let execution = cleared
@@ -238,7 +250,7 @@ fn small_bodies_errors_and_kept_tools_stay_and_a_cleared_tool_goes_whole() {
     assert_eq!(cleared.len(), 3);
     assert!(cleared.iter().all(|c| c.log == ClearedLog::ToolActivity));
     let details = field_of(&cleared[0].placeholder, "details");
-    assert!(field_of(&details, "rows").contains(CLEARED_MARK));
+    assert!(field_of(&details, "rows").contains_text(CLEARED_MARK));
     // A field the app keeps inline stays.
     let rules = ClearingRules {
         keep_fields: ByName(vec![("fetch".into(), vec!["rows".into()])]),
@@ -311,7 +323,7 @@ fn apply_keeps_appends_and_refuses_logs_rewritten_meanwhile() {
     let after = apply(&before, &now, &cleared).unwrap();
     assert_eq!(after.execution.len(), 7);
     assert_eq!(after.execution[6], now.execution[6]);
-    assert!(after.execution[0].json().contains(CLEARED_MARK));
+    assert!(after.execution[0].json().contains_text(CLEARED_MARK));
     assert_eq!(after.execution[5], now.execution[5]);
     // Another writer rewrote an entry the clearing read: nothing is written.
     let mut rewritten = before.clone();
@@ -354,13 +366,13 @@ fn a_tables_cells_are_not_kept_as_findings() {
                 )
             })
             .collect();
-        format!("[{}]", rows.join(","))
+        format!("[{}]", rows.joined(","))
     };
     let logs = logs(5, table, |_| "null".into());
     let cleared = clear_now(&logs, &ClearingRules::default());
     assert!(!cleared.is_empty());
     for c in &cleared {
-        assert!(!c.placeholder.contains("holds"), "{}", c.placeholder);
+        assert!(!c.placeholder.contains_text("holds"), "{}", c.placeholder);
     }
 }
 
@@ -465,7 +477,7 @@ fn each_durability_class_clears_as_it_says_and_its_placeholder_tells_the_model()
     assert_eq!(replayed.len(), 3);
     assert!(replayed[0]
         .placeholder
-        .contains("the call can be made again. recall(1)"));
+        .contains_text("the call can be made again. recall(1)"));
     assert_eq!(clear_now(&logs_of("db"), &rules), []);
     assert_eq!(clear_now(&logs_of("payment"), &rules), []);
     let small = ClearingRules {
@@ -480,7 +492,7 @@ fn each_durability_class_clears_as_it_says_and_its_placeholder_tells_the_model()
     let only = clear_now(&logs_of("payment"), &small);
     assert!(only[0]
         .placeholder
-        .contains("the archive holds the only copy. recall(1)"));
+        .contains_text("the archive holds the only copy. recall(1)"));
     // The placeholder still names its archive where a recall follows it.
     let sources: Vec<(u32, &str)> = placeholder_sources(&only[0].placeholder).collect();
     assert_eq!(sources.len(), 1);

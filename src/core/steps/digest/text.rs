@@ -1,5 +1,7 @@
 //! Text helpers of the offline summary: one line, one sentence, a value cut to size.
 
+use crate::core::order::text_search::TextSearch;
+
 /// Points an offline summary writes about its own range ("Iterations 1-4 are compacted…");
 /// a later summary states them afresh instead of carrying stale ones forward.
 pub(crate) fn is_bookkeeping(point: &str) -> bool {
@@ -7,7 +9,7 @@ pub(crate) fn is_bookkeeping(point: &str) -> bool {
         || point.starts_with("Open failures, recall(n) each:")
         || point.starts_with("Reached by iteration")
         || point.starts_with("Latest conclusion")
-        || point.contains(" code executions in iterations ")
+        || point.contains_text(" code executions in iterations ")
         || point.starts_with("Question: ")
 }
 
@@ -42,7 +44,7 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
         .next()
         .map(|word| word.trim_start_matches(LEADING_MARKUP));
     let flat = words_until(first.into_iter().chain(words), |flat| {
-        flat.len() > max && flat.contains(' ') && flat.chars().count() > max
+        flat.len() > max && flat.as_bytes().contains(&b' ') && flat.chars().count() > max
     });
     clip_flat(&flat, max)
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::core::order::join::Joined;
 
 #[test]
 fn sentences_are_cut_at_their_ends() {
@@ -15,7 +16,7 @@ fn sentences_are_cut_at_their_ends() {
 /// Every word of `text`, one space between them: what `clip` and `cut_whole` read of a line
 /// before they read only as far as their cut.
 fn whole_flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    text.split_whitespace().collect::<Vec<_>>().joined(" ")
 }
 
 #[test]
