@@ -408,6 +408,55 @@ fn a_list_whose_last_turn_awaits_its_result_compacts_only_the_turns_before_it() 
     }
 }
 
+/// A call of `shape` the model made beside `message`'s own (a second call in its message).
+fn with_second_call(shape: Shape, mut message: Value, id: &str) -> Value {
+    let more = model_call(shape, "", id, "long_job", json!({ "job": id }));
+    let (from, field) = match shape {
+        Shape::Gemini => (&more["parts"][1], "parts"),
+        Shape::OpenAi => (&more["tool_calls"][0], "tool_calls"),
+        _ => (&more["content"][1], "content"),
+    };
+    let part = from.clone();
+    message[field].as_array_mut().unwrap().push(part);
+    message
+}
+
+#[test]
+#[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
+fn a_call_still_awaiting_its_result_in_an_older_turn_starts_what_a_summary_keeps() {
+    for shape in SHAPES {
+        let (front, _) = front_of(shape, "long_", default_settings());
+        // Turn 5 starts a long job (a Gemini long-running call) whose result is not in yet.
+        let mut list = session(shape, 12);
+        let turn_five = 1 + 2 * 5;
+        list[turn_five] = with_second_call(shape, list[turn_five].clone(), "job_5");
+        let (sent, done) = compact_list(&front, &list, Trigger::User, None);
+        // Iterations: turn 5 is iteration 6.
+        let [_, last] = done.turns.expect("the turns before it folded");
+        assert_eq!(
+            last, 5,
+            "{shape:?}: folded to iteration {last}, not to the waiting call's"
+        );
+        assert!(
+            sent.contains(&list[turn_five]),
+            "{shape:?}: the waiting call's message stays as it was"
+        );
+        // Its result comes in: it answers a call the list still holds.
+        let mut grown = sent.clone();
+        grown.push(tool_result(
+            shape,
+            "job_5",
+            "long_job",
+            "job 5 done: 3 regions",
+        ));
+        let (calls, results) = calls_and_results(&grown);
+        assert!(
+            results.iter().all(|id| calls.contains(id)),
+            "{shape:?}: every result with its call: {calls:?} {results:?}"
+        );
+    }
+}
+
 #[test]
 #[ignore = "a whole session, slow unoptimised: scripts/test.sh runs it optimised"]
 fn a_rollback_gives_the_list_back_with_every_result_as_the_app_gave_it() {

@@ -146,6 +146,11 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
             &tool_log(&conversation, messages, &stamp),
         )?;
         logs.set_originals(&originals(&conversation, messages))?;
+        // A call still awaiting its result starts what a summary keeps.
+        let waiting = (conversation.turns.iter())
+            .find(|turn| turn.calls.iter().any(|call| call.result.is_none()))
+            .map(|turn| turn.iteration);
+        logs.set_verbatim_from(waiting);
         pin_user_words(
             &mut logs,
             &conversation,

@@ -121,7 +121,8 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
         let newest = placed.current;
         placed.current = newest
             .saturating_sub(self.settings.keep_recent_iterations)
-            .max(newest.min(1));
+            .max(newest.min(1))
+            .min(self.logs.verbatim_from().unwrap_or(u32::MAX));
         let census = Census {
             current: placed.current,
             ..Census::default()

@@ -42,6 +42,8 @@ pub struct LogStore<S, C> {
     finished_here: u32,
     page: Rc<PageState>,
     unit: Unit,
+    /// The first iteration no summary may fold (see [`LogStore::set_verbatim_from`]).
+    verbatim_from: Option<u32>,
 }
 
 impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
@@ -56,6 +58,7 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             finished_here: 0,
             page: Rc::default(),
             unit: Unit::Iteration,
+            verbatim_from: None,
         }
     }
 
@@ -124,6 +127,18 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         mark.push('}');
         // Where storage refuses the mark, this tab still knows (other tabs cannot).
         let _ = self.store.set(&self.keys.iteration_running(), &mark);
+    }
+
+    /// Keeps `iteration` and every later one out of a summary, where a front knows why (a
+    /// message list's turn with a call still awaiting its result: folded, its result would
+    /// answer no call); `None` lifts it. Held by this page's store only, for the logs it wrote.
+    pub fn set_verbatim_from(&mut self, iteration: Option<u32>) {
+        self.verbatim_from = iteration;
+    }
+
+    /// The first iteration no summary may fold, if a front set one.
+    pub fn verbatim_from(&self) -> Option<u32> {
+        self.verbatim_from
     }
 
     /// Marks the running iteration finished.
