@@ -12,7 +12,7 @@ use super::typescript::RecallToolOptionsJs;
 use crate::core::log::iteration::Unit;
 use crate::core::model::call_options::{RecallToolOptions, FROM_ONE};
 use crate::core::store::recall_tool::{
-    declaration, declaration_json_schema, DEFAULT_RECALL_TOKENS,
+    declaration, declaration_json_schema, sdk_tool, SdkTool, DEFAULT_RECALL_TOKENS,
 };
 
 /// Recall as a tool the app's model calls: put `declaration` in a Gemini request's
@@ -40,6 +40,37 @@ impl JsRecallTool {
         Ok(json_to_js(&declaration_json_schema(self.unit()))?)
     }
 
+    /// The tool's arguments as JSON Schema (`declarationJsonSchema.parameters`).
+    #[wasm_bindgen(getter, unchecked_return_type = "RecallToolParameters")]
+    pub fn parameters(&self) -> Result<JsValue, JsValue> {
+        self.tool(SdkTool::Parameters)
+    }
+
+    /// OpenAI's tool, for `tools` of Chat Completions: `{ type: "function", function }`.
+    #[wasm_bindgen(getter, js_name = openaiTool, unchecked_return_type = "RecallToolOpenAi")]
+    pub fn openai_tool(&self) -> Result<JsValue, JsValue> {
+        self.tool(SdkTool::OpenAi)
+    }
+
+    /// Anthropic's tool, for `tools` of the Messages API: `{ name, description, input_schema }`.
+    #[wasm_bindgen(getter, js_name = anthropicTool, unchecked_return_type = "RecallToolAnthropic")]
+    pub fn anthropic_tool(&self) -> Result<JsValue, JsValue> {
+        self.tool(SdkTool::Anthropic)
+    }
+
+    /// The AI SDK's `tool()` options: `{ description, inputSchema, execute }` (`execute` is
+    /// `call`); wrap `inputSchema` with the SDK's `jsonSchema()`.
+    #[wasm_bindgen(getter, js_name = aiSdkTool, unchecked_return_type = "RecallToolAiSdk")]
+    pub fn ai_sdk_tool(&self) -> Result<JsValue, JsValue> {
+        let tool = self.tool(SdkTool::AiSdk)?;
+        let (shelf, max_tokens) = (Rc::clone(&self.shelf), self.max_tokens);
+        let execute = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(move |args| {
+            archive_call(&shelf, ArchiveCall::RecallText(args, max_tokens))
+        });
+        js_sys::Reflect::set(&tool, &"execute".into(), &execute.into_js_value())?;
+        Ok(tool)
+    }
+
     /// The answer to the model's arguments `{ from?, to?, query?, part? }`: the archived originals
     /// as text, at most about `maxTokens` tokens, ending with how to call again for the rest.
     /// A bad range, an archive that is gone or arguments of the wrong shape are answered with
@@ -57,6 +88,11 @@ impl JsRecallTool {
     /// What the tool's texts call an iteration of its logs (a message list's turn).
     fn unit(&self) -> Unit {
         self.shelf.logs().borrow().unit()
+    }
+
+    /// The tool as `sdk` takes it, as a JS object.
+    fn tool(&self, sdk: SdkTool) -> Result<JsValue, JsValue> {
+        Ok(json_to_js(&sdk_tool(self.unit(), sdk))?)
     }
 }
 

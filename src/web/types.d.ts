@@ -375,7 +375,33 @@ export interface RecallToolDeclaration {
 export interface RecallToolJsonSchemaDeclaration {
   name: "recall_archived_iterations";
   description: string;
-  parameters: { type: "object"; properties: Record<string, { type: string; description: string }> };
+  parameters: RecallToolParameters;
+}
+
+/** The recall tool's arguments as JSON Schema (`from`, `to`, `part`: integer; `query`: string; none required). */
+export interface RecallToolParameters {
+  type: "object";
+  properties: Record<string, { type: string; description: string }>;
+}
+
+/** The recall tool as OpenAI's Chat Completions `tools` take it. */
+export interface RecallToolOpenAi {
+  type: "function";
+  function: RecallToolJsonSchemaDeclaration;
+}
+
+/** The recall tool as Anthropic's Messages `tools` take it. */
+export interface RecallToolAnthropic {
+  name: "recall_archived_iterations";
+  description: string;
+  input_schema: RecallToolParameters;
+}
+
+/** The recall tool as the AI SDK's `tool()` takes it, once `inputSchema` is wrapped: `tool({ ...aiSdkTool, inputSchema: jsonSchema(aiSdkTool.inputSchema) })`. `execute` is `call`. */
+export interface RecallToolAiSdk {
+  description: string;
+  inputSchema: RecallToolParameters;
+  execute(args: RecallToolArgs): Promise<string>;
 }
 
 /** What the model passes to the recall tool (`functionCall.args`). */

@@ -13,7 +13,10 @@ import init, {
 import type {
   MessageCompaction,
   MessagePlan,
+  RecallToolAnthropic,
   RecallToolJsonSchemaDeclaration,
+  RecallToolOpenAi,
+  RecallToolParameters,
   ArchiveData,
   StorageEstimate,
   UnverifiedLine,
@@ -197,7 +200,13 @@ export async function useAMessageList(messages: ChatMessage[]): Promise<ChatMess
     console.log(done.rung, compacted, done.turns?.[0], done.cleared.map((c) => c.callId), done.archiveKey);
   }
   const back: ChatMessage[] = await compactor.recall<ChatMessage>("call_1");
-  const schema: RecallToolJsonSchemaDeclaration = compactor.recallTool({ maxTokens: 2_000 }).declarationJsonSchema;
+  const recall = compactor.recallTool({ maxTokens: 2_000 });
+  const schema: RecallToolJsonSchemaDeclaration = recall.declarationJsonSchema;
+  const openaiTool: RecallToolOpenAi = recall.openaiTool;
+  const anthropicTool: RecallToolAnthropic = recall.anthropicTool;
+  const parameters: RecallToolParameters = recall.parameters;
+  const answer: Promise<string> = recall.aiSdkTool.execute({ query: "call_1" });
+  console.log(openaiTool.function.name, anthropicTool.input_schema.type, parameters.properties, await answer);
   // @ts-expect-error: the shape is one of the four
   new MessageCompactor({ shape: "chatml", provider: { type: "offline" } });
   console.log(usage, plan.rung, back.length, schema.parameters.type);

@@ -215,10 +215,19 @@ test("every list compact, rollback and recall return over generated OpenAI, Anth
   const seen = {};
   for (const shape of ["openai", "anthropic", "gemini"]) seen[shape] = (await run(shape, 11, 30)).map(({ list }) => list);
   // The recall tool as the README wires it into each SDK, from the package's own declarations.
-  const declared = await page.evaluate(() => {
+  const declared = await page.evaluate(async () => {
     const tool = new window.pkg.MessageCompactor({ provider: { type: "offline" }, shape: "openai", conversation: "schemas-tool" }).recallTool();
-    return { json: tool.declarationJsonSchema };
+    const { execute, ...aiSdk } = tool.aiSdkTool;
+    const args = { query: "nothing archived yet" };
+    const executes = typeof execute === "function" && (await execute(args)) === (await tool.call(args));
+    return { json: tool.declarationJsonSchema, openai: tool.openaiTool, anthropic: tool.anthropicTool, aiSdk, executes, parameters: tool.parameters };
   });
+  assert.ok(declared.executes, "aiSdkTool.execute answers as call");
+  // Each SDK's tool is the JSON Schema declaration in that SDK's own fields.
+  assert.deepEqual(declared.openai, { type: "function", function: declared.json });
+  assert.deepEqual(declared.anthropic, { name: declared.json.name, description: declared.json.description, input_schema: declared.json.parameters });
+  assert.deepEqual(declared.aiSdk, { description: declared.json.description, inputSchema: declared.json.parameters });
+  assert.deepEqual(declared.parameters, declared.json.parameters);
   const dir = mkdtempSync(join(here, ".schemas-"));
   try {
     const lists = (shape) => seen[shape].map((list) => JSON.stringify(list)).join(",\n");
@@ -232,8 +241,8 @@ test("every list compact, rollback and recall return over generated OpenAI, Anth
       'import type { ChatCompletionTool } from "openai/resources/chat/completions";',
       'import type { Tool } from "@anthropic-ai/sdk/resources/messages";',
       `const json = ${JSON.stringify(declared.json)} as const;`,
-      "export const openaiTools: ChatCompletionTool[] = [{ type: \"function\", function: json }];",
-      "export const anthropicTool: Tool = { name: json.name, description: json.description, input_schema: json.parameters };",
+      `export const openaiTools: ChatCompletionTool[] = [${JSON.stringify(declared.openai)}];`,
+      `export const anthropicTool: Tool = ${JSON.stringify(declared.anthropic)};`,
     ].join("\n"));
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ES2022", moduleResolution: "bundler", lib: ["ESNext", "DOM"], skipLibCheck: true, types: [] },

@@ -65,6 +65,45 @@ pub fn declaration_json_schema(unit: Unit) -> String {
         .replace_text("\"STRING\"", "\"string\"", usize::MAX)
 }
 
+/// The key of the arguments' schema in [`declaration_json_schema`].
+const PARAMETERS_KEY: &str = "\"parameters\":";
+
+/// The tool for each SDK: [`declaration_json_schema`] as the SDK's own tool type takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SdkTool {
+    /// The arguments alone, as JSON Schema.
+    Parameters,
+    /// OpenAI's `{ "type": "function", "function": { name, description, parameters } }`.
+    OpenAi,
+    /// Anthropic's `{ name, description, input_schema }`.
+    Anthropic,
+    /// The AI SDK's `tool()` options less `execute`: `{ description, inputSchema }`.
+    AiSdk,
+}
+
+/// The recall tool of logs whose iterations a model reads as `unit`, as `sdk` takes it (JSON).
+pub fn sdk_tool(unit: Unit, sdk: SdkTool) -> String {
+    let declaration = declaration_json_schema(unit);
+    match sdk {
+        SdkTool::Parameters => {
+            let at = declaration
+                .find_text(PARAMETERS_KEY)
+                .map_or(0, |at| at + PARAMETERS_KEY.len());
+            declaration[at..declaration.len() - 1].to_owned()
+        }
+        SdkTool::OpenAi => {
+            let mut tool = String::from("{\"type\":\"function\",\"function\":");
+            tool.push_str(&declaration);
+            tool.push('}');
+            tool
+        }
+        SdkTool::Anthropic => declaration.replace_text(PARAMETERS_KEY, "\"input_schema\":", 1),
+        SdkTool::AiSdk => declaration
+            .replace_text(PARAMETERS_KEY, "\"inputSchema\":", 1)
+            .replace_text("\"name\":\"recall_archived_iterations\",", "", 1),
+    }
+}
+
 /// What the model asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RecallArgs {
@@ -585,6 +624,36 @@ fn clip(text: &str, max_tokens: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_sdks_tool_holds_the_json_schema_declarations_name_description_and_parameters() {
+        use crate::core::json::scan::{document, field};
+        let schema = declaration_json_schema(Unit::Turn);
+        let schema = document(&schema).unwrap();
+        let parameters = sdk_tool(Unit::Turn, SdkTool::Parameters);
+        assert_eq!(
+            Some(document(&parameters).unwrap()),
+            field(schema, "parameters")
+        );
+        let openai = sdk_tool(Unit::Turn, SdkTool::OpenAi);
+        let openai = document(&openai).unwrap();
+        assert_eq!(field(openai, "type"), Some("\"function\""));
+        assert_eq!(field(openai, "function"), Some(schema));
+        let anthropic = sdk_tool(Unit::Turn, SdkTool::Anthropic);
+        let anthropic = document(&anthropic).unwrap();
+        let ai_sdk = sdk_tool(Unit::Turn, SdkTool::AiSdk);
+        let ai_sdk = document(&ai_sdk).unwrap();
+        for (tool, parameters_key) in [(anthropic, "input_schema"), (ai_sdk, "inputSchema")] {
+            assert_eq!(field(tool, parameters_key), field(schema, "parameters"));
+            assert_eq!(field(tool, "description"), field(schema, "description"));
+            assert_eq!(field(tool, "parameters"), None);
+        }
+        assert_eq!(
+            field(anthropic, "name"),
+            Some("\"recall_archived_iterations\"")
+        );
+        assert_eq!(field(ai_sdk, "name"), None);
+    }
 
     #[test]
     fn the_json_schema_declaration_is_the_gemini_one_with_json_schema_types() {
