@@ -27,7 +27,7 @@ use crate::core::error::ErrorCode;
 use crate::core::model::call_options::{
     AskedRung, CanCompact, CompactOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION, SIGNAL_OPTION,
 };
-use crate::core::model::clearing::Rung;
+use crate::core::model::clearing::{Clearing, Rung};
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::model::settings::Trigger;
@@ -113,7 +113,7 @@ impl JsCompactor {
                 "must be a LogStore (new LogStore()) that has not been freed",
             )
         })?;
-        Self::over(logs, options)
+        Self::over(logs, options, None)
     }
 }
 
@@ -203,7 +203,11 @@ impl JsCompactor {
 
     /// A compactor over the store of a `LogStore` (what the constructor builds, for callers in
     /// Rust that hold the `LogStore` itself).
-    pub fn over(logs: Rc<BrowserLogs>, options: CompactorOptionsJs) -> JsResult<JsCompactor> {
+    pub fn over(
+        logs: Rc<BrowserLogs>,
+        options: CompactorOptionsJs,
+        default_clearing: Option<Clearing>,
+    ) -> JsResult<JsCompactor> {
         let options: JsValue = options.into();
         let provider = provider_from(&options)?;
         // The settings are read from a copy without the provider (it holds functions and keys).
@@ -211,8 +215,12 @@ impl JsCompactor {
         let _ = js_sys::Reflect::delete_property(&settings_source, &PROVIDER_OPTION.into());
         let prompt_tokens = get(&options, PROMPT_TOKENS_OPTION);
         let _ = js_sys::Reflect::delete_property(&settings_source, &PROMPT_TOKENS_OPTION.into());
-        let settings: CompactorSettings =
+        let clearing_given = !get(&settings_source, "clearing").is_undefined();
+        let mut settings: CompactorSettings =
             options_from_js(settings_source.into(), "CompactorOptions")?;
+        if let Some(clearing) = default_clearing.filter(|_| !clearing_given) {
+            settings.clearing = clearing;
+        }
         let (engine, events) = engine_over(logs, provider, settings, "CompactorOptions")?;
         let engine = match prompt_tokens {
             function if function.is_function() => engine.with_usage_measure(Box::new(

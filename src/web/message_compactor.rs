@@ -17,7 +17,7 @@ use super::shelves::{archive_call, ArchiveCall};
 use super::typescript::{CompactOptionsJs, RecallToolOptionsJs};
 use crate::core::error::{CompactionError, ErrorCode};
 use crate::core::log::iteration::Unit;
-use crate::core::messages::front::{FrontError, MessageFront, KEEP_TURNS};
+use crate::core::messages::front::{default_clearing, FrontError, MessageFront};
 use crate::core::messages::rebuild::Out;
 use crate::core::messages::report::{MessagePlan, MessageReport};
 use crate::core::messages::shape::Shape;
@@ -88,17 +88,12 @@ impl JsMessageCompactor {
         for field in ["shape", "conversation"] {
             let _ = js_sys::Reflect::delete_property(&copy, &field.into());
         }
-        if get(&copy, "clearing").is_undefined() {
-            let clearing = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&clearing, &"keepIterations".into(), &KEEP_TURNS.into());
-            let _ = js_sys::Reflect::set(&copy, &"clearing".into(), &clearing);
-        }
         let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
         let keys = StorageKeys::new(&format!("cc_messages_{conversation}_"));
         let logs = Rc::new(RefCell::new(
             LogStore::new(BrowserStorage::memory(), BrowserClock, keys, seed).with_unit(Unit::Turn),
         ));
-        let inner = JsCompactor::over(logs, copy.unchecked_into())?;
+        let inner = JsCompactor::over(logs, copy.unchecked_into(), Some(default_clearing()))?;
         // The last compaction lasts across reloads where the page has localStorage (a worker
         // keeps it for its own life).
         let kept = BrowserStorage::local().unwrap_or_else(|_| BrowserStorage::memory());

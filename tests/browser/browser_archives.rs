@@ -99,7 +99,7 @@ fn offline(logs: &JsLogStore, extra_options: &str) -> JsCompactor {
     let options = js(&format!(
         r#"{{"provider":{{"type":"offline"}},"contextWindowTokens":1000{extra_options}}}"#
     ));
-    JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap()
+    JsCompactor::over(logs.shared(), options.unchecked_into(), None).unwrap()
 }
 
 async fn settle(promise: js_sys::Promise) -> Result<JsValue, JsValue> {

@@ -70,7 +70,7 @@ fn compactor(logs: &JsLogStore, answers: &[&str], extra_options: &str) -> JsComp
         r#"{{"contextWindowTokens":1500,"retryDelayMs":5{extra_options}}}"#
     ));
     js_sys::Reflect::set(&options, &"provider".into(), &provider).unwrap();
-    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into(), None).unwrap();
     let listen = js_sys::Function::new_with_args(
         "target",
         "for (const t of ['compaction_start','compaction_phase_change','compaction_progress','compaction_archived','compaction_complete','compaction_error','compaction_rolled_back']) \
@@ -368,7 +368,7 @@ async fn a_custom_provider_gets_a_signal_that_abort_trips() {
     js_sys::Reflect::set(&provider, &"generate".into(), &generate).unwrap();
     let options = js(r#"{"contextWindowTokens":1500,"timeoutMs":60000}"#);
     js_sys::Reflect::set(&options, &"provider".into(), &provider).unwrap();
-    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into(), None).unwrap();
     let before = dump(prefix);
     let pending = compactor.compact(None);
     // Three engines' tests run side by side: the call may take more than a moment to come.

@@ -104,7 +104,7 @@ async fn run_over(model: &str, key: &str, extra: &str, iterations: u32) -> Outco
         r#"{{"provider":{{"type":"gemini","apiKey":"{key}","model":"{model}","baseUrl":"{}"}},"contextWindowTokens":1500,"retryDelayMs":10,"timeoutMs":600{extra}}}"#,
         mock_url()
     ));
-    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into(), None).unwrap();
     eval("globalThis.__gm_events = [];");
     let listen = js_sys::Function::new_with_args(
         "target",
@@ -709,7 +709,7 @@ async fn a_compaction_is_cancelled_by_its_signal_or_abort_and_changes_nothing() 
             fresh_key(),
             mock_url()
         ));
-        let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+        let compactor = JsCompactor::over(logs.shared(), options.unchecked_into(), None).unwrap();
         let before = dump(prefix);
         let controller = web_sys::AbortController::new().unwrap();
         let compact_options = js("{}");
@@ -771,7 +771,7 @@ async fn the_apps_model_calls_the_recall_tool_after_a_compaction_and_gets_the_fa
         r#"{{"provider":{{"type":"gemini","apiKey":"{key}","model":"gemini-3.5-flash-lite","baseUrl":"{}"}},"contextWindowTokens":1500,"retryDelayMs":10}}"#,
         mock_url()
     ));
-    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into()).unwrap();
+    let compactor = JsCompactor::over(logs.shared(), options.unchecked_into(), None).unwrap();
     let result = json_of(&JsFuture::from(compactor.compact(None)).await.unwrap());
     assert_eq!(result["iterations"], serde_json::json!([1, 4]));
     let recalled = json_of(&JsFuture::from(compactor.recall(1.into())).await.unwrap());

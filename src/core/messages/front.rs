@@ -29,14 +29,20 @@ use crate::core::store::log_store::{LogStore, PinError};
 /// and the recall tool brings any back.
 pub const KEEP_TURNS: u32 = 1;
 
-/// The settings of a message front when the app gives none: the core's, with the clearing
-/// keeping the results of the newest [`KEEP_TURNS`] turns.
+/// The clearing of a message front when the app's options give none: the core's, keeping the
+/// results of the newest [`KEEP_TURNS`] turns whole.
+pub fn default_clearing() -> Clearing {
+    Clearing::On(ClearingRules {
+        keep_iterations: Some(KEEP_TURNS),
+        ..ClearingRules::default()
+    })
+}
+
+/// The settings of a message front when the app gives none: the core's, with
+/// [`default_clearing`].
 pub fn default_settings() -> CompactorSettings {
     CompactorSettings {
-        clearing: Clearing::On(ClearingRules {
-            keep_iterations: Some(KEEP_TURNS),
-            ..ClearingRules::default()
-        }),
+        clearing: default_clearing(),
         ..CompactorSettings::default()
     }
 }
