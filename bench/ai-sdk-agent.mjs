@@ -12,7 +12,7 @@
 // Prints, for each: compactions (clearings, summaries), results cleared and of them cleared
 // again, turns summarised again, the archives' bytes (`archives()`' `bytes`, UTF-16 units),
 // the slowest `compact()`, the requests' size (mean and peak share of the window) and the
-// run's time.
+// run's time; then the size of the last compaction's record in localStorage.
 // Usage: node bench/ai-sdk-agent.mjs [turns per message=50] [messages=24]   (BENCH_PKG=<pkg dir>)
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -45,7 +45,8 @@ async function inPage({ agent, way, messages, steps }) {
   const carry = way === "carried" ? "carried" : "own";
   for (let n = 0; n < messages; n++) await core.userMessage(agent, compactor, pkg.estimateTokens, { steps, way: carry });
   const bytes = (await compactor.archives()).reduce((sum, a) => sum + a.bytes, 0);
-  return { agent, bytes };
+  const record = localStorage.getItem(`cc_messages_ai-sdk-${way}_last_compaction`)?.length ?? 0;
+  return { agent, bytes, record };
 }
 
 /** One run of the agent, its history carried `way`. */
@@ -65,15 +66,18 @@ async function run(browser, baseUrl, way) {
   } finally {
     await page.close();
   }
-  return { way, ...figures(state.agent), archiveBytes: state.bytes, ms: Math.round(performance.now() - started) };
+  return { way, ...figures(state.agent), archiveBytes: state.bytes, record: state.record, ms: Math.round(performance.now() - started) };
 }
 
 console.log("| history across calls | turns | clearings | summaries | results cleared | of them again | summaries refolding a turn | archives | slowest compact() | tokens per request, mean | peak | run |");
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+const records = [];
 await withBenchBrowser(async (browser, baseUrl) => {
   for (const way of ["carried", "own", "reloaded"]) {
     const r = await run(browser, baseUrl, way);
+    records.push(`${way} ${r.record}`);
     const share = (t) => `${t} (${Math.round((100 * t) / WINDOW)}%)`;
     console.log(`| ${r.way} | ${r.turns} | ${r.clearings} | ${r.summaries} | ${r.cleared} | ${r.again} | ${r.refolded} | ${(r.archiveBytes / 1e6).toFixed(1)} MB | ${r.slowest} ms | ${share(r.mean)} | ${share(r.peak)} | ${(r.ms / 1000).toFixed(1)} s |`);
   }
 }, MOUNTS);
+console.log(`\nThe last compaction's record in localStorage at the end, characters: ${records.join(", ")}`);
