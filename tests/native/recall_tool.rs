@@ -648,3 +648,35 @@ fn a_query_whose_first_iteration_is_over_the_budget_is_that_iteration_in_parts_t
         assert!(estimate_tokens(&ask(part)) <= 1_000, "part {part}");
     }
 }
+
+#[test]
+fn the_sessions_preamble_is_recalled_with_iteration_1_and_found_by_the_recall_tool() {
+    // GDRS writes the user's query before the first iteration's header.
+    let rig = Rig::with(
+        MemoryStore::new(),
+        vec![Answer::Text(valid_summary("the totals per region"))],
+        small_window(),
+    );
+    let query =
+        "Query (2026-12-08T09:00:00Z): find which regions missed the Q3 target of quillwort-77";
+    rig.logs.borrow_mut().append_reasoning(query).unwrap();
+    grow_session(&rig.logs, &rig.clock, 12, 42);
+    let result = run_ready(rig.compactor.compact(Trigger::User))
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.iterations, [1, 11]);
+    let first = (rig.compactor.shelf())
+        .with_archives(|a| a.recall(1))
+        .unwrap()
+        .unwrap();
+    assert!(
+        first
+            .reasoning_log
+            .iter()
+            .any(|entry| entry.contains(query)),
+        "recall(1): {:?}",
+        first.reasoning_log
+    );
+    let found = call(&rig, r#"{"query":"quillwort-77"}"#, DEFAULT_RECALL_TOKENS);
+    assert!(found.contains(query), "{found}");
+}

@@ -8,6 +8,13 @@ use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::outcome::EntryCounts;
 use crate::core::order::sort::sort_unique;
 
+/// The iteration an archived entry placed at iteration `n` is read back with: its own, the
+/// preamble (the entries before the first iteration's header, placed at 0: a GDRS session's
+/// query) with iteration 1, which it is compacted with.
+pub fn recalled_with(n: u32) -> u32 {
+    n.max(1)
+}
+
 /// One value per compacted entry, log by log, in the order of the archived entries.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PerEntry<T> {

@@ -18,7 +18,9 @@ use crate::core::model::settings::Trigger;
 use crate::core::order::sort::sort_unique;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::clearing::{restore, ClearedEntry, ClearedLog};
-use crate::core::steps::selection::{EntryIterations, PerEntry, Positions, Selection};
+use crate::core::steps::selection::{
+    recalled_with, EntryIterations, PerEntry, Positions, Selection,
+};
 use crate::core::store::originals::pairs_of;
 use crate::core::store::stored_json::parse;
 
@@ -303,7 +305,7 @@ impl ArchiveData {
             entries
                 .iter()
                 .zip(numbers)
-                .filter(|(entry, m)| **m == n && keep(entry))
+                .filter(|(entry, m)| recalled_with(**m) == n && keep(entry))
                 .map(|(entry, _)| entry.clone())
                 .collect()
         }

@@ -13,7 +13,7 @@ use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::steps::clearing::{placeholder_naming, CLEARED_MARK};
 use crate::core::steps::item_search::MAX_ITEM_LEN;
-use crate::core::steps::selection::EntryIterations;
+use crate::core::steps::selection::{recalled_with, EntryIterations};
 use crate::core::store::archives::StoredArchives;
 
 /// The tool's name in the declaration.
@@ -401,7 +401,8 @@ impl<S: KeyValueStore, C: Clock> StoredArchives<'_, S, C> {
                 .clone()
                 .unwrap_or_else(|| EntryIterations::placed(&archive.data));
             let data = &archive.data;
-            let mut keep = |iteration: u32, log: &'static str, text: &str| {
+            let mut keep = |placed: u32, log: &'static str, text: &str| {
+                let iteration = recalled_with(placed);
                 let lower = text.to_ascii_lowercase();
                 if (first..=last).contains(&iteration)
                     && search.words.iter().all(|w| lower.contains_text(w))
