@@ -22,7 +22,9 @@ use crate::core::steps::terms::{
 use crate::core::steps::tiers::{archived_terms, Candidates, FactBudget, Rank};
 
 impl Fact {
-    /// Whether `summary` keeps this fact.
+    /// Whether `summary` keeps this fact: every exact term, and half its key words — every
+    /// one of a pin's (the app's or the user's own words, which another line sharing an id
+    /// and some words does not keep).
     pub fn kept_in(&self, summary: &dyn HoldsTerms) -> bool {
         let exact = self.exact.iter().all(|term| summary.has_exact(term));
         let found = self
@@ -30,7 +32,11 @@ impl Fact {
             .iter()
             .filter(|word| summary.has_word(word))
             .count();
-        exact && found * 2 >= self.words.len()
+        let needed = match self.kind {
+            FactKind::Pin => self.words.len(),
+            _ => self.words.len().div_ceil(2),
+        };
+        exact && found >= needed
     }
 
     /// Which of `facts` `text` keeps, `text` read once whatever the number of facts.
@@ -159,9 +165,15 @@ impl Ledger {
     /// The facts `summary` lost.
     pub fn missing_in<'a>(&'a self, summary: &str) -> Vec<&'a Fact> {
         let normalised = Normalised::of(summary);
+        // A pin stands on a line of its own: its words spread over several lines are other
+        // statements.
+        let lines: Vec<Normalised> = summary.lines().map(Normalised::of).collect();
         self.facts
             .iter()
-            .filter(|fact| !fact.kept_in(&normalised))
+            .filter(|fact| match fact.kind {
+                FactKind::Pin => !lines.iter().any(|line| fact.kept_in(line)),
+                _ => !fact.kept_in(&normalised),
+            })
             .collect()
     }
 }
