@@ -525,3 +525,53 @@ fn the_users_later_words_recorded_in_the_reasoning_are_never_marked() {
     let result = compact(&rig).unwrap();
     assert_eq!(result.injections, Vec::new(), "{}", result.summary);
 }
+
+/// A request the app recorded as the README says (`The user wrote: …`), carried out by the
+/// same iteration's execution, whose result repeats it: the summary's line that gives it to the
+/// user is the user's. Before, it was marked, its source that execution.
+#[test]
+fn a_request_recorded_as_the_user_wrote_and_carried_out_in_its_iteration_is_the_users() {
+    let rig = Rig::with(
+        MemoryStore::new(),
+        vec![answer(&[
+            "- The user asked to send the Q3 invoice batch to billing@corp.example before Friday.",
+            "- Sent 41 invoices of the Q3 invoice batch (task: send the Q3 invoice batch).",
+        ])],
+        small_window(),
+    );
+    {
+        let mut logs = rig.logs.borrow_mut();
+        for n in 1..=5u32 {
+            logs.start_iteration().unwrap();
+            let reasoning = match n {
+                1 => "Goal: close the Q3 books.".to_owned(),
+                3 => "The user wrote: send the Q3 invoice batch to billing@corp.example before Friday.".to_owned(),
+                _ => format!("Iteration {n}: reconciled the ledgers."),
+            };
+            logs.append_reasoning(&reasoning).unwrap();
+            let result = match n {
+                3 => {
+                    json!({"task": "send the Q3 invoice batch to billing@corp.example before Friday", "sent": 41})
+                }
+                _ => json!(null),
+            };
+            logs.append_execution(ExecutionInput {
+                success: true,
+                code: format!("return books.step({n});"),
+                result: Some(raw(result)),
+                ..Default::default()
+            })
+            .unwrap();
+            logs.finish_iteration();
+        }
+    }
+    let result = compact(&rig).unwrap();
+    assert_eq!(result.injections, Vec::new(), "{}", result.summary);
+    assert!(
+        result
+            .summary
+            .contains("billing@corp.example before Friday"),
+        "{}",
+        result.summary
+    );
+}

@@ -2,6 +2,11 @@
 
 use crate::core::order::text_search::TextSearch;
 
+/// How a record of the user's own words begins a line of the reasoning: the form the README
+/// gives apps (`appendReasoning(\`The user wrote: …\`)`), and the line of each user message
+/// in a message list's turn. Such a line is the user's, whatever data says the same.
+pub const USER_WROTE: &str = "The user wrote: ";
+
 /// What the texts a model reads (placeholders, the recall tool's answers) call an iteration:
 /// the logs' own word, or a message list's turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -7,16 +7,13 @@
 
 use crate::core::json::scan::{array_document, field, string};
 use crate::core::json::write::{write_string, ObjectOut};
-use crate::core::log::iteration::iteration_header;
+use crate::core::log::iteration::{iteration_header, USER_WROTE};
 use crate::core::messages::conversation::{Conversation, Turn};
 use crate::core::order::join::Joined;
 use crate::core::store::originals::push_pair;
 
 /// The longest part of a call's arguments the reasoning log repeats, in characters.
 const ARGS_SHOWN: usize = 300;
-
-/// How a turn's reasoning entry begins a line of the user's words.
-pub const USER_WROTE: &str = "The user wrote: ";
 
 /// How a turn's reasoning entry begins a line that names one of its calls.
 pub const CALLED: &str = "Called ";

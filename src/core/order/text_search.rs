@@ -12,8 +12,17 @@ pub fn find(text: &str, needle: &str) -> Option<usize> {
     let Some(last) = needle.len().checked_sub(1) else {
         return Some(0);
     };
-    // `fallback[i]`: the longest proper prefix of `needle[..=i]` that also ends it.
-    let mut fallback = vec![0usize; needle.len()];
+    // `fallback[i]`: the longest proper prefix of `needle[..=i]` that also ends it (on the
+    // stack for the short needles nearly every search has).
+    let mut short = [0usize; 32];
+    let mut long = Vec::new();
+    let fallback: &mut [usize] = match needle.len() {
+        n if n <= short.len() => &mut short[..n],
+        n => {
+            long.resize(n, 0);
+            &mut long
+        }
+    };
     let mut matched = 0;
     for i in 1..needle.len() {
         while matched > 0 && needle[i] != needle[matched] {
@@ -23,7 +32,13 @@ pub fn find(text: &str, needle: &str) -> Option<usize> {
         fallback[i] = matched;
     }
     matched = 0;
-    for (i, &byte) in text.iter().enumerate() {
+    let mut i = 0;
+    while i < text.len() {
+        if matched == 0 {
+            // Nothing matched yet: on to the next byte that can begin a match.
+            i += text[i..].iter().position(|&byte| byte == needle[0])?;
+        }
+        let byte = text[i];
         while matched > 0 && byte != needle[matched] {
             matched = fallback[matched - 1];
         }
@@ -33,6 +48,7 @@ pub fn find(text: &str, needle: &str) -> Option<usize> {
             }
             matched += 1;
         }
+        i += 1;
     }
     None
 }
@@ -229,5 +245,11 @@ mod tests {
         let needle = "a".repeat(10_000) + "b";
         assert_eq!(find(&text, &needle), text.find(&needle));
         assert_eq!(find(&text[..150_000], &needle), None);
+        // Needles past the stack's table, and at its edge.
+        for len in [31, 32, 33, 64] {
+            let needle = "ab".repeat(len / 2) + &"c".repeat(len % 2);
+            let text = "ab".repeat(100) + &needle + "ab";
+            assert_eq!(find(&text, &needle), text.find(&needle), "{len}");
+        }
     }
 }

@@ -69,9 +69,11 @@ fn a_pin_is_kept_only_by_a_line_that_holds_all_its_words_and_values() {
         ..Ledger::default()
     };
     // Another line shares the tool, the code word and some of its words: the rule is gone.
-    let decoy = "## KEY DISCOVERIES\n- The deploy_prod tool is ready; its code word is TANGERINE-41.\n\
+    let decoy =
+        "## KEY DISCOVERIES\n- The deploy_prod tool is ready; its code word is TANGERINE-41.\n\
                  - Never skip the tests, without exception.";
     assert_eq!(ledger.missing_in(decoy).len(), 1, "{decoy}");
-    let kept = "## KEY DISCOVERIES\n- Never run the deploy_prod tool without the code word TANGERINE-41.";
+    let kept =
+        "## KEY DISCOVERIES\n- Never run the deploy_prod tool without the code word TANGERINE-41.";
     assert!(ledger.missing_in(kept).is_empty());
 }

@@ -5,7 +5,7 @@
 //! must not launder an instruction that arrived in tool output into the user's voice: such a
 //! line ends with [`INJECTED_MARK`] and names the entry it came from.
 
-use crate::core::log::iteration::parse_summary_header;
+use crate::core::log::iteration::{parse_summary_header, USER_WROTE};
 use crate::core::model::facts::{FactKind, Injection, Ledger};
 use crate::core::order::join::Joined;
 use crate::core::order::sort::sort_unique;
@@ -265,8 +265,11 @@ pub fn injected_lines(summary: &str, selection: &Selection, ledger: &Ledger) -> 
         for line in entry.lines().filter(|line| !line.ends_with(INJECTED_MARK)) {
             let text = unquoted(line);
             let words = words_of(&text);
+            // The app's record of what the user wrote comes before its iteration's data: the
+            // user's, whatever that data says after it.
+            let recorded = !summary && line.trim_start().starts_with(USER_WROTE);
             let the_users = (!summary && names_the_user(&words)) || speaks(&text, &words);
-            if the_users && from_data(&content_words(line), *n).is_none() {
+            if recorded || (the_users && from_data(&content_words(line), *n).is_none()) {
                 users.push_str(&line.to_ascii_lowercase());
                 users.push('\n');
             }
