@@ -12,17 +12,8 @@ pub fn find(text: &str, needle: &str) -> Option<usize> {
     let Some(last) = needle.len().checked_sub(1) else {
         return Some(0);
     };
-    // `fallback[i]`: the longest proper prefix of `needle[..=i]` that also ends it (on the
-    // stack for the short needles nearly every search has).
-    let mut short = [0usize; 32];
-    let mut long = Vec::new();
-    let fallback: &mut [usize] = match needle.len() {
-        n if n <= short.len() => &mut short[..n],
-        n => {
-            long.resize(n, 0);
-            &mut long
-        }
-    };
+    // `fallback[i]`: the longest proper prefix of `needle[..=i]` that also ends it.
+    let mut fallback = vec![0usize; needle.len()];
     let mut matched = 0;
     for i in 1..needle.len() {
         while matched > 0 && needle[i] != needle[matched] {
@@ -245,7 +236,7 @@ mod tests {
         let needle = "a".repeat(10_000) + "b";
         assert_eq!(find(&text, &needle), text.find(&needle));
         assert_eq!(find(&text[..150_000], &needle), None);
-        // Needles past the stack's table, and at its edge.
+        // Needles of repeats of every parity.
         for len in [31, 32, 33, 64] {
             let needle = "ab".repeat(len / 2) + &"c".repeat(len % 2);
             let text = "ab".repeat(100) + &needle + "ab";

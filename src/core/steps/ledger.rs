@@ -167,11 +167,12 @@ impl Ledger {
         let normalised = Normalised::of(summary);
         // A pin stands on a line of its own: its words spread over several lines are other
         // statements.
-        let lines: Vec<Normalised> = summary.lines().map(Normalised::of).collect();
+        let on_a_line =
+            |fact: &Fact| (summary.lines()).any(|line| fact.kept_in(&Normalised::of(line)));
         self.facts
             .iter()
             .filter(|fact| match fact.kind {
-                FactKind::Pin => !lines.iter().any(|line| fact.kept_in(line)),
+                FactKind::Pin => !on_a_line(fact),
                 _ => !fact.kept_in(&normalised),
             })
             .collect()
