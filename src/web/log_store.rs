@@ -161,6 +161,17 @@ impl JsLogStore {
         Ok(self.inner.borrow_mut().append_reasoning(&text)?)
     }
 
+    /// Appends a user's later message to the current iteration as the user's words (each line
+    /// after `The user wrote: `): summaries keep it as the user's, never as tool output's.
+    #[wasm_bindgen(js_name = appendUserMessage)]
+    pub fn append_user_message(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> JsResult<()> {
+        let text = string_arg(&text, "appendUserMessage(text)")?;
+        Ok(self.inner.borrow_mut().append_user_message(&text)?)
+    }
+
     /// Appends an execution; returns it stamped with id, timestamp and iteration (the input's own
     /// stamps give way).
     ///

@@ -575,3 +575,51 @@ fn a_request_recorded_as_the_user_wrote_and_carried_out_in_its_iteration_is_the_
         result.summary
     );
 }
+
+/// A user's message of several lines recorded with `append_user_message`, its second line carried
+/// out by the same iteration's execution: every line is the user's. (Recorded as one
+/// `The user wrote: …` entry before, its second line was the agent's, and the summary's line
+/// giving it to the user was marked.)
+#[test]
+fn every_line_of_a_users_message_recorded_with_append_user_message_is_the_users() {
+    let rig = Rig::with(
+        MemoryStore::new(),
+        vec![answer(&[
+            "- The user asked to archive the March tickets of queue DQ-7 into cold storage bucket tickets-cold.",
+            "- Archived 212 tickets of queue DQ-7.",
+        ])],
+        small_window(),
+    );
+    {
+        let mut logs = rig.logs.borrow_mut();
+        for n in 1..=5u32 {
+            logs.start_iteration().unwrap();
+            match n {
+                1 => logs.append_reasoning("Goal: tidy the support queues.").unwrap(),
+                3 => logs
+                    .append_user_message(
+                        "Thanks for the report.\nArchive the March tickets of queue DQ-7 into cold storage bucket tickets-cold.",
+                    )
+                    .unwrap(),
+                _ => logs
+                    .append_reasoning(&format!("Iteration {n}: went through the queues."))
+                    .unwrap(),
+            }
+            let result = match n {
+                3 => json!({"task": "archive the March tickets of queue DQ-7 into cold storage bucket tickets-cold", "archived": 212}),
+                _ => json!(null),
+            };
+            logs.append_execution(ExecutionInput {
+                success: true,
+                code: format!("return queues.step({n});"),
+                result: Some(raw(result)),
+                ..Default::default()
+            })
+            .unwrap();
+            logs.finish_iteration();
+        }
+    }
+    let result = compact(&rig).unwrap();
+    assert_eq!(result.injections, Vec::new(), "{}", result.summary);
+    assert!(result.summary.contains("tickets-cold"), "{}", result.summary);
+}

@@ -46,6 +46,7 @@ export async function useTheLogStore(): Promise<number> {
   const logs = new LogStore({ prefix: "app_" });
   const n: number = logs.startIteration();
   logs.appendReasoning(`iteration ${n}`);
+  logs.appendUserMessage("Cap the spend at $900.");
   const exec: ExecutionEntry = logs.appendExecution({ success: true, code: "1+1", result: 2 });
   const tool: ToolActivityEntry = logs.appendToolActivity({ type: "vfs", action: "write", status: "success" });
   logs.finishIteration();

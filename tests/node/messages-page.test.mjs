@@ -197,6 +197,34 @@ test("the LogStore front keeps up: the goal the app sets is the summary's, clear
   assert.equal(seen.refused, "invalid_input");
 });
 
+test("logs.appendUserMessage(text) records each line of a user's message as the user's words, and a summary keeps them unmarked", async () => {
+  const seen = await page.evaluate(async () => {
+    const { LogStore, Compactor } = window.pkg;
+    const logs = new LogStore({ prefix: "user_message_" });
+    logs.setGoal("Tidy the support queues.");
+    for (let n = 1; n <= 5; n++) {
+      logs.startIteration();
+      if (n === 3) logs.appendUserMessage("Thanks.\nArchive the March tickets of queue DQ-7 into bucket tickets-cold.");
+      else logs.appendReasoning(`Step ${n}: went through the queues.`);
+      const result = n === 3 ? { task: "archive the March tickets of queue DQ-7 into bucket tickets-cold", archived: 212 } : { step: n };
+      logs.appendExecution({ success: true, code: `return queues.step(${n});`, result });
+      logs.finishIteration();
+    }
+    const recorded = logs.reasoningEntries().find((e) => e.text.includes("DQ-7"))?.text;
+    let refused = "none";
+    try {
+      logs.appendUserMessage(42);
+    } catch (err) {
+      refused = err.code;
+    }
+    const result = await new Compactor(logs, { provider: { type: "offline" } }).compact({ trigger: "context_limit_error" });
+    return { recorded, refused, injections: result.injections.length, kept: result.summary.includes("tickets-cold") };
+  });
+  assert.equal(seen.recorded, "The user wrote: Thanks.\nThe user wrote: Archive the March tickets of queue DQ-7 into bucket tickets-cold.");
+  assert.equal(seen.refused, "invalid_input");
+  assert.deepEqual({ injections: seen.injections, kept: seen.kept }, { injections: 0, kept: true });
+});
+
 test("a compact() while another runs is refused busy, and leaves that one's list alone", async () => {
   const seen = await page.evaluate(async () => {
     const { MessageCompactor } = window.pkg;

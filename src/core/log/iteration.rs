@@ -7,6 +7,20 @@ use crate::core::order::text_search::TextSearch;
 /// in a message list's turn. Such a line is the user's, whatever data says the same.
 pub const USER_WROTE: &str = "The user wrote: ";
 
+/// `words` (a user's message) as reasoning lines that record them: each of its lines after
+/// [`USER_WROTE`], so that every line of a message of several reads as the user's.
+pub fn user_wrote(words: &str) -> String {
+    let mut out = String::new();
+    for line in words.trim().lines() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(USER_WROTE);
+        out.push_str(line.trim_end());
+    }
+    out
+}
+
 /// What the texts a model reads (placeholders, the recall tool's answers) call an iteration:
 /// the logs' own word, or a message list's turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -129,6 +143,14 @@ pub(crate) const SUMMARY_END: &str = "=== END COMPACTED SUMMARY ===";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_line_of_a_users_message_is_recorded_as_the_users() {
+        assert_eq!(
+            user_wrote("  Cap the spend at $900.\nAnswer in French.  \n"),
+            "The user wrote: Cap the spend at $900.\nThe user wrote: Answer in French."
+        );
+    }
 
     #[test]
     fn headers_round_trip() {

@@ -7,7 +7,7 @@
 
 use crate::core::json::scan::{array_document, field, string};
 use crate::core::json::write::{write_string, ObjectOut};
-use crate::core::log::iteration::{iteration_header, USER_WROTE};
+use crate::core::log::iteration::{iteration_header, user_wrote};
 use crate::core::messages::conversation::{Conversation, Turn};
 use crate::core::order::join::Joined;
 use crate::core::store::originals::push_pair;
@@ -48,8 +48,7 @@ fn turn_entry(turn: &Turn) -> String {
     let mut entry = iteration_header(turn.iteration);
     for words in &turn.user_words {
         entry.push('\n');
-        entry.push_str(USER_WROTE);
-        entry.push_str(words.trim());
+        entry.push_str(&user_wrote(words));
     }
     if !turn.model_text.trim().is_empty() {
         entry.push('\n');

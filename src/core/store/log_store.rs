@@ -11,7 +11,9 @@ use crate::core::log::entries::{
     StoredReasoning, StoredToolActivity, ToolActivityInput,
 };
 use crate::core::log::ids::IdGenerator;
-use crate::core::log::iteration::{iteration_header, named_iteration, parse_summary_header, Unit};
+use crate::core::log::iteration::{
+    iteration_header, named_iteration, parse_summary_header, user_wrote, Unit,
+};
 use crate::core::log::reasoning_entry::ReasoningEntry;
 use crate::core::log::snapshot::{with_placed_iterations, LogSnapshot};
 use crate::core::log::stored_entry::{join_entries, join_items, parse_entries, Stored};
@@ -187,6 +189,13 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
             return self.push_reasoning(&format!("> {}", text.trim_start()));
         }
         self.push_reasoning(text)
+    }
+
+    /// Appends a user's message to the current iteration as the user's words: each of its lines
+    /// after `The user wrote: ` ([`user_wrote`]), which the summary keeps as the user's and never
+    /// as tool output's.
+    pub fn append_user_message(&mut self, text: &str) -> Result<(), StorageError> {
+        self.push_reasoning(&user_wrote(text))
     }
 
     fn push_reasoning(&mut self, text: &str) -> Result<(), StorageError> {
