@@ -606,7 +606,9 @@ fn every_line_of_a_users_message_recorded_with_append_user_message_is_the_users(
                     .unwrap(),
             }
             let result = match n {
-                3 => json!({"task": "archive the March tickets of queue DQ-7 into cold storage bucket tickets-cold", "archived": 212}),
+                3 => {
+                    json!({"task": "archive the March tickets of queue DQ-7 into cold storage bucket tickets-cold", "archived": 212})
+                }
                 _ => json!(null),
             };
             logs.append_execution(ExecutionInput {
@@ -621,5 +623,9 @@ fn every_line_of_a_users_message_recorded_with_append_user_message_is_the_users(
     }
     let result = compact(&rig).unwrap();
     assert_eq!(result.injections, Vec::new(), "{}", result.summary);
-    assert!(result.summary.contains("tickets-cold"), "{}", result.summary);
+    assert!(
+        result.summary.contains("tickets-cold"),
+        "{}",
+        result.summary
+    );
 }

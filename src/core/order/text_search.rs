@@ -1,7 +1,8 @@
 //! The crate's one search for a text in a text. The standard library's `str` methods that take
 //! a `&str` pattern (`find`, `contains`, `split`, `split_once`, `replace`, `match_indices`)
 //! share its Two-Way searcher, 3.4 KB of code in the module; this is a Knuth–Morris–Pratt
-//! search in a few hundred bytes, linear in the text and the needle whatever they hold.
+//! search in a few hundred bytes, linear in the text and the needle whatever they hold (it
+//! skips to the next byte that can begin a match while nothing is matched).
 //! Patterns of one `char` or a `char` test keep the standard methods (their searcher is
 //! small).
 
@@ -53,11 +54,12 @@ pub trait TextSearch {
     fn contains_text(&self, needle: &str) -> bool;
     /// `str::split_once` at a text.
     fn split_once_text(&self, separator: &str) -> Option<(&str, &str)>;
-    /// `str::split` at a text.
+    /// `str::split` at a non-empty text (an empty `separator` gives the whole text, where std
+    /// splits between every character).
     fn split_text<'a>(&'a self, separator: &'a str) -> SplitText<'a>;
     /// `str::replacen` of a text, at most `count` times (`usize::MAX`: `str::replace`).
     fn replace_text(&self, from: &str, to: &str, count: usize) -> String;
-    /// `str::match_indices` of a text, its offsets only.
+    /// `str::match_indices` of a non-empty text, its offsets only.
     fn offsets_of<'a>(&'a self, needle: &'a str) -> OffsetsOf<'a>;
     /// `str::trim_start_matches` of a text: the rest after every leading `prefix`.
     fn trim_start_text(&self, prefix: &str) -> &str;
