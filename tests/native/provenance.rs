@@ -12,8 +12,10 @@ use context_compactor::core::log::new_entries::{ExecutionInput, ToolActivityInpu
 use context_compactor::core::model::fallback::FallbackPolicy;
 use context_compactor::core::model::outcome::CompactionResult;
 use context_compactor::core::model::settings::{CompactorSettings, LinePolicy, Trigger};
+use context_compactor::core::ports::clock::ManualClock;
 use context_compactor::core::ports::storage::MemoryStore;
 use context_compactor::core::ports::timer::run_ready;
+use context_compactor::core::store::log_store::LogStore;
 use serde_json::json;
 
 /// What the support ticket fetched in iteration 2 says.
@@ -526,38 +528,35 @@ fn the_users_later_words_recorded_in_the_reasoning_are_never_marked() {
     assert_eq!(result.injections, Vec::new(), "{}", result.summary);
 }
 
-/// A request the app recorded as the README says (`The user wrote: …`), carried out by the
-/// same iteration's execution, whose result repeats it: the summary's line that gives it to the
-/// user is the user's. Before, it was marked, its source that execution.
-#[test]
-fn a_request_recorded_as_the_user_wrote_and_carried_out_in_its_iteration_is_the_users() {
-    let rig = Rig::with(
-        MemoryStore::new(),
-        vec![answer(&[
-            "- The user asked to send the Q3 invoice batch to billing@corp.example before Friday.",
-            "- Sent 41 invoices of the Q3 invoice batch (task: send the Q3 invoice batch).",
-        ])],
-        small_window(),
-    );
+/// Five iterations in which the user's request, recorded at iteration 3 by `record`, is carried
+/// out by that iteration's execution (its result names the task `done`), the model's summary
+/// saying `lines`: the compaction's result.
+fn request_carried_out(
+    lines: &[&str],
+    record: impl Fn(&mut LogStore<MemoryStore, ManualClock>),
+    done: &str,
+) -> CompactionResult {
+    let rig = Rig::with(MemoryStore::new(), vec![answer(lines)], small_window());
     {
         let mut logs = rig.logs.borrow_mut();
         for n in 1..=5u32 {
             logs.start_iteration().unwrap();
-            let reasoning = match n {
-                1 => "Goal: close the Q3 books.".to_owned(),
-                3 => "The user wrote: send the Q3 invoice batch to billing@corp.example before Friday.".to_owned(),
-                _ => format!("Iteration {n}: reconciled the ledgers."),
-            };
-            logs.append_reasoning(&reasoning).unwrap();
+            match n {
+                1 => logs
+                    .append_reasoning("Goal: keep the books and queues tidy.")
+                    .unwrap(),
+                3 => record(&mut logs),
+                _ => logs
+                    .append_reasoning(&format!("Iteration {n}: went on."))
+                    .unwrap(),
+            }
             let result = match n {
-                3 => {
-                    json!({"task": "send the Q3 invoice batch to billing@corp.example before Friday", "sent": 41})
-                }
+                3 => json!({ "task": done, "count": 212 }),
                 _ => json!(null),
             };
             logs.append_execution(ExecutionInput {
                 success: true,
-                code: format!("return books.step({n});"),
+                code: format!("return step({n});"),
                 result: Some(raw(result)),
                 ..Default::default()
             })
@@ -565,7 +564,26 @@ fn a_request_recorded_as_the_user_wrote_and_carried_out_in_its_iteration_is_the_
             logs.finish_iteration();
         }
     }
-    let result = compact(&rig).unwrap();
+    compact(&rig).unwrap()
+}
+
+/// A request the app recorded as the README says (`The user wrote: …`), carried out by the
+/// same iteration's execution, whose result repeats it: the summary's line that gives it to the
+/// user is the user's. Before, it was marked, its source that execution.
+#[test]
+fn a_request_recorded_as_the_user_wrote_and_carried_out_in_its_iteration_is_the_users() {
+    let task = "send the Q3 invoice batch to billing@corp.example before Friday";
+    let result = request_carried_out(
+        &[
+            "- The user asked to send the Q3 invoice batch to billing@corp.example before Friday.",
+            "- Sent 212 invoices of the Q3 invoice batch.",
+        ],
+        |logs| {
+            logs.append_reasoning(&format!("The user wrote: {task}."))
+                .unwrap()
+        },
+        task,
+    );
     assert_eq!(result.injections, Vec::new(), "{}", result.summary);
     assert!(
         result
@@ -582,46 +600,15 @@ fn a_request_recorded_as_the_user_wrote_and_carried_out_in_its_iteration_is_the_
 /// giving it to the user was marked.)
 #[test]
 fn every_line_of_a_users_message_recorded_with_append_user_message_is_the_users() {
-    let rig = Rig::with(
-        MemoryStore::new(),
-        vec![answer(&[
+    let task = "archive the March tickets of queue DQ-7 into cold storage bucket tickets-cold";
+    let result = request_carried_out(
+        &[
             "- The user asked to archive the March tickets of queue DQ-7 into cold storage bucket tickets-cold.",
             "- Archived 212 tickets of queue DQ-7.",
-        ])],
-        small_window(),
+        ],
+        |logs| logs.append_user_message(&format!("Thanks for the report.\n{task}.")).unwrap(),
+        task,
     );
-    {
-        let mut logs = rig.logs.borrow_mut();
-        for n in 1..=5u32 {
-            logs.start_iteration().unwrap();
-            match n {
-                1 => logs.append_reasoning("Goal: tidy the support queues.").unwrap(),
-                3 => logs
-                    .append_user_message(
-                        "Thanks for the report.\nArchive the March tickets of queue DQ-7 into cold storage bucket tickets-cold.",
-                    )
-                    .unwrap(),
-                _ => logs
-                    .append_reasoning(&format!("Iteration {n}: went through the queues."))
-                    .unwrap(),
-            }
-            let result = match n {
-                3 => {
-                    json!({"task": "archive the March tickets of queue DQ-7 into cold storage bucket tickets-cold", "archived": 212})
-                }
-                _ => json!(null),
-            };
-            logs.append_execution(ExecutionInput {
-                success: true,
-                code: format!("return queues.step({n});"),
-                result: Some(raw(result)),
-                ..Default::default()
-            })
-            .unwrap();
-            logs.finish_iteration();
-        }
-    }
-    let result = compact(&rig).unwrap();
     assert_eq!(result.injections, Vec::new(), "{}", result.summary);
     assert!(
         result.summary.contains("tickets-cold"),
