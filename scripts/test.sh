@@ -121,6 +121,11 @@ tests "cargo test, optimised (whole sessions)" cargo test --profile native-optim
 # A browser test has two minutes (wasm-bindgen-test's default is 20 s): the archive memory test
 # takes 8–16 s in WebKit on an idle machine, and more while the machine is busy.
 export WASM_BINDGEN_TEST_TIMEOUT=120
+# A driver has a minute to bind its port (wasm-bindgen-test-runner's default is 5 s, after
+# which it kills it and fails the run: "driver failed to bind port during startup", seen once in
+# a fresh clone's WebKit step while the three engines and their builds ran side by side; the
+# runner still restarts a driver that has not bound its port after 10 s).
+export WASM_BINDGEN_TEST_DRIVER_TIMEOUT=60
 # The three engines side by side, and the docs beside them: the first to take cargo's lock
 # builds the tests, the others then find them built, and the runs wait mostly on their browsers.
 BROWSER_TESTS=(--mode no-install . --test browser --test browser_compactor --test browser_gemini --test browser_archives)
