@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync, existsSync, rmSync, readdirSync, statSync, copyFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shortImports } from "./short-imports.mjs";
 
 const [manifestPath, pkgDir] = process.argv.slice(2);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -279,6 +280,15 @@ replaceOnce(
 stripComments(web);
 writeFileSync(web, readFileSync(web, "utf8").replace(`${marker}\n`, ""));
 
+// The web entry's imports under short names, in its .wasm and its glue alike (see
+// short-imports.mjs: −4 KB gzip of random hex digits), before the inline flavour copies both.
+{
+  const wasmFile = join(pkgDir, "context_compactor_bg.wasm");
+  const shortened = shortImports(new Uint8Array(readFileSync(wasmFile)), readFileSync(web, "utf8"));
+  writeFileSync(wasmFile, shortened.wasm);
+  writeFileSync(web, shortened.glue);
+}
+
 // Inline flavour: the web glue with the .wasm as base64 in its place, for setups where fetching
 // a second file is awkward (a single-file build, a CSP that blocks it, a bundler that does not
 // copy the .wasm). It names no .wasm file, so no bundler emits one beside it.
@@ -300,6 +310,20 @@ writeFileSync(web, readFileSync(web, "utf8").replace(`${marker}\n`, ""));
     join(pkgDir, "inline.d.ts"),
     `export * from "./context_compactor.js";\n/** Instantiates the inlined WebAssembly module (nothing is fetched); later calls do nothing. */\nexport default function init(): Promise<void>;\n`,
   );
+}
+
+// The web entry's glue minified by terser (local names shortened, the exported classes keeping
+// theirs, the `@ts-self-types` line kept first): −2.2 KB gzip, after the inline flavour was made
+// from the readable glue. Its behaviour is the same code's: every page and bundler test loads it.
+{
+  const { minify } = await import("terser");
+  const minified = await minify(readFileSync(web, "utf8"), {
+    module: true,
+    compress: { passes: 2 },
+    mangle: { keep_classnames: true },
+    format: { comments: /@ts-self-types/ },
+  });
+  writeFileSync(web, `${minified.code}\n`);
 }
 
 const files = ours.files;
