@@ -18,39 +18,43 @@ function seeded(seed) {
 const WORDS = ["zephyr", "quartz", "ember", "tundra", "saffron", "cobalt", "juniper", "obsidian", "lichen", "marlin", "sorrel", "basalt"];
 const LANGUAGES = ["Portuguese", "Finnish", "Catalan", "Estonian", "Welsh", "Icelandic"];
 
-/** Statements of each kind: `(value) => words`, in the phrasings people use. */
+/** Statements of each kind, in the phrasings people use: each `(value, noun)` → words, the noun
+ * naming the statement's subject (`null`: the value is the subject, as a path or a ticket is; a
+ * statement of this phrasing is never an update of another). */
 const KINDS = {
   rule: [
-    (v) => `Never run the deploy tool without the code word ${v.word}.`,
-    (v) => `Do not delete anything under /srv/${v.word} without asking me first.`,
-    (v) => `From now on you must tag every release ${v.word}-${v.n}.`,
+    { nouns: ["deploy tool", "migration script", "billing job", "purge command"], say: (v, noun) => `Never run the ${noun} without the code word ${v.word}.` },
+    { nouns: null, say: (v) => `Do not delete anything under /srv/${v.word} without asking me first.` },
+    { nouns: ["release", "nightly build", "container image", "database backup"], say: (v, noun) => `From now on you must tag every ${noun} ${v.word}-${v.n}.` },
   ],
   limit: [
-    (v) => `Spend at most $${v.n} on cloud resources for this.`,
-    (v) => `Keep every answer under ${v.n} words.`,
-    (v) => `No more than ${v.n} requests an hour to the billing API, please.`,
+    { nouns: ["cloud resources", "GPU time", "API credits", "CDN traffic"], say: (v, noun) => `Spend at most $${v.n} on ${noun} for this.` },
+    { nouns: ["answer", "commit message", "status update"], say: (v, noun) => `Keep every ${noun} under ${v.n} words.` },
+    { nouns: ["billing API", "search API", "mail relay"], say: (v, noun) => `No more than ${v.n} requests an hour to the ${noun}, please.` },
   ],
   fact: [
-    (v) => `The base commit is ${v.hex}.`,
-    (v) => `My customer id is ${v.word}-${v.n}.`,
-    (v) => `The staging host is ${v.word}.${v.n}.internal.`,
+    { nouns: ["base commit", "release branch head"], say: (v, noun) => `The ${noun} is ${v.hex}.` },
+    { nouns: ["customer id", "tenant id", "billing account"], say: (v, noun) => `My ${noun} is ${v.word}-${v.n}.` },
+    { nouns: ["staging host", "metrics host", "backup host"], say: (v, noun) => `The ${noun} is ${v.word}.${v.n}.internal.` },
   ],
   task: [
-    (v) => `The migration of table ${v.word}_${v.n} is done; next is table ${v.word}_${v.n + 1}.`,
-    (v) => `Ticket ${v.word.toUpperCase()}-${v.n} is closed, so move on to the report.`,
+    { nouns: null, say: (v) => `The migration of table ${v.word}_${v.n} is done; next is table ${v.word}_${v.n + 1}.` },
+    { nouns: null, say: (v) => `Ticket ${v.word.toUpperCase()}-${v.n} is closed, so move on to the report.` },
   ],
   preference: [
-    (v) => `Answer in ${v.language}, please.`,
-    (v) => `I prefer tables with a ${v.word} header over prose.`,
+    { nouns: ["answers", "code comments"], say: (v, noun) => `Write ${noun} in ${v.language}, please.` },
+    { nouns: ["tables", "charts"], say: (v, noun) => `I prefer ${noun} with a ${v.word} header over prose.` },
   ],
 };
 
-/** The statements of a session of `segments` parts from `seed`: each `{ kind, text, values,
- * at }` (`at`: its turn), some limits replaced later (`replaces`: the earlier value). */
+/** The statements of a session of `segments` parts from `seed`: each `{ id, kind, text, values,
+ * at }` (`at`: its turn). A statement on a subject stated before is an update ("Change of
+ * plan: …"), `replaces` the id of the statement it replaces. */
 export function statements(seed, segments, turnsPerSegment) {
   const below = seeded(seed);
   const out = [];
   const kinds = Object.keys(KINDS);
+  const onSubject = new Map();
   for (let at = 1; at < segments * turnsPerSegment; at += 1 + below(2)) {
     const kind = kinds[below(kinds.length)];
     const phrasings = KINDS[kind];
@@ -60,18 +64,20 @@ export function statements(seed, segments, turnsPerSegment) {
       hex: (0x10000000 + below(0x7fffffff)).toString(16),
       language: LANGUAGES[below(LANGUAGES.length)],
     };
-    const phrase = phrasings[below(phrasings.length)];
-    const text = phrase(v);
+    const phrasing = below(phrasings.length);
+    const { nouns, say } = phrasings[phrasing];
+    const noun = nouns ? nouns[below(nouns.length)] : null;
+    let text = say(v, noun);
     // The values the statement names: what must stand in what the model reads.
     const values = [v.word, String(v.n), v.hex, v.language].filter((value) => text.includes(value));
-    out.push({ kind, text, values, at });
-    if (kind === "limit" && below(3) === 0) {
-      const later = at + 3 + below(turnsPerSegment);
-      const n = 1000 + below(9000);
-      out.push({ kind, text: text.replace(String(v.n), String(n)).replace(/^/, "Change of plan: "), values: [String(n)], at: later, replaces: String(v.n) });
-    }
+    const subject = noun && `${kind}:${phrasing}:${noun}`;
+    const earlier = subject && onSubject.get(subject);
+    if (earlier) text = `Change of plan: ${text}`;
+    const statement = { id: out.length, kind, text, values, at, replaces: earlier ? earlier.id : undefined };
+    out.push(statement);
+    if (subject) onSubject.set(subject, statement);
   }
-  return out.sort((a, b) => a.at - b.at);
+  return out;
 }
 
 /** A page the agent's tool read: about 300 rows, distinct for `turn`. */
@@ -89,17 +95,22 @@ function ordinary(turn) {
   return turn % 2 === 0 ? ORDINARY[turn % ORDINARY.length] : `Also have a look at the chart on page ${turn + 7} when you get there; no rush.`;
 }
 
-/** What survives of `said` (the statements made so far) in `text` (what the model reads), and
- * which replaced values still stand there. */
-function survival(said, text) {
-  const current = said.filter((s) => !said.some((later) => later.replaces && later.at > s.at && s.values.includes(later.replaces)));
+/** What survives of `said` (the statements made so far) in `text` (what the model reads after
+ * the compaction at `turn`), and which replaced values still stand there. A statement is
+ * replaced once the compaction folded its update (one made at `turn` stays verbatim after the
+ * summary: the model reads it after the statement it replaces). */
+function survival(said, text, turn) {
+  const replaced = new Set(said.filter((s) => s.replaces !== undefined && s.at < turn).map((s) => s.replaces));
+  const current = said.filter((s) => !replaced.has(s.id));
   const kept = {};
   for (const s of current) {
     kept[s.kind] ??= [0, 0];
     kept[s.kind][1] += 1;
     if (s.values.every((value) => text.includes(value))) kept[s.kind][0] += 1;
   }
-  const stale = said.filter((s) => s.replaces && text.includes(s.replaces)).length;
+  // A replaced statement still shown: a value of it no current statement names stands there.
+  const currentValues = new Set(current.flatMap((s) => s.values));
+  const stale = said.filter((s) => replaced.has(s.id) && s.values.some((value) => !currentValues.has(value) && text.includes(value))).length;
   return { kept, stale };
 }
 
@@ -132,7 +143,7 @@ export async function messageFront(pkg, seed, segments, turnsPerSegment) {
       const done = await pkg.compactOrSay(() => compactor.compact(list, { trigger: "user" }));
       if (done) list = done.messages;
       const sofar = said.slice(0, k);
-      rounds.push({ ...survival(sofar, JSON.stringify(list)), recall: [await recallable(compactor.recallTool(), sofar), sofar.length], rung: done?.rung ?? "refused" });
+      rounds.push({ ...survival(sofar, JSON.stringify(list), turn), recall: [await recallable(compactor.recallTool(), sofar), sofar.length], rung: done?.rung ?? "refused" });
     }
   }
   return rounds;
@@ -159,7 +170,7 @@ export async function logStoreFront(pkg, seed, segments, turnsPerSegment) {
       const done = await pkg.compactOrSay(() => compactor.compact({ trigger: "user" }));
       const reads = [logs.pins().map((p) => p.text).join("\n"), logs.recentReasoning(6).join("\n\n")].join("\n");
       const sofar = said.slice(0, k);
-      rounds.push({ ...survival(sofar, reads), recall: [await recallable(compactor.recallTool(), sofar), sofar.length], rung: done ? "summarize" : "refused" });
+      rounds.push({ ...survival(sofar, reads, turn), recall: [await recallable(compactor.recallTool(), sofar), sofar.length], rung: done ? "summarize" : "refused" });
     }
   }
   return rounds;

@@ -229,6 +229,22 @@ export interface CompactionPlan {
   rung: "clear" | "summarize";
   /** The bodies a clearing would move to its archive now (none when `clearing` is false). */
   cleared: ClearedBody[];
+  /** The user's items every summary will have to keep now: an earlier summary's, then each statement the user's words since (`The user wrote: …` lines, a message list's user messages) make, later ones on the same subject replacing earlier ones. */
+  userItems: UserItem[];
+}
+
+/** What kind of statement of the user an item is: "rule" (never/always/must/do not …), "limit" (a number with at most, no more than, under, budget, by …), "preference" (prefer, answer in …), "task" (done, next is, move on …) or "fact" (anything else with a value, or more than four words; statements in other languages land here, kept whole). */
+export type UserItemKind = "rule" | "limit" | "preference" | "fact" | "task";
+
+/** One statement of the user, which every later summary holds word for word under the heading "### 👤 WHAT THE USER SAID" (written by the package after the model's sections), until a later statement on the same subject that says it updates it ("Change of plan: …", "… now …", "instead") replaces it. */
+export interface UserItem {
+  kind: UserItemKind;
+  /** The user's own words. */
+  text: string;
+  /** Where the user said it: "turn 12" (a message list), "iteration 4" (a LogStore). */
+  source: string;
+  /** The earlier statement this one replaced, in the compaction that replaced it. */
+  replaces?: string;
 }
 
 /** A fact that left the summary for one of its index lines ("- Iterations 1–40 (archive …): 38 results of …; recall(1..40)"), and where it is: `recall(iterations[0])` returns its originals. */
@@ -459,6 +475,8 @@ export interface CompactionResult {
   salvaged: boolean;
   /** The model's summary replaced a summary the fallback rung had stored (`metrics().upgrades` counts them). */
   upgraded: boolean;
+  /** The user's items: `kept`, every one the summary holds in its section of the user's words; `repaired`, those of them the model's own sections did not state; `demoted`, those that left for a line naming them and their source (over their share: see `user_items_over_budget`); `replaced`, earlier ones a later statement replaced, no longer shown. */
+  userItems: { kept: UserItem[]; repaired: UserItem[]; demoted: UserItem[]; replaced: UserItem[] };
 }
 
 /** Token counts a provider reports (Gemini's usageMetadata). */
@@ -609,6 +627,8 @@ export interface CompactorEventMap {
   storage_pressure: { usage: number; quota: number; share: number; purged: string[] };
   /** Every attempt of the model failed on a compaction `fallback` covers: the package stores its own summary instead (`result.rung` "fallback"); `code` and `message` say why. */
   compaction_fallback: { code: ErrorCode; message: string };
+  /** The user's items (`result.userItems`) outgrew their share of the summary (`budget`, the summary's budget beside it): the oldest facts and preferences left first, rules last, each for a line that names it and its source (`recall` brings it back); the compaction went on. */
+  user_items_over_budget: { tokens: number; budget: number; message: string };
 }
 
 /** `compactor.events`: an `EventTarget` whose listeners get typed `CustomEvent`s. Only the names of `CompactorEventMap` compile: a misspelt name is a type error, not a listener that never fires. */

@@ -368,6 +368,11 @@ fn every_event_detail_has_the_fields_its_typescript_map_declares() {
                 message: "m".into(),
             },
         },
+        CompactionEvent::UserItemsOverBudget {
+            tokens: 900,
+            budget: 800,
+            message: "m".into(),
+        },
     ];
     let (_, map) = ts_interface("CompactorEventMap");
     let declared: Vec<(String, BTreeSet<String>)> = members(&map)

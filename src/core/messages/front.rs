@@ -7,7 +7,6 @@ use std::rc::Rc;
 
 use crate::core::error::StorageError;
 use crate::core::log::iteration::parse_summary_header;
-use crate::core::log::tokens::estimate_tokens;
 use crate::core::messages::conversation::{Conversation, NotAMessage};
 use crate::core::messages::logs::{originals, reasoning_log, tool_log, ToolEntry};
 use crate::core::messages::rebuild::{rebuild, Compacted, Out};
@@ -16,14 +15,12 @@ use crate::core::messages::shape::Shape;
 use crate::core::messages::stitch::{LastCompaction, Stitched};
 use crate::core::messages::wording::in_turns;
 use crate::core::model::clearing::{Clearing, ClearingRules};
-use crate::core::model::facts::Pin;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::{iso_timestamp, Clock};
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::run::compactor::Compactor;
 use crate::core::store::last_compaction::StoredLast;
-use crate::core::store::log_store::{LogStore, PinError};
 
 /// The newest turns whose tool results stay whole by default: the model has read the others
 /// and the recall tool brings any back.
@@ -141,8 +138,8 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
         self.shape
     }
 
-    /// `messages` (each one's JSON text) written into the logs as turns, the user's later
-    /// words pinned; returns the turns read.
+    /// `messages` (each one's JSON text) written into the logs as turns (the user's later words
+    /// as lines that record them, which every summary keeps as items); returns the turns read.
     pub fn load(&self, messages: &[String]) -> Result<Conversation, FrontError> {
         let conversation = Conversation::read(self.shape, messages)?;
         let mut logs = self.engine.logs().borrow_mut();
@@ -157,11 +154,6 @@ impl<S: KeyValueStore, C: Clock> MessageFront<S, C> {
             .find(|turn| turn.calls.iter().any(|call| call.result.is_none()))
             .map(|turn| turn.iteration);
         logs.set_verbatim_from(waiting);
-        pin_user_words(
-            &mut logs,
-            &conversation,
-            self.engine.settings().summary_budget(),
-        )?;
         Ok(conversation)
     }
 
@@ -225,55 +217,4 @@ pub struct MessageCompaction {
     pub summary: Option<String>,
     /// What the core did.
     pub result: CompactionResult,
-}
-
-/// The part of the summary's budget the user's words pinned by the front may take (a
-/// quarter): the newest words first; older ones leave the pins, not the logs the summary reads,
-/// so that a chatty user never makes the pins outgrow the budget (a compaction would be refused).
-const USER_WORDS_SHARE: usize = 4;
-
-/// The user's words after the goal, pinned so that every summary keeps them, the newest within
-/// `budget_tokens / USER_WORDS_SHARE` (a list with no summary of ours is a new one: the pins of
-/// another start over).
-fn pin_user_words<S: KeyValueStore, C: Clock>(
-    logs: &mut LogStore<S, C>,
-    conversation: &Conversation,
-    budget_tokens: usize,
-) -> Result<(), StorageError> {
-    let pinned = logs.pins()?;
-    // Oldest first: those pinned before (a list with a summary of ours goes on from them), then
-    // the words of this list's turns.
-    let mut wanted: Vec<String> = match conversation.earlier {
-        Some(_) => pinned.iter().map(|pin| pin.text.clone()).collect(),
-        None => Vec::new(),
-    };
-    for words in conversation.turns.iter().flat_map(|turn| &turn.user_words) {
-        let text: String = words.trim().chars().take(Pin::MAX_CHARS).collect();
-        if !text.is_empty() && !wanted.contains(&text) {
-            wanted.push(text);
-        }
-    }
-    let mut room = budget_tokens / USER_WORDS_SHARE;
-    let mut first = wanted.len();
-    while let Some(tokens) = first.checked_sub(1).map(|at| estimate_tokens(&wanted[at])) {
-        if tokens > room {
-            break;
-        }
-        room -= tokens;
-        first -= 1;
-    }
-    let wanted = &wanted[first..];
-    for pin in pinned.iter().filter(|pin| !wanted.contains(&pin.text)) {
-        logs.unpin(&pin.id)?;
-    }
-    for text in wanted {
-        if pinned.iter().any(|pin| pin.text == *text) {
-            continue;
-        }
-        match logs.pin(text) {
-            Ok(_) | Err(PinError::Text(_)) => {}
-            Err(PinError::Storage(err)) => return Err(err),
-        }
-    }
-    Ok(())
 }

@@ -14,3 +14,4 @@ pub mod reasons;
 pub mod set_aside;
 pub mod settings;
 pub mod token_usage;
+pub mod user_items;

@@ -11,6 +11,7 @@ use crate::core::model::facts::{Coverage, Demoted, Injection, UnverifiedLine};
 use crate::core::model::fallback::FallbackReason;
 use crate::core::model::settings::Trigger;
 use crate::core::model::token_usage::TokenUsage;
+use crate::core::model::user_items::{UserItem, UserItems};
 
 /// Entries per log.
 pub type EntryCounts = PerLog<usize>;
@@ -49,6 +50,8 @@ pub struct CompactionPlan {
     pub rung: Rung,
     /// The bodies a clearing would move to its archive now (none when `clearing` is `false`).
     pub cleared: Vec<ClearedBody>,
+    /// The user's items every summary will have to keep now.
+    pub user_items: Vec<UserItem>,
 }
 
 /// The running iteration a compaction waits for before it gathers.
@@ -175,6 +178,8 @@ pub struct CompactionResult {
     pub salvaged: bool,
     /// Whether the model's summary replaced a summary the fallback rung had stored.
     pub upgraded: bool,
+    /// What the summary did with the user's items.
+    pub user_items: UserItems,
 }
 
 /// What a rung measured of the logs it rewrote.
@@ -221,6 +226,8 @@ pub struct Summarised {
     pub fallback: Option<FallbackReason>,
     /// Whether it replaced a fallback summary.
     pub upgraded: bool,
+    /// What it did with the user's items.
+    pub user_items: UserItems,
 }
 
 impl CompactionResult {
@@ -259,6 +266,7 @@ impl CompactionResult {
             fallback: summarised.fallback,
             salvaged: summarised.salvaged,
             upgraded: summarised.upgraded,
+            user_items: summarised.user_items,
         }
     }
 
@@ -333,6 +341,7 @@ json_record! {
         demoted: "demoted" req,
         rung: "rung" req,
         cleared: "cleared" req,
+        user_items: "userItems" req,
     }
 }
 
@@ -362,6 +371,7 @@ json_record! {
         fallback: "fallback" opt,
         salvaged: "salvaged" default,
         upgraded: "upgraded" default,
+        user_items: "userItems" default,
     }
 }
 
@@ -380,7 +390,7 @@ mod tests {
         assert_eq!(json.answer_format, AnswerFormat::Json);
         let written = to_json(&json);
         assert!(
-            written.ends_with(r#","answerFormat":"json","cached":false,"injections":[],"rung":"summarize","cleared":[],"salvaged":false,"upgraded":false}"#),
+            written.ends_with(r#","answerFormat":"json","cached":false,"injections":[],"rung":"summarize","cleared":[],"salvaged":false,"upgraded":false,"userItems":{"kept":[],"repaired":[],"demoted":[],"replaced":[]}}"#),
             "{written}"
         );
         assert_eq!(CompactionResult::from_json(&written).unwrap(), json);

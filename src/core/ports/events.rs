@@ -112,6 +112,17 @@ pub enum CompactionEvent {
         /// since the result carries it too).
         reason: FallbackReason,
     },
+    /// `user_items_over_budget`: the user's items outgrew their share of the summary; the
+    /// oldest facts and preferences left first, for lines that name them (rules last), and the
+    /// compaction went on.
+    UserItemsOverBudget {
+        /// The tokens all the items would take.
+        tokens: usize,
+        /// Their share.
+        budget: usize,
+        /// What left, and how to bring it back.
+        message: String,
+    },
 }
 
 impl CompactionEvent {
@@ -132,6 +143,7 @@ impl CompactionEvent {
             CompactionEvent::SetAside(_) => "key_set_aside",
             CompactionEvent::StoragePressure { .. } => "storage_pressure",
             CompactionEvent::Fallback { .. } => "compaction_fallback",
+            CompactionEvent::UserItemsOverBudget { .. } => "user_items_over_budget",
         }
     }
 }
@@ -211,6 +223,14 @@ impl ToJson for CompactionEvent {
             CompactionEvent::Fallback { reason } => detail
                 .field("code", &reason.code)
                 .field("message", &reason.message),
+            CompactionEvent::UserItemsOverBudget {
+                tokens,
+                budget,
+                message,
+            } => detail
+                .field("tokens", tokens)
+                .field("budget", budget)
+                .field("message", message),
         };
     }
 }

@@ -21,6 +21,7 @@ use crate::core::steps::rules::{plan_of, summary_follows_clearing, RuleInput};
 use crate::core::steps::selection::Selection;
 use crate::core::steps::summary_budget::{pinned_tokens, SummaryBudget};
 use crate::core::steps::term_search::{TermScan, TermsFound};
+use crate::core::steps::user_words::UserWords;
 use crate::core::store::log_store::LogStore;
 use crate::core::store::raw_logs::ReadLogs;
 use crate::core::store::recall_tool::RECALL_TOOL_NAME;
@@ -84,6 +85,8 @@ pub struct Prepared<'o> {
     /// The key an archive written now would take (the compaction picks its own when it writes;
     /// one as long sizes the summary's entry).
     pub archive_key: String,
+    /// The user's items the summary keeps, in a section the package writes after the model's.
+    pub user: UserWords,
 }
 
 impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
@@ -196,6 +199,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             plan.rung = Rung::Clear;
         }
         plan.cleared = cleared.iter().map(ClearedEntry::body).collect();
+        plan.user_items = prepared.user.current;
         Ok(plan)
     }
 
@@ -302,7 +306,10 @@ impl<'o> Selected<'o> {
         view: &LogView<'_, S, C>,
     ) -> Prepared<'o> {
         let prompt = build_prompt(&self.selection, view.settings, &ledger, &self.budget);
+        let cap = view.settings.summary_budget();
+        let user = UserWords::draw(&self.digest, view.logs.unit(), cap);
         Prepared {
+            user,
             selection: self.selection,
             digest: self.digest,
             ledger,

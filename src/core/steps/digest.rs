@@ -4,6 +4,7 @@
 
 use crate::core::log::entries::StoredToolActivity;
 use crate::core::log::iteration::{parse_iteration_header, parse_summary_header};
+use crate::core::model::user_items::USER_HEADING;
 use crate::core::order::sort::sort_by_key;
 use crate::core::order::sorted_map::SortedMap;
 use crate::core::order::text_search::TextSearch;
@@ -49,6 +50,8 @@ pub struct Digest {
     pub(crate) runs: Vec<Execution>,
     pub(crate) failures: Vec<Failure>,
     pub(crate) earlier: SortedMap<usize, Vec<String>>,
+    /// The lines of the earlier summaries' sections of the user's words, in order.
+    pub(crate) user_lines: Vec<String>,
     pub(crate) tools: SortedMap<String, (SortedMap<String, usize>, Option<String>)>,
     /// Successful tool operations as `(iteration, "kind:id")`.
     pub(crate) tool_successes: Vec<(u32, String)>,
@@ -142,6 +145,7 @@ impl Digest {
             runs: Vec::new(),
             failures: Vec::new(),
             earlier: SortedMap::new(),
+            user_lines: Vec::new(),
             tools: SortedMap::new(),
             tool_successes: Vec::new(),
             tool_count: 0,
@@ -173,8 +177,13 @@ impl Digest {
     pub(crate) fn read_reasoning(&mut self, n: u32, entry: &str) {
         if parse_summary_header(entry).is_some() {
             let mut section = None;
+            let mut user = false;
             for line in entry.lines() {
-                if let Some(i) = heading_section(line) {
+                if line.trim() == USER_HEADING {
+                    (section, user) = (None, true);
+                } else if user {
+                    self.user_lines.push(line.trim().to_owned());
+                } else if let Some(i) = heading_section(line) {
                     section = Some(i);
                 } else if let (Some(i), Some(point)) = (section, line.trim().strip_prefix("- ")) {
                     if i == 0 && self.query.is_none() {

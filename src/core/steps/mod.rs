@@ -27,5 +27,6 @@ pub mod swap;
 pub mod term_search;
 pub mod terms;
 pub mod tiers;
+pub mod user_words;
 pub mod validation;
 pub mod verify;

@@ -14,6 +14,7 @@ use crate::core::order::sorted_map::SortedMap;
 use crate::core::steps::index::without_index;
 use crate::core::steps::selection::Selection;
 use crate::core::steps::summary_budget::SummaryBudget;
+use crate::core::steps::user_words::without_user_words;
 use crate::core::steps::validation::{canonical_heading, heading_of, Validation, SECTIONS};
 
 /// Smallest per-entry budget, in characters, whatever the window.
@@ -106,7 +107,9 @@ fn push_rules(out: &mut String) {
          - Wrong paths and abandoned hypotheses\n\
          - Debugging output and intermediate prints\n\
          - Redundancy: say each fact once\n\
-         - Trial and error: keep the conclusion, not the steps\n\n",
+         - Trial and error: keep the conclusion, not the steps\n\
+         - The user's own statements (`The user wrote: …`): the package keeps them word for \
+         word in a section of its own\n\n",
     );
 }
 
@@ -356,7 +359,10 @@ fn push_history(out: &mut String, selection: &Selection, settings: &CompactorSet
             "## EARLIER COMPACTED SUMMARY (iterations {first}-{last})\n\
              Integrate it: keep what is still true, update what later iterations changed.\n\n\
              {}\n\n",
-            neutralise(&cut_to(&without_index(&body), budget * 2))
+            neutralise(&cut_to(
+                &without_index(without_user_words(&body)),
+                budget * 2
+            ))
         );
     }
     push_reasoning(out, selection, budget);

@@ -162,6 +162,7 @@ pub fn plan_of(
         demoted: ledger.demoted_in(archive_key, [selection.first, selection.last]),
         rung: Rung::Summarize,
         cleared: Vec::new(),
+        user_items: Vec::new(),
     }
 }
 

@@ -16,6 +16,7 @@ use crate::core::ports::events::CompactionEvent;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::run::view::{Observed, Prepared};
 use crate::core::steps::clearing::ClearedEntry;
+use crate::core::steps::user_words::UserWords;
 use crate::core::store::archive_record::{Archive, ArchiveMetadata, SelectedData};
 use crate::core::store::journal::Commit;
 
@@ -62,6 +63,9 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         };
         let ready = match rewrite {
             Rewrite::Summary(prepared, written) => {
+                if let Some(event) = over_budget(&prepared.user) {
+                    self.events.emit(event);
+                }
                 self.advance(run, Phase::Archiving, None);
                 honour_cancel(run)?;
                 let (selection, ledger) = (&prepared.selection, &prepared.ledger);
@@ -113,13 +117,15 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let before = &observed.read;
         let result = match &ready {
             Ready::Summary(_, prepared, written) => {
+                let summary = prepared.user.written_into(&written.accepted.summary);
                 let commit = Commit {
                     selection: &prepared.selection,
-                    summary: &written.accepted.summary,
+                    summary: &summary,
                     failed: written.fallback.as_ref().map(|reason| reason.code.as_str()),
                 };
+                let stored = (*written, summary.as_str());
                 let result =
-                    |added| self.summary_result(ran, observed, prepared, written, &key, added);
+                    |added| self.summary_result(ran, observed, prepared, stored, &key, added);
                 self.shelf
                     .swap_in(self.settings.max_archives, &|journal, archives| {
                         journal.swap_in(archives, before, &commit, &key, &result)
@@ -162,14 +168,14 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
     }
 
-    /// The result of `written`, a summary of `prepared` swapped in under `key`, its entry
-    /// taking `added` tokens.
+    /// The result of `written`, a summary of `prepared` stored as `summary` (the user's words
+    /// written into it) and swapped in under `key`, its entry taking `added` tokens.
     fn summary_result(
         &self,
         run: &Run,
         observed: &Observed,
         prepared: &Prepared<'_>,
-        written: &Written,
+        (written, summary): (&Written, &str),
         key: &str,
         added: usize,
     ) -> CompactionResult {
@@ -180,7 +186,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let accepted = &written.accepted;
         let asked = &run.attempts;
         let summarised = Summarised {
-            summary: accepted.summary.clone(),
+            summary: summary.to_owned(),
             coverage: accepted.coverage.in_archive(key),
             unverified: accepted.unverified.clone(),
             injections: accepted.injections.clone(),
@@ -193,6 +199,7 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
             cached: asked.cached,
             fallback: written.fallback.clone(),
             upgraded: written.upgraded,
+            user_items: prepared.user.report(&accepted.summary),
         };
         CompactionResult::new(written.rung, measured, summarised, Vec::new())
     }
@@ -218,4 +225,20 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         let bodies = cleared.iter().map(ClearedEntry::body).collect();
         CompactionResult::new(Rung::Clear, measured, Summarised::default(), bodies)
     }
+}
+
+/// What the event `user_items_over_budget` says of `user`, when items left the summary.
+fn over_budget(user: &UserWords) -> Option<CompactionEvent> {
+    let (tokens, budget) = user.over?;
+    let message = format!(
+        "The user's items take {tokens} tokens, over their share of {budget}: {} of them \
+         (facts and preferences first, rules last) left the summary for lines naming each, \
+         which recall(n) of its source brings back; a larger summaryBudgetTokens keeps more.",
+        user.demoted.len()
+    );
+    Some(CompactionEvent::UserItemsOverBudget {
+        tokens,
+        budget,
+        message,
+    })
 }
