@@ -69,7 +69,7 @@ export function statements(seed, segments, turnsPerSegment) {
     const noun = nouns ? nouns[below(nouns.length)] : null;
     let text = say(v, noun);
     // The values the statement names: what must stand in what the model reads.
-    const values = [v.word, String(v.n), v.hex, v.language].filter((value) => text.includes(value));
+    const values = [v.word, v.word.toUpperCase(), String(v.n), v.hex, v.language].filter((value) => text.includes(value));
     const subject = noun && `${kind}:${phrasing}:${noun}`;
     const earlier = subject && onSubject.get(subject);
     if (earlier) text = `Change of plan: ${text}`;
@@ -125,11 +125,36 @@ async function recallable(tool, said) {
   return found;
 }
 
+/** `[tokens of the section of the user's words, tokens of the rest]` of `summary`. */
+function itemTokens(pkg, summary) {
+  if (!summary) return [0, 0];
+  const at = summary.indexOf("### 👤 WHAT THE USER SAID");
+  if (at < 0) return [0, pkg.estimateTokens(summary)];
+  return [pkg.estimateTokens(summary.slice(at)), pkg.estimateTokens(summary.slice(0, at))];
+}
+
+/** A model that keeps only its last lines: six sections whose points are the last lines of
+ * the prompt's history, whatever the facts it was asked to keep. */
+export async function lossyModel(prompt) {
+  const history = prompt.split("## OUTPUT FORMAT")[0].split("\n").filter((line) => line.trim() && !line.startsWith("#"));
+  const last = history.slice(-6).map((line) => `- ${line.slice(0, 160)}`);
+  const sections = ["🎯 OBJECTIVE ACHIEVED", "📊 KEY DISCOVERIES", "✅ SUCCESSFUL SOLUTIONS", "🔧 TOOLS USED SUCCESSFULLY", "💡 CRITICAL INSIGHTS", "📝 IMPORTANT CONTEXT FOR FUTURE REASONING"];
+  return sections.map((title, i) => `### ${title}\n${last[i] ?? "- Continue."}`).join("\n\n");
+}
+
+/** `[found, of]`: how many of the statements `said` before `turn` (those the compaction at
+ * `turn` archived; the turn's own stays verbatim) the recall tool finds by a value. */
+async function archived(tool, said, turn) {
+  const folded = said.filter((s) => s.at < turn);
+  return [await recallable(tool, folded), folded.length];
+}
+
 /** The session on a `MessageCompactor` (OpenAI chat messages, the list it returns sent):
- * a compaction after each segment; the survival after each. */
-export async function messageFront(pkg, seed, segments, turnsPerSegment) {
+ * a compaction after each segment; the survival after each, in the list but its tool results
+ * (the pages' figures would pass for a statement's numbers). */
+export async function messageFront(pkg, provider, seed, segments, turnsPerSegment) {
   const said = statements(seed, segments, turnsPerSegment);
-  const compactor = new pkg.MessageCompactor({ provider: { type: "offline" }, shape: "openai", conversation: `words-${seed}` });
+  const compactor = new pkg.MessageCompactor({ provider, shape: "openai", conversation: `words-${seed}` });
   let list = [{ role: "user", content: "Prepare the quarterly sales report from the pages you can fetch." }];
   const rounds = [];
   let k = 0;
@@ -143,7 +168,8 @@ export async function messageFront(pkg, seed, segments, turnsPerSegment) {
       const done = await pkg.compactOrSay(() => compactor.compact(list, { trigger: "user" }));
       if (done) list = done.messages;
       const sofar = said.slice(0, k);
-      rounds.push({ ...survival(sofar, JSON.stringify(list), turn), recall: [await recallable(compactor.recallTool(), sofar), sofar.length], rung: done?.rung ?? "refused" });
+      const items = itemTokens(pkg, done?.summary);
+      rounds.push({ ...survival(sofar, JSON.stringify(list.filter((m) => m.role !== "tool")), turn), recall: await archived(compactor.recallTool(), sofar, turn), rung: done?.rung ?? "refused", items });
     }
   }
   return rounds;
@@ -152,11 +178,11 @@ export async function messageFront(pkg, seed, segments, turnsPerSegment) {
 /** The session on a `LogStore` (each statement recorded as the guide says, `The user wrote:
  * …`; the model reading the latest summary and the last 6 entries): a compaction after each
  * segment; the survival after each. */
-export async function logStoreFront(pkg, seed, segments, turnsPerSegment) {
+export async function logStoreFront(pkg, provider, seed, segments, turnsPerSegment) {
   const said = statements(seed, segments, turnsPerSegment);
   const logs = new pkg.LogStore({ prefix: `words_${seed}_` });
   logs.setGoal("Prepare the quarterly sales report from the pages you can fetch.");
-  const compactor = new pkg.Compactor(logs, { provider: { type: "offline" } });
+  const compactor = new pkg.Compactor(logs, { provider });
   const rounds = [];
   let k = 0;
   for (let turn = 1; turn <= segments * turnsPerSegment; turn++) {
@@ -170,7 +196,7 @@ export async function logStoreFront(pkg, seed, segments, turnsPerSegment) {
       const done = await pkg.compactOrSay(() => compactor.compact({ trigger: "user" }));
       const reads = [logs.pins().map((p) => p.text).join("\n"), logs.recentReasoning(6).join("\n\n")].join("\n");
       const sofar = said.slice(0, k);
-      rounds.push({ ...survival(sofar, reads, turn), recall: [await recallable(compactor.recallTool(), sofar), sofar.length], rung: done ? "summarize" : "refused" });
+      rounds.push({ ...survival(sofar, reads, turn), recall: await archived(compactor.recallTool(), sofar, turn), rung: done?.rung ?? "refused", items: itemTokens(pkg, done?.summary) });
     }
   }
   return rounds;

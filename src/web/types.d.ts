@@ -721,6 +721,8 @@ export interface MessageCompaction<M = unknown> {
   tokensAfter: number;
   coverage: Coverage | null;
   injections: Injection[];
+  /** What the summary did with the user's items (see `CompactionResult.userItems`): null when no summary was written. */
+  userItems: CompactionResult["userItems"] | null;
 }
 
 /** What `MessageCompactor.compact(messages)` would do now: no provider call, nothing written. */

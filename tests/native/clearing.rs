@@ -387,6 +387,24 @@ fn a_clearing_that_frees_too_little_is_followed_by_a_summary_in_the_same_compact
     assert_nothing_lost("a clearing, then a summary", &before, &rig.memory);
 }
 
+/// A compaction that clears and then summarises: the summariser reads the bodies the clearing
+/// took as they were (the page's own title and rows), the logs the placeholders. (Before,
+/// its prompt showed only the placeholders of what it had just cleared.)
+#[test]
+fn the_summary_after_a_clearing_reads_the_bodies_it_cleared_and_the_logs_keep_the_placeholders() {
+    let (memory, tokens) = bulky(8);
+    let answers = vec![Answer::Text(valid_summary("Every report was read."))];
+    let rig = Rig::with(memory, answers, clearing_then_summary(tokens));
+    let result = compact(&rig, Trigger::Auto, None).unwrap();
+    assert_eq!(result.rung, Rung::Summarize);
+    assert!(!result.cleared.is_empty());
+    let prompt = rig.provider.prompts.borrow()[0].clone();
+    for n in 1..=2 {
+        let page = format!("Result: \"<html><head><title>Regional report {n}</title>");
+        assert!(prompt.contains(&page), "{prompt}");
+    }
+}
+
 #[test]
 fn the_users_compaction_summarises_unless_it_asks_for_the_clear_rung_and_clearing_false_never_clears(
 ) {

@@ -860,24 +860,31 @@ fn a_short_number_counts_only_as_a_number_of_its_own() {
     }
 }
 
+/// Pins over the summary's budget: the user's compaction is refused before any call (the
+/// message says what to change, and so does `plan()`), but the loop's own goes on — its summary
+/// holds every pin, over its budget by them, and `user_items_over_budget` says so — rather than
+/// leave the window full for good. (Before, `context_limit_error` was refused too, and
+/// `shouldAutoCompact()` said no at any usage.)
 #[test]
-fn pins_over_the_summarys_budget_are_refused_before_any_call() {
+fn pins_over_the_summarys_budget_refuse_the_users_compaction_and_the_loops_goes_on() {
     let settings = CompactorSettings {
         summary_budget_tokens: Some(200),
         ..small_window()
     };
-    let answers = vec![Answer::Text(valid_summary("never asked"))];
+    let answers = vec![Answer::Text(valid_summary("the loop's own"))];
     let rig = Rig::with(MemoryStore::new(), answers, settings);
     grow_session(&rig.logs, &rig.clock, 6, 7);
+    let mut pins = Vec::new();
     for n in 0..4 {
         let long = format!(
             "Pinned fact {n}: {}",
             "every amount is in euros; ".repeat(12)
         );
         rig.logs.borrow_mut().pin(&long).unwrap();
+        pins.push(long);
     }
     let before = rig.dump();
-    let refused = run_ready(rig.compactor.compact(Trigger::ContextLimitError)).unwrap();
+    let refused = run_ready(rig.compactor.compact(Trigger::User)).unwrap();
     let Err(CompactionError::NotAllowed(Refusal::PinsOverBudget { needed, budget })) = refused
     else {
         panic!("{refused:?}")
@@ -898,6 +905,13 @@ fn pins_over_the_summarys_budget_are_refused_before_any_call() {
     );
     let plan = rig.compactor.plan().unwrap();
     assert!(plan.refused.unwrap_or_default().contains("unpin"));
+    assert!(rig.compactor.should_auto_compact().unwrap());
+    let result = run_ready(rig.compactor.compact(Trigger::ContextLimitError)).unwrap();
+    let result = result.unwrap_or_else(|err| panic!("{err:?} {:?}", rig.events.events()));
+    for pin in &pins {
+        assert!(result.summary.contains(pin.trim()), "{}", result.summary);
+    }
+    assert!(rig.events.names().contains(&"user_items_over_budget"));
 }
 
 #[test]

@@ -123,7 +123,7 @@ fn budget_of(selection: &Selection, settings: &CompactorSettings) -> SummaryBudg
         tokens,
         selection.last,
         "gdrs_archived_logs_1",
-        false,
+        (false, 0),
     )
 }
 

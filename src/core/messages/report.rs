@@ -7,6 +7,7 @@ use crate::core::messages::front::MessageCompaction;
 use crate::core::model::clearing::ClearedBody;
 use crate::core::model::facts::{Coverage, Injection};
 use crate::core::model::outcome::CompactionPlan;
+use crate::core::model::user_items::UserItems;
 
 /// A tool result the clearing rung moved to an archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +67,8 @@ pub struct MessageReport {
     pub coverage: Option<Coverage>,
     /// The lines marked as giving the user words only tool output said.
     pub injections: Vec<Injection>,
+    /// What the summary did with the user's items (none when no summary was written).
+    pub user_items: Option<UserItems>,
 }
 
 json_record! {
@@ -80,6 +83,7 @@ json_record! {
         tokens_after: "tokensAfter" req,
         coverage: "coverage" null,
         injections: "injections" req,
+        user_items: "userItems" null,
     }
 }
 
@@ -97,6 +101,7 @@ impl MessageReport {
             tokens_after: tokens,
             coverage: None,
             injections: Vec::new(),
+            user_items: None,
         }
     }
 
@@ -118,6 +123,7 @@ impl MessageReport {
             tokens_after: result.tokens_after,
             coverage: done.summary.is_some().then(|| result.coverage.clone()),
             injections: result.injections.clone(),
+            user_items: done.summary.is_some().then(|| result.user_items.clone()),
         }
     }
 }

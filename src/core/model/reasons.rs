@@ -86,8 +86,8 @@ pub enum Refusal {
         /// The last iteration it holds.
         last: u32,
     },
-    /// The pinned facts alone (under the six headings) exceed the summary's budget: no summary
-    /// could be stored.
+    /// The pinned facts alone (under the six headings) exceed the summary's budget: a summary
+    /// the user asks for is refused (the loop's own goes on, over its budget by them).
     PinsOverBudget {
         /// Tokens the pins and the headings take.
         needed: usize,
@@ -158,7 +158,8 @@ impl fmt::Display for Refusal {
                 f,
                 "The pinned facts need {needed} tokens of the summary, more than its budget of \
                  {budget} (summaryBudgetTokens): raise summaryBudgetTokens to at least {needed}, \
-                 or unpin facts; no model was called."
+                 or unpin facts; no model was called (the loop's own compaction goes on, its \
+                 summary over the budget by them)."
             ),
             Refusal::NothingToClear => write!(
                 f,

@@ -6,6 +6,7 @@ use crate::core::error::StorageError;
 use crate::core::log::iteration::Unit;
 use crate::core::log::placement::PlacedIterations;
 use crate::core::log::snapshot::Census;
+use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::clearing::Rung;
 use crate::core::model::facts::{Carried, Ledger, Pin};
 use crate::core::model::outcome::CompactionPlan;
@@ -13,7 +14,7 @@ use crate::core::model::settings::CompactorSettings;
 use crate::core::ports::clock::Clock;
 use crate::core::ports::storage::KeyValueStore;
 use crate::core::ports::usage::PromptUsage;
-use crate::core::steps::clearing::{clearable, ClearedEntry, Clearing};
+use crate::core::steps::clearing::{clearable, with_cleared_bodies, ClearedEntry, Clearing};
 use crate::core::steps::digest::Digest;
 use crate::core::steps::ledger::{Drawn, IdentifierScan};
 use crate::core::steps::prompt::build_prompt;
@@ -258,6 +259,8 @@ pub fn clearing_of<'a>(
 /// prompt with the last.
 pub struct Preparing<'o> {
     observed: &'o Observed,
+    /// The logs before this compaction's clearing, when one ran: the prompt shows their bodies.
+    before: Option<&'o LogSnapshot>,
     stage: Stage<'o>,
 }
 
@@ -299,13 +302,19 @@ impl<'o> Selected<'o> {
         drawn.bound(&self.budget.facts(), selection, index, archived)
     }
 
-    /// What was prepared, with `ledger` and the prompt built from it.
+    /// What was prepared, with `ledger` and the prompt built from it, over `shown` where given
+    /// (the logs with the bodies a clearing of this compaction took, placed as observed).
     fn prepared<S: KeyValueStore, C: Clock>(
         self,
         ledger: Ledger,
         view: &LogView<'_, S, C>,
+        shown: Option<(LogSnapshot, &PlacedIterations)>,
     ) -> Prepared<'o> {
-        let prompt = build_prompt(&self.selection, view.settings, &ledger, &self.budget);
+        let shown = shown
+            .as_ref()
+            .map(|(logs, placed)| Selection::placed(logs, placed));
+        let selection = shown.as_ref().unwrap_or(&self.selection);
+        let prompt = build_prompt(selection, view.settings, &ledger, &self.budget);
         let cap = view.settings.summary_budget();
         let user = UserWords::draw(&self.digest, view.logs.unit(), cap);
         Prepared {
@@ -321,12 +330,29 @@ impl<'o> Selected<'o> {
 }
 
 impl<'o> Preparing<'o> {
+    /// The observed logs with the bodies the clearing took back, when one ran.
+    fn shown(&self) -> Option<(LogSnapshot, &'o PlacedIterations)> {
+        let before = self.before?;
+        Some((
+            with_cleared_bodies(&self.observed.read.parsed, before),
+            &self.observed.placed,
+        ))
+    }
+
     /// A preparation of `observed`, not begun.
     pub fn of(observed: &'o Observed) -> Self {
         Preparing {
             observed,
+            before: None,
             stage: Stage::Start,
         }
+    }
+
+    /// This preparation, its prompt showing the bodies `before` held where the observed logs
+    /// hold a placeholder this compaction's clearing put there (the summariser reads what it
+    /// folds; the list gets the placeholders).
+    pub fn showing(self, before: Option<&'o LogSnapshot>) -> Self {
+        Preparing { before, ..self }
     }
 
     /// Runs the next stage over `view`: what it prepared once the last has run.
@@ -354,7 +380,7 @@ impl<'o> Preparing<'o> {
                         compacted,
                         selection.last,
                         &archive_key,
-                        replaces_summary,
+                        (replaces_summary, observed.input.pinned_tokens),
                     ),
                     selection,
                     archive_key,
@@ -383,7 +409,7 @@ impl<'o> Preparing<'o> {
                 Stage::Drawn(selected, drawn)
             }
             Stage::Drawn(selected, drawn) => match selected.bound(&drawn, None) {
-                Some(ledger) => return Ok(Some(selected.prepared(ledger, view))),
+                Some(ledger) => return Ok(Some(selected.prepared(ledger, view, self.shown()))),
                 None => Stage::Leaving(selected, drawn),
             },
             Stage::Leaving(selected, drawn) => {
@@ -397,7 +423,7 @@ impl<'o> Preparing<'o> {
                 }
                 let archived = scan.found();
                 let ledger = selected.bound(&drawn, Some(&archived)).unwrap_or_default();
-                return Ok(Some(selected.prepared(ledger, view)));
+                return Ok(Some(selected.prepared(ledger, view, self.shown())));
             }
         };
         Ok(None)

@@ -74,6 +74,23 @@ impl ClearedEntry {
     }
 }
 
+/// `now` (the logs after a clearing) with each execution and tool entry that differs from its
+/// place in `before` (the logs before it: the clearing rewrote only bodies, in place) as it was
+/// there: what the clearing took, for the summary of the same compaction to read.
+pub fn with_cleared_bodies(now: &LogSnapshot, before: &LogSnapshot) -> LogSnapshot {
+    fn back<T: Clone + PartialEq>(now: &[T], before: &[T]) -> Vec<T> {
+        let was = |at: usize, entry: &T| before.get(at).filter(|old| *old != entry);
+        let each = now.iter().enumerate();
+        each.map(|(at, entry)| was(at, entry).unwrap_or(entry).clone())
+            .collect()
+    }
+    LogSnapshot {
+        reasoning: now.reasoning.clone(),
+        execution: back(&now.execution, &before.execution),
+        tool_activity: back(&now.tool_activity, &before.tool_activity),
+    }
+}
+
 /// The entries of `clearing.logs` (placed as `placed` says) whose bodies `rules` clear now, in
 /// log order, executions first, each placeholder naming `archive_key`, the archive that will
 /// hold the originals (so that a recall follows a placeholder to its body, also from a later

@@ -75,9 +75,11 @@ pub fn refusal(
         };
         return Some(Refusal::TooFewIterations { needed, completed });
     }
-    // Every summary must hold the pins: a budget they exceed is known before any call.
+    // Every summary must hold the pins: a budget they exceed is known before any call, and said
+    // to the user who asks; the loop's own compaction goes on, its summary over its budget by
+    // them (`user_items_over_budget` says so), rather than leave the window full for good.
     let budget = settings.summary_budget();
-    if input.pinned_tokens > budget {
+    if input.pinned_tokens > budget && trigger == Trigger::User {
         return Some(Refusal::PinsOverBudget {
             needed: input.pinned_tokens,
             budget,

@@ -54,14 +54,20 @@ impl SummaryBudget {
     /// The budget of a summary of iterations 1..=`last` replacing `compacted_tokens` (of which
     /// an earlier summary's when `replaces_summary`), as `settings` ask; its entry will name an
     /// archive key as long as `archive_key` (the key is chosen when the archive is written).
+    /// Pins of `pinned_tokens` over that budget raise it by theirs: the pins and, beside them,
+    /// the budget for the rest (the loop's compaction goes on; the user's is refused before).
     pub fn of(
         settings: &CompactorSettings,
         compacted_tokens: usize,
         last: u32,
         archive_key: &str,
-        replaces_summary: bool,
+        (replaces_summary, pinned_tokens): (bool, usize),
     ) -> Self {
         let budget = settings.summary_budget();
+        let budget = match pinned_tokens > budget {
+            true => pinned_tokens.saturating_add(budget),
+            false => budget,
+        };
         let entry_lines = estimate_tokens(&summary_entry(last, archive_key, "", None));
         let largest_entry = max_entry_tokens(compacted_tokens);
         SummaryBudget {

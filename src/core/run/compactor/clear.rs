@@ -8,6 +8,7 @@ use super::run::Run;
 use super::run_lock::RunLock;
 use super::Compactor;
 use crate::core::error::CompactionError;
+use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::clearing::Rung;
 use crate::core::model::outcome::CompactionResult;
 use crate::core::model::reasons::Refusal;
@@ -25,8 +26,9 @@ use crate::core::steps::rules::{allowed, allowed_after_clearing, summary_follows
 pub(super) enum Ladder {
     /// The clearing was asked for alone, or left too little for a summary to be worth its call.
     Done(CompactionResult),
-    /// A summary follows, of the logs as now observed, after the clearing's result (if one ran).
-    Summarise(Observed, Option<Box<CompactionResult>>),
+    /// A summary follows, of the logs as now observed, after the clearing's result and the
+    /// logs as they were before it (if one ran: its prompt shows the bodies it cleared).
+    Summarise(Observed, Option<(Box<CompactionResult>, LogSnapshot)>),
 }
 
 /// How much of the logs the clearing rung reads between two breaks while it chooses the bodies:
@@ -72,12 +74,16 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         }
         lock.give_up();
         self.take_a_break(run).await?;
+        let before = observed.read.parsed;
         let observed = self.view(&self.logs().borrow()).observe()?;
         // A summary of what is left only where its other rules allow it.
         if allowed_after_clearing(&self.settings, &observed.input, run.trigger).is_err() {
             return Ok(Ladder::Done(result));
         }
-        Ok(Ladder::Summarise(observed, Some(Box::new(result))))
+        Ok(Ladder::Summarise(
+            observed,
+            Some((Box::new(result), before)),
+        ))
     }
 
     /// The bodies of `observed` the clearing takes into the archive `key`, chosen a slice at a

@@ -63,7 +63,8 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         };
         let ready = match rewrite {
             Rewrite::Summary(prepared, written) => {
-                if let Some(event) = over_budget(&prepared.user) {
+                let pinned = (observed.input.pinned_tokens, self.settings.summary_budget());
+                if let Some(event) = over_budget(&prepared.user, pinned) {
                     self.events.emit(event);
                 }
                 self.advance(run, Phase::Archiving, None);
@@ -227,15 +228,32 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     }
 }
 
-/// What the event `user_items_over_budget` says of `user`, when items left the summary.
-fn over_budget(user: &UserWords) -> Option<CompactionEvent> {
-    let (tokens, budget) = user.over?;
-    let message = format!(
-        "The user's items take {tokens} tokens, over their share of {budget}: {} of them \
-         (facts and preferences first, rules last) left the summary for lines naming each, \
-         which recall(n) of its source brings back; a larger summaryBudgetTokens keeps more.",
-        user.demoted.len()
-    );
+/// What the event `user_items_over_budget` says of `user` when items left the summary, or of
+/// the pins when their tokens (`pinned.0`) exceed the summary's budget (`pinned.1`).
+fn over_budget(user: &UserWords, (pins, budget): (usize, usize)) -> Option<CompactionEvent> {
+    let (tokens, budget, message) = match user.over {
+        Some((tokens, cap)) => (
+            tokens,
+            cap,
+            format!(
+                "The user's items take {tokens} tokens, over their share of {cap}: {} of them \
+                 (facts and preferences first, rules last) left the summary for lines naming \
+                 each, which recall(n) of its source brings back; a larger \
+                 summaryBudgetTokens keeps more.",
+                user.demoted.len()
+            ),
+        ),
+        None if pins > budget => (
+            pins,
+            budget,
+            format!(
+                "The pins take {pins} tokens, over the summary's budget of {budget}: the \
+                 summary holds every one and is over its budget by them; unpin facts or raise \
+                 summaryBudgetTokens (a compaction the user asks for is refused until then)."
+            ),
+        ),
+        None => return None,
+    };
     Some(CompactionEvent::UserItemsOverBudget {
         tokens,
         budget,

@@ -224,13 +224,17 @@ impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
         self.take_a_break(run).await?;
         let waited = self.wait_for_iteration(run).await?;
         let observed = self.gather(run, observed, waited)?;
-        let (observed, cleared) = match self.clear_first(run, lock, observed).await? {
+        let (observed, cleared, before) = match self.clear_first(run, lock, observed).await? {
             Ladder::Done(result) => return Ok(self.finish(run, result)),
-            Ladder::Summarise(observed, cleared) => (observed, cleared),
+            Ladder::Summarise(observed, None) => (observed, None, None),
+            Ladder::Summarise(observed, Some((cleared, before))) => {
+                (observed, Some(cleared), Some(before))
+            }
         };
         // A failure from here on says that the clearing stands, if one ran.
         let stood = |err| after_clearing(err, cleared.as_deref());
-        let prepared = self.prepare(run, &observed).await.map_err(stood)?;
+        let prepared = self.prepare(run, &observed, before.as_ref());
+        let prepared = prepared.await.map_err(stood)?;
         if let Some(started) = run.started.take() {
             started.tell([1, prepared.selection.last]);
         }

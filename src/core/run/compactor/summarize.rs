@@ -6,6 +6,7 @@ use super::run::Run;
 use super::Compactor;
 use crate::core::error::CompactionError;
 use crate::core::log::iteration::{parse_summary_header, written_without_model};
+use crate::core::log::snapshot::LogSnapshot;
 use crate::core::model::clearing::Rung;
 use crate::core::model::fallback::FallbackReason;
 use crate::core::model::phase::Phase;
@@ -37,14 +38,16 @@ pub(super) struct Written {
 
 impl<S: KeyValueStore, C: Clock> Compactor<S, C> {
     /// Prepares the summary of `observed` a stage at a time, with a break between stages;
-    /// nothing to compact is a refusal.
+    /// nothing to compact is a refusal. `before`: the logs before this compaction's clearing,
+    /// whose bodies its prompt shows in place of their placeholders.
     pub(super) async fn prepare<'o>(
         &self,
         run: &mut Run,
         observed: &'o Observed,
+        before: Option<&'o LogSnapshot>,
     ) -> Result<Prepared<'o>, CompactionError> {
         self.advance(run, Phase::BuildingPrompt, None);
-        let mut preparing = Preparing::of(observed);
+        let mut preparing = Preparing::of(observed).showing(before);
         let prepared = loop {
             self.take_a_break(run).await?;
             let next = preparing.next_stage(&self.view(&self.logs().borrow()))?;
