@@ -95,6 +95,13 @@ function ordinary(turn) {
   return turn % 2 === 0 ? ORDINARY[turn % ORDINARY.length] : `Also have a look at the chart on page ${turn + 7} when you get there; no rush.`;
 }
 
+/** Whether `value` stands in `text` as a token of its own (not inside a longer number or word:
+ * `1490` in an archive key's timestamp is not the statement's value). */
+function stands(value, text) {
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`).test(text);
+}
+
 /** What survives of `said` (the statements made so far) in `text` (what the model reads after
  * the compaction at `turn`), and which replaced values still stand there. A statement is
  * replaced once the compaction folded its update (one made at `turn` stays verbatim after the
@@ -106,11 +113,11 @@ function survival(said, text, turn) {
   for (const s of current) {
     kept[s.kind] ??= [0, 0];
     kept[s.kind][1] += 1;
-    if (s.values.every((value) => text.includes(value))) kept[s.kind][0] += 1;
+    if (s.values.every((value) => stands(value, text))) kept[s.kind][0] += 1;
   }
   // A replaced statement still shown: a value of it no current statement names stands there.
   const currentValues = new Set(current.flatMap((s) => s.values));
-  const stale = said.filter((s) => replaced.has(s.id) && s.values.some((value) => !currentValues.has(value) && text.includes(value))).length;
+  const stale = said.filter((s) => replaced.has(s.id) && s.values.some((value) => !currentValues.has(value) && stands(value, text))).length;
   return { kept, stale };
 }
 
@@ -118,9 +125,11 @@ function survival(said, text, turn) {
 async function recallable(tool, said) {
   let found = 0;
   for (const s of said) {
+    // A value and the statement's longest word, as a model that remembers it would ask.
     const value = s.values[0];
-    const answer = await tool.call({ query: value });
-    if (answer.includes(value)) found += 1;
+    const word = s.text.match(/[A-Za-z]{5,}/g).sort((a, b) => b.length - a.length)[0];
+    const answer = await tool.call({ query: `${value} ${word}` });
+    if (stands(value, answer)) found += 1;
   }
   return found;
 }

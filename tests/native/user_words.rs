@@ -191,3 +191,49 @@ fn items_over_their_share_leave_for_named_lines_and_the_compaction_runs() {
     }
     assert!(rig.events.names().contains(&"user_items_over_budget"));
 }
+
+/// A task given with its rules and limits in one message (a GDRS query, a first user message,
+/// `setGoal`): the statements after the task itself are items of every summary from the first
+/// on, and a later update replaces them. (Before, only the goal's first 160 characters stood in
+/// a summary.)
+#[test]
+fn the_statements_of_the_query_after_the_task_are_kept_by_every_summary() {
+    let rig = Rig::with(MemoryStore::new(), vec![lossy(); 4], small_window());
+    let query = "Research the Q3 churn of the EU shops and write a report for the board with a \
+                 chart per region. Never cite the internal wiki. Spend at most 40 minutes on \
+                 each region.";
+    rig.logs.borrow_mut().set_goal(query).unwrap();
+    let mut summaries = Vec::new();
+    for n in 1..=16u32 {
+        {
+            let mut logs = rig.logs.borrow_mut();
+            logs.start_iteration().unwrap();
+            if n == 10 {
+                logs.append_user_message(
+                    "Change of plan: spend at most 25 minutes on each region.",
+                )
+                .unwrap();
+            }
+            logs.append_reasoning(&format!("Step {n}: read page {n}; {}", "rows ".repeat(40)))
+                .unwrap();
+            logs.finish_iteration();
+        }
+        if n % 8 == 0 {
+            let done = run_ready(rig.compactor.compact(Trigger::ContextLimitError)).unwrap();
+            summaries.push(done.unwrap().summary);
+        }
+    }
+    for summary in &summaries {
+        assert!(
+            summary.contains("- Rule (the query): Never cite the internal wiki."),
+            "{summary}"
+        );
+    }
+    assert!(summaries[0].contains("- Limit (the query): Spend at most 40 minutes on each region."));
+    assert!(!summaries[1].contains("40 minutes"), "{}", summaries[1]);
+    assert!(
+        summaries[1].contains("spend at most 25 minutes"),
+        "{}",
+        summaries[1]
+    );
+}

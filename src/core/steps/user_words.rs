@@ -143,8 +143,8 @@ pub struct UserWords {
 }
 
 impl UserWords {
-    /// The items of `digest` (an earlier summary's section, then the user's words its
-    /// selection records, in order), within `cap_tokens`: over it, facts and preferences leave
+    /// The items of `digest` (an earlier summary's section, or the query's statements after its
+    /// first, then the user's words its selection records, in order), within `cap_tokens`: over it, facts and preferences leave
     /// first, then the task's state, limits and rules last, the oldest first within a kind.
     pub fn draw(digest: &Digest, unit: Unit, cap_tokens: usize) -> UserWords {
         let mut words = UserWords::default();
@@ -153,6 +153,14 @@ impl UserWords {
                 Some(item) => words.current.push(item),
                 None if line.starts_with(LEFT) => words.left.push(line.clone()),
                 None => {}
+            }
+        }
+        // The query's statements after the task itself (the summary's goal), read by the first
+        // summary only: a later one carries them in its section, replaced ones no more.
+        let first = digest.user_lines.is_empty() && digest.earlier.is_empty();
+        if let (true, Some(query)) = (first, &digest.query) {
+            for (kind, statement) in statements(query).into_iter().skip(1) {
+                words.add(kind, statement, "the query");
             }
         }
         for (n, text) in &digest.reasoning {
