@@ -1,7 +1,8 @@
 // What the user said, through chained compactions (#79): a session in which the user states,
-// among ordinary messages, rules, limits, facts, the task's state and preferences, each with a
-// value nobody could guess (seeded), some limits later replaced; the agent's turns between them
-// call a tool that reads a bulky page. Run in a page, with the package's classes given to it.
+// with the task and then among ordinary messages, rules, limits, facts, the task's state and
+// preferences, each with a value nobody could guess (seeded), a statement on a subject stated
+// before being an update of it ("Change of plan: …"); the agent's turns between them call a
+// tool that reads a bulky page. Run in a page, with the package's classes given to it.
 // After each compaction: which statements' values stand in what the model reads next, which
 // replaced values still stand there, and which are one recall-tool query away.
 // Used by bench/user-words.mjs.
@@ -55,7 +56,11 @@ export function statements(seed, segments, turnsPerSegment) {
   const out = [];
   const kinds = Object.keys(KINDS);
   const onSubject = new Map();
-  for (let at = 1; at < segments * turnsPerSegment; at += 1 + below(2)) {
+  // Three statements in the task's own message (`at` 0: a GDRS query, a first user message),
+  // then one every one or two turns.
+  const turns = [0, 0, 0];
+  for (let at = 1; at < segments * turnsPerSegment; at += 1 + below(2)) turns.push(at);
+  for (const at of turns) {
     const kind = kinds[below(kinds.length)];
     const phrasings = KINDS[kind];
     const v = {
@@ -103,10 +108,12 @@ function stands(value, text) {
 }
 
 /** What survives of `said` (the statements made so far) in `text` (what the model reads after
- * the compaction at `turn`), and which replaced values still stand there. A statement is
+ * the compaction at `turn`), and which replaced values still stand in `shown` (a message
+ * list's first message is the app's, never rewritten: a statement of it that a later one
+ * replaced stays there). A statement is
  * replaced once the compaction folded its update (one made at `turn` stays verbatim after the
  * summary: the model reads it after the statement it replaces). */
-function survival(said, text, turn) {
+function survival(said, text, turn, shown = text) {
   const replaced = new Set(said.filter((s) => s.replaces !== undefined && s.at < turn).map((s) => s.replaces));
   const current = said.filter((s) => !replaced.has(s.id));
   const kept = {};
@@ -117,7 +124,7 @@ function survival(said, text, turn) {
   }
   // A replaced statement still shown: a value of it no current statement names stands there.
   const currentValues = new Set(current.flatMap((s) => s.values));
-  const stale = said.filter((s) => replaced.has(s.id) && s.values.some((value) => !currentValues.has(value) && stands(value, text))).length;
+  const stale = said.filter((s) => replaced.has(s.id) && s.values.some((value) => !currentValues.has(value) && stands(value, shown))).length;
   return { kept, stale };
 }
 
@@ -151,6 +158,12 @@ export async function lossyModel(prompt) {
   return sections.map((title, i) => `### ${title}\n${last[i] ?? "- Continue."}`).join("\n\n");
 }
 
+/** The task's own message: what to do, then the statements made with it. */
+function task(said) {
+  const opening = said.filter((s) => s.at === 0).map((s) => s.text);
+  return ["Prepare the quarterly sales report from the pages you can fetch.", ...opening].join(" ");
+}
+
 /** `[found, of]`: how many of the statements `said` before `turn` (those the compaction at
  * `turn` archived; the turn's own stays verbatim) the recall tool finds by a value. */
 async function archived(tool, said, turn) {
@@ -164,9 +177,9 @@ async function archived(tool, said, turn) {
 export async function messageFront(pkg, provider, seed, segments, turnsPerSegment) {
   const said = statements(seed, segments, turnsPerSegment);
   const compactor = new pkg.MessageCompactor({ provider, shape: "openai", conversation: `words-${seed}` });
-  let list = [{ role: "user", content: "Prepare the quarterly sales report from the pages you can fetch." }];
+  let list = [{ role: "user", content: task(said) }];
   const rounds = [];
-  let k = 0;
+  let k = said.filter((s) => s.at === 0).length;
   for (let turn = 1; turn <= segments * turnsPerSegment; turn++) {
     while (k < said.length && said[k].at === turn) list.push({ role: "user", content: said[k++].text });
     if (turn % 3 === 0) list.push({ role: "user", content: ordinary(turn) });
@@ -178,22 +191,24 @@ export async function messageFront(pkg, provider, seed, segments, turnsPerSegmen
       if (done) list = done.messages;
       const sofar = said.slice(0, k);
       const items = itemTokens(pkg, done?.summary);
-      rounds.push({ ...survival(sofar, JSON.stringify(list.filter((m) => m.role !== "tool")), turn), recall: await archived(compactor.recallTool(), sofar, turn), rung: done?.rung ?? "refused", items });
+      rounds.push({ ...survival(sofar, JSON.stringify(list.filter((m) => m.role !== "tool")), turn, JSON.stringify(list.slice(1).filter((m) => m.role !== "tool"))), recall: await archived(compactor.recallTool(), sofar, turn), rung: done?.rung ?? "refused", items });
     }
   }
   return rounds;
 }
 
-/** The session on a `LogStore` (each statement recorded as the guide says, `The user wrote:
- * …`; the model reading the latest summary and the last 6 entries): a compaction after each
+/** The session on a `LogStore` as GDRS keeps one (its preamble holding the query; each later
+ * statement recorded as the guide says, `The user wrote: …`; the model reading the latest
+ * summary and the last 6 entries): a compaction after each
  * segment; the survival after each. */
 export async function logStoreFront(pkg, provider, seed, segments, turnsPerSegment) {
   const said = statements(seed, segments, turnsPerSegment);
-  const logs = new pkg.LogStore({ prefix: `words_${seed}_` });
-  logs.setGoal("Prepare the quarterly sales report from the pages you can fetch.");
+  const logs = new pkg.LogStore({ prefix: `gdrs_words_${seed}_` });
+  // GDRS's own preamble: the session's query and its time, before the first iteration.
+  logs.appendReasoning(`=== SESSION START ===\nQuery: ${task(said)}\nTime: 2026-12-08T09:00:00.000Z`);
   const compactor = new pkg.Compactor(logs, { provider });
   const rounds = [];
-  let k = 0;
+  let k = said.filter((s) => s.at === 0).length;
   for (let turn = 1; turn <= segments * turnsPerSegment; turn++) {
     logs.startIteration();
     while (k < said.length && said[k].at === turn) logs.appendReasoning(`The user wrote: ${said[k++].text}`);

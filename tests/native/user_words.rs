@@ -36,32 +36,21 @@ fn lossy() -> Answer {
     Answer::Verbatim(valid_summary("Read the pages; the totals are pending."))
 }
 
-/// A session of `iterations` with the statements of [`said`] (and small talk) recorded as the
-/// user's, compacted by a lossy model every `every` iterations: each compaction's result.
-fn session(
+/// `iterations` iterations on `rig`, the user saying `words(n)` in iteration `n`, compacted
+/// every `every` iterations: each compaction's result.
+fn chained(
+    rig: &Rig,
     iterations: u32,
     every: u32,
-    settings: CompactorSettings,
-) -> (Rig, Vec<CompactionResult>) {
-    let rounds = (iterations / every) as usize;
-    let rig = Rig::with(MemoryStore::new(), vec![lossy(); rounds * 2], settings);
-    let statements = said();
+    words: impl Fn(u32) -> Vec<String>,
+) -> Vec<CompactionResult> {
     let mut results = Vec::new();
     for n in 1..=iterations {
         {
             let mut logs = rig.logs.borrow_mut();
             logs.start_iteration().unwrap();
-            for (_, words, _) in statements.iter().filter(|(at, ..)| *at == n) {
-                logs.append_user_message(words).unwrap();
-            }
-            if n % 4 == 0 {
-                logs.append_user_message("Thanks, go on.").unwrap();
-            }
-            if n == 30 {
-                logs.append_user_message(
-                    "Change of plan: spend at most $9100 on cloud resources for this.",
-                )
-                .unwrap();
+            for said in words(n) {
+                logs.append_user_message(&said).unwrap();
             }
             logs.append_reasoning(&format!("Step {n}: read page {n}; {}", "rows ".repeat(40)))
                 .unwrap();
@@ -72,6 +61,32 @@ fn session(
             results.push(done.unwrap());
         }
     }
+    results
+}
+
+/// A session of `iterations` with the statements of [`said`] (and small talk) recorded as the
+/// user's, compacted by a lossy model every `every` iterations: each compaction's result.
+fn session(
+    iterations: u32,
+    every: u32,
+    settings: CompactorSettings,
+) -> (Rig, Vec<CompactionResult>) {
+    let rounds = (iterations / every) as usize;
+    let rig = Rig::with(MemoryStore::new(), vec![lossy(); rounds * 2], settings);
+    let statements = said();
+    let results = chained(&rig, iterations, every, |n| {
+        let mut words: Vec<String> = (statements.iter())
+            .filter(|(at, ..)| *at == n)
+            .map(|(_, words, _)| words.clone())
+            .collect();
+        if n % 4 == 0 {
+            words.push("Thanks, go on.".into());
+        }
+        if n == 30 {
+            words.push("Change of plan: spend at most $9100 on cloud resources for this.".into());
+        }
+        words
+    });
     (rig, results)
 }
 
@@ -194,35 +209,22 @@ fn items_over_their_share_leave_for_named_lines_and_the_compaction_runs() {
 
 /// A task given with its rules and limits in one message (a GDRS query, a first user message,
 /// `setGoal`): the statements after the task itself are items of every summary from the first
-/// on, and a later update replaces them. (Before, only the goal's first 160 characters stood in
-/// a summary.)
+/// on, and a later update replaces them for good. (Before, only the goal's first 160
+/// characters stood in a summary, and a goal line quoting the query stated the replaced limit
+/// again at every compaction after the one that replaced it.)
 #[test]
 fn the_statements_of_the_query_after_the_task_are_kept_by_every_summary() {
-    let rig = Rig::with(MemoryStore::new(), vec![lossy(); 4], small_window());
+    let rig = Rig::with(MemoryStore::new(), vec![lossy(); 6], small_window());
     let query = "Research the Q3 churn of the EU shops and write a report for the board with a \
                  chart per region. Never cite the internal wiki. Spend at most 40 minutes on \
                  each region.";
     rig.logs.borrow_mut().set_goal(query).unwrap();
-    let mut summaries = Vec::new();
-    for n in 1..=16u32 {
-        {
-            let mut logs = rig.logs.borrow_mut();
-            logs.start_iteration().unwrap();
-            if n == 10 {
-                logs.append_user_message(
-                    "Change of plan: spend at most 25 minutes on each region.",
-                )
-                .unwrap();
-            }
-            logs.append_reasoning(&format!("Step {n}: read page {n}; {}", "rows ".repeat(40)))
-                .unwrap();
-            logs.finish_iteration();
-        }
-        if n % 8 == 0 {
-            let done = run_ready(rig.compactor.compact(Trigger::ContextLimitError)).unwrap();
-            summaries.push(done.unwrap().summary);
-        }
-    }
+    let update = "Change of plan: spend at most 25 minutes on each region.";
+    let results = chained(&rig, 24, 8, |n| match n {
+        10 => vec![update.to_owned()],
+        _ => Vec::new(),
+    });
+    let summaries: Vec<String> = results.into_iter().map(|r| r.summary).collect();
     for summary in &summaries {
         assert!(
             summary.contains("- Rule (the query): Never cite the internal wiki."),
@@ -230,10 +232,10 @@ fn the_statements_of_the_query_after_the_task_are_kept_by_every_summary() {
         );
     }
     assert!(summaries[0].contains("- Limit (the query): Spend at most 40 minutes on each region."));
-    assert!(!summaries[1].contains("40 minutes"), "{}", summaries[1]);
-    assert!(
-        summaries[1].contains("spend at most 25 minutes"),
-        "{}",
-        summaries[1]
-    );
+    // Replaced, it is stated nowhere any more: not in the section, nor in the goal's line, which
+    // holds the task alone.
+    for summary in &summaries[1..] {
+        assert!(!summary.contains("40 minutes"), "{summary}");
+        assert!(summary.contains("spend at most 25 minutes"), "{summary}");
+    }
 }

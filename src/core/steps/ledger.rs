@@ -20,6 +20,7 @@ use crate::core::steps::terms::{
     reasoning_text, tool_text, without_digit_commas, MAX_TOKEN_LEN,
 };
 use crate::core::steps::tiers::{archived_terms, Candidates, FactBudget, Rank};
+use crate::core::steps::user_words::task_of;
 
 impl Fact {
     /// Whether `summary` keeps this fact: every exact term, and half its key words — every
@@ -182,7 +183,7 @@ impl Ledger {
 fn goal(digest: &Digest) -> Option<Fact> {
     let (text, content) = match &digest.query {
         Some(query) => {
-            let content = clip(query, SHOWN_CHARS);
+            let content = clip(&task_of(query), SHOWN_CHARS);
             (format!("Question: {content}"), content)
         }
         None => {

@@ -159,8 +159,14 @@ impl UserWords {
         // summary only: a later one carries them in its section, replaced ones no more.
         let first = digest.user_lines.is_empty() && digest.earlier.is_empty();
         if let (true, Some(query)) = (first, &digest.query) {
-            for (kind, statement) in statements(query).into_iter().skip(1) {
-                words.add(kind, statement, "the query");
+            for (kind, sentence) in sentences(query).into_iter().skip(1) {
+                if let Some(kind) = kind {
+                    words.add(
+                        kind,
+                        sentence.chars().take(MAX_CHARS).collect(),
+                        "the query",
+                    );
+                }
             }
         }
         for (n, text) in &digest.reasoning {
@@ -335,9 +341,9 @@ fn read_line(line: &str) -> Option<UserItem> {
     })
 }
 
-/// The statements of a line of the user's words, each with its kind; small talk ("thanks, go
-/// on") is none.
-pub fn statements(said: &str) -> Vec<(UserItemKind, String)> {
+/// The sentences of a line of the user's words, each with its kind (none: small talk, "thanks,
+/// go on").
+fn sentences(said: &str) -> Vec<(Option<UserItemKind>, &str)> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = said.as_bytes();
@@ -349,12 +355,31 @@ pub fn statements(said: &str) -> Vec<(UserItemKind, String)> {
         if end {
             let sentence = said[start..(at + 1).min(bytes.len())].trim();
             start = (at + 1).min(bytes.len());
-            if let Some(kind) = kind_of(sentence) {
-                out.push((kind, sentence.chars().take(MAX_CHARS).collect()));
+            if !sentence.is_empty() {
+                out.push((kind_of(sentence), sentence));
             }
         }
     }
     out
+}
+
+/// The statements of a line of the user's words, each with its kind, small talk left out.
+pub fn statements(said: &str) -> Vec<(UserItemKind, String)> {
+    let each = sentences(said).into_iter();
+    each.filter_map(|(kind, sentence)| Some((kind?, sentence.chars().take(MAX_CHARS).collect())))
+        .collect()
+}
+
+/// The task a query states: its first sentence, and those after it that are no item (the
+/// others every summary keeps in its section of the user's words, until an update replaces
+/// them; a goal that quoted them would state a replaced value for ever).
+pub fn task_of(query: &str) -> String {
+    let each = sentences(query).into_iter().enumerate();
+    let kept: Vec<&str> = each
+        .filter(|(at, (kind, _))| *at == 0 || kind.is_none())
+        .map(|(_, (_, sentence))| sentence)
+        .collect();
+    kept.joined(" ")
 }
 
 /// The kind of `sentence`, or none for small talk: a few words with no value.
@@ -515,6 +540,19 @@ mod tests {
                 (Rule, "Never deploy on Fridays!".to_owned()),
                 (Preference, "Answer in Welsh.".to_owned())
             ]
+        );
+    }
+
+    #[test]
+    fn a_querys_task_is_its_first_sentence_and_the_sentences_that_are_no_item() {
+        let query = "Research the churn of the EU shops. Focus on Q3. Never cite the wiki. Thanks!";
+        assert_eq!(
+            task_of(query),
+            "Research the churn of the EU shops. Thanks!"
+        );
+        assert_eq!(
+            task_of("Find why the sync job fails"),
+            "Find why the sync job fails"
         );
     }
 

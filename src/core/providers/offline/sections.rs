@@ -10,12 +10,13 @@ use crate::core::steps::digest::text::{
 };
 use crate::core::steps::digest::Digest;
 use crate::core::steps::prompt::fence_for;
+use crate::core::steps::user_words::task_of;
 use crate::core::steps::validation::{canonical_heading, SECTIONS};
 
 fn objective(digest: &Digest, caps: Caps) -> Vec<String> {
     let mut points = Vec::new();
     if let Some(query) = &digest.query {
-        points.push(format!("Question: {}", query.trim()));
+        points.push(format!("Question: {}", task_of(query.trim())));
     }
     points.extend(earlier_points(digest, 0, caps));
     if points.is_empty() {
