@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::clock::BrowserClock;
-use super::convert::{invalid, options_copy, options_from_js, to_js};
+use super::convert::{invalid, options_copy, options_from_js, to_js, whole_arg};
 use super::custom_provider::CustomProvider;
 use super::event_sink::EventTargetSink;
 use super::js_error::ContextCompactorError;
@@ -28,9 +28,10 @@ use crate::core::model::call_options::{
     AskedRung, CanCompact, CompactOptions, PROMPT_TOKENS_OPTION, PROVIDER_OPTION, SIGNAL_OPTION,
 };
 use crate::core::model::clearing::{Clearing, Rung};
+use crate::core::model::option_rows::Range;
 use crate::core::model::outcome::CompactionResult;
-use crate::core::model::settings::CompactorSettings;
 use crate::core::model::settings::Trigger;
+use crate::core::model::settings::{CompactorSettings, MAX_TOKENS_OPTION};
 use crate::core::ports::cancel::Cancel;
 use crate::core::providers::offline::OfflineProvider;
 use crate::core::providers::port::SummaryProvider;
@@ -326,15 +327,11 @@ impl JsCompactor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] tokens: JsValue,
     ) -> JsResult<()> {
-        // A number only: wasm-bindgen would turn the text "3" into 3.
-        let tokens = tokens.as_f64().unwrap_or(f64::NAN);
-        if !tokens.is_finite() || tokens < 0.0 {
-            return Err(invalid(
-                "reportPromptTokens(tokens)",
-                "must be a finite number of tokens, 0 or more",
-            ));
-        }
-        self.engine.report_prompt_tokens(tokens.round() as usize);
+        // A whole number of tokens within the window's range, as the options' token counts are
+        // (not the text "3", which wasm-bindgen would turn into 3, nor 2.5 or 1e308).
+        let range = Range::AtMost(MAX_TOKENS_OPTION as u64);
+        let tokens = whole_arg(&tokens, range, "reportPromptTokens(tokens)")?;
+        self.engine.report_prompt_tokens(tokens as usize);
         Ok(())
     }
 

@@ -171,12 +171,20 @@ pub fn whole_arg(value: &JsValue, range: Range, what: &str) -> Result<u32, Conte
     whole_in(from_js::<f64>(value.clone(), what)?, range, what)
 }
 
-/// `n` as a whole number within `range`, or the error `what` gets.
+/// JavaScript's `Number.MAX_SAFE_INTEGER`: a larger number is not the one the app wrote
+/// (`2 ** 53 + 1` reads as `2 ** 53`).
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// `n` as a whole number within `range` and JavaScript's safe integers, or the error `what` gets.
 fn whole_in(n: f64, range: Range, what: &str) -> Result<u32, ContextCompactorError> {
-    if n.fract() == 0.0 && range.holds(n) {
+    let safe = n.abs() <= MAX_SAFE_INTEGER;
+    if n.fract() == 0.0 && range.holds(n) && safe {
         return Ok(n.min(f64::from(u32::MAX)) as u32);
     }
-    let wanted = format!("a whole number, {}", range.text());
+    let wanted = match safe || !range.holds(n) {
+        true => format!("a whole number, {}", range.text()),
+        false => "a safe integer (at most Number.MAX_SAFE_INTEGER)".to_owned(),
+    };
     let error = ReadError::invalid(&to_json(&n), wanted);
     Err(ContextCompactorError::invalid_input(what, error))
 }

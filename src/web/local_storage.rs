@@ -28,18 +28,19 @@ pub struct BrowserStorage {
 }
 
 impl BrowserStorage {
-    /// The page's localStorage, or why it cannot be used.
+    /// The host's `globalThis.localStorage` (a page's; in Node, one the app gave it), or why it
+    /// cannot be used. Its methods are called by name, so a `Storage` of another make serves.
     pub fn local() -> Result<Self, StorageError> {
-        let window = web_sys::window().ok_or_else(|| StorageError::Unavailable {
-            reason: "there is no window (a worker or a non-browser host)".into(),
-        })?;
-        match window.local_storage() {
-            Ok(Some(storage)) => Ok(Self {
-                storage: Some(storage),
+        let global = js_sys::global();
+        match js_sys::Reflect::get(&global, &JsValue::from_str("localStorage")) {
+            Ok(storage) if storage.is_object() => Ok(Self {
+                storage: Some(storage.unchecked_into()),
                 memory: Rc::default(),
             }),
-            Ok(None) => Err(StorageError::Unavailable {
-                reason: "the browser provides no localStorage".into(),
+            Ok(_) => Err(StorageError::Unavailable {
+                reason: "this host provides no localStorage (in Node, give \
+                         globalThis.localStorage a Storage)"
+                    .into(),
             }),
             Err(err) => Err(StorageError::Unavailable {
                 reason: thrown_message(&err),

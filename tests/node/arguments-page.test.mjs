@@ -387,7 +387,7 @@ test("every option object and number argument is checked alike: unknown keys wit
   await page.close();
 });
 
-test("a nested option that JSON cannot carry, clearing: true and a prompt size given as text are invalid_input (#66)", async () => {
+test("a nested option that JSON cannot carry, clearing: true, a prompt size given as text, a fraction or out of range, and a count past the safe integers are invalid_input (#66, #80)", async () => {
   const { page, errors } = await pageThatSays();
   const messages = await page.evaluate(async () => {
     const { LogStore, Compactor } = await import("/pkg/context_compactor.js");
@@ -401,9 +401,15 @@ test("a nested option that JSON cannot carry, clearing: true and a prompt size g
       aboveInfinity: await said(make({ clearing: { aboveTokens: Infinity } })),
       clearingTrue: await said(make({ clearing: true })),
       reportText: await said(() => compactor.reportPromptTokens("3")),
+      // Accepted without a word before (#80): a fraction, a size no window has, a count that is
+      // not the number the app wrote (2 ** 53 + 1 reads as 2 ** 53).
+      reportFraction: await said(() => compactor.reportPromptTokens(2.5)),
+      reportHuge: await said(() => compactor.reportPromptTokens(1e308)),
+      recentUnsafe: await said(() => logs.recentReasoning(2 ** 53 + 1)),
       fine: await said(() => {
         make({ clearing: { keepIterations: 1 } })();
         compactor.reportPromptTokens(3);
+        logs.recentReasoning(2 ** 53 - 1);
       }),
     };
   });
@@ -411,7 +417,10 @@ test("a nested option that JSON cannot carry, clearing: true and a prompt size g
   assert.match(messages.keepNaN, /^invalid_input: .*CompactorOptions.*clearing\.keepIterations: NaN is not a finite number/);
   assert.match(messages.aboveInfinity, /^invalid_input: .*CompactorOptions.*clearing\.aboveTokens: Infinity is not a finite number/);
   assert.match(messages.clearingTrue, /^invalid_input: .*clearing.*false or an object/);
-  assert.equal(messages.reportText, "invalid_input: reportPromptTokens(tokens): must be a finite number of tokens, 0 or more");
+  assert.equal(messages.reportText, 'invalid_input: reportPromptTokens(tokens): got the text "3", expected a number');
+  assert.equal(messages.reportFraction, "invalid_input: reportPromptTokens(tokens): got the number `2.5`, expected a whole number, at most 1000000000");
+  assert.equal(messages.reportHuge, "invalid_input: reportPromptTokens(tokens): got the number `1e+308`, expected a whole number, at most 1000000000");
+  assert.equal(messages.recentUnsafe, "invalid_input: recentReasoning(k): got the number `9007199254740992`, expected a safe integer (at most Number.MAX_SAFE_INTEGER)");
   assert.equal(messages.fine, "no error");
   assert.deepEqual(errors, []);
   await page.close();

@@ -35,7 +35,7 @@ test("npm publish --dry-run accepts the package", () => {
   assert.ok(report !== undefined);
 });
 
-test("a Node script imports the package: pure functions work, LogStore says it needs a browser", () => {
+test("a Node script imports the package: pure functions work, LogStore says it needs localStorage and works over the one the script gives globalThis", () => {
   install();
   const out = execFileSync(process.execPath, [join(app, "node/check.mjs")], { cwd: app, encoding: "utf8" });
   const outcome = JSON.parse(out);
@@ -44,6 +44,8 @@ test("a Node script imports the package: pure functions work, LogStore says it n
   assert.equal(outcome.valid, false);
   assert.equal(outcome.logStore, "ContextCompactorError/storage_unavailable");
   assert.equal(outcome.isInstance, true);
+  // Before (#80): "there is no window", whatever localStorage the script gave.
+  assert.deepEqual(outcome.withStorage, { entries: 2, stored: true });
 });
 
 test("the Node entry moved away from its .wasm (a server bundle) takes the installed package's, else says to keep it external", () => {

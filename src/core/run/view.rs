@@ -160,7 +160,7 @@ impl<S: KeyValueStore, C: Clock> LogView<'_, S, C> {
             compacting_elsewhere: self.shelf.compacting_elsewhere()?,
             summary_tokens: census.summary_tokens,
             new_tokens: census.compacted_tokens - census.summary_tokens,
-            pinned_tokens: pinned_tokens(&self.logs.pins()?),
+            pinned_tokens: pinned_tokens(&self.logs.pins_in_force()?),
         };
         Ok(Observed {
             read,
@@ -374,7 +374,7 @@ impl<'o> Preparing<'o> {
                 Stage::Selected(Box::new(Selected {
                     digest,
                     carried: view.shelf.with_archives(|a| a.carried(&selection)),
-                    pins: view.logs.pins()?,
+                    pins: view.logs.pins_in_force()?,
                     budget: SummaryBudget::of(
                         view.settings,
                         compacted,

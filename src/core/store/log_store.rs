@@ -436,6 +436,16 @@ impl<S: KeyValueStore, C: Clock> LogStore<S, C> {
         Ok(read_value(&self.store, &self.keys.pins())?.unwrap_or_default())
     }
 
+    /// The pinned facts as the rules and a summary see them: a pins key that does not read is
+    /// none (a compaction sets it aside first, [`LogStore::settle_pins`]; a question of the loop
+    /// answers as that compaction would, never throwing over it).
+    pub fn pins_in_force(&self) -> Result<Vec<Pin>, StorageError> {
+        match self.pins() {
+            Err(StorageError::Corrupt { .. }) => Ok(Vec::new()),
+            other => other,
+        }
+    }
+
     /// Sets the task every later summary keeps as its goal (in place of a `SESSION START`
     /// query or the first words of the logs); an empty text unsets it.
     pub fn set_goal(&mut self, text: &str) -> Result<(), StorageError> {
