@@ -329,7 +329,7 @@ impl JsCompactor {
     ) -> JsResult<()> {
         // A whole number of tokens within the window's range, as the options' token counts are
         // (not the text "3", which wasm-bindgen would turn into 3, nor 2.5 or 1e308).
-        let range = Range::AtMost(MAX_TOKENS_OPTION as u64);
+        let range = Range::Between(0, MAX_TOKENS_OPTION as u64);
         let tokens = whole_arg(&tokens, range, "reportPromptTokens(tokens)")?;
         self.engine.report_prompt_tokens(tokens as usize);
         Ok(())

@@ -418,8 +418,8 @@ test("a nested option that JSON cannot carry, clearing: true, a prompt size give
   assert.match(messages.aboveInfinity, /^invalid_input: .*CompactorOptions.*clearing\.aboveTokens: Infinity is not a finite number/);
   assert.match(messages.clearingTrue, /^invalid_input: .*clearing.*false or an object/);
   assert.equal(messages.reportText, 'invalid_input: reportPromptTokens(tokens): got the text "3", expected a number');
-  assert.equal(messages.reportFraction, "invalid_input: reportPromptTokens(tokens): got the number `2.5`, expected a whole number, at most 1000000000");
-  assert.equal(messages.reportHuge, "invalid_input: reportPromptTokens(tokens): got the number `1e+308`, expected a whole number, at most 1000000000");
+  assert.equal(messages.reportFraction, "invalid_input: reportPromptTokens(tokens): got the number `2.5`, expected a whole number, between 0 and 1000000000");
+  assert.equal(messages.reportHuge, "invalid_input: reportPromptTokens(tokens): got the number `1e+308`, expected a whole number, between 0 and 1000000000");
   assert.equal(messages.recentUnsafe, "invalid_input: recentReasoning(k): got the number `9007199254740992`, expected a safe integer (at most Number.MAX_SAFE_INTEGER)");
   assert.equal(messages.fine, "no error");
   assert.deepEqual(errors, []);
