@@ -159,14 +159,8 @@ impl UserWords {
         // summary only: a later one carries them in its section, replaced ones no more.
         let first = digest.user_lines.is_empty() && digest.earlier.is_empty();
         if let (true, Some(query)) = (first, &digest.query) {
-            for (kind, sentence) in sentences(query).into_iter().skip(1) {
-                if let Some(kind) = kind {
-                    words.add(
-                        kind,
-                        sentence.chars().take(MAX_CHARS).collect(),
-                        "the query",
-                    );
-                }
+            for (kind, statement) in statements_from(query, 1) {
+                words.add(kind, statement, "the query");
             }
         }
         for (n, text) in &digest.reasoning {
@@ -215,17 +209,13 @@ impl UserWords {
     /// Moves items to `demoted` until the items fit `cap_tokens` (the lines naming those that
     /// left are not counted: a few words each).
     fn bound(&mut self, cap_tokens: usize) {
-        let tokens = |items: &[UserItem]| -> usize {
-            items
-                .iter()
-                .map(|item| estimate_tokens(&item.text) + 6)
-                .sum()
-        };
-        let all = tokens(&self.current);
+        let cost = |item: &UserItem| estimate_tokens(&item.text) + 6;
+        let all: usize = self.current.iter().map(cost).sum();
         if all <= cap_tokens {
             return;
         }
         self.over = Some((all, cap_tokens));
+        let mut tokens = all;
         let order = [
             UserItemKind::Fact,
             UserItemKind::Preference,
@@ -234,22 +224,18 @@ impl UserWords {
             UserItemKind::Rule,
         ];
         for kind in order {
-            while tokens(&self.current) > cap_tokens {
+            while tokens > cap_tokens {
                 let Some(at) = self.current.iter().position(|item| item.kind == kind) else {
                     break;
                 };
                 let item = self.current.remove(at);
+                tokens -= cost(&item);
                 let shown: Vec<&str> = item.text.split_whitespace().take(6).collect();
                 self.left
                     .push(format!("{LEFT}({}): {}…", item.source, shown.joined(" ")));
                 self.demoted.push(item);
             }
         }
-    }
-
-    /// The tokens the section takes.
-    pub fn tokens(&self) -> usize {
-        estimate_tokens(&self.section())
     }
 
     /// The section of the user's words (empty when there are none).
@@ -275,13 +261,20 @@ impl UserWords {
     /// `summary` (the model's sections, canonical) with the section of the user's words after
     /// them, and without the lines that state a replaced item's values as current.
     pub fn written_into(&self, summary: &str) -> String {
+        let current: Vec<String> = (self.current.iter())
+            .flat_map(|item| values_of(&item.text))
+            .collect();
+        // Each replaced statement's values no current item names, and its subject's words.
+        let marks: Vec<(Vec<String>, Vec<String>)> = (self.replaced.iter())
+            .map(|old| {
+                let mut values = values_of(&old.text);
+                values.retain(|value| !current.contains(value));
+                (values, subject_of(&old.text))
+            })
+            .collect();
         let mut out: Vec<&str> = Vec::new();
         for line in without_user_words(summary).lines() {
-            let states_replaced = self
-                .replaced
-                .iter()
-                .any(|item| states_old(line, item, self));
-            if !states_replaced {
+            if marks.is_empty() || !states_old(&Normalised::of(line), &marks) {
                 out.push(line);
             }
         }
@@ -365,7 +358,12 @@ fn sentences(said: &str) -> Vec<(Option<UserItemKind>, &str)> {
 
 /// The statements of a line of the user's words, each with its kind, small talk left out.
 pub fn statements(said: &str) -> Vec<(UserItemKind, String)> {
-    let each = sentences(said).into_iter();
+    statements_from(said, 0)
+}
+
+/// [`statements`] of the sentences of `said` from its `first` on.
+fn statements_from(said: &str, first: usize) -> Vec<(UserItemKind, String)> {
+    let each = sentences(said).into_iter().skip(first);
     each.filter_map(|(kind, sentence)| Some((kind?, sentence.chars().take(MAX_CHARS).collect())))
         .collect()
 }
@@ -463,16 +461,12 @@ fn same_subject(a: &[String], b: &[String]) -> bool {
     !small.is_empty() && small.iter().all(|w| large.contains(w))
 }
 
-/// Whether `line` (of the model's sections) states `old`, a replaced item, as current: it
-/// names a value of `old` no current item names, and a word of its subject.
-fn states_old(line: &str, old: &UserItem, words: &UserWords) -> bool {
-    let normalised = Normalised::of(line);
-    let current =
-        |value: &String| (words.current.iter()).any(|item| values_of(&item.text).contains(value));
-    let names_value = values_of(&old.text)
-        .iter()
-        .any(|v| !current(v) && normalised.has_exact(v));
-    names_value && subject_of(&old.text).iter().any(|w| normalised.has_word(w))
+/// Whether `line` (of the model's sections) states a replaced item as current: it names one of
+/// the item's `marks` values (those no current item names) and a word of its subject.
+fn states_old(line: &Normalised, marks: &[(Vec<String>, Vec<String>)]) -> bool {
+    marks.iter().any(|(values, subject)| {
+        values.iter().any(|v| line.has_exact(v)) && subject.iter().any(|w| line.has_word(w))
+    })
 }
 
 #[cfg(test)]
